@@ -1,0 +1,70 @@
+# unstuck — durable AI agents on Temporal that do not get stuck.
+#   make demo   run the demo agent end to end on a local dev server (Ctrl-C stops it)
+#   make test   every test layer: lint + workflowcheck, unit, workflow, replay, integration
+#   make bench  benchmarks (not part of make test)
+# Only Go is needed: the pinned Temporal CLI and workflowcheck are installed into ./bin.
+
+SHELL := /bin/bash
+GO    ?= go
+BIN   := $(CURDIR)/bin
+
+TEMPORAL_CLI_VERSION  := v1.5.1
+WORKFLOWCHECK_VERSION := v0.6.0
+# A stamp per pinned version, so a version bump reinstalls.
+TEMPORAL_STAMP      := $(BIN)/.temporal-$(TEMPORAL_CLI_VERSION)
+WORKFLOWCHECK_STAMP := $(BIN)/.workflowcheck-$(WORKFLOWCHECK_VERSION)
+
+TEST_TIMEOUT ?= 30m
+
+.PHONY: all build demo test lint unit fmt-check vet workflowcheck bench clean tools help
+
+all: build
+
+help:
+	@sed -n '1,6p' Makefile
+
+$(TEMPORAL_STAMP):
+	@mkdir -p $(BIN)
+	@echo ">> installing Temporal CLI $(TEMPORAL_CLI_VERSION) into ./bin (a cold build takes several minutes)"
+	GOBIN=$(BIN) $(GO) install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_CLI_VERSION)
+	@touch $@
+
+$(WORKFLOWCHECK_STAMP):
+	@mkdir -p $(BIN)
+	@echo ">> installing workflowcheck $(WORKFLOWCHECK_VERSION) into ./bin"
+	GOBIN=$(BIN) $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
+	@touch $@
+
+tools: $(TEMPORAL_STAMP) $(WORKFLOWCHECK_STAMP)
+
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/unstuck ./starter
+	$(GO) build -o $(BIN)/unstuck-worker ./worker
+
+demo: $(TEMPORAL_STAMP) build
+	$(BIN)/unstuck demo --temporal $(BIN)/temporal --worker $(BIN)/unstuck-worker
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+workflowcheck: $(WORKFLOWCHECK_STAMP)
+	$(BIN)/workflowcheck -config workflowcheck.config.yaml ./...
+
+lint: fmt-check vet workflowcheck
+
+# Every layer: policies and config (table + fuzz seeds), workflow tests with
+# Temporal's test suite, replay of testsuite/histories, and integration tests
+# against the real dev server started from ./bin/temporal.
+test: lint $(TEMPORAL_STAMP) build
+	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+bench: $(TEMPORAL_STAMP) build
+	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./bench/... ./policies/...
+
+clean:
+	rm -rf $(BIN) .data

@@ -1,0 +1,41 @@
+package activities
+
+import (
+	"context"
+	"net/http"
+	"os"
+
+	"go.temporal.io/sdk/converter"
+
+	"github.com/unstuck-dev/unstuck/config"
+)
+
+// Querier is the part of the Temporal client the model activity uses to
+// read the conversation of the run that called it.
+type Querier interface {
+	QueryWorkflow(ctx context.Context, workflowID, runID, queryType string, args ...any) (converter.EncodedValue, error)
+}
+
+// Activities is the worker's activity set; register it with
+// worker.RegisterActivity so its exported methods become activities.
+type Activities struct {
+	config  *config.File
+	querier Querier
+	http    *http.Client
+	getenv  func(string) (string, bool)
+	convos  *conversationCache
+}
+
+// New builds the activity set over a loaded config and a Temporal client
+// (used only to query the calling run's conversation on a cache miss).
+func New(cfg *config.File, querier Querier) *Activities {
+	return &Activities{
+		config:  cfg,
+		querier: querier,
+		// Each tool request carries its own timeout; this client only
+		// pools connections.
+		http:   &http.Client{},
+		getenv: os.LookupEnv,
+		convos: newConversationCache(1024),
+	}
+}

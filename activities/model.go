@@ -1,0 +1,135 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"go.temporal.io/sdk/activity"
+
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// ModelRequest asks for the next model reply of the calling run. It holds
+// only what is new since the previous request (Delta), not the whole
+// conversation: the activity rebuilds the rest from its cache or by
+// querying the run.
+type ModelRequest struct {
+	Model config.Model `json:"model"`
+	// Base is how many messages the run had before Delta.
+	Base int `json:"base"`
+	// AfterReply is the ReplyID of the last reply the run recorded, so a
+	// cached conversation is used only if it ends with that reply.
+	AfterReply string    `json:"after_reply,omitempty"`
+	Delta      []Message `json:"delta"`
+}
+
+// ModelReply is the model's answer: content, tool calls, or both.
+type ModelReply struct {
+	ReplyID      string     `json:"reply_id"`
+	Content      string     `json:"content,omitempty"`
+	ToolCalls    []ToolCall `json:"tool_calls,omitempty"`
+	FinishReason string     `json:"finish_reason,omitempty"`
+	Model        string     `json:"model,omitempty"`
+}
+
+// DefaultModelTimeout bounds one model request when the config does not.
+const DefaultModelTimeout = 2 * time.Minute
+
+// CallModel sends one chat-completions request. go-openai does not retry
+// by itself; failures are classed so Temporal retries what is worth it.
+func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelReply, error) {
+	info := activity.GetInfo(ctx)
+	wf := info.WorkflowExecution
+	key := wf.ID + "/" + wf.RunID
+
+	mc, err := a.modelContext(ctx, key, wf.ID, wf.RunID, req)
+	if err != nil {
+		return nil, err
+	}
+
+	timeout := req.Model.Timeout.D()
+	if timeout <= 0 {
+		timeout = DefaultModelTimeout
+	}
+	capture := &headerCapture{base: http.DefaultTransport}
+	cfg := openai.DefaultConfig(req.Model.APIKey(a.getenv))
+	cfg.BaseURL = req.Model.BaseURL
+	cfg.HTTPClient = &http.Client{Transport: capture, Timeout: timeout}
+	client := openai.NewClientWithConfig(cfg)
+
+	resp, err := client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
+		Model:    req.Model.Name,
+		Messages: toOpenAIMessages(mc.Messages),
+		Tools:    toOpenAITools(mc.Tools),
+	})
+	if err != nil {
+		return nil, modelError(req.Model, err, capture.retryAfter())
+	}
+	if len(resp.Choices) == 0 {
+		return nil, modelError(req.Model, fmt.Errorf("reply %s has no choices", resp.ID), 0)
+	}
+	choice := resp.Choices[0]
+	reply := &ModelReply{
+		// The attempt makes the id unique even when a server reuses ids.
+		ReplyID:      fmt.Sprintf("%s#%d", resp.ID, info.Attempt),
+		Content:      choice.Message.Content,
+		FinishReason: string(choice.FinishReason),
+		Model:        resp.Model,
+	}
+	for _, tc := range choice.Message.ToolCalls {
+		reply.ToolCalls = append(reply.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments})
+	}
+	mc.Messages = append(mc.Messages, Message{Role: openai.ChatMessageRoleAssistant, Content: reply.Content, ToolCalls: reply.ToolCalls})
+	a.convos.put(key, mc, reply.ReplyID)
+	return reply, nil
+}
+
+// modelContext assembles the conversation: the cached one plus the delta
+// when the cache holds exactly what the run had, else the run's own answer.
+func (a *Activities) modelContext(ctx context.Context, key, workflowID, runID string, req ModelRequest) (ModelContext, error) {
+	if mc, ok := a.convos.get(key, req.Base, req.AfterReply); ok {
+		mc.Messages = append(mc.Messages, req.Delta...)
+		return mc, nil
+	}
+	if a.querier == nil {
+		return ModelContext{}, fmt.Errorf("model context of %s: not cached and no Temporal client to query the run", workflowID)
+	}
+	val, err := a.querier.QueryWorkflow(ctx, workflowID, runID, signals.QueryModelContext)
+	if err != nil {
+		return ModelContext{}, fmt.Errorf("model context of %s: query %s: %w", workflowID, signals.QueryModelContext, err)
+	}
+	var mc ModelContext
+	if err := val.Get(&mc); err != nil {
+		return ModelContext{}, fmt.Errorf("model context of %s: decode: %w", workflowID, err)
+	}
+	return mc, nil
+}
+
+func toOpenAIMessages(msgs []Message) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
+	for _, m := range msgs {
+		om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		for _, tc := range m.ToolCalls {
+			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
+				ID: tc.ID, Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Args},
+			})
+		}
+		out = append(out, om)
+	}
+	return out
+}
+
+func toOpenAITools(defs []ToolDef) []openai.Tool {
+	out := make([]openai.Tool, 0, len(defs))
+	for _, d := range defs {
+		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: d.Name, Description: d.Description, Parameters: d.Parameters,
+		}})
+	}
+	return out
+}

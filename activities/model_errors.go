@@ -1,0 +1,94 @@
+package activities
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/unstuck-dev/unstuck/config"
+)
+
+// Application error types of the model activity.
+const (
+	// ModelUnavailableError is retried: timeouts, connection errors, 408,
+	// 409, 429 and 5xx.
+	ModelUnavailableError = "ModelUnavailable"
+	// ModelRejectedError is not retried: the request itself is wrong
+	// (bad key, unknown model, bad request).
+	ModelRejectedError = "ModelRejected"
+)
+
+// modelError classes a go-openai error for Temporal. Retry-After, when the
+// server sent one, becomes the delay before the next attempt.
+func modelError(m config.Model, err error, retryAfter time.Duration) error {
+	status := 0
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &apiErr):
+		status = apiErr.HTTPStatusCode
+	case errors.As(err, &reqErr):
+		status = reqErr.HTTPStatusCode
+	}
+	where := fmt.Sprintf("model %q at %s", m.Name, m.BaseURL)
+	msg := fmt.Sprintf("%s: %v", where, err)
+	if status != 0 {
+		msg = fmt.Sprintf("%s: HTTP %d: %v", where, status, err)
+	}
+	if modelStatusRetryable(status) {
+		return temporal.NewApplicationErrorWithOptions(msg, ModelUnavailableError, temporal.ApplicationErrorOptions{
+			NextRetryDelay: retryAfter,
+		})
+	}
+	return temporal.NewNonRetryableApplicationError(msg, ModelRejectedError, nil)
+}
+
+// modelStatusRetryable: 0 means no HTTP answer at all (a transport error).
+func modelStatusRetryable(status int) bool {
+	return status == 0 || status == 408 || status == 409 || status == 429 || status >= 500
+}
+
+// headerCapture remembers the Retry-After header of the last response, which
+// go-openai's errors do not expose.
+type headerCapture struct {
+	base http.RoundTripper
+	mu   sync.Mutex
+	last string
+}
+
+func (h *headerCapture) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := h.base.RoundTrip(r)
+	if resp != nil {
+		h.mu.Lock()
+		h.last = resp.Header.Get("Retry-After")
+		h.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (h *headerCapture) retryAfter() time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return parseRetryAfter(h.last, time.Now())
+}
+
+// parseRetryAfter reads seconds or an HTTP date; anything else is 0 (use
+// the retry policy's own backoff).
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
+		return time.Duration(secs) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}

@@ -1,0 +1,24 @@
+package activities
+
+import (
+	"context"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/unstuck-dev/unstuck/config"
+)
+
+// UnknownAgentError is the application error type of a run started for an
+// agent the worker's config does not have.
+const UnknownAgentError = "UnknownAgent"
+
+// ResolveAgent looks an agent up in the worker's config, once at the start
+// of a run. The workflow keeps the answer in its state, so a worker later
+// restarted with another file never changes a running agent.
+func (a *Activities) ResolveAgent(_ context.Context, name string) (*config.Resolved, error) {
+	r, err := a.config.Resolve(name, a.getenv)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), UnknownAgentError, nil)
+	}
+	return r, nil
+}

@@ -1,0 +1,87 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/unstuck-dev/unstuck/builtin"
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
+)
+
+// MaxResultBytes is the largest tool result a run accepts. A larger one is
+// refused here, in the activity, with a clear error: passed on, it would
+// fail the workflow task that records it instead.
+const MaxResultBytes = 1 << 20
+
+// ResultTooLargeError is the application error type of a refused result.
+const ResultTooLargeError = "ResultTooLarge"
+
+// ToolRequest is one tool call to execute.
+type ToolRequest struct {
+	// CallID is the call's trace node id: with the workflow id it makes
+	// the idempotency key stable across retries of this call.
+	CallID string          `json:"call_id"`
+	Tool   config.Tool     `json:"tool"`
+	Args   json.RawMessage `json:"args"`
+}
+
+// RunTool executes a call of an HTTP or built-in tool and answers its JSON
+// result. Failures are application errors whose type is the error class
+// (transient, invalid_args, persistent, fatal); only transient ones are
+// retryable.
+func (a *Activities) RunTool(ctx context.Context, req ToolRequest) (json.RawMessage, error) {
+	wfID := activity.GetInfo(ctx).WorkflowExecution.ID
+	key, err := IdempotencyKey(wfID, req.CallID, req.Tool, req.Args)
+	if err != nil {
+		return nil, classed(policies.InvalidArgs, fmt.Sprintf("tool %s: arguments are not JSON: %v", req.Tool.Name, err), 0)
+	}
+	var result json.RawMessage
+	switch {
+	case req.Tool.HTTP != nil:
+		result, err = a.runHTTP(ctx, wfID, key, req)
+	case req.Tool.Builtin != "":
+		result, err = runBuiltin(ctx, wfID, key, req)
+	default:
+		return nil, classed(policies.Fatal, fmt.Sprintf("tool %s has neither http nor builtin", req.Tool.Name), 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(result) > MaxResultBytes {
+		return nil, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("tool %s: result is %d bytes, over the %d-byte (1 MiB) limit", req.Tool.Name, len(result), MaxResultBytes),
+			ResultTooLargeError, nil)
+	}
+	return result, nil
+}
+
+func runBuiltin(ctx context.Context, wfID, key string, req ToolRequest) (json.RawMessage, error) {
+	fn, ok := builtin.Lookup(req.Tool.Builtin)
+	if !ok {
+		return nil, classed(policies.Fatal, fmt.Sprintf("tool %s: built-in %q is not in this worker (known: %v)", req.Tool.Name, req.Tool.Builtin, builtin.Names()), 0)
+	}
+	out, err := fn(ctx, builtin.Call{WorkflowID: wfID, IdempotencyKey: key, Args: req.Args})
+	if err != nil {
+		// A tool's errors: rules win over the class the built-in gave.
+		class, msg := policies.Transient, err.Error()
+		var be *builtin.Error
+		if errors.As(err, &be) && be.Class != "" {
+			class = policies.Class(be.Class)
+		}
+		if c, ok := policies.MatchRule(0, msg, req.Tool.Errors); ok {
+			class = c
+		}
+		return nil, classed(class, fmt.Sprintf("tool %s: %s", req.Tool.Name, msg), 0)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, classed(policies.Persistent, fmt.Sprintf("tool %s: result is not JSON: %v", req.Tool.Name, err), 0)
+	}
+	return b, nil
+}

@@ -1,0 +1,103 @@
+package config
+
+import (
+	"slices"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Defaults of CONTRACT.md, for what the file leaves out.
+const (
+	DefaultAPIKeyEnv    = "OPENAI_API_KEY"
+	DefaultHTTPMethod   = "POST"
+	DefaultHTTPTimeout  = Duration(30 * time.Second)
+	DefaultMaxSteps     = 200
+	DefaultLoopWindow   = 64
+	DefaultLoopRepeats  = 3
+	DefaultFailures     = 5
+	DefaultCooldown     = Duration(30 * time.Second)
+	DefaultHumanTimeout = Duration(24 * time.Hour)
+	DefaultRepairMax    = 3
+)
+
+// DefaultRetry is a tool's retry policy when the file says nothing.
+func DefaultRetry() Retry {
+	return Retry{
+		InitialInterval: Duration(time.Second),
+		Backoff:         2.0,
+		MaxInterval:     Duration(30 * time.Second),
+		MaxAttempts:     5,
+	}
+}
+
+// DefaultEscalation is the escalation ladder when the file says nothing.
+func DefaultEscalation() []string { return slices.Clone(rungs) }
+
+// SetDefaults fills what f leaves out (zero values) with the defaults of
+// CONTRACT.md. Parse calls it for you; it is for Files built in Go.
+func (f *File) SetDefaults() { f.setDefaults(nil) }
+
+// setDefaults fills a field only when the file did not write it (doc nil:
+// when it is zero). An explicit zero is thus kept: max_attempts: 0 stays
+// Temporal's "unlimited", and max_steps: 0 is refused by validation
+// rather than silently turned into 200.
+func (f *File) setDefaults(doc *yaml.Node) {
+	fill := func(p path) bool { return !written(doc, p) }
+
+	if f.Model.APIKeyEnv == "" && fill(path{"model", "api_key_env"}) {
+		f.Model.APIKeyEnv = DefaultAPIKeyEnv
+	}
+	for i := range f.Tools {
+		f.Tools[i].setDefaults(path{"tools", i}, fill)
+	}
+	for i := range f.Agents {
+		f.Agents[i].setDefaults(path{"agents", i}, fill)
+	}
+}
+
+// setDefault sets *v to def when it is zero and fill says the file did not
+// write it.
+func setDefault[T comparable](v *T, def T, p path, fill func(path) bool) {
+	var zero T
+	if *v == zero && fill(p) {
+		*v = def
+	}
+}
+
+func (t *Tool) setDefaults(p path, fill func(path) bool) {
+	setDefault(&t.Effect, EffectRead, p.key("effect"), fill)
+	setDefault(&t.Approval, ApprovalNever, p.key("approval"), fill)
+	setDefault(&t.Reexecute, ReexecuteReuse, p.key("reexecute"), fill)
+	if t.HTTP != nil {
+		hp := p.key("http")
+		setDefault(&t.HTTP.Method, DefaultHTTPMethod, hp.key("method"), fill)
+		setDefault(&t.HTTP.Timeout, DefaultHTTPTimeout, hp.key("timeout"), fill)
+	}
+	// Every tool carries its full retry policy, each missing field filled
+	// on its own, so a run never depends on a later default changing.
+	if t.Retry == nil {
+		t.Retry = &Retry{}
+	}
+	rp, def := p.key("retry"), DefaultRetry()
+	setDefault(&t.Retry.InitialInterval, def.InitialInterval, rp.key("initial_interval"), fill)
+	setDefault(&t.Retry.Backoff, def.Backoff, rp.key("backoff"), fill)
+	setDefault(&t.Retry.MaxInterval, def.MaxInterval, rp.key("max_interval"), fill)
+	setDefault(&t.Retry.MaxAttempts, def.MaxAttempts, rp.key("max_attempts"), fill)
+}
+
+func (a *Agent) setDefaults(p path, fill func(path) bool) {
+	setDefault(&a.Kind, KindLLM, p.key("kind"), fill)
+	pp := p.key("policies")
+	pol := &a.Policies
+	setDefault(&pol.MaxSteps, DefaultMaxSteps, pp.key("max_steps"), fill)
+	setDefault(&pol.Loop.Window, DefaultLoopWindow, pp.key("loop").key("window"), fill)
+	setDefault(&pol.Loop.Repeats, DefaultLoopRepeats, pp.key("loop").key("repeats"), fill)
+	setDefault(&pol.Breaker.Failures, DefaultFailures, pp.key("breaker").key("failures"), fill)
+	setDefault(&pol.Breaker.Cooldown, DefaultCooldown, pp.key("breaker").key("cooldown"), fill)
+	if pol.Escalation == nil && fill(pp.key("escalation")) {
+		pol.Escalation = DefaultEscalation()
+	}
+	setDefault(&pol.HumanTimeout, DefaultHumanTimeout, pp.key("human_timeout"), fill)
+	setDefault(&pol.Repair.MaxAttempts, DefaultRepairMax, pp.key("repair").key("max_attempts"), fill)
+}

@@ -1,0 +1,95 @@
+package config
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func resolveFile(t *testing.T) *File {
+	t.Helper()
+	f, err := parse(y(
+		"model: {base_url: http://default/v1, name: small, api_key_env: KEY}",
+		"tools:",
+		"  - {name: search, http: {url: http://t/search}}",
+		"  - {name: book, http: {url: http://t/book}, fallback: book_backup}",
+		"  - {name: book_backup, http: {url: http://t/book2}, fallback: book_last}",
+		"  - {name: book_last, builtin: echo}",
+		"  - {name: unused, builtin: echo}",
+		"agents:",
+		"  - name: travel",
+		"    tools: [search, book]",
+		"  - name: big",
+		"    model: {name: large}",
+		"  - name: remote",
+		"    model: {base_url: http://remote/v1, api_key_env: REMOTE_KEY, name: other}"))
+	require.NoError(t, err)
+	return f
+}
+
+func TestResolve(t *testing.T) {
+	f := resolveFile(t)
+	r, err := f.Resolve("travel", env())
+	require.NoError(t, err)
+	require.Equal(t, "travel", r.Agent.Name)
+	require.Equal(t, Model{BaseURL: "http://default/v1", APIKeyEnv: "KEY", Name: "small"}, r.Model)
+
+	// The agent's tools and, transitively, their fallbacks, by name.
+	var names []string
+	for _, tl := range r.Tools {
+		names = append(names, tl.Name)
+	}
+	require.Equal(t, []string{"book", "book_backup", "book_last", "search"}, names)
+
+	tl, ok := r.Tool("book_backup")
+	require.True(t, ok)
+	require.Equal(t, "book_last", tl.Fallback)
+	_, ok = r.Tool("unused")
+	require.False(t, ok)
+}
+
+func TestResolveModelOverride(t *testing.T) {
+	f := resolveFile(t)
+	r, err := f.Resolve("big", env())
+	require.NoError(t, err)
+	require.Equal(t, Model{BaseURL: "http://default/v1", APIKeyEnv: "KEY", Name: "large"}, r.Model, "the agent's fields over the file's")
+	require.Empty(t, r.Tools)
+
+	r, err = f.Resolve("remote", env())
+	require.NoError(t, err)
+	require.Equal(t, Model{BaseURL: "http://remote/v1", APIKeyEnv: "REMOTE_KEY", Name: "other"}, r.Model)
+}
+
+func TestResolveOpenAIBaseURL(t *testing.T) {
+	f := resolveFile(t)
+	r, err := f.Resolve("remote", env("OPENAI_BASE_URL", "http://override/v1"))
+	require.NoError(t, err)
+	require.Equal(t, "http://override/v1", r.Model.BaseURL, "OPENAI_BASE_URL wins over the agent's own base_url")
+	require.Equal(t, "other", r.Model.Name)
+
+	r, err = f.Resolve("travel", env("OPENAI_BASE_URL", ""))
+	require.NoError(t, err)
+	require.Equal(t, "http://default/v1", r.Model.BaseURL, "an empty OPENAI_BASE_URL is ignored")
+}
+
+func TestResolveUnknownAgent(t *testing.T) {
+	f := resolveFile(t)
+	_, err := f.Resolve("travle", env())
+	require.EqualError(t, err, `unknown agent "travle" (known: big, remote, travel)`)
+}
+
+func TestResolveDoesNotAliasAgent(t *testing.T) {
+	f := resolveFile(t)
+	r, err := f.Resolve("travel", nil)
+	require.NoError(t, err)
+	r.Agent.Name = "changed"
+	require.Equal(t, "travel", f.Agents[0].Name)
+}
+
+func TestModelAPIKey(t *testing.T) {
+	m := Model{APIKeyEnv: "KEY"}
+	require.Equal(t, "k1", m.APIKey(env("KEY", "k1")))
+	require.Equal(t, "k2", m.APIKey(env("KEY", "k1", "OPENAI_API_KEY", "k2")), "OPENAI_API_KEY overrides the config")
+	require.Equal(t, "k1", m.APIKey(env("KEY", "k1", "OPENAI_API_KEY", "")))
+	require.Equal(t, "", Model{}.APIKey(env("KEY", "k1")))
+}

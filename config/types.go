@@ -1,0 +1,176 @@
+package config
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// File is the whole agent config file.
+type File struct {
+	Model  Model   `yaml:"model" json:"model"`
+	Tools  []Tool  `yaml:"tools" json:"tools"`
+	Agents []Agent `yaml:"agents" json:"agents"`
+}
+
+// Model names an OpenAI-compatible chat-completions endpoint. The API key
+// itself is never stored: only the name of the variable holding it, so it
+// stays out of workflow histories.
+type Model struct {
+	BaseURL   string `yaml:"base_url" json:"base_url,omitempty"`
+	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env,omitempty"`
+	Name      string `yaml:"name" json:"name,omitempty"`
+	// Retry is the model activity's retry policy (an unstuck extension of
+	// the contract; default 1s initial, backoff 2, 60s max, 8 attempts).
+	Retry *Retry `yaml:"retry" json:"retry,omitempty"`
+	// Timeout bounds one model request (default 2m).
+	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
+}
+
+// Effects a tool may have on the world.
+const (
+	EffectRead       = "read"
+	EffectIdempotent = "idempotent"
+	EffectWrite      = "write"
+)
+
+// Tool is one tool an agent may call: an HTTP endpoint or a built-in Go
+// function, with its JSON Schema, retry policy and error rules.
+type Tool struct {
+	Name        string         `yaml:"name" json:"name"`
+	Description string         `yaml:"description" json:"description,omitempty"`
+	Parameters  map[string]any `yaml:"parameters" json:"parameters,omitempty"`
+	HTTP        *HTTPTool      `yaml:"http" json:"http,omitempty"`
+	Builtin     string         `yaml:"builtin" json:"builtin,omitempty"`
+	Effect      string         `yaml:"effect" json:"effect,omitempty"`       // read (default), idempotent, write
+	Approval    string         `yaml:"approval" json:"approval,omitempty"`   // never (default), always
+	Reexecute   string         `yaml:"reexecute" json:"reexecute,omitempty"` // reuse (default), ask
+	Retry       *Retry         `yaml:"retry" json:"retry,omitempty"`
+	Fallback    string         `yaml:"fallback" json:"fallback,omitempty"`
+	Errors      []ErrorRule    `yaml:"errors" json:"errors,omitempty"`
+}
+
+// HTTPTool is how an HTTP tool is reached.
+type HTTPTool struct {
+	Method  string   `yaml:"method" json:"method"`
+	URL     string   `yaml:"url" json:"url"`
+	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
+}
+
+// Retry is a tool's Temporal retry policy, in config words.
+type Retry struct {
+	InitialInterval Duration `yaml:"initial_interval" json:"initial_interval,omitempty"`
+	Backoff         float64  `yaml:"backoff" json:"backoff,omitempty"`
+	MaxInterval     Duration `yaml:"max_interval" json:"max_interval,omitempty"`
+	MaxAttempts     int      `yaml:"max_attempts" json:"max_attempts,omitempty"`
+}
+
+// ErrorRule classifies a tool error by HTTP status or by a regular
+// expression over its message. The first rule that matches wins.
+type ErrorRule struct {
+	Status  int    `yaml:"status" json:"status,omitempty"`
+	Message string `yaml:"message" json:"message,omitempty"`
+	Class   string `yaml:"class" json:"class"`
+}
+
+// Agent kinds.
+const (
+	KindLLM   = "llm"
+	KindHuman = "human"
+)
+
+// Agent is one agent of the registry.
+type Agent struct {
+	Name          string         `yaml:"name" json:"name"`
+	Description   string         `yaml:"description" json:"description,omitempty"`
+	Capabilities  []string       `yaml:"capabilities" json:"capabilities,omitempty"`
+	Tier          int            `yaml:"tier" json:"tier,omitempty"`
+	MaxConcurrent int            `yaml:"max_concurrent" json:"max_concurrent,omitempty"`
+	Kind          string         `yaml:"kind" json:"kind,omitempty"` // llm (default), human
+	Instructions  string         `yaml:"instructions" json:"instructions,omitempty"`
+	Model         *Model         `yaml:"model" json:"model,omitempty"`
+	Tools         []string       `yaml:"tools" json:"tools,omitempty"`
+	Handoffs      []string       `yaml:"handoffs" json:"handoffs,omitempty"`
+	OutputSchema  map[string]any `yaml:"output_schema" json:"output_schema,omitempty"`
+	Graph         *Graph         `yaml:"graph" json:"graph,omitempty"`
+	Policies      Policies       `yaml:"policies" json:"policies"`
+}
+
+// Graph is an explicit, possibly cyclic, graph of nodes an agent walks.
+type Graph struct {
+	Start string               `yaml:"start" json:"start"`
+	Nodes map[string]GraphNode `yaml:"nodes" json:"nodes"`
+	Edges []GraphEdge          `yaml:"edges" json:"edges"`
+}
+
+// GraphNode is one node of an explicit graph: exactly one of Tool, LLM,
+// Human or End.
+type GraphNode struct {
+	Tool       string         `yaml:"tool" json:"tool,omitempty"`
+	Args       map[string]any `yaml:"args" json:"args,omitempty"`
+	OutputPath string         `yaml:"output_path" json:"output_path,omitempty"`
+	LLM        bool           `yaml:"llm" json:"llm,omitempty"`
+	Human      bool           `yaml:"human" json:"human,omitempty"`
+	End        bool           `yaml:"end" json:"end,omitempty"`
+	Output     string         `yaml:"output" json:"output,omitempty"`
+}
+
+// GraphEdge leads from one node to another when its expr-lang condition
+// holds (or always, without one).
+type GraphEdge struct {
+	From string `yaml:"from" json:"from"`
+	To   string `yaml:"to" json:"to"`
+	When string `yaml:"when" json:"when,omitempty"`
+}
+
+// Policies bound and steer an agent's run.
+type Policies struct {
+	MaxSteps     int           `yaml:"max_steps" json:"max_steps,omitempty"`
+	Loop         LoopPolicy    `yaml:"loop" json:"loop"`
+	Breaker      BreakerPolicy `yaml:"breaker" json:"breaker"`
+	Escalation   []string      `yaml:"escalation" json:"escalation,omitempty"`
+	HumanTimeout Duration      `yaml:"human_timeout" json:"human_timeout,omitempty"`
+	Repair       RepairPolicy  `yaml:"repair" json:"repair"`
+}
+
+// LoopPolicy: a cycle repeated Repeats times inside Window events is a loop.
+type LoopPolicy struct {
+	Window  int `yaml:"window" json:"window,omitempty"`
+	Repeats int `yaml:"repeats" json:"repeats,omitempty"`
+}
+
+// BreakerPolicy opens a tool's circuit after Failures failures in a row and
+// half-opens it after Cooldown.
+type BreakerPolicy struct {
+	Failures int      `yaml:"failures" json:"failures,omitempty"`
+	Cooldown Duration `yaml:"cooldown" json:"cooldown,omitempty"`
+}
+
+// RepairPolicy bounds argument repair per call.
+type RepairPolicy struct {
+	MaxAttempts int `yaml:"max_attempts" json:"max_attempts,omitempty"`
+}
+
+// Duration is a time.Duration written as "10s", "24h" in YAML and JSON.
+type Duration time.Duration
+
+// D is the duration as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// MarshalJSON writes the duration as a Go duration string.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// UnmarshalJSON reads a Go duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}

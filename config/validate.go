@@ -1,0 +1,134 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Validate checks a File built or changed in Go (Parse validates for you).
+// Without the file's text its errors carry no file name or line.
+func (f *File) Validate(opts Options) error { return f.validate("", nil, opts) }
+
+// validate checks the whole file and answers every problem found, each an
+// *Error, joined. It runs after defaults, so it sees what a run would see.
+func (f *File) validate(file string, doc *yaml.Node, opts Options) error {
+	c := &checker{file: file, doc: doc, opts: opts}
+	tools := c.tools(f.Tools)
+	c.models(f)
+	c.agents(f.Agents, tools)
+	return errors.Join(c.errs...)
+}
+
+// checker collects problems with their place in the file.
+type checker struct {
+	file string
+	doc  *yaml.Node
+	opts Options
+	errs []error
+}
+
+// add records a problem at p, on p's line.
+func (c *checker) add(p path, format string, args ...any) {
+	c.addAt(p, p, format, args...)
+}
+
+// addAt records a problem at p but on the line of a deeper place, e.g. the
+// failing keyword inside a schema.
+func (c *checker) addAt(p, lineAt path, format string, args ...any) {
+	c.errs = append(c.errs, &Error{
+		File:   c.file,
+		Path:   p.String(),
+		Line:   lineOf(c.doc, lineAt),
+		Reason: fmt.Sprintf(format, args...),
+	})
+}
+
+// oneOf checks an enum field; the reason lists what is accepted.
+func (c *checker) oneOf(p path, what, v string, allowed []string) {
+	if !slices.Contains(allowed, v) {
+		c.add(p, "invalid %s %q (want one of %s)", what, v, strings.Join(allowed, ", "))
+	}
+}
+
+// schema checks a JSON Schema of the file. what names it in the reason
+// (e.g. `tool "book_flight" parameters`); the line is the failing
+// keyword's when the compiler says which.
+func (c *checker) schema(p path, what string, doc map[string]any) bool {
+	_, err := compileSchema(doc)
+	if err == nil {
+		return true
+	}
+	at := p
+	for _, s := range err.At {
+		at = at.key(s)
+	}
+	c.addAt(p, at, "%s: %v", what, err)
+	return false
+}
+
+// models checks the default model and the agents' own. The default is
+// only required when some llm agent has no model of its own: a file of
+// human agents, or of agents that all name their model, needs none.
+func (c *checker) models(f *File) {
+	c.endpoint(path{"model", "base_url"}, f.Model.BaseURL)
+	var needURL, needName bool
+	for i, a := range f.Agents {
+		if a.Model != nil {
+			c.endpoint(path{"agents", i, "model", "base_url"}, a.Model.BaseURL)
+		}
+		if a.Kind == KindHuman {
+			continue
+		}
+		needURL = needURL || a.Model == nil || a.Model.BaseURL == ""
+		needName = needName || a.Model == nil || a.Model.Name == ""
+	}
+	if needURL && f.Model.BaseURL == "" {
+		c.add(path{"model", "base_url"}, "missing: the chat-completions endpoint, e.g. http://127.0.0.1:8080/v1 (required unless every llm agent sets model.base_url)")
+	}
+	if needName && f.Model.Name == "" {
+		c.add(path{"model", "name"}, "missing: the model name, e.g. gpt-4o-mini (required unless every llm agent sets model.name)")
+	}
+}
+
+// endpoint checks a URL that is set.
+func (c *checker) endpoint(p path, s string) {
+	if s == "" {
+		return
+	}
+	if why := httpURLProblem(s); why != "" {
+		c.add(p, "%s", why)
+	}
+}
+
+// httpURLProblem says why s is not an absolute http(s) URL, or "".
+func httpURLProblem(s string) string {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("invalid URL %q: %v", s, errors.Unwrap(err))
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Sprintf("invalid URL %q: want an absolute http:// or https:// URL", s)
+	case u.Host == "":
+		return fmt.Sprintf("invalid URL %q: no host", s)
+	}
+	return ""
+}
+
+// known lists names for an "unknown x" reason, sorted.
+func known(names map[string]int) string {
+	if len(names) == 0 {
+		return "none defined"
+	}
+	list := make([]string, 0, len(names))
+	for n := range names {
+		list = append(list, n)
+	}
+	sort.Strings(list)
+	return strings.Join(list, ", ")
+}

@@ -1,0 +1,100 @@
+package config
+
+import (
+	"slices"
+	"strconv"
+)
+
+// agents checks the agents, and each agent's references to tools and to
+// other agents.
+func (c *checker) agents(as []Agent, tools map[string]int) {
+	if len(as) == 0 {
+		c.add(path{"agents"}, "no agents: define at least one")
+	}
+	names := map[string]int{}
+	for i, a := range as {
+		p := path{"agents", i, "name"}
+		switch j, dup := names[a.Name]; {
+		case a.Name == "":
+			c.add(p, "missing: every agent needs a name")
+		case a.Name == HandoffHuman || a.Name == HandoffAny:
+			c.add(p, "agent name %q is reserved: it is a handoff target of its own", a.Name)
+		case dup:
+			c.add(p, "duplicate agent name %q (also agents[%d])", a.Name, j)
+		default:
+			names[a.Name] = i
+		}
+	}
+	for i := range as {
+		c.agent(path{"agents", i}, &as[i], tools, names)
+	}
+}
+
+func (c *checker) agent(p path, a *Agent, tools, agents map[string]int) {
+	c.oneOf(p.key("kind"), "kind", a.Kind, kinds)
+	if a.Tier < 0 {
+		c.add(p.key("tier"), "must be at least 0, got %d", a.Tier)
+	}
+	if a.MaxConcurrent < 0 {
+		c.add(p.key("max_concurrent"), "must be at least 0 (0: no limit), got %d", a.MaxConcurrent)
+	}
+	for j, t := range a.Tools {
+		if _, ok := tools[t]; !ok {
+			c.add(p.key("tools").idx(j), "unknown tool %q (known: %s)", t, known(tools))
+		} else if slices.Index(a.Tools, t) < j {
+			c.add(p.key("tools").idx(j), "tool %q is listed twice", t)
+		}
+	}
+	for j, h := range a.Handoffs {
+		if _, ok := agents[h]; !ok && h != HandoffHuman && h != HandoffAny {
+			c.add(p.key("handoffs").idx(j), "unknown handoff target %q (known: %s; or %q, %q)", h, known(agents), HandoffHuman, HandoffAny)
+		}
+	}
+	if a.OutputSchema != nil {
+		c.schema(p.key("output_schema"), "agent "+strconv.Quote(a.Name)+" output_schema", a.OutputSchema)
+	}
+	c.policies(p.key("policies"), &a.Policies)
+	if a.Graph != nil {
+		c.graph(p.key("graph"), a.Graph, a.Tools)
+	}
+}
+
+func (c *checker) policies(p path, pol *Policies) {
+	if pol.MaxSteps < 1 {
+		c.add(p.key("max_steps"), "must be at least 1, got %d", pol.MaxSteps)
+	}
+	lp := p.key("loop")
+	if pol.Loop.Window < 2 {
+		c.add(lp.key("window"), "must be at least 2, got %d", pol.Loop.Window)
+	}
+	if pol.Loop.Repeats < 2 {
+		c.add(lp.key("repeats"), "must be at least 2 (one pass is not a loop), got %d", pol.Loop.Repeats)
+	}
+	if pol.Loop.Window >= 2 && pol.Loop.Repeats >= 2 && pol.Loop.Window < pol.Loop.Repeats {
+		c.add(lp.key("window"), "window %d is smaller than repeats %d: no loop could ever be seen", pol.Loop.Window, pol.Loop.Repeats)
+	}
+	bp := p.key("breaker")
+	if pol.Breaker.Failures < 1 {
+		c.add(bp.key("failures"), "must be at least 1, got %d", pol.Breaker.Failures)
+	}
+	if pol.Breaker.Cooldown <= 0 {
+		c.add(bp.key("cooldown"), "must be > 0, got %s", pol.Breaker.Cooldown.D())
+	}
+	ep := p.key("escalation")
+	if len(pol.Escalation) == 0 {
+		c.add(ep, "no rungs: list at least one (e.g. [stop])")
+	}
+	for j, r := range pol.Escalation {
+		if !slices.Contains(rungs, r) {
+			c.oneOf(ep.idx(j), "escalation rung", r, rungs)
+		} else if slices.Index(pol.Escalation, r) < j {
+			c.add(ep.idx(j), "rung %q is listed twice", r)
+		}
+	}
+	if pol.HumanTimeout <= 0 {
+		c.add(p.key("human_timeout"), "must be > 0, got %s", pol.HumanTimeout.D())
+	}
+	if pol.Repair.MaxAttempts < 0 {
+		c.add(p.key("repair").key("max_attempts"), "must be at least 0 (0: no repair), got %d", pol.Repair.MaxAttempts)
+	}
+}

@@ -1,0 +1,30 @@
+package config
+
+import (
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/vm"
+)
+
+// WhenEnv is what a graph edge's `when` expression sees: ok and error of
+// the node just left, the run's state and input, and how often each node
+// was visited. Run a compiled condition with expr.Run(program, WhenEnv{...}).
+type WhenEnv struct {
+	OK     bool           `expr:"ok"`
+	Error  string         `expr:"error"`
+	State  map[string]any `expr:"state"`
+	Input  map[string]any `expr:"input"`
+	Visits map[string]int `expr:"visits"`
+}
+
+// CompileWhen compiles an edge condition, type-checked against WhenEnv and
+// required to be a bool. It is evaluated in workflow code, which must be
+// deterministic: now() is disabled and date() parses in UTC, whatever the
+// worker's time zone.
+func CompileWhen(when string) (*vm.Program, error) {
+	return expr.Compile(when,
+		expr.Env(WhenEnv{}),
+		expr.AsBool(),
+		expr.DisableBuiltin("now"),
+		expr.Timezone("UTC"),
+	)
+}

@@ -1,0 +1,34 @@
+package app
+
+import (
+	"log/slog"
+	"os"
+
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+)
+
+// Defaults of CONTRACT.md for reaching Temporal.
+const (
+	DefaultAddress   = "127.0.0.1:7233"
+	DefaultNamespace = "default"
+)
+
+// ClientOptions reads TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE, with the
+// contract's defaults.
+func ClientOptions() client.Options {
+	opts := client.Options{HostPort: DefaultAddress, Namespace: DefaultNamespace}
+	if v := os.Getenv("TEMPORAL_ADDRESS"); v != "" {
+		opts.HostPort = v
+	}
+	if v := os.Getenv("TEMPORAL_NAMESPACE"); v != "" {
+		opts.Namespace = v
+	}
+	return opts
+}
+
+// QuietLogger logs Temporal SDK messages at warn and above, so CLI output
+// stays readable.
+func QuietLogger() tlog.Logger {
+	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+}

@@ -1,0 +1,6 @@
+// Package app wires unstuck into a Temporal worker: the client options from
+// the environment, the search attributes runs rely on, and the registration
+// of AgentWorkflow and the activities. The worker binary, the demo and the
+// integration tests all start workers through it, so they run the same
+// code.
+package app

@@ -1,0 +1,35 @@
+package app
+
+import (
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/builtin"
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// LoadConfig loads and validates an agent config file, knowing the
+// worker's built-in tools.
+func LoadConfig(path string) (*config.File, error) {
+	return config.Load(path, config.Options{KnownBuiltin: builtin.Known})
+}
+
+// NewWorker builds a worker on a task queue with AgentWorkflow and the
+// activities over cfg registered. The caller starts and stops it.
+func NewWorker(c client.Client, cfg *config.File, taskQueue string, opts worker.Options) worker.Worker {
+	w := worker.New(c, taskQueue, opts)
+	Register(w, activities.New(cfg, c))
+	return w
+}
+
+// Register adds AgentWorkflow and an activity set to a worker (or a
+// replayer's registry, for the workflow alone).
+func Register(w worker.Registry, acts *activities.Activities) {
+	w.RegisterWorkflowWithOptions(workflows.AgentWorkflow, workflow.RegisterOptions{Name: workflows.WorkflowName})
+	if acts != nil {
+		w.RegisterActivity(acts)
+	}
+}

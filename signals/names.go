@@ -1,0 +1,44 @@
+package signals
+
+// Query names.
+const (
+	// QueryTrace answers the run's trace graph (Trace).
+	QueryTrace = "trace"
+	// QueryStatus answers the run's status (Status).
+	QueryStatus = "status"
+	// QueryModelContext answers the conversation a model request needs.
+	// It is internal: the model activity uses it to assemble its context
+	// instead of receiving the whole conversation as input, which would
+	// make the history grow quadratically with the run.
+	QueryModelContext = "unstuck.model_context"
+)
+
+// Update and signal names: each message in is both an update (validated,
+// answered) and a signal of the same name (fire and forget).
+const (
+	Approve = "approve"
+	Edit    = "edit"
+	Handoff = "handoff"
+	Reply   = "reply"
+)
+
+// Search attribute names the worker registers and the workflow keeps up to
+// date.
+const (
+	AttrAgentName  = "AgentName"
+	AttrAgentPhase = "AgentPhase"
+)
+
+// Phases of a run, as kept in the AgentPhase search attribute.
+const (
+	PhaseRunning          = "running"
+	PhaseAwaitingApproval = "awaiting_approval"
+	PhaseAwaitingHuman    = "awaiting_human"
+	PhaseCompleted        = "completed"
+	PhaseStopped          = "stopped"
+)
+
+// StoppedErrorType is the application error type of a run that stopped
+// itself (step ceiling, exhausted model retries, ...); its details are the
+// report, shaped like the completion result.
+const StoppedErrorType = "AgentStopped"

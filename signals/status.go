@@ -1,0 +1,31 @@
+package signals
+
+import "encoding/json"
+
+// Status is the answer to the status query.
+type Status struct {
+	Agent            string            `json:"agent"`
+	Phase            string            `json:"phase"`
+	Step             int               `json:"step"`
+	Generation       int               `json:"generation"`
+	PendingApprovals []PendingApproval `json:"pending_approvals"`
+	Loops            []Loop            `json:"loops"`
+	Breakers         map[string]string `json:"breakers"`
+	HandoffPath      []string          `json:"handoff_path"`
+	LastError        string            `json:"last_error"`
+}
+
+// PendingApproval is a call waiting for a person's decision.
+type PendingApproval struct {
+	CallID string          `json:"call_id"`
+	Tool   string          `json:"tool"`
+	Args   json.RawMessage `json:"args"`
+}
+
+// Loop is a cycle the loop detector found.
+type Loop struct {
+	At      string   `json:"at"`
+	Kind    string   `json:"kind"`
+	Cycle   []string `json:"cycle"`
+	Repeats int      `json:"repeats"`
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+
+	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/testsuite/scripted"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+//go:embed demo_agents.yaml
+var demoConfig []byte
+
+const demoTask = "Book NYC to LAX on 2024-01-15 for me"
+
+type demoOptions struct {
+	temporal string
+	worker   string
+	dataDir  string
+	port     int
+	uiPort   int
+	once     bool
+}
+
+func newDemoCmd() *cobra.Command {
+	var o demoOptions
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run the demo travel agent end to end on a local Temporal dev server",
+		Long: `demo starts everything the demo needs on this machine, on loopback only:
+  - a Temporal dev server (the Temporal CLI, history in a SQLite file under --data,
+    search attributes AgentName and AgentPhase registered) with its Web UI,
+  - the scripted model server, a TEST DOUBLE that speaks the OpenAI chat-completions
+    wire format (unless OPENAI_BASE_URL is set: then that real endpoint is used, with
+    OPENAI_API_KEY and the model named by UNSTUCK_DEMO_MODEL),
+  - the unstuck worker (--worker) with the demo config,
+then runs the travel agent on "` + demoTask + `", shows each trace node as it
+happens, prints the trace and the Web UI link, and keeps everything running until
+Ctrl-C so you can look around (unstuck status/trace, temporal workflow list, the UI).`,
+		Example: `  make demo
+  bin/unstuck demo --temporal bin/temporal --worker bin/unstuck-worker
+  bin/unstuck demo --once --port 7300 --ui-port 8300 --data /tmp/demo   # exit after the run`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDemo(cmd.Context(), cmd.OutOrStdout(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.temporal, "temporal", "bin/temporal", "Temporal CLI binary (make demo installs v1.5.1 there)")
+	f.StringVar(&o.worker, "worker", defaultWorkerPath(), "unstuck-worker binary")
+	f.StringVar(&o.dataDir, "data", ".data", "directory for the server's SQLite file, logs and the demo lock")
+	f.IntVar(&o.port, "port", 7233, "Temporal frontend port on 127.0.0.1")
+	f.IntVar(&o.uiPort, "ui-port", 8233, "Temporal Web UI port on 127.0.0.1")
+	f.BoolVar(&o.once, "once", false, "stop everything after the demo run instead of waiting for Ctrl-C")
+	return cmd
+}
+
+// defaultWorkerPath is unstuck-worker beside this binary (bin/).
+func defaultWorkerPath() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "bin/unstuck-worker"
+	}
+	return filepath.Join(filepath.Dir(exe), "unstuck-worker")
+}
+
+func runDemo(ctx context.Context, out io.Writer, o demoOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+
+	for _, bin := range []struct{ flag, path string }{{"--temporal", o.temporal}, {"--worker", o.worker}} {
+		if _, err := os.Stat(bin.path); err != nil {
+			return fmt.Errorf("%s %s: not found (run `make demo`, which installs and builds it)", bin.flag, bin.path)
+		}
+	}
+	if err := os.MkdirAll(o.dataDir, 0o755); err != nil {
+		return err
+	}
+	unlock, err := lockDemo(o)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
+	address := fmt.Sprintf("127.0.0.1:%d", o.port)
+	fmt.Fprintf(out, "» starting Temporal dev server on %s (Web UI http://127.0.0.1:%d, history in %s)\n", address, o.uiPort, filepath.Join(o.dataDir, "temporal.db"))
+	server, err := startProcess(filepath.Join(o.dataDir, "temporal.log"), nil, o.temporal,
+		"server", "start-dev", "--ip", "127.0.0.1", "--port", fmt.Sprint(o.port), "--ui-port", fmt.Sprint(o.uiPort),
+		"--db-filename", filepath.Join(o.dataDir, "temporal.db"), "--log-level", "warn",
+		"--search-attribute", signals.AttrAgentName+"=Keyword", "--search-attribute", signals.AttrAgentPhase+"=Keyword")
+	if err != nil {
+		return err
+	}
+	defer server.stop()
+
+	c, err := dialWhenReady(ctx, address, server)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := app.EnsureSearchAttributes(ctx, c, app.DefaultNamespace); err != nil {
+		return err
+	}
+
+	modelURL := os.Getenv("OPENAI_BASE_URL")
+	if modelURL == "" {
+		model, err := scripted.Start("127.0.0.1:0", scripted.Scenarios(), scripted.TravelDemo,
+			scripted.WithLogf(func(format string, args ...any) { fmt.Fprintf(out, "» "+format+"\n", args...) }))
+		if err != nil {
+			return err
+		}
+		defer model.Close()
+		modelURL = model.URL()
+		fmt.Fprintf(out, "» model: the SCRIPTED model server (a test double, not a real model); set OPENAI_BASE_URL, OPENAI_API_KEY and UNSTUCK_DEMO_MODEL to use a real one\n")
+	} else {
+		fmt.Fprintf(out, "» model: %s (OPENAI_BASE_URL)\n", modelURL)
+	}
+
+	configPath := filepath.Join(o.dataDir, "demo-agents.yaml")
+	if err := os.WriteFile(configPath, demoConfig, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "» starting worker: %s --config %s (log in %s)\n", o.worker, configPath, filepath.Join(o.dataDir, "worker.log"))
+	worker, err := startProcess(filepath.Join(o.dataDir, "worker.log"),
+		[]string{"TEMPORAL_ADDRESS=" + address, "TEMPORAL_NAMESPACE=" + app.DefaultNamespace, "UNSTUCK_DEMO_MODEL_URL=" + modelURL},
+		o.worker, "--config", configPath)
+	if err != nil {
+		return err
+	}
+	defer worker.stop()
+
+	id := "demo-travel-" + time.Now().UTC().Format("20060102-150405")
+	fmt.Fprintf(out, "» running agent %q on %q (workflow id %s)\n\n", "travel", demoTask, id)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: id, TaskQueue: workflows.TaskQueue, WorkflowExecutionTimeout: 10 * time.Minute,
+	}, workflows.WorkflowName, workflows.AgentInput{Agent: "travel", Task: demoTask})
+	if err != nil {
+		return fmt.Errorf("start the demo run: %w", err)
+	}
+	res, runErr := followRun(ctx, out, c, run, worker)
+	uiLink := fmt.Sprintf("http://127.0.0.1:%d/namespaces/%s/workflows/%s", o.uiPort, app.DefaultNamespace, id)
+
+	fmt.Fprintln(out)
+	if tr, err := queryTrace(ctx, c, run.GetID(), run.GetRunID()); err == nil {
+		fmt.Fprintln(out, "Trace:")
+		if err := renderTable(out, tr); err != nil {
+			return err
+		}
+		fmt.Fprintln(out)
+	}
+	if runErr != nil {
+		fmt.Fprintf(out, "The demo run did not complete: %v\nWeb UI: %s\n", runErr, uiLink)
+		return runErr
+	}
+	fmt.Fprintf(out, "Completed in %d steps. Output:\n%s\n\n", res.Steps, indentJSON(res.Output))
+	fmt.Fprintf(out, "Web UI:  %s\n", uiLink)
+	fmt.Fprintf(out, "Try:     TEMPORAL_ADDRESS=%s bin/unstuck trace %s --format mermaid\n", address, id)
+	fmt.Fprintf(out, "         bin/temporal workflow list --address %s --query \"AgentPhase='completed'\"\n", address)
+	if o.once {
+		return nil
+	}
+	fmt.Fprintln(out, "\nEverything keeps running; press Ctrl-C to stop the worker and the server.")
+	<-ctx.Done()
+	fmt.Fprintln(out, "\n» stopping")
+	return nil
+}

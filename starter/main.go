@@ -1,0 +1,20 @@
+// Command unstuck is the command-line client of unstuck: it starts agent
+// runs and reads their status and trace. It is a thin layer over the
+// Temporal Go client, so everything it does can also be done with the plain
+// `temporal` CLI; each command's help names the equivalent.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+)
+
+func main() {
+	// Ctrl-C cancels the context, so `run --wait` stops waiting (the run
+	// itself keeps going on the server) instead of being killed mid-print.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr, dialTemporal)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+func TestRenderStatus(t *testing.T) {
+	tests := []struct {
+		name   string
+		status signals.Status
+		want   []string // lines, compared with runs of spaces collapsed
+	}{
+		{
+			name:   "fresh run",
+			status: signals.Status{Agent: "travel", Phase: signals.PhaseRunning, Step: 1},
+			want: []string{
+				"agent: travel",
+				"phase: running",
+				"step: 1",
+				"generation: 0",
+				"last error: -",
+				"handoff path: none",
+				"pending approvals: none",
+				"breakers: none",
+				"loops: none",
+			},
+		},
+		{
+			name: "everything set",
+			status: signals.Status{
+				Agent: "refunds", Phase: signals.PhaseAwaitingApproval, Step: 12, Generation: 3,
+				LastError: "HTTP 503\nfrom book_flight",
+				PendingApprovals: []signals.PendingApproval{
+					{CallID: "c7", Tool: "refund", Args: json.RawMessage(`{"amount": 120}`)},
+				},
+				Breakers:    map[string]string{"search": "closed", "book_flight": "open"},
+				Loops:       []signals.Loop{{At: "n40", Kind: "tool", Cycle: []string{"search", "book_flight"}, Repeats: 3}},
+				HandoffPath: []string{"orders", "refunds"},
+			},
+			want: []string{
+				"agent: refunds",
+				"phase: awaiting_approval",
+				"step: 12",
+				"generation: 3",
+				"last error: HTTP 503 from book_flight",
+				"handoff path: orders -> refunds",
+				"pending approvals:",
+				`c7 refund {"amount":120}`,
+				"breakers:",
+				"book_flight open",
+				"search closed",
+				"loops:",
+				"at n40 tool search -> book_flight x3",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			require.NoError(t, renderStatus(&buf, tt.status))
+			var got []string
+			for _, l := range strings.Split(strings.TrimRight(buf.String(), "\n"), "\n") {
+				got = append(got, strings.Join(strings.Fields(l), " "))
+			}
+			require.Equal(t, tt.want, got)
+		})
+	}
+}

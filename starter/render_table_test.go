@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+var t0 = time.Date(2024, 1, 15, 9, 30, 0, 123_000_000, time.UTC)
+
+func TestRenderTable(t *testing.T) {
+	tests := []struct {
+		name  string
+		trace signals.Trace
+		// rows are the expected lines after the header, as fields.
+		rows [][]string
+		// contains are substrings the output must hold.
+		contains []string
+	}{
+		{
+			name:  "empty trace",
+			trace: signals.Trace{Generation: 0},
+			rows:  nil,
+		},
+		{
+			name: "task, request and call",
+			trace: signals.Trace{Generation: 2, Nodes: []signals.Node{
+				{ID: "n1", Kind: signals.KindTask, Status: signals.StatusCompleted, Agent: "travel", At: t0},
+				{ID: "n2", Kind: signals.KindRequest, Status: signals.StatusCompleted, Parents: []string{"n1"}, Agent: "travel", At: t0.Add(1500 * time.Millisecond)},
+				{ID: "n3", Kind: signals.KindCall, Status: signals.StatusFailed, Parents: []string{"n2", "n1"}, Agent: "travel", Tool: "book_flight",
+					Args: json.RawMessage(`{"from": "NYC"}`), Error: "HTTP 503:\nservice\tunavailable", At: t0.Add(2 * time.Second)},
+			}},
+			rows: [][]string{
+				{"n1", "task", "completed", "travel", "-", "-", "09:30:00.123", "-"},
+				{"n2", "request", "completed", "travel", "-", "n1", "09:30:01.623", "-"},
+				{"n3", "call", "failed", "travel", "book_flight", "n2,n1", "09:30:02.123", "error:", "HTTP", "503:", "service", "unavailable"},
+			},
+			contains: []string{"generation 2, 3 nodes"},
+		},
+		{
+			name: "output wins over args, compacted",
+			trace: signals.Trace{Nodes: []signals.Node{
+				{ID: "c1", Kind: signals.KindCall, Status: signals.StatusCompleted, Agent: "a", Tool: "t",
+					Args: json.RawMessage(`{"q": 1}`), Output: json.RawMessage("{\n  \"ok\": true\n}"), At: t0},
+			}},
+			rows: [][]string{{"c1", "call", "completed", "a", "t", "-", "09:30:00.123", `output:`, `{"ok":true}`}},
+		},
+		{
+			name: "args when there is no output; zero time is a dash",
+			trace: signals.Trace{Nodes: []signals.Node{
+				{ID: "c1", Kind: signals.KindCall, Status: signals.StatusPending, Agent: "a", Tool: "t", Args: json.RawMessage(`{"q":1}`), Output: json.RawMessage("null")},
+			}},
+			rows: [][]string{{"c1", "call", "pending", "a", "t", "-", "-", "args:", `{"q":1}`}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			require.NoError(t, renderTable(&buf, tt.trace))
+			lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+			require.GreaterOrEqual(t, len(lines), 2)
+			require.Equal(t, []string{"ID", "KIND", "STATUS", "AGENT", "TOOL", "PARENTS", "AT", "SUMMARY"}, strings.Fields(lines[1]))
+			require.Len(t, lines[2:], len(tt.rows))
+			for i, want := range tt.rows {
+				require.Equal(t, want, strings.Fields(lines[2+i]), "row %d", i)
+			}
+			for _, s := range tt.contains {
+				require.Contains(t, buf.String(), s)
+			}
+		})
+	}
+}
+
+func TestRenderTableAlignsColumns(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, renderTable(&buf, signals.Trace{Nodes: []signals.Node{
+		{ID: "n1", Kind: "task", Status: "completed", Agent: "travel", At: t0},
+		{ID: "n100", Kind: "escalation", Status: "running", Agent: "refunds", At: t0},
+	}}))
+	lines := strings.Split(buf.String(), "\n")[1:4]
+	col := strings.Index(lines[0], "KIND")
+	for _, l := range lines[1:] {
+		require.NotEqual(t, byte(' '), l[col], "a column starts at KIND in %q", l)
+		require.Equal(t, byte(' '), l[col-1], "%q", l)
+	}
+}
+
+func TestNodeSummaryTruncates(t *testing.T) {
+	long := strings.Repeat("é", 200)
+	tests := []struct {
+		name string
+		node signals.Node
+		want string
+	}{
+		{"short error", signals.Node{Error: "boom"}, "error: boom"},
+		{"nothing", signals.Node{}, ""},
+		{"long error", signals.Node{Error: long}, "error: " + strings.Repeat("é", summaryWidth-len("error: ")-1) + "…"},
+		{"newlines collapse", signals.Node{Error: "a\n\n  b"}, "error: a b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := nodeSummary(tt.node)
+			require.Equal(t, tt.want, got)
+			require.LessOrEqual(t, len([]rune(got)), summaryWidth)
+		})
+	}
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// agentNameKey is the search attribute set at start, so a run can be found
+// by agent (`temporal workflow list --query 'AgentName="travel"'`) from its
+// first second, before the workflow upserts anything.
+var agentNameKey = temporal.NewSearchAttributeKeyKeyword(signals.AttrAgentName)
+
+// runOptions are the flags of `unstuck run`.
+type runOptions struct {
+	agent        string
+	task         string
+	input        string
+	outputSchema string
+	id           string
+	taskQueue    string
+	wait         bool
+	json         bool
+}
+
+func newRunCmd(c *cli) *cobra.Command {
+	o := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run --agent NAME --task TEXT",
+		Short: "Start an agent run (and optionally wait for its result)",
+		Long: `Start an AgentWorkflow run of one agent on a task, print its workflow id and
+run id, and the commands to follow it. With --wait, wait for the result and
+print the output.
+
+--input and --output-schema must be JSON objects; --output-schema may also
+be @path/to/schema.json. The workflow id defaults to
+<agent>-<UTC YYYYMMDD-HHMMSS>-<6 random hex>. The AgentName search attribute
+is set at start.
+
+With --wait: a completed run prints its output and a summary (exit 0); a run
+that stopped itself (application error AgentStopped) prints the reason and
+its report (exit 3); any other failure exits 1. Ctrl-C stops waiting, not
+the run. With --json, stdout holds only JSON (the start info goes to stderr
+when waiting).
+
+Equivalent temporal command (use "workflow execute" instead of "workflow
+start" to wait):
+  temporal workflow start --type AgentWorkflow --task-queue agents \
+    --workflow-id travel-1 --search-attribute 'AgentName="travel"' \
+    --input '{"agent":"travel","task":"Book NYC to LAX on 2024-01-15","input":{}}'`,
+		Example: `  unstuck run --agent travel --task "Book NYC to LAX on 2024-01-15"
+  unstuck run --agent travel --task "Book a flight" --input '{"from":"NYC","to":"LAX"}' --wait
+  unstuck run --agent travel --task "Book a flight" --output-schema @schema.json --id trip-42 --wait --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Everything the user typed is checked before dialing.
+			in, err := o.agentInput()
+			if err != nil {
+				return err
+			}
+			return c.run(cmd, o, in)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.agent, "agent", "", "agent name from the worker's config (required)")
+	f.StringVar(&o.task, "task", "", "what the agent should do, in plain words (required)")
+	f.StringVar(&o.input, "input", "", "JSON object the agent gets as input")
+	f.StringVar(&o.outputSchema, "output-schema", "", "JSON Schema object the output must match, or @file.json")
+	f.StringVar(&o.id, "id", "", "workflow id (default <agent>-<UTC timestamp>-<random hex>)")
+	f.StringVar(&o.taskQueue, "task-queue", workflows.TaskQueue, "task queue the worker polls")
+	f.BoolVar(&o.wait, "wait", false, "wait for the run to finish and print its result")
+	f.BoolVar(&o.json, "json", false, "print JSON only on stdout")
+	return cmd
+}
+
+// run starts the workflow and, with --wait, reports its result.
+func (c *cli) run(cmd *cobra.Command, o *runOptions, in workflows.AgentInput) error {
+	ctx := cmd.Context()
+	id := o.id
+	if id == "" {
+		var err error
+		if id, err = newWorkflowID(o.agent); err != nil {
+			return err
+		}
+	}
+	tc, err := c.client(ctx)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+
+	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                    id,
+		TaskQueue:             o.taskQueue,
+		TypedSearchAttributes: temporal.NewSearchAttributes(agentNameKey.ValueSet(o.agent)),
+		// Otherwise the SDK silently returns the running workflow of that
+		// id, and "started" would be a lie.
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+	}, workflows.WorkflowName, in)
+	if err != nil {
+		return explainStartError(id, err)
+	}
+
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	switch {
+	case o.json && !o.wait:
+		return printJSON(stdout, startedRun{WorkflowID: wr.GetID(), RunID: wr.GetRunID()})
+	case o.json:
+		// stdout is reserved for the result; the ids still reach the user.
+		printStarted(stderr, wr.GetID(), wr.GetRunID())
+	default:
+		printStarted(stdout, wr.GetID(), wr.GetRunID())
+	}
+	if !o.wait {
+		return nil
+	}
+	return waitResult(ctx, wr, o.json, stdout, stderr)
+}
+
+// startedRun is the --json answer of run without --wait.
+type startedRun struct {
+	WorkflowID string `json:"workflow_id"`
+	RunID      string `json:"run_id"`
+}
+
+// printStarted tells where the run is and how to follow it.
+func printStarted(w io.Writer, workflowID, runID string) {
+	fmt.Fprintf(w, "started workflow %s\n  workflow id: %s\n  run id:      %s\n", workflows.WorkflowName, workflowID, runID)
+	fmt.Fprintf(w, "follow it with:\n  unstuck status %s\n  unstuck trace %s\n", workflowID, workflowID)
+}

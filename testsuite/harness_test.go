@@ -1,0 +1,201 @@
+package testsuite
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	temporaltest "go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/unstuck-dev/unstuck/builtin"
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/testsuite/scripted"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// The dev server is shared by every test of the package: starting one
+// costs seconds, and tests isolate themselves by task queue and ids.
+var (
+	devServer   *temporaltest.DevServer
+	devClient   client.Client
+	temporalBin string
+	repoRoot    string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	_, file, _, _ := runtime.Caller(0)
+	repoRoot = filepath.Dir(filepath.Dir(file))
+	temporalBin = os.Getenv("UNSTUCK_TEMPORAL_BIN")
+	if temporalBin == "" {
+		temporalBin = filepath.Join(repoRoot, "bin", "temporal")
+	}
+	if _, err := os.Stat(temporalBin); err != nil {
+		fmt.Fprintf(os.Stderr, "testsuite: the Temporal CLI is not at %s: run `make test` (it installs it) or set UNSTUCK_TEMPORAL_BIN\n", temporalBin)
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var err error
+	devServer, err = temporaltest.StartDevServer(ctx, temporaltest.DevServerOptions{
+		ExistingPath:  temporalBin,
+		ClientOptions: &client.Options{Namespace: "default", Logger: quietLogger()},
+		LogLevel:      "error",
+		Stdout:        os.Stderr,
+		Stderr:        os.Stderr,
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testsuite: start dev server %s: %v\n", temporalBin, err)
+		return 1
+	}
+	devClient = devServer.Client()
+	// The worker registers the search attributes it needs, as in production.
+	if err := app.EnsureSearchAttributes(ctx, devClient, "default"); err != nil {
+		fmt.Fprintf(os.Stderr, "testsuite: %v\n", err)
+		return 1
+	}
+	code := m.Run()
+	devClient.Close()
+	if err := devServer.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "testsuite: stop dev server: %v\n", err)
+	}
+	return code
+}
+
+func quietLogger() tlog.Logger {
+	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
+}
+
+var queueSeq atomic.Int64
+
+// stack is one test's world: a scripted model server, a worker on its own
+// task queue running the given config, and helpers to start runs.
+type stack struct {
+	t      *testing.T
+	model  *scripted.Server
+	queue  string
+	client client.Client
+	cfg    *config.File
+}
+
+// newStack starts the scripted model with scripts (the test double for the
+// model) and an in-process worker over the YAML config, where {{MODEL}} is
+// replaced by the scripted server's URL.
+func newStack(t *testing.T, yaml string, scripts map[string]scripted.Script) *stack {
+	t.Helper()
+	model, err := scripted.Start("127.0.0.1:0", scripts, "", scripted.WithLogf(t.Logf))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = model.Close() })
+
+	yaml = strings.ReplaceAll(yaml, "{{MODEL}}", model.URL())
+	cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), config.Options{KnownBuiltin: builtin.Known})
+	require.NoError(t, err, "test config")
+
+	s := &stack{t: t, model: model, client: devClient, cfg: cfg,
+		queue: fmt.Sprintf("test-%d-%d", time.Now().UnixNano(), queueSeq.Add(1))}
+	w := app.NewWorker(devClient, cfg, s.queue, worker.Options{})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	return s
+}
+
+// start starts AgentWorkflow on the stack's task queue.
+func (s *stack) start(in workflows.AgentInput) client.WorkflowRun {
+	s.t.Helper()
+	run, err := s.client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
+		ID:                       fmt.Sprintf("%s-%d", strings.ReplaceAll(s.t.Name(), "/", "-"), time.Now().UnixNano()),
+		TaskQueue:                s.queue,
+		WorkflowExecutionTimeout: 5 * time.Minute,
+	}, workflows.WorkflowName, in)
+	require.NoError(s.t, err)
+	return run
+}
+
+// result waits for a run's result (at most a minute).
+func (s *stack) result(run client.WorkflowRun) (*workflows.AgentResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var res workflows.AgentResult
+	if err := run.Get(ctx, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+func (s *stack) trace(run client.WorkflowRun) signals.Trace {
+	s.t.Helper()
+	var tr signals.Trace
+	s.query(run, signals.QueryTrace, &tr)
+	return tr
+}
+
+func (s *stack) status(run client.WorkflowRun) signals.Status {
+	s.t.Helper()
+	var st signals.Status
+	s.query(run, signals.QueryStatus, &st)
+	return st
+}
+
+func (s *stack) query(run client.WorkflowRun, name string, into any) {
+	s.t.Helper()
+	v, err := s.client.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), name)
+	require.NoError(s.t, err)
+	require.NoError(s.t, v.Get(into))
+}
+
+// nodesOf picks the trace nodes of one kind.
+func nodesOf(tr signals.Trace, kind string) []signals.Node {
+	var out []signals.Node
+	for _, n := range tr.Nodes {
+		if n.Kind == kind {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// binaries builds bin/unstuck-worker and bin/unstuck once, into a temp
+// dir, so process-level tests use exactly this tree's code.
+func binaries(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "unstuck-bin-")
+		if buildErr != nil {
+			return
+		}
+		for name, pkg := range map[string]string{"unstuck-worker": "./worker", "unstuck": "./starter"} {
+			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, name), pkg)
+			cmd.Dir = repoRoot
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+				return
+			}
+		}
+	})
+	require.NoError(t, buildErr)
+	return binDir
+}

@@ -1,0 +1,89 @@
+package scripted
+
+import (
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// ToolResult is the outcome of one tool call as the engine reported it to the
+// model in a tool message.
+type ToolResult struct {
+	CallID  string
+	Name    string // tool name, from the assistant call with CallID
+	Args    string // that call's raw arguments
+	Content string // the tool message content: a result, or an error message
+}
+
+// IsError reports whether the result is an error message. The engine reports
+// errors as JSON holding an "error" key, and HTTP tools answer {"error": ...},
+// so the quoted key is the marker.
+func (r ToolResult) IsError() bool {
+	return strings.Contains(r.Content, `"error"`)
+}
+
+// LastToolResults are the tool messages after the last assistant message: the
+// results of the calls the scripted model made in its previous turn. Scripts
+// read them to decide their next turn.
+func LastToolResults(req openai.ChatCompletionRequest) []ToolResult {
+	last := -1
+	for i, m := range req.Messages {
+		if m.Role == openai.ChatMessageRoleAssistant {
+			last = i
+		}
+	}
+	calls := map[string]openai.ToolCall{}
+	for _, m := range req.Messages {
+		for _, c := range m.ToolCalls {
+			calls[c.ID] = c
+		}
+	}
+	var out []ToolResult
+	for _, m := range req.Messages[last+1:] {
+		if m.Role != openai.ChatMessageRoleTool {
+			continue
+		}
+		r := ToolResult{CallID: m.ToolCallID, Name: m.Name, Content: text(m)}
+		if c, ok := calls[m.ToolCallID]; ok {
+			r.Name, r.Args = c.Function.Name, c.Function.Arguments
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Task is the first user message: the task the run was started with.
+func Task(req openai.ChatCompletionRequest) string {
+	for _, m := range req.Messages {
+		if m.Role == openai.ChatMessageRoleUser {
+			return text(m)
+		}
+	}
+	return ""
+}
+
+// AssistantTurns is the number of assistant messages in the conversation,
+// i.e. how many times the model has already answered in this run.
+func AssistantTurns(req openai.ChatCompletionRequest) int {
+	n := 0
+	for _, m := range req.Messages {
+		if m.Role == openai.ChatMessageRoleAssistant {
+			n++
+		}
+	}
+	return n
+}
+
+// text is a message's text whether it was sent as a string or as parts.
+func text(m openai.ChatCompletionMessage) string {
+	if m.Content != "" || len(m.MultiContent) == 0 {
+		return m.Content
+	}
+	var b strings.Builder
+	for _, p := range m.MultiContent {
+		if p.Type == openai.ChatMessagePartTypeText {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,78 @@
+package scripted
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Call is one tool call the scripted model makes.
+type Call struct {
+	Name string
+	// Args is the raw JSON arguments string, sent verbatim. It is a string
+	// rather than a value so tests can send deliberately invalid JSON and
+	// exercise the engine's structural-error path.
+	Args string
+}
+
+// Turn is one scripted answer to a chat-completions request.
+type Turn struct {
+	// Content is the assistant message text. With no Calls, a content reply
+	// ends an unstuck run with this content as its output.
+	Content string
+	// Calls are the tool calls of the answer, in order.
+	Calls []Call
+	// Status, when non-zero, makes the server answer this HTTP status with an
+	// OpenAI-style error body instead of a completion, to script provider
+	// failures (429, 5xx, 400...).
+	Status int
+	// Message is the error message for Status; a default is used when empty.
+	Message string
+	// RetryAfter, when positive, is sent as the Retry-After header (whole
+	// seconds, rounded up) with a Status answer, as real providers do on 429.
+	RetryAfter time.Duration
+	// Delay is slept before answering, to script slow models and timeouts. A
+	// client that gives up first ends the wait.
+	Delay time.Duration
+}
+
+// Script chooses the Turn answering a request. Scripts must be pure functions
+// of the request (the conversation so far) so that retries and replays of the
+// same request get the same answer; Server state such as FailNext is the
+// only non-pure part, and it is kept out of scripts on purpose.
+type Script func(req openai.ChatCompletionRequest) Turn
+
+// Reply is a content-only Turn.
+func Reply(content string) Turn {
+	return Turn{Content: content}
+}
+
+// CallTurn is a Turn making one tool call with args marshalled to JSON. It
+// panics if args cannot be marshalled: that is a bug in the script, and the
+// server turns a script panic into a 500 naming it.
+func CallTurn(name string, args any) Turn {
+	return Turn{Calls: []Call{NewCall(name, args)}}
+}
+
+// CallsTurn is a Turn making several tool calls in one step, so tests can
+// exercise the engine's concurrent calls and Variable References.
+func CallsTurn(calls ...Call) Turn {
+	return Turn{Calls: calls}
+}
+
+// NewCall is a Call with args marshalled to JSON; it panics as CallTurn does.
+// Use a Call literal to send arguments that are not valid JSON.
+func NewCall(name string, args any) Call {
+	b, err := json.Marshal(args)
+	if err != nil {
+		panic(fmt.Sprintf("scripted: arguments of %s cannot be marshalled: %v", name, err))
+	}
+	return Call{Name: name, Args: string(b)}
+}
+
+// Fail is a Turn answering an HTTP error status with message.
+func Fail(status int, message string) Turn {
+	return Turn{Status: status, Message: message}
+}

@@ -1,0 +1,124 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// buildConversation derives the chat messages of a run from its trace: the
+// instructions, the task, then each completed request's reply followed by
+// one tool message per call (its result, or a {call, error} message), and
+// refused outputs as user messages. The trace is the only record; this is
+// a view of it.
+func buildConversation(run *Run) []activities.Message {
+	msgs := []activities.Message{{Role: "system", Content: systemPrompt(run)}}
+	for i := range run.Nodes {
+		n := &run.Nodes[i]
+		switch n.Kind {
+		case signals.KindTask:
+			msgs = append(msgs, activities.Message{Role: "user", Content: taskText(run)})
+		case signals.KindRequest:
+			if n.Status != signals.StatusCompleted {
+				continue
+			}
+			var rec replyRecord
+			_ = json.Unmarshal(n.Output, &rec)
+			msgs = append(msgs, activities.Message{Role: "assistant", Content: rec.Content, ToolCalls: rec.ToolCalls})
+		case signals.KindCall:
+			if n.ModelCallID == "" || (n.Status != signals.StatusCompleted && n.Status != signals.StatusFailed) {
+				continue
+			}
+			content := string(n.Output)
+			if n.Status == signals.StatusFailed {
+				content = errorEnvelope(n)
+			} else if n.Tool == FinalOutputTool {
+				content = `{"ok": true}`
+			}
+			msgs = append(msgs, activities.Message{Role: "tool", ToolCallID: n.ModelCallID, Content: content})
+		case signals.KindOutput:
+			if n.Status == signals.StatusFailed {
+				msgs = append(msgs, activities.Message{Role: "user", Content: string(mustJSON(map[string]any{
+					"call": map[string]any{"id": n.ID, "tool": "output", "args": n.Output}, "error": n.Error,
+				}))})
+			}
+		}
+	}
+	return msgs
+}
+
+func systemPrompt(run *Run) string {
+	p := run.Spec.Agent.Instructions
+	p += fmt.Sprintf("\n\nWhen the task is done, call %s with the result as its arguments", FinalOutputTool)
+	if run.outputSchemaDoc() != nil {
+		p += " (they must match its parameters schema)"
+	}
+	p += ", or reply with the result as plain content."
+	return p
+}
+
+func taskText(run *Run) string {
+	t := run.Input.Task
+	if len(run.Input.Input) > 0 && string(run.Input.Input) != "{}" && string(run.Input.Input) != "null" {
+		t += "\n\nInput: " + string(run.Input.Input)
+	}
+	return t
+}
+
+// outputSchemaDoc is the schema the output must match: the run's own, or
+// the agent's.
+func (run *Run) outputSchemaDoc() map[string]any {
+	if run.Input.OutputSchema != nil {
+		return run.Input.OutputSchema
+	}
+	return run.Spec.Agent.OutputSchema
+}
+
+// toolDefs is what the model sees of the agent's tools: each with the
+// optional _outputPath argument, plus the reserved final_output.
+func toolDefs(run *Run) []activities.ToolDef {
+	var defs []activities.ToolDef
+	for _, name := range run.Spec.Agent.Tools {
+		t, ok := run.Spec.Tool(name)
+		if !ok {
+			continue
+		}
+		defs = append(defs, activities.ToolDef{Name: t.Name, Description: t.Description, Parameters: withOutputPath(t.Parameters)})
+	}
+	out := run.outputSchemaDoc()
+	if out == nil {
+		out = map[string]any{"type": "object"}
+	}
+	defs = append(defs, activities.ToolDef{
+		Name:        FinalOutputTool,
+		Description: "Finish the task: the arguments are the final output.",
+		Parameters:  mustJSON(out),
+	})
+	return defs
+}
+
+// withOutputPath adds the optional _outputPath string to a tool's schema
+// without changing the config's copy.
+func withOutputPath(params map[string]any) json.RawMessage {
+	schema := maps.Clone(params)
+	if schema == nil {
+		schema = map[string]any{}
+	}
+	if _, ok := schema["type"]; !ok {
+		schema["type"] = "object"
+	}
+	props, _ := schema["properties"].(map[string]any)
+	props = maps.Clone(props)
+	if props == nil {
+		props = map[string]any{}
+	}
+	props[OutputPathArg] = map[string]any{
+		"type":        "string",
+		"description": "Optional: a " + StatePrefix + "<path> where this call's result is stored for later calls to reference.",
+	}
+	schema["properties"] = props
+	return mustJSON(schema)
+}

@@ -1,0 +1,38 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// addNode appends a node to the trace, giving it an id, the agent and the
+// workflow time, and answers a pointer valid until the next addNode.
+func (r *runner) addNode(ctx workflow.Context, n Node) *Node {
+	n.ID = r.run.newNodeID()
+	if n.Agent == "" {
+		n.Agent = r.run.Spec.Agent.Name
+	}
+	if n.Parents == nil {
+		n.Parents = []string{}
+	}
+	n.At = workflow.Now(ctx).UTC()
+	r.run.Nodes = append(r.run.Nodes, n)
+	return &r.run.Nodes[len(r.run.Nodes)-1]
+}
+
+// finishNode settles a node as completed (output) or failed (error text).
+func (r *runner) finishNode(ctx workflow.Context, id string, output []byte, errText string) {
+	n := r.run.node(id)
+	if n == nil {
+		return
+	}
+	if errText != "" {
+		n.Status = signals.StatusFailed
+		n.Error = errText
+	} else {
+		n.Status = signals.StatusCompleted
+		n.Output = output
+	}
+	n.At = workflow.Now(ctx).UTC()
+}

@@ -1,0 +1,64 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
+)
+
+// resolveOptions: resolving an agent reads the worker's memory; an unknown
+// agent is final.
+func resolveOptions() workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			MaximumAttempts:        5,
+			NonRetryableErrorTypes: []string{activities.UnknownAgentError},
+		},
+	}
+}
+
+// modelOptions: the model's retry policy from config; a rejected request
+// (bad key, unknown model) is final.
+func modelOptions(m config.Model) workflow.ActivityOptions {
+	timeout := m.Timeout.D()
+	if timeout <= 0 {
+		timeout = activities.DefaultModelTimeout
+	}
+	spec := policies.Retry(m.Retry, policies.DefaultModelRetry, activities.ModelRejectedError)
+	return workflow.ActivityOptions{
+		// The HTTP client enforces the timeout; the margin lets it report.
+		StartToCloseTimeout: timeout + 15*time.Second,
+		RetryPolicy:         retryPolicy(spec),
+	}
+}
+
+// toolOptions: the tool's own timeout and retry policy; only transient
+// failures are retried.
+func toolOptions(t config.Tool) workflow.ActivityOptions {
+	timeout := activities.DefaultToolTimeout
+	if t.HTTP != nil && t.HTTP.Timeout > 0 {
+		timeout = t.HTTP.Timeout.D()
+	}
+	nonRetryable := append(append([]string{}, policies.NonRetryableClasses...), activities.ResultTooLargeError)
+	spec := policies.Retry(t.Retry, policies.DefaultToolRetry, nonRetryable...)
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: timeout + 10*time.Second,
+		RetryPolicy:         retryPolicy(spec),
+	}
+}
+
+func retryPolicy(s policies.RetrySpec) *temporal.RetryPolicy {
+	return &temporal.RetryPolicy{
+		InitialInterval:        s.InitialInterval,
+		BackoffCoefficient:     s.Backoff,
+		MaximumInterval:        s.MaxInterval,
+		MaximumAttempts:        int32(s.MaxAttempts),
+		NonRetryableErrorTypes: s.NonRetryable,
+	}
+}

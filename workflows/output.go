@@ -1,0 +1,121 @@
+package workflows
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// checkOutput validates an output against the output schema, if any, and
+// answers it as JSON, or the reason it is refused.
+func (r *runner) checkOutput(out json.RawMessage) (json.RawMessage, string) {
+	if r.outputSchema == nil {
+		return out, ""
+	}
+	doc, err := decodeJSON(out)
+	if err != nil {
+		return nil, fmt.Sprintf("output is not JSON: %v", err)
+	}
+	if err := r.outputSchema.Validate(doc); err != nil {
+		return nil, fmt.Sprintf("output does not match the output schema: %v", err)
+	}
+	return out, ""
+}
+
+// contentOutput ends the run on a reply without calls: its content is the
+// output (parsed as JSON and validated when there is an output schema).
+func (r *runner) contentOutput(ctx workflow.Context, reqID, content string) (bool, *AgentResult, error) {
+	out := mustJSON(content)
+	if r.outputSchema != nil {
+		out = json.RawMessage(stripFences(content))
+	}
+	checked, errText := r.checkOutput(out)
+	if errText != "" {
+		id := r.addNode(ctx, Node{Node: signals.Node{
+			Kind: signals.KindOutput, Status: signals.StatusRunning, Parents: []string{reqID},
+			Output: rawOrString(content),
+		}, Step: r.run.Step}).ID
+		if stopErr := r.failOutput(ctx, id, errText); stopErr != nil {
+			return true, nil, stopErr
+		}
+		r.run.Frontier = []string{id}
+		return false, nil, nil
+	}
+	res, err := r.complete(ctx, reqID, checked)
+	return true, res, err
+}
+
+// failOutput refuses an output; the reason reaches the model, and past the
+// agent's repair attempts the run stops instead of looping on it.
+func (r *runner) failOutput(ctx workflow.Context, id, errText string) error {
+	r.finishNode(ctx, id, nil, errText)
+	r.run.LastError = errText
+	r.run.OutputFailures++
+	if max := r.run.Spec.Agent.Policies.Repair.MaxAttempts; r.run.OutputFailures > max {
+		return r.stop(ctx, fmt.Sprintf("the output failed the output schema %d times (repair.max_attempts is %d): %s", r.run.OutputFailures, max, errText))
+	}
+	return nil
+}
+
+// complete records the output node and answers the completion result.
+func (r *runner) complete(ctx workflow.Context, parent string, output json.RawMessage) (*AgentResult, error) {
+	r.addNode(ctx, Node{Node: signals.Node{
+		Kind: signals.KindOutput, Status: signals.StatusCompleted, Parents: []string{parent}, Output: output,
+	}, Step: r.run.Step})
+	if err := r.setPhase(ctx, signals.PhaseCompleted); err != nil {
+		return nil, err
+	}
+	res := r.result(ResultCompleted)
+	res.Output = output
+	return res, nil
+}
+
+// result is the report of the run as it stands.
+func (r *runner) result(status string) *AgentResult {
+	return &AgentResult{
+		Status:      status,
+		Output:      json.RawMessage("null"),
+		Agent:       r.run.Spec.Agent.Name,
+		Steps:       r.run.Step,
+		Generation:  r.run.Generation,
+		HandoffPath: r.run.HandoffPath,
+		Escalations: r.run.Escalations,
+		LastError:   r.run.LastError,
+	}
+}
+
+// stripFences accepts the common ```json ... ``` wrapping of models.
+func stripFences(s string) string {
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "```") {
+		return t
+	}
+	t = strings.TrimPrefix(t, "```")
+	if i := strings.IndexByte(t, '\n'); i >= 0 {
+		t = t[i+1:]
+	}
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t), "```"))
+}
+
+// decodeJSON decodes for schema validation, keeping numbers exact.
+func decodeJSON(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func inputOrEmpty(in json.RawMessage) json.RawMessage {
+	if len(in) == 0 {
+		return json.RawMessage(`{}`)
+	}
+	return in
+}

@@ -1,0 +1,79 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// Run is the whole memory of a run and the continue-as-new input: queries
+// read it, the conversation is derived from it, nothing keeps a second copy.
+type Run struct {
+	Input       AgentInput       `json:"input"`
+	Spec        *config.Resolved `json:"spec"`
+	Nodes       []Node           `json:"nodes"`
+	NextID      int              `json:"next_id"`
+	Step        int              `json:"step"`
+	Generation  int              `json:"generation"`
+	Phase       string           `json:"phase"`
+	State       map[string]any   `json:"state"`
+	LastError   string           `json:"last_error,omitempty"`
+	HandoffPath []string         `json:"handoff_path"`
+	Escalations []Escalation     `json:"escalations"`
+	// Frontier are the nodes the next model request follows from.
+	Frontier []string `json:"frontier"`
+	// OutputFailures counts outputs refused by the output schema, bounded
+	// by the agent's repair attempts.
+	OutputFailures int `json:"output_failures"`
+	// SentMessages and LastReplyID say what the model activity already
+	// has, so the next request carries only the new messages.
+	SentMessages int    `json:"sent_messages"`
+	LastReplyID  string `json:"last_reply_id,omitempty"`
+}
+
+// Node is a trace node plus what the engine needs to rebuild the
+// conversation from it.
+type Node struct {
+	signals.Node
+	// ModelCallID is the model's id of a call, answered by the tool
+	// message of the call's result.
+	ModelCallID string `json:"model_call_id,omitempty"`
+	Step        int    `json:"step,omitempty"`
+}
+
+// node finds a node by id.
+func (r *Run) node(id string) *Node {
+	for i := len(r.Nodes) - 1; i >= 0; i-- {
+		if r.Nodes[i].ID == id {
+			return &r.Nodes[i]
+		}
+	}
+	return nil
+}
+
+// newNodeID hands out ids that stay unique across continue-as-new because
+// the counter is part of the run.
+func (r *Run) newNodeID() string {
+	r.NextID++
+	return fmt.Sprintf("n%d", r.NextID)
+}
+
+// mustJSON marshals values the engine built itself; failure is a bug.
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("unstuck: marshal %T: %v", v, err))
+	}
+	return b
+}
+
+// rawOrString keeps text that is JSON as it is and wraps anything else in
+// a JSON string, so a trace can always show what the model sent.
+func rawOrString(text string) json.RawMessage {
+	if json.Valid([]byte(text)) {
+		return json.RawMessage(text)
+	}
+	return mustJSON(text)
+}

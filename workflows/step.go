@@ -1,0 +1,96 @@
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// step is one model request and what follows from its reply: the calls
+// it asked for, or its content as the output. done reports the run ended
+// (with result, or with err for a stop).
+func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err error) {
+	reply, reqID, err := r.request(ctx)
+	if err != nil {
+		return true, nil, err
+	}
+	if len(reply.ToolCalls) == 0 {
+		return r.contentOutput(ctx, reqID, reply.Content)
+	}
+	final, err := r.runCalls(ctx, reqID, reply.ToolCalls)
+	if err != nil {
+		return true, nil, err
+	}
+	if final != nil {
+		res, err := r.complete(ctx, final.callID, final.output)
+		return true, res, err
+	}
+	return false, nil, nil
+}
+
+// request asks the model for its next reply. It passes only the messages
+// added since the previous request; a failure that outlives the model's
+// retry policy is recorded in the trace and status, then stops the run.
+func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, error) {
+	run := r.run
+	run.Step++
+	node := r.addNode(ctx, Node{Node: signals.Node{
+		Kind: signals.KindRequest, Status: signals.StatusRunning, Parents: run.Frontier,
+	}, Step: run.Step})
+	reqID := node.ID
+
+	conv := buildConversation(run)
+	req := activities.ModelRequest{
+		Model:      run.Spec.Model,
+		Base:       run.SentMessages,
+		AfterReply: run.LastReplyID,
+		Delta:      conv[min(run.SentMessages, len(conv)):],
+	}
+	if run.SentMessages > len(conv) {
+		// Cannot happen unless the conversation shrank; send it whole.
+		req.Base, req.AfterReply, req.Delta = 0, "", conv
+	}
+	var reply activities.ModelReply
+	actx := workflow.WithActivityOptions(ctx, modelOptions(run.Spec.Model))
+	if err := workflow.ExecuteActivity(actx, acts.CallModel, req).Get(ctx, &reply); err != nil {
+		msg := errorText(err)
+		r.finishNode(ctx, reqID, nil, msg)
+		run.LastError = msg
+		return nil, reqID, r.stop(ctx, "model request failed: "+msg)
+	}
+	r.finishNode(ctx, reqID, mustJSON(replyView(reply)), "")
+	run.SentMessages = len(conv) + 1
+	run.LastReplyID = reply.ReplyID
+	run.Frontier = []string{reqID}
+	return &reply, reqID, nil
+}
+
+// replyView is what a request node shows of the reply.
+type replyRecord struct {
+	Content      string                `json:"content,omitempty"`
+	ToolCalls    []activities.ToolCall `json:"tool_calls,omitempty"`
+	FinishReason string                `json:"finish_reason,omitempty"`
+}
+
+func replyView(r activities.ModelReply) replyRecord {
+	return replyRecord{Content: r.Content, ToolCalls: r.ToolCalls, FinishReason: r.FinishReason}
+}
+
+// describeCall is the "call" of an error message to the model.
+func describeCall(nodeID, tool string, args []byte) map[string]any {
+	return map[string]any{"id": nodeID, "tool": tool, "args": rawOrString(string(args))}
+}
+
+// errorEnvelope is the {"call": ..., "error": ...} message the model gets
+// for a call that failed, before or after running.
+func errorEnvelope(n *Node) string {
+	return string(mustJSON(map[string]any{"call": describeCall(n.ID, n.Tool, n.Args), "error": n.Error}))
+}
+
+// unknownTool names the tools the agent does have, so the model can fix it.
+func unknownTool(name string, known []string) string {
+	return fmt.Sprintf("unknown tool %q: this agent's tools are %v", name, known)
+}

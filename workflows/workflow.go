@@ -1,0 +1,149 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// BadInputError is the application error type of a run refused at start.
+const BadInputError = "BadInput"
+
+// runner is one generation of a run: the serialisable Run plus what is
+// rebuilt on every start and replay (compiled schemas).
+type runner struct {
+	run          *Run
+	outputSchema *jsonschema.Schema
+}
+
+// AgentWorkflow runs an agent until it produces an output, stops itself
+// with a report (AgentStopped), or is cancelled.
+func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
+	r, err := start(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.registerQueries(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
+		return nil, err
+	}
+	return r.loop(ctx)
+}
+
+// start builds the runner: a new run (resolving the agent in an activity)
+// or the run carried over by continue-as-new.
+func start(ctx workflow.Context, in AgentInput) (*runner, error) {
+	if in.Continued != nil {
+		run := in.Continued
+		run.Generation++
+		return newRunner(run)
+	}
+	if err := checkInput(in); err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), BadInputError, nil)
+	}
+	var spec config.Resolved
+	actx := workflow.WithActivityOptions(ctx, resolveOptions())
+	if err := workflow.ExecuteActivity(actx, acts.ResolveAgent, in.Agent).Get(ctx, &spec); err != nil {
+		return nil, err
+	}
+	run := &Run{
+		Input:       in,
+		Spec:        &spec,
+		State:       map[string]any{},
+		HandoffPath: []string{},
+		Escalations: []Escalation{},
+	}
+	r, err := newRunner(run)
+	if err != nil {
+		return nil, err
+	}
+	task := r.addNode(ctx, Node{Node: signals.Node{
+		Kind: signals.KindTask, Status: signals.StatusCompleted,
+		Args: mustJSON(map[string]any{"task": in.Task, "input": inputOrEmpty(in.Input)}),
+	}})
+	run.Frontier = []string{task.ID}
+	return r, nil
+}
+
+func newRunner(run *Run) (*runner, error) {
+	r := &runner{run: run}
+	schema := run.Input.OutputSchema
+	if schema == nil {
+		schema = run.Spec.Agent.OutputSchema
+	}
+	if schema != nil {
+		s, err := config.CompileSchema("output_schema", schema)
+		if err != nil {
+			return nil, temporal.NewNonRetryableApplicationError(err.Error(), BadInputError, nil)
+		}
+		r.outputSchema = s
+	}
+	return r, nil
+}
+
+// checkInput refuses input the run could not start from, naming the field.
+func checkInput(in AgentInput) error {
+	var problems []string
+	if strings.TrimSpace(in.Agent) == "" {
+		problems = append(problems, `input.agent is empty: name an agent of the worker's config`)
+	}
+	if strings.TrimSpace(in.Task) == "" {
+		problems = append(problems, `input.task is empty: say what the agent should do`)
+	}
+	if len(in.Input) > 0 && !isJSONObject(in.Input) {
+		problems = append(problems, `input.input must be a JSON object`)
+	}
+	if in.From != nil {
+		problems = append(problems, `input.from: forking a run is not available in this version of unstuck`)
+	}
+	if in.OutputSchema != nil {
+		if _, err := config.CompileSchema("input.output_schema", in.OutputSchema); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// loop is the step loop: continue-as-new when Temporal suggests it, stop at
+// the step ceiling, else one model request and its calls.
+func (r *runner) loop(ctx workflow.Context) (*AgentResult, error) {
+	for {
+		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+			return nil, r.continueAsNew(ctx)
+		}
+		if r.run.Step >= r.run.Spec.Agent.Policies.MaxSteps {
+			return nil, r.stop(ctx, fmt.Sprintf("max_steps (%d) reached without an output", r.run.Spec.Agent.Policies.MaxSteps))
+		}
+		done, result, err := r.step(ctx)
+		if err != nil || done {
+			return result, err
+		}
+	}
+}
+
+// continueAsNew carries the whole run, not a summary, into a new run of
+// the same workflow id, once every update handler has finished.
+func (r *runner) continueAsNew(ctx workflow.Context) error {
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return err
+	}
+	in := r.run.Input
+	in.Continued = r.run
+	return workflow.NewContinueAsNewError(ctx, WorkflowName, in)
+}
+
+// acts is used only for its method values: the activity names.
+var acts *activities.Activities
