@@ -16,7 +16,7 @@ WORKFLOWCHECK_STAMP := $(BIN)/.workflowcheck-$(WORKFLOWCHECK_VERSION)
 
 TEST_TIMEOUT ?= 30m
 
-.PHONY: all build demo test lint unit fmt-check vet workflowcheck bench clean tools help
+.PHONY: all build demo test lint fmt-check vet workflowcheck bench histories clean tools help
 
 all: build
 
@@ -62,6 +62,11 @@ lint: fmt-check vet workflowcheck
 # against the real dev server started from ./bin/temporal.
 test: lint $(TEMPORAL_STAMP) build
 	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+# Re-record testsuite/histories from the integration scenarios (commit them:
+# every later change must keep replaying them).
+histories: $(TEMPORAL_STAMP)
+	UNSTUCK_RECORD_HISTORIES=1 UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -count=1 ./testsuite
 
 bench: $(TEMPORAL_STAMP) build
 	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./bench/... ./policies/...

@@ -80,8 +80,14 @@ func runMain(m *testing.M) int {
 	return code
 }
 
+// quietLogger drops the SDK's logs: tests provoke activity errors on
+// purpose and assert on them; set UNSTUCK_TEST_LOGS=1 to see them.
 func quietLogger() tlog.Logger {
-	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
+	level := slog.LevelError + 4
+	if os.Getenv("UNSTUCK_TEST_LOGS") == "1" {
+		level = slog.LevelDebug
+	}
+	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 }
 
 var queueSeq atomic.Int64

@@ -70,6 +70,7 @@ agents:
 	res, err := s.result(run)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"done": true}`, string(res.Output))
+	recordAndReplay(t, run, "http_tool_errors")
 
 	// Transient: retried with the same idempotency key, then succeeded.
 	flaky := tools.requests("/flaky")

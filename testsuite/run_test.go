@@ -82,6 +82,8 @@ func TestTravelAgentCompletesEndToEnd(t *testing.T) {
 	require.Equal(t, openai.ChatMessageRoleSystem, last[0].Role)
 	require.Len(t, last, 6, "system, user, assistant, tool, assistant, tool")
 
+	recordAndReplay(t, run, "travel_completed")
+
 	st := s.status(run)
 	require.Equal(t, signals.PhaseCompleted, st.Phase)
 	require.Equal(t, 3, st.Step)

@@ -21,15 +21,13 @@ func LoadConfig(path string) (*config.File, error) {
 // activities over cfg registered. The caller starts and stops it.
 func NewWorker(c client.Client, cfg *config.File, taskQueue string, opts worker.Options) worker.Worker {
 	w := worker.New(c, taskQueue, opts)
-	Register(w, activities.New(cfg, c))
+	RegisterWorkflow(w)
+	w.RegisterActivity(activities.New(cfg, c))
 	return w
 }
 
-// Register adds AgentWorkflow and an activity set to a worker (or a
-// replayer's registry, for the workflow alone).
-func Register(w worker.Registry, acts *activities.Activities) {
-	w.RegisterWorkflowWithOptions(workflows.AgentWorkflow, workflow.RegisterOptions{Name: workflows.WorkflowName})
-	if acts != nil {
-		w.RegisterActivity(acts)
-	}
+// RegisterWorkflow adds AgentWorkflow under its contract name to a worker
+// or a replayer.
+func RegisterWorkflow(r worker.WorkflowRegistry) {
+	r.RegisterWorkflowWithOptions(workflows.AgentWorkflow, workflow.RegisterOptions{Name: workflows.WorkflowName})
 }

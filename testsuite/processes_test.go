@@ -1,0 +1,194 @@
+package testsuite
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/testsuite/scripted"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// startWorkerProcess runs the real bin/unstuck-worker on a config file and
+// a task queue of its own, against the shared dev server.
+func startWorkerProcess(t *testing.T, configYAML string) (queue string) {
+	t.Helper()
+	bins := binaries(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agents.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(configYAML), 0o644))
+	queue = fmt.Sprintf("proc-%d", time.Now().UnixNano())
+	var logs bytes.Buffer
+	cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), "--config", path, "--task-queue", queue)
+	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort(), "TEMPORAL_NAMESPACE=default")
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+		if t.Failed() {
+			t.Logf("worker output:\n%s", logs.String())
+		}
+	})
+	return queue
+}
+
+// temporalCLI runs the plain Temporal CLI against the dev server, exactly
+// as a user would.
+func temporalCLI(t *testing.T, args ...string) string {
+	t.Helper()
+	args = append(args, "--address", devServer.FrontendHostPort(), "--namespace", "default")
+	out, err := exec.Command(temporalBin, args...).CombinedOutput()
+	require.NoError(t, err, "temporal %s:\n%s", strings.Join(args, " "), out)
+	return string(out)
+}
+
+// A run started and read with the plain `temporal` CLI, executed by the
+// real worker binary.
+func TestTemporalCLIDrivesARunOnTheWorkerBinary(t *testing.T) {
+	model, err := scripted.Start("127.0.0.1:0", scripted.Scenarios(), "", scripted.WithLogf(t.Logf))
+	require.NoError(t, err)
+	defer model.Close()
+	queue := startWorkerProcess(t, strings.ReplaceAll(travelConfig, "{{MODEL}}", model.URL()))
+
+	id := fmt.Sprintf("cli-%d", time.Now().UnixNano())
+	temporalCLI(t, "workflow", "start", "--type", workflows.WorkflowName, "--task-queue", queue,
+		"--workflow-id", id, "--input", `{"agent": "travel", "task": "Book NYC to LAX on 2024-01-15 for me"}`)
+
+	var res workflows.AgentResult
+	require.Eventually(t, func() bool {
+		out, err := exec.Command(temporalBin, "workflow", "describe", "--workflow-id", id, "--output", "json",
+			"--address", devServer.FrontendHostPort()).CombinedOutput()
+		return err == nil && strings.Contains(string(out), "WORKFLOW_EXECUTION_STATUS_COMPLETED")
+	}, 60*time.Second, 300*time.Millisecond)
+	run := devClient.GetWorkflow(context.Background(), id, "")
+	require.NoError(t, run.Get(context.Background(), &res))
+	require.Equal(t, "completed", res.Status)
+
+	out := temporalCLI(t, "workflow", "query", "--workflow-id", id, "--name", signals.QueryTrace, "--output", "json")
+	var q struct {
+		QueryResult []signals.Trace `json:"queryResult"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &q), out)
+	require.Len(t, q.QueryResult, 1)
+	tr := q.QueryResult[0]
+	require.Equal(t, "task", tr.Nodes[0].Kind)
+	require.Equal(t, "output", tr.Nodes[len(tr.Nodes)-1].Kind)
+	require.Len(t, nodesOf(tr, signals.KindCall), 3)
+
+	out = temporalCLI(t, "workflow", "list", "--query", fmt.Sprintf("WorkflowId = '%s' AND AgentName = 'travel'", id))
+	require.Contains(t, out, id)
+}
+
+// The unstuck CLI: run --wait, status and trace in every format.
+func TestUnstuckCLIRunStatusTrace(t *testing.T) {
+	model, err := scripted.Start("127.0.0.1:0", scripted.Scenarios(), "", scripted.WithLogf(t.Logf))
+	require.NoError(t, err)
+	defer model.Close()
+	queue := startWorkerProcess(t, strings.ReplaceAll(travelConfig, "{{MODEL}}", model.URL()))
+	unstuck := filepath.Join(binaries(t), "unstuck")
+	cli := func(args ...string) (string, error) {
+		args = append(args, "--address", devServer.FrontendHostPort(), "--namespace", "default")
+		out, err := exec.Command(unstuck, args...).CombinedOutput()
+		return string(out), err
+	}
+
+	id := fmt.Sprintf("unstuck-cli-%d", time.Now().UnixNano())
+	out, err := cli("run", "--agent", "travel", "--task", "Book NYC to LAX on 2024-01-15 for me",
+		"--task-queue", queue, "--id", id, "--wait", "--json")
+	require.NoError(t, err, out)
+	require.Contains(t, out, `"status": "completed"`)
+	require.Contains(t, out, "CONF-")
+
+	out, err = cli("status", id)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "completed")
+	require.Contains(t, out, "travel")
+
+	out, err = cli("trace", id)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "search_flights")
+	require.Contains(t, out, "book_flight")
+
+	out, err = cli("trace", id, "--format", "mermaid")
+	require.NoError(t, err, out)
+	require.Contains(t, out, "flowchart TD")
+
+	out, err = cli("trace", id, "--format", "json")
+	require.NoError(t, err, out)
+	var tr signals.Trace
+	require.NoError(t, json.Unmarshal([]byte(out), &tr))
+	require.Len(t, tr.Nodes, 8)
+
+	out, err = cli("status", "no-such-workflow")
+	require.Error(t, err)
+	require.Contains(t, out, "no-such-workflow")
+}
+
+// A bad config is refused at worker start with the file, the path and the
+// reason, and a non-zero exit.
+func TestWorkerRefusesABadConfig(t *testing.T) {
+	bins := binaries(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`model: { base_url: "http://127.0.0.1:9/v1", name: m }
+tools:
+  - { name: book, http: { method: POST, url: "http://127.0.0.1:9/book" }, errors: [ { message: "(unclosed", class: invalid_args } ] }
+agents:
+  - { name: travel, instructions: x, tools: [book, bok] }
+`), 0o644))
+	cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), "--config", path)
+	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort())
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "the worker must refuse the file")
+	text := string(out)
+	require.Contains(t, text, "bad.yaml:3")
+	require.Contains(t, text, "tools[0].errors[0].message")
+	require.Contains(t, text, "bad.yaml:5")
+	require.Contains(t, text, `unknown tool "bok"`)
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// `unstuck demo` as `make demo` runs it, but exiting after the run: its own
+// dev server, worker process and scripted model, a completed run, the trace
+// and the Web UI link.
+func TestDemoRunsEndToEnd(t *testing.T) {
+	bins := binaries(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(bins, "unstuck"), "demo", "--once",
+		"--temporal", temporalBin, "--worker", filepath.Join(bins, "unstuck-worker"),
+		"--port", fmt.Sprint(freePort(t)), "--ui-port", fmt.Sprint(freePort(t)), "--data", t.TempDir())
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL=")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	text := string(out)
+	require.Contains(t, text, "SCRIPTED model server (a test double")
+	require.Contains(t, text, "call search_flights")
+	require.Contains(t, text, "Completed in 3 steps")
+	require.Contains(t, text, `"confirmation": "CONF-`)
+	require.Contains(t, text, "Web UI:  http://127.0.0.1:")
+}
