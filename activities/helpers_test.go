@@ -142,7 +142,7 @@ func refusedAddr(t *testing.T) string {
 // testLogger sends the SDK's log lines to the test log.
 type testLogger struct{ t *testing.T }
 
-func (l testLogger) Debug(string, ...any)          {}
-func (l testLogger) Info(string, ...any)           {}
-func (l testLogger) Warn(msg string, kv ...any)    { l.t.Logf("WARN %s %v", msg, kv) }
-func (l testLogger) Error(msg string, kv ...any)   { l.t.Logf("ERROR %s %v", msg, kv) }
+func (l testLogger) Debug(string, ...any)        {}
+func (l testLogger) Info(string, ...any)         {}
+func (l testLogger) Warn(msg string, kv ...any)  { l.t.Logf("WARN %s %v", msg, kv) }
+func (l testLogger) Error(msg string, kv ...any) { l.t.Logf("ERROR %s %v", msg, kv) }

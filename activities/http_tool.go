@@ -145,8 +145,11 @@ func shorten(s string) string {
 // queryString encodes top-level arguments for a GET tool: scalars as
 // text, anything else as JSON, keys in sorted order.
 func queryString(args json.RawMessage) (string, error) {
+	// UseNumber keeps numbers as the model wrote them (no float64 rounding).
+	dec := json.NewDecoder(bytes.NewReader(argsOrEmpty(args)))
+	dec.UseNumber()
 	var m map[string]any
-	if err := json.Unmarshal(argsOrEmpty(args), &m); err != nil {
+	if err := dec.Decode(&m); err != nil {
 		return "", fmt.Errorf("GET arguments must be a JSON object: %v", err)
 	}
 	keys := make([]string, 0, len(m))
@@ -161,6 +164,8 @@ func queryString(args json.RawMessage) (string, error) {
 			v.Add(k, x)
 		case nil:
 			v.Add(k, "")
+		case json.Number:
+			v.Add(k, x.String())
 		default:
 			b, _ := json.Marshal(x)
 			v.Add(k, string(b))
@@ -172,6 +177,7 @@ func queryString(args json.RawMessage) (string, error) {
 // classed builds the application error of a failure class: its type is
 // the class, and only transient ones may be retried.
 func classed(class policies.Class, msg string, retryAfter time.Duration) error {
+	msg = strings.ToValidUTF8(msg, "\uFFFD") // a failure is a protobuf string: invalid UTF-8 (a binary body, a cut rune) fails to send
 	return temporal.NewApplicationErrorWithOptions(msg, string(class), temporal.ApplicationErrorOptions{
 		NonRetryable:   !class.Retryable(),
 		NextRetryDelay: retryAfter,

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -31,8 +32,10 @@ func IdempotencyKey(workflowID, callID string, tool config.Tool, args json.RawMe
 	return hex.EncodeToString(h.Sum(nil)[:20]), nil
 }
 
+// argsOrEmpty treats absent arguments (nil, or null after a trip through
+// Temporal's payloads) as the empty object.
 func argsOrEmpty(args json.RawMessage) json.RawMessage {
-	if len(args) == 0 {
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		return json.RawMessage(`{}`)
 	}
 	return args

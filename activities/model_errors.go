@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,9 +38,12 @@ func modelError(m config.Model, err error, retryAfter time.Duration) error {
 		status = reqErr.HTTPStatusCode
 	}
 	where := fmt.Sprintf("model %q at %s", m.Name, m.BaseURL)
-	msg := fmt.Sprintf("%s: %v", where, err)
+	// A proxy's error page can be large or not UTF-8; failures travel as
+	// protobuf strings, so keep the text short and valid.
+	text := strings.ToValidUTF8(shorten(err.Error()), "\uFFFD")
+	msg := fmt.Sprintf("%s: %s", where, text)
 	if status != 0 {
-		msg = fmt.Sprintf("%s: HTTP %d: %v", where, status, err)
+		msg = fmt.Sprintf("%s: HTTP %d: %s", where, status, text)
 	}
 	if modelStatusRetryable(status) {
 		return temporal.NewApplicationErrorWithOptions(msg, ModelUnavailableError, temporal.ApplicationErrorOptions{

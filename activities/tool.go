@@ -55,7 +55,7 @@ func (a *Activities) RunTool(ctx context.Context, req ToolRequest) (json.RawMess
 	}
 	if len(result) > MaxResultBytes {
 		return nil, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("tool %s: result is %d bytes, over the %d-byte (1 MiB) limit", req.Tool.Name, len(result), MaxResultBytes),
+			fmt.Sprintf("tool %s: result is over the %d-byte (1 MiB) limit", req.Tool.Name, MaxResultBytes),
 			ResultTooLargeError, nil)
 	}
 	return result, nil

@@ -76,7 +76,7 @@ func (c *checker) node(p path, n GraphNode, agentTools []string) {
 			c.refs(p.key("args"), n.Args)
 		}
 	}
-	if n.OutputPath != "" && (!strings.HasPrefix(n.OutputPath, RefPrefix+"state.") || strings.Contains(n.OutputPath, "||") || !IsRef(n.OutputPath)) {
+	if n.OutputPath != "" && !isOutputPath(n.OutputPath) {
 		c.add(p.key("output_path"), "invalid output path %q: want a state path such as †state.result", n.OutputPath)
 	}
 	if n.Output != "" {

@@ -3,6 +3,8 @@ package policies
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 )
 
 // CanonicalJSON rewrites a JSON document with sorted object keys and no
@@ -14,6 +16,10 @@ func CanonicalJSON(doc []byte) ([]byte, error) {
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
+	}
+	// Trailing data would otherwise give "{} junk" the key of "{}".
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("unexpected data after the JSON value")
 	}
 	// encoding/json writes map keys in sorted order.
 	return json.Marshal(v)

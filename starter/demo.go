@@ -52,7 +52,7 @@ Ctrl-C so you can look around (unstuck status/trace, temporal workflow list, the
 		Example: `  make demo
   bin/unstuck demo --temporal bin/temporal --worker bin/unstuck-worker
   bin/unstuck demo --once --port 7300 --ui-port 8300 --data /tmp/demo   # exit after the run`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runDemo(cmd.Context(), cmd.OutOrStdout(), o)
 		},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -118,10 +119,11 @@ type seenRequest struct {
 func newToolServer(t *testing.T, handle func(w http.ResponseWriter, r *http.Request, n int)) *toolServer {
 	ts := &toolServer{}
 	ts.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body := new(strings.Builder)
-		_, _ = fmt.Fprint(body, readAll(r))
+		body := readAll(r)
+		// Handlers read the body again.
+		r.Body = io.NopCloser(strings.NewReader(body))
 		ts.mu.Lock()
-		ts.seen = append(ts.seen, seenRequest{r.URL.Path, r.Method, r.Header.Get("Idempotency-Key"), r.Header.Get("Unstuck-Workflow-Id"), body.String(), r.URL.RawQuery})
+		ts.seen = append(ts.seen, seenRequest{r.URL.Path, r.Method, r.Header.Get("Idempotency-Key"), r.Header.Get("Unstuck-Workflow-Id"), body, r.URL.RawQuery})
 		n := 0
 		for _, s := range ts.seen {
 			if s.Path == r.URL.Path {
@@ -148,15 +150,8 @@ func (ts *toolServer) requests(path string) []seenRequest {
 }
 
 func readAll(r *http.Request) string {
-	b := new(strings.Builder)
-	buf := make([]byte, 4096)
-	for {
-		n, err := r.Body.Read(buf)
-		b.Write(buf[:n])
-		if err != nil {
-			return b.String()
-		}
-	}
+	b, _ := io.ReadAll(r.Body)
+	return string(b)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

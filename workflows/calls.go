@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -28,72 +30,280 @@ type finalCall struct {
 	output json.RawMessage
 }
 
-// runCalls executes the calls of one reply, one after another, each as a
-// trace node whose result or error goes back to the model. A valid
-// final_output is answered once the other calls have finished.
+// stepCall is one call of a reply while the step runs.
+type stepCall struct {
+	nodeID  string
+	name    string
+	tool    config.Tool
+	args    any        // decoded arguments without _outputPath, references unresolved
+	write   *refs.Path // the _outputPath, if any
+	reads   []refs.Path
+	deps    []int
+	final   bool // final_output: runs once every other call has finished
+	started bool
+	done    bool
+}
+
+// runCalls runs the calls of one reply: every call whose references are
+// met runs at once, the others as the calls they wait for finish; errors
+// found before running (unknown tool, bad JSON, schema, references) and
+// after (the tool's) settle the call's node, and the model reads them in
+// the next request. A valid final_output is the step's output.
 func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities.ToolCall) (*finalCall, error) {
-	var final *finalCall
-	var stopErr error
-	var callIDs []string
-	for _, tc := range calls {
+	step := make([]*stepCall, len(calls))
+	ids := make([]string, len(calls))
+	for i, tc := range calls {
 		node := r.addNode(ctx, Node{Node: signals.Node{
-			Kind: signals.KindCall, Status: signals.StatusRunning, Parents: []string{reqID},
+			Kind: signals.KindCall, Status: signals.StatusPending, Parents: []string{reqID},
 			Tool: tc.Name, Args: rawOrString(tc.Args),
 		}, ModelCallID: tc.ID, Step: r.run.Step})
-		id := node.ID
-		callIDs = append(callIDs, id)
+		ids[i] = node.ID
+		step[i] = r.prepareCall(ctx, node.ID, tc)
+	}
+	r.planCalls(ctx, step)
+	// Runs recorded before parallel calls existed ran them one at a time.
+	parallel := workflow.GetVersion(ctx, versionParallelCalls, workflow.DefaultVersion, 1) >= 1
 
-		args, problem := parseArgs(tc.Args)
-		switch {
-		case problem != "":
-			r.finishNode(ctx, id, nil, problem)
-		case tc.Name == FinalOutputTool:
-			if out, errText := r.checkOutput(args); errText != "" {
-				if err := r.failOutput(ctx, id, errText); err != nil {
-					stopErr = err
-				}
-			} else {
-				r.finishNode(ctx, id, out, "")
-				final = &finalCall{callID: id, output: out}
-			}
-		default:
-			tool, ok := r.agentTool(tc.Name)
-			if !ok {
-				r.finishNode(ctx, id, nil, unknownTool(tc.Name, r.toolNames()))
+	var final *finalCall
+	var stopErr error
+	sel := workflow.NewSelector(ctx)
+	running := 0
+	for {
+		for _, c := range step {
+			if c.started || c.done || !depsDone(c, step) {
 				continue
 			}
-			r.execute(ctx, id, tool, args)
+			if !parallel && running > 0 {
+				break
+			}
+			c.started = true
+			if c.final {
+				f, err := r.settleFinal(ctx, c)
+				final, c.done = f, true
+				if err != nil {
+					stopErr = err
+				}
+				continue
+			}
+			if r.startCall(ctx, sel, c) {
+				running++
+			}
 		}
+		if running == 0 {
+			break
+		}
+		sel.Select(ctx)
+		running--
 	}
-	r.run.Frontier = callIDs
+	r.run.Frontier = ids
 	if stopErr != nil {
 		return nil, stopErr
 	}
 	return final, nil
 }
 
-// execute runs one tool call as an activity with the tool's timeout and
-// retry policy, and settles its node.
-func (r *runner) execute(ctx workflow.Context, id string, tool config.Tool, args json.RawMessage) {
-	args, outputPath := splitOutputPath(args)
-	var result json.RawMessage
-	actx := workflow.WithActivityOptions(ctx, toolOptions(tool))
-	err := workflow.ExecuteActivity(actx, acts.RunTool, activities.ToolRequest{CallID: id, Tool: tool, Args: args}).Get(ctx, &result)
-	if err != nil {
-		msg := errorText(err)
-		r.run.LastError = msg
+// prepareCall checks what can be checked before any call runs: the tool
+// exists, the arguments are a JSON object, the _outputPath and references
+// are well formed. A call failing here is settled at once.
+func (r *runner) prepareCall(ctx workflow.Context, id string, tc activities.ToolCall) *stepCall {
+	c := &stepCall{nodeID: id, name: tc.Name}
+	fail := func(msg string) *stepCall {
 		r.finishNode(ctx, id, nil, msg)
-		return
+		c.started, c.done = true, true
+		return c
 	}
-	r.finishNode(ctx, id, result, "")
-	if outputPath != "" {
-		writeState(r.run.State, outputPath, result)
+	args, problem := parseArgs(tc.Args)
+	if problem != "" {
+		return fail(problem)
 	}
+	if tc.Name == FinalOutputTool {
+		c.final = true
+	} else {
+		tool, ok := r.agentTool(tc.Name)
+		if !ok {
+			return fail(unknownTool(tc.Name, r.toolNames()))
+		}
+		c.tool = tool
+	}
+	doc, err := decodeJSON(args)
+	if err != nil {
+		return fail("arguments are not valid JSON: " + err.Error())
+	}
+	obj := doc.(map[string]any)
+	if raw, ok := obj[OutputPathArg]; ok {
+		delete(obj, OutputPathArg)
+		s, isString := raw.(string)
+		if !isString {
+			return fail(OutputPathArg + " must be a string †state.<path>")
+		}
+		p, err := refs.ParseOutputPath(s)
+		if err != nil {
+			return fail(err.Error())
+		}
+		c.write = &p
+	}
+	found := refs.Find(obj)
+	for _, f := range found {
+		if f.Err != nil {
+			return fail(fmt.Sprintf("argument %s: %v", f.At, f.Err))
+		}
+	}
+	c.args = obj
+	c.reads = refs.Reads(found)
+	return c
+}
+
+// planCalls works out which calls wait for which, and fails the calls that
+// wait on themselves. final_output waits for every other call.
+func (r *runner) planCalls(ctx workflow.Context, step []*stepCall) {
+	io := make([]refs.CallIO, len(step))
+	for i, c := range step {
+		if !c.done {
+			io[i] = refs.CallIO{Reads: c.reads, Write: c.write}
+		}
+	}
+	deps, cyclic := refs.Plan(io)
+	for i, c := range step {
+		c.deps = deps[i]
+		if c.final {
+			c.deps = nil
+			for j := range step {
+				if j != i && !step[j].final {
+					c.deps = append(c.deps, j)
+				}
+			}
+		}
+		if cyclic[i] && !c.done {
+			r.finishNode(ctx, c.nodeID, nil, fmt.Sprintf("cyclic reference: %s waits, through the calls of this step, on its own %s", c.name, describeWaits(c, step)))
+			c.started, c.done = true, true
+		}
+	}
+}
+
+func describeWaits(c *stepCall, step []*stepCall) string {
+	if c.write == nil {
+		return "output"
+	}
+	var on []string
+	for _, d := range c.deps {
+		on = append(on, step[d].nodeID)
+	}
+	if len(on) == 0 {
+		return "output " + c.write.String() + " (it reads the path it writes)"
+	}
+	return fmt.Sprintf("output %s (it waits on %s)", c.write, strings.Join(on, ", "))
+}
+
+func depsDone(c *stepCall, step []*stepCall) bool {
+	for _, d := range c.deps {
+		if !step[d].done {
+			return false
+		}
+	}
+	return true
+}
+
+// startCall resolves a call's references against State, validates its
+// arguments against the tool's schema and starts its activity; the
+// selector settles it when it finishes. It answers false when the call
+// failed before starting.
+func (r *runner) startCall(ctx workflow.Context, sel workflow.Selector, c *stepCall) bool {
+	args, problem := r.resolveArgs(c.args)
+	if problem == "" {
+		problem = r.checkArgs(c.tool, args)
+	}
+	if problem != "" {
+		r.finishNode(ctx, c.nodeID, nil, problem)
+		c.done = true
+		return false
+	}
+	if n := r.run.node(c.nodeID); n != nil {
+		n.Status = signals.StatusRunning
+		n.Args = args
+	}
+	actx := workflow.WithActivityOptions(ctx, toolOptions(c.tool))
+	fut := workflow.ExecuteActivity(actx, acts.RunTool, activities.ToolRequest{CallID: c.nodeID, Tool: c.tool, Args: args})
+	sel.AddFuture(fut, func(f workflow.Future) {
+		var result json.RawMessage
+		if err := f.Get(ctx, &result); err != nil {
+			msg := errorText(err)
+			r.run.LastError = msg
+			r.finishNode(ctx, c.nodeID, nil, msg)
+		} else {
+			r.finishNode(ctx, c.nodeID, result, "")
+			if c.write != nil {
+				// Completion order: the last call to finish wins a path.
+				if v, err := decodeJSON(result); err == nil {
+					refs.Write(r.run.State, *c.write, v)
+				}
+			}
+		}
+		c.done = true
+	})
+	return true
+}
+
+// settleFinal resolves and checks a final_output once the step's other
+// calls have finished.
+func (r *runner) settleFinal(ctx workflow.Context, c *stepCall) (*finalCall, error) {
+	args, problem := r.resolveArgs(c.args)
+	if problem == "" {
+		var errText string
+		args, errText = r.checkOutput(args)
+		problem = errText
+	}
+	if problem != "" {
+		return nil, r.failOutput(ctx, c.nodeID, problem)
+	}
+	if n := r.run.node(c.nodeID); n != nil {
+		n.Args = args
+	}
+	r.finishNode(ctx, c.nodeID, args, "")
+	return &finalCall{callID: c.nodeID, output: args}, nil
+}
+
+// resolveArgs replaces references by their values in State or input.
+func (r *runner) resolveArgs(args any) (json.RawMessage, string) {
+	var input any = map[string]any{}
+	if len(r.run.Input.Input) > 0 {
+		if v, err := decodeJSON(r.run.Input.Input); err == nil {
+			input = v
+		}
+	}
+	resolved, errs := refs.Resolve(args, r.run.State, input)
+	if len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, e := range errs {
+			msgs[i] = e.Error()
+		}
+		return nil, strings.Join(msgs, "; ")
+	}
+	return mustJSON(resolved), ""
+}
+
+// checkArgs validates arguments against the tool's parameters schema,
+// before the call runs.
+func (r *runner) checkArgs(tool config.Tool, args json.RawMessage) string {
+	if tool.Parameters == nil {
+		return ""
+	}
+	schema, err := r.toolSchema(tool)
+	if err != nil {
+		return err.Error()
+	}
+	doc, err := decodeJSON(args)
+	if err != nil {
+		return "arguments are not valid JSON: " + err.Error()
+	}
+	if err := schema.Validate(doc); err != nil {
+		return "arguments do not match the tool's parameters schema: " + config.DescribeViolations(err)
+	}
+	return ""
 }
 
 // parseArgs checks that a call's arguments are a JSON object.
 func parseArgs(text string) (json.RawMessage, string) {
-	if text == "" {
+	if strings.TrimSpace(text) == "" {
 		return json.RawMessage(`{}`), ""
 	}
 	if !json.Valid([]byte(text)) {

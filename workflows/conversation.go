@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -117,7 +118,7 @@ func withOutputPath(params map[string]any) json.RawMessage {
 	}
 	props[OutputPathArg] = map[string]any{
 		"type":        "string",
-		"description": "Optional: a " + StatePrefix + "<path> where this call's result is stored for later calls to reference.",
+		"description": "Optional: a " + refs.Prefix + "state.<path> where this call's result is stored, so later calls can pass " + refs.Prefix + "state.<path> (or a || b) as an argument instead of the value.",
 	}
 	schema["properties"] = props
 	return mustJSON(schema)

@@ -48,7 +48,7 @@ func toolOptions(t config.Tool) workflow.ActivityOptions {
 	nonRetryable := append(append([]string{}, policies.NonRetryableClasses...), activities.ResultTooLargeError)
 	spec := policies.Retry(t.Retry, policies.DefaultToolRetry, nonRetryable...)
 	return workflow.ActivityOptions{
-		StartToCloseTimeout: timeout + 10*time.Second,
+		StartToCloseTimeout: timeout + 5*time.Second,
 		RetryPolicy:         retryPolicy(spec),
 	}
 }

@@ -22,6 +22,20 @@ const BadInputError = "BadInput"
 type runner struct {
 	run          *Run
 	outputSchema *jsonschema.Schema
+	toolSchemas  map[string]*jsonschema.Schema
+}
+
+// toolSchema compiles a tool's parameters once per runner.
+func (r *runner) toolSchema(t config.Tool) (*jsonschema.Schema, error) {
+	if s, ok := r.toolSchemas[t.Name]; ok {
+		return s, nil
+	}
+	s, err := config.CompileSchema("tool "+t.Name+" parameters", t.Parameters)
+	if err != nil {
+		return nil, err
+	}
+	r.toolSchemas[t.Name] = s
+	return s, nil
 }
 
 // AgentWorkflow runs an agent until it produces an output, stops itself
@@ -76,7 +90,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 }
 
 func newRunner(run *Run) (*runner, error) {
-	r := &runner{run: run}
+	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}}
 	schema := run.Input.OutputSchema
 	if schema == nil {
 		schema = run.Spec.Agent.OutputSchema

@@ -1,0 +1,125 @@
+package activities
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func convo(texts ...string) ModelContext {
+	mc := ModelContext{Tools: []ToolDef{{Name: "t"}}}
+	for _, s := range texts {
+		mc.Messages = append(mc.Messages, Message{Role: "user", Content: s})
+	}
+	return mc
+}
+
+// get answers only the exact conversation the run built: its length and
+// the id of its last reply.
+func TestConversationCacheGetNeedsBaseAndReply(t *testing.T) {
+	c := newConversationCache(4)
+	c.put("wf/run", convo("a", "b"), "r1")
+
+	mc, ok := c.get("wf/run", 2, "r1")
+	require.True(t, ok)
+	require.Equal(t, convo("a", "b"), mc)
+
+	for _, miss := range []struct {
+		key   string
+		base  int
+		reply string
+	}{
+		{"wf/other-run", 2, "r1"},
+		{"wf/run", 1, "r1"},
+		{"wf/run", 3, "r1"},
+		{"wf/run", 2, "r0"},
+		{"wf/run", 2, ""},
+	} {
+		_, ok := c.get(miss.key, miss.base, miss.reply)
+		require.False(t, ok, "%+v", miss)
+	}
+}
+
+// Putting a key again replaces its conversation.
+func TestConversationCachePutReplaces(t *testing.T) {
+	c := newConversationCache(4)
+	c.put("k", convo("a"), "r1")
+	c.put("k", convo("a", "b", "c"), "r2")
+	_, ok := c.get("k", 1, "r1")
+	require.False(t, ok)
+	mc, ok := c.get("k", 3, "r2")
+	require.True(t, ok)
+	require.Len(t, mc.Messages, 3)
+	require.Equal(t, 1, c.order.Len())
+}
+
+// Past max entries the least recently used goes; a get counts as a use.
+func TestConversationCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	c := newConversationCache(2)
+	c.put("a", convo("1"), "ra")
+	c.put("b", convo("1"), "rb")
+	_, ok := c.get("a", 1, "ra") // a is now the most recent
+	require.True(t, ok)
+	c.put("c", convo("1"), "rc") // evicts b
+
+	_, ok = c.get("b", 1, "rb")
+	require.False(t, ok, "b was least recently used")
+	_, ok = c.get("a", 1, "ra")
+	require.True(t, ok)
+	_, ok = c.get("c", 1, "rc")
+	require.True(t, ok)
+	require.Equal(t, 2, c.order.Len())
+	require.Len(t, c.byKey, 2)
+
+	c.put("a", convo("1", "2"), "ra2") // a replaced and most recent: c is next to go
+	c.put("d", convo("1"), "rd")
+	_, ok = c.get("c", 1, "rc")
+	require.False(t, ok)
+	_, ok = c.get("a", 2, "ra2")
+	require.True(t, ok)
+}
+
+// get answers a copy: appending the delta or editing a message does not
+// change what the cache holds or what another reader got.
+func TestConversationCacheGetCopies(t *testing.T) {
+	c := newConversationCache(2)
+	c.put("k", convo("a", "b"), "r1")
+
+	one, ok := c.get("k", 2, "r1")
+	require.True(t, ok)
+	two, ok := c.get("k", 2, "r1")
+	require.True(t, ok)
+
+	one.Messages = append(one.Messages, Message{Role: "tool", Content: "delta one"})
+	two.Messages = append(two.Messages, Message{Role: "tool", Content: "delta two"})
+	require.Equal(t, "delta one", one.Messages[2].Content, "appends do not alias each other")
+	require.Equal(t, "delta two", two.Messages[2].Content)
+	one.Messages[0].Content = "edited"
+
+	again, ok := c.get("k", 2, "r1")
+	require.True(t, ok, "the cached conversation did not grow")
+	require.Equal(t, convo("a", "b"), again)
+}
+
+func TestConversationCacheIsSafeForConcurrentUse(t *testing.T) {
+	c := newConversationCache(8)
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			key := fmt.Sprint("k", i%10)
+			for j := range 200 {
+				c.put(key, convo("x"), fmt.Sprint(j))
+				if mc, ok := c.get(key, 1, fmt.Sprint(j)); ok {
+					_ = append(mc.Messages, Message{Role: "tool"})
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.LessOrEqual(t, c.order.Len(), 8)
+	require.Equal(t, c.order.Len(), len(c.byKey))
+}

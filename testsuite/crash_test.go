@@ -1,0 +1,125 @@
+package testsuite
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/unstuck-dev/unstuck/testsuite/scripted"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// bookingServer is a write tool that deduplicates by Idempotency-Key, as a
+// real payment or booking API does: a key it has seen answers the recorded
+// result without a second effect.
+type bookingServer struct {
+	mu       sync.Mutex
+	effects  map[string]string // key -> confirmation
+	requests int
+	arrived  chan struct{}
+}
+
+func (b *bookingServer) handle(w http.ResponseWriter, r *http.Request, _ int) {
+	key := r.Header.Get("Idempotency-Key")
+	b.mu.Lock()
+	b.requests++
+	if conf, ok := b.effects[key]; ok {
+		b.mu.Unlock()
+		writeJSON(w, 200, map[string]string{"confirmation": conf, "replayed": "true"})
+		return
+	}
+	b.mu.Unlock()
+	select {
+	case b.arrived <- struct{}{}:
+	default:
+	}
+	// Slow enough for the test to kill the worker mid-call; the effect
+	// happens whether or not the caller is still there.
+	time.Sleep(1500 * time.Millisecond)
+	b.mu.Lock()
+	conf := fmt.Sprintf("C-%d", len(b.effects)+1)
+	b.effects[key] = conf
+	b.mu.Unlock()
+	writeJSON(w, 200, map[string]string{"confirmation": conf})
+}
+
+// SIGKILL the worker process while a slow write tool runs; a new worker
+// finishes the run with the same output, and the tool saw one effect.
+func TestWorkerKilledDuringWriteCompletesWithOneEffect(t *testing.T) {
+	book := &bookingServer{effects: map[string]string{}, arrived: make(chan struct{}, 1)}
+	tools := newToolServer(t, book.handle)
+	model, err := scripted.Start("127.0.0.1:0", map[string]scripted.Script{"crash": func(req openaiRequest) scripted.Turn {
+		if scripted.AssistantTurns(req) == 0 {
+			return scripted.CallTurn("book", map[string]any{"flight": "UA1"})
+		}
+		res := scripted.LastToolResults(req)
+		return scripted.CallsTurn(scripted.Call{Name: "final_output", Args: res[0].Content})
+	}}, "", scripted.WithLogf(t.Logf))
+	require.NoError(t, err)
+	defer model.Close()
+
+	cfg := `
+model: { base_url: "` + model.URL() + `", name: crash }
+tools:
+  - { name: book, effect: write, http: { url: "` + tools.URL + `/book", timeout: 3s }, retry: { initial_interval: 200ms } }
+agents:
+  - { name: booker, instructions: Book., tools: [book] }
+`
+	bins := binaries(t)
+	path := filepath.Join(t.TempDir(), "agents.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
+	queue := fmt.Sprintf("crash-%d", time.Now().UnixNano())
+	startWorker := func() *exec.Cmd {
+		cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), "--config", path, "--task-queue", queue)
+		cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort())
+		var logs strings.Builder
+		cmd.Stdout, cmd.Stderr = &logs, &logs
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		})
+		return cmd
+	}
+
+	first := startWorker()
+	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
+		ID: fmt.Sprintf("crash-%d", time.Now().UnixNano()), TaskQueue: queue,
+	}, workflows.WorkflowName, workflows.AgentInput{Agent: "booker", Task: "book it"})
+	require.NoError(t, err)
+
+	select {
+	case <-book.arrived:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the booking call never reached the tool")
+	}
+	require.NoError(t, first.Process.Kill()) // SIGKILL, mid-call
+	_ = first.Wait()
+	startWorker()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var res workflows.AgentResult
+	require.NoError(t, run.Get(ctx, &res))
+	require.JSONEq(t, `{"confirmation":"C-1"}`, strings.Replace(string(res.Output), `,"replayed":"true"`, "", 1))
+
+	book.mu.Lock()
+	defer book.mu.Unlock()
+	require.Len(t, book.effects, 1, "one effect for one call")
+	require.GreaterOrEqual(t, book.requests, 2, "the call was retried after the crash")
+	keys := map[string]bool{}
+	for _, r := range tools.requests("/book") {
+		keys[r.IdempotencyKey] = true
+	}
+	require.Len(t, keys, 1, "every attempt carried the same Idempotency-Key")
+}

@@ -1,0 +1,10 @@
+package workflows
+
+// Change ids of workflow.GetVersion: each names a behaviour change that
+// running workflows must not see mid-run. Keep them, and the old branch,
+// while histories recorded before the change may still replay.
+const (
+	// versionParallelCalls: the calls of one reply run concurrently as
+	// their references allow (before: one after another, in order).
+	versionParallelCalls = "parallel-calls"
+)
