@@ -68,8 +68,11 @@ test: lint $(TEMPORAL_STAMP) build
 histories: $(TEMPORAL_STAMP)
 	UNSTUCK_RECORD_HISTORIES=1 UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -count=1 ./testsuite
 
+# End-to-end ratios on the real dev server (each variant side by side in one
+# run), then the policy micro-benchmarks. Figures go to bench/RESULTS.md.
 bench: $(TEMPORAL_STAMP) build
-	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./bench/... ./policies/...
+	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./bench
+	$(GO) test -run '^$$' -bench . -benchmem ./policies ./refs
 
 clean:
 	rm -rf $(BIN) .data

@@ -25,6 +25,9 @@ type ModelRequest struct {
 	// cached conversation is used only if it ends with that reply.
 	AfterReply string    `json:"after_reply,omitempty"`
 	Delta      []Message `json:"delta"`
+	// Tools are sent with the first request of a run (Base 0), which then
+	// needs no query: Delta is the whole conversation.
+	Tools []ToolDef `json:"tools,omitempty"`
 }
 
 // ModelReply is the model's answer: content, tool calls, or both.
@@ -91,6 +94,9 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 // modelContext assembles the conversation: the cached one plus the delta
 // when the cache holds exactly what the run had, else the run's own answer.
 func (a *Activities) modelContext(ctx context.Context, key, workflowID, runID string, req ModelRequest) (ModelContext, error) {
+	if req.Base == 0 && req.Tools != nil {
+		return ModelContext{Messages: append([]Message(nil), req.Delta...), Tools: req.Tools}, nil
+	}
 	if mc, ok := a.convos.get(key, req.Base, req.AfterReply); ok {
 		mc.Messages = append(mc.Messages, req.Delta...)
 		return mc, nil

@@ -30,6 +30,9 @@ import (
 
 // The dev server is shared by every test of the package: starting one
 // costs seconds, and tests isolate themselves by task queue and ids.
+// suggestContinueAsNewEvents is the dev server's continue-as-new hint.
+const suggestContinueAsNewEvents = 150
+
 var (
 	devServer   *temporaltest.DevServer
 	devClient   client.Client
@@ -59,6 +62,9 @@ func runMain(m *testing.M) int {
 		ExistingPath:  temporalBin,
 		ClientOptions: &client.Options{Namespace: "default", Logger: quietLogger()},
 		LogLevel:      "error",
+		// Temporal suggests continue-as-new after this many events (4096 by
+		// default), so a test run of a few dozen steps crosses generations.
+		ExtraArgs: []string{"--dynamic-config-value", fmt.Sprintf("limit.historyCount.suggestContinueAsNew=%d", suggestContinueAsNewEvents)},
 		Stdout:        os.Stderr,
 		Stderr:        os.Stderr,
 	})

@@ -53,6 +53,9 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		// Cannot happen unless the conversation shrank; send it whole.
 		req.Base, req.AfterReply, req.Delta = 0, "", conv
 	}
+	if req.Base == 0 {
+		req.Tools = toolDefs(run)
+	}
 	var reply activities.ModelReply
 	actx := workflow.WithActivityOptions(ctx, modelOptions(run.Spec.Model))
 	if err := workflow.ExecuteActivity(actx, acts.CallModel, req).Get(ctx, &reply); err != nil {

@@ -1,0 +1,145 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	temporaltest "go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/builtin"
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/testsuite/scripted"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+const taskQueue = "bench"
+
+var (
+	devClient client.Client
+	model     *scripted.Server
+	cfg       *config.File
+)
+
+func TestMain(m *testing.M) { os.Exit(runMain(m)) }
+
+func runMain(m *testing.M) int {
+	_, file, _, _ := runtime.Caller(0)
+	bin := os.Getenv("UNSTUCK_TEMPORAL_BIN")
+	if bin == "" {
+		bin = filepath.Join(filepath.Dir(filepath.Dir(file)), "bin", "temporal")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	quiet := tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError + 4})))
+	srv, err := temporaltest.StartDevServer(ctx, temporaltest.DevServerOptions{
+		ExistingPath: bin, LogLevel: "error",
+		ClientOptions: &client.Options{Namespace: "default", Logger: quiet},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench: start dev server %s: %v (run `make bench`)\n", bin, err)
+		return 1
+	}
+	defer func() { _ = srv.Stop() }()
+	devClient = srv.Client()
+	if err := app.EnsureSearchAttributes(ctx, devClient, "default"); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	model, err = scripted.Start("127.0.0.1:0", map[string]scripted.Script{"bench": benchScript}, "", scripted.WithLogf(func(string, ...any) {}))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	defer model.Close()
+	cfg, err = config.Parse("bench.yaml", []byte(fmt.Sprintf(`
+model: { base_url: %q, name: bench }
+tools:
+  - { name: noop, builtin: noop, parameters: { type: object } }
+  - { name: sleep, builtin: sleep, parameters: { type: object, properties: { ms: { type: integer } } } }
+agents:
+  - { name: bench, instructions: Benchmark., tools: [noop, sleep], policies: { max_steps: 1000 } }
+`, model.URL())), config.Options{KnownBuiltin: builtin.Known})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	w := worker.New(devClient, taskQueue, worker.Options{})
+	app.RegisterWorkflow(w)
+	w.RegisterWorkflowWithOptions(BareWorkflow, workflow.RegisterOptions{Name: "BareWorkflow"})
+	w.RegisterActivity(activities.New(cfg, devClient))
+	if err := w.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	defer w.Stop()
+	return m.Run()
+}
+
+// benchScript is the scripted model (a test double) of the benchmarks.
+// The task says what to do: "steps=N" calls noop N times, then
+// final_output; "parallel=K" asks for K sleeps of 200 ms in one reply.
+func benchScript(req openai.ChatCompletionRequest) scripted.Turn {
+	task := scripted.Task(req)
+	turn := scripted.AssistantTurns(req)
+	if k, ok := strings.CutPrefix(task, "parallel="); ok {
+		if turn > 0 {
+			return scripted.CallTurn("final_output", map[string]any{"done": true})
+		}
+		n, _ := strconv.Atoi(k)
+		calls := make([]scripted.Call, n)
+		for i := range calls {
+			calls[i] = scripted.NewCall("sleep", map[string]any{"ms": 200})
+		}
+		return scripted.CallsTurn(calls...)
+	}
+	n, _ := strconv.Atoi(strings.TrimPrefix(task, "steps="))
+	if turn < n {
+		return scripted.CallTurn("noop", map[string]any{"i": turn})
+	}
+	return scripted.CallTurn("final_output", map[string]any{"steps": turn})
+}
+
+var runSeq int
+
+// execute runs a workflow to its end and answers its wall time and the
+// bytes of its event history.
+func execute(b *testing.B, workflowType string, in workflows.AgentInput) (time.Duration, int) {
+	b.Helper()
+	runSeq++
+	id := fmt.Sprintf("bench-%s-%d-%d", workflowType, time.Now().UnixNano(), runSeq)
+	start := time.Now()
+	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, workflowType, in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := run.Get(context.Background(), nil); err != nil {
+		b.Fatalf("%s %s: %v", workflowType, id, err)
+	}
+	elapsed := time.Since(start)
+	size := 0
+	iter := devClient.GetWorkflowHistory(context.Background(), id, "", false, 0)
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			b.Fatal(err)
+		}
+		size += proto.Size(ev)
+	}
+	return elapsed, size
+}
