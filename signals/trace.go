@@ -52,4 +52,7 @@ type Node struct {
 	Output  json.RawMessage `json:"output,omitempty"`
 	Error   string          `json:"error,omitempty"`
 	At      time.Time       `json:"at"`
+	// GraphNode names the node of an explicit graph this node visited (an
+	// addition to CONTRACT.md's fields, absent for free-form runs).
+	GraphNode string `json:"graph_node,omitempty"`
 }

@@ -65,8 +65,8 @@ func runMain(m *testing.M) int {
 		// Temporal suggests continue-as-new after this many events (4096 by
 		// default), so a test run of a few dozen steps crosses generations.
 		ExtraArgs: []string{"--dynamic-config-value", fmt.Sprintf("limit.historyCount.suggestContinueAsNew=%d", suggestContinueAsNewEvents)},
-		Stdout:        os.Stderr,
-		Stderr:        os.Stderr,
+		Stdout:    os.Stderr,
+		Stderr:    os.Stderr,
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testsuite: start dev server %s: %v\n", temporalBin, err)

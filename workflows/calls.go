@@ -42,6 +42,10 @@ type stepCall struct {
 	final   bool // final_output: runs once every other call has finished
 	started bool
 	done    bool
+	// What happened, for the loop detector.
+	resolved json.RawMessage
+	errText  string
+	class    string
 }
 
 // runCalls runs the calls of one reply: every call whose references are
@@ -49,7 +53,7 @@ type stepCall struct {
 // found before running (unknown tool, bad JSON, schema, references) and
 // after (the tool's) settle the call's node, and the model reads them in
 // the next request. A valid final_output is the step's output.
-func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities.ToolCall) (*finalCall, error) {
+func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities.ToolCall) (*finalCall, []*stepCall, error) {
 	step := make([]*stepCall, len(calls))
 	ids := make([]string, len(calls))
 	for i, tc := range calls {
@@ -97,9 +101,9 @@ func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities
 	}
 	r.run.Frontier = ids
 	if stopErr != nil {
-		return nil, stopErr
+		return nil, step, stopErr
 	}
-	return final, nil
+	return final, step, nil
 }
 
 // prepareCall checks what can be checked before any call runs: the tool
@@ -110,6 +114,7 @@ func (r *runner) prepareCall(ctx workflow.Context, id string, tc activities.Tool
 	fail := func(msg string) *stepCall {
 		r.finishNode(ctx, id, nil, msg)
 		c.started, c.done = true, true
+		c.errText, c.class = msg, classStructural
 		return c
 	}
 	args, problem := parseArgs(tc.Args)
@@ -174,8 +179,9 @@ func (r *runner) planCalls(ctx workflow.Context, step []*stepCall) {
 			}
 		}
 		if cyclic[i] && !c.done {
-			r.finishNode(ctx, c.nodeID, nil, fmt.Sprintf("cyclic reference: %s waits, through the calls of this step, on its own %s", c.name, describeWaits(c, step)))
-			c.started, c.done = true, true
+			c.errText = fmt.Sprintf("cyclic reference: %s waits, through the calls of this step, on its own %s", c.name, describeWaits(c, step))
+			r.finishNode(ctx, c.nodeID, nil, c.errText)
+			c.started, c.done, c.class = true, true, classStructural
 		}
 	}
 }
@@ -203,41 +209,26 @@ func depsDone(c *stepCall, step []*stepCall) bool {
 	return true
 }
 
-// startCall resolves a call's references against State, validates its
-// arguments against the tool's schema and starts its activity; the
-// selector settles it when it finishes. It answers false when the call
-// failed before starting.
+// startCall resolves a call's references, checks its arguments and the
+// breaker, and starts its activity; the selector settles it when it
+// finishes. It answers false when the call failed before starting.
 func (r *runner) startCall(ctx workflow.Context, sel workflow.Selector, c *stepCall) bool {
-	args, problem := r.resolveArgs(c.args)
+	args, problem, class := r.readyCall(c.tool, c.args)
+	tool := c.tool
 	if problem == "" {
-		problem = r.checkArgs(c.tool, args)
+		tool, problem = r.route(ctx, c.tool)
+		if problem != "" {
+			class = classOpen
+		}
 	}
+	c.resolved = args
 	if problem != "" {
 		r.finishNode(ctx, c.nodeID, nil, problem)
-		c.done = true
+		c.errText, c.class, c.done = problem, class, true
 		return false
 	}
-	if n := r.run.node(c.nodeID); n != nil {
-		n.Status = signals.StatusRunning
-		n.Args = args
-	}
-	actx := workflow.WithActivityOptions(ctx, toolOptions(c.tool))
-	fut := workflow.ExecuteActivity(actx, acts.RunTool, activities.ToolRequest{CallID: c.nodeID, Tool: c.tool, Args: args})
-	sel.AddFuture(fut, func(f workflow.Future) {
-		var result json.RawMessage
-		if err := f.Get(ctx, &result); err != nil {
-			msg := errorText(err)
-			r.run.LastError = msg
-			r.finishNode(ctx, c.nodeID, nil, msg)
-		} else {
-			r.finishNode(ctx, c.nodeID, result, "")
-			if c.write != nil {
-				// Completion order: the last call to finish wins a path.
-				if v, err := decodeJSON(result); err == nil {
-					refs.Write(r.run.State, *c.write, v)
-				}
-			}
-		}
+	sel.AddFuture(r.toolFuture(ctx, c.nodeID, tool, args), func(f workflow.Future) {
+		c.errText, c.class = r.settleTool(ctx, c.nodeID, tool, c.write, f)
 		c.done = true
 	})
 	return true

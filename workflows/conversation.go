@@ -40,6 +40,22 @@ func buildConversation(run *Run) []activities.Message {
 				content = `{"ok": true}`
 			}
 			msgs = append(msgs, activities.Message{Role: "tool", ToolCallID: n.ModelCallID, Content: content})
+		case signals.KindHuman:
+			if n.Status == signals.StatusCompleted {
+				var reply signals.ReplyRequest
+				_ = json.Unmarshal(n.Output, &reply)
+				text := "A person replied: " + reply.Text
+				if len(reply.Output) > 0 {
+					text += "\nOutput: " + string(reply.Output)
+				}
+				msgs = append(msgs, activities.Message{Role: "user", Content: text})
+			}
+		case signals.KindEscalation:
+			if n.GraphNode == "" && len(n.Output) > 0 {
+				var text string
+				_ = json.Unmarshal(n.Output, &text)
+				msgs = append(msgs, activities.Message{Role: "user", Content: "[unstuck] " + text})
+			}
 		case signals.KindOutput:
 			if n.Status == signals.StatusFailed {
 				msgs = append(msgs, activities.Message{Role: "user", Content: string(mustJSON(map[string]any{

@@ -40,9 +40,18 @@ func (r *runner) status() signals.Status {
 		Step:             r.run.Step,
 		Generation:       r.run.Generation,
 		PendingApprovals: []signals.PendingApproval{},
-		Loops:            []signals.Loop{},
-		Breakers:         map[string]string{}, // circuit breakers arrive with loop escape
+		Loops:            r.run.Loops,
+		Breakers:         r.breakerStates(),
 		HandoffPath:      r.run.HandoffPath,
 		LastError:        r.run.LastError,
 	}
+}
+
+// breakerStates are the breakers of the tools called so far.
+func (r *runner) breakerStates() map[string]string {
+	out := map[string]string{}
+	for name, b := range r.run.Breakers { //workflowcheck:ignore building a map: order does not matter
+		out[name] = b.State
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -31,6 +32,32 @@ type Run struct {
 	// has, so the next request carries only the new messages.
 	SentMessages int    `json:"sent_messages"`
 	LastReplyID  string `json:"last_reply_id,omitempty"`
+
+	// Loop escape: the detector, the breakers and the ladder live here so
+	// they survive crashes and continue-as-new.
+	Detector  *policies.LoopDetector       `json:"detector,omitempty"`
+	Breakers  map[string]*policies.Breaker `json:"breakers,omitempty"`
+	Ladder    policies.Ladder              `json:"ladder"`
+	Loops     []signals.Loop               `json:"loops"`
+	LastCycle []string                     `json:"last_cycle,omitempty"`
+	// Blocked are exact calls (tool and canonical arguments) the explore
+	// rung forbade: they fail with a message instead of running.
+	Blocked []string `json:"blocked,omitempty"`
+	// Events are the recent loop events (where, node id), oldest first,
+	// bounded by the loop window: rollback finds where a loop began.
+	Events []loopEvent `json:"events,omitempty"`
+
+	// Graph walk: where the run is, how often each node was visited, and
+	// edges a rollback excluded ("from->to").
+	GraphAt       string         `json:"graph_at,omitempty"`
+	Visits        map[string]int `json:"visits,omitempty"`
+	ExcludedEdges []string       `json:"excluded_edges,omitempty"`
+}
+
+// loopEvent is one event the loop detector saw.
+type loopEvent struct {
+	Where  string `json:"where"` // graph node, or "" for free-form calls
+	NodeID string `json:"node_id"`
 }
 
 // Node is a trace node plus what the engine needs to rebuild the

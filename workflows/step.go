@@ -20,13 +20,42 @@ func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err
 	if len(reply.ToolCalls) == 0 {
 		return r.contentOutput(ctx, reqID, reply.Content)
 	}
-	final, err := r.runCalls(ctx, reqID, reply.ToolCalls)
+	final, calls, err := r.runCalls(ctx, reqID, reply.ToolCalls)
 	if err != nil {
 		return true, nil, err
 	}
 	if final != nil {
 		res, err := r.complete(ctx, final.callID, final.output)
 		return true, res, err
+	}
+	return r.observeCalls(ctx, calls)
+}
+
+// observeCalls feeds the step's calls, in the model's order, to the loop
+// detector; a loop climbs the escalation ladder.
+func (r *runner) observeCalls(ctx workflow.Context, calls []*stepCall) (bool, *AgentResult, error) {
+	for _, c := range calls {
+		if c.final {
+			continue
+		}
+		n := r.run.node(c.nodeID)
+		key := callKey("", c.name, n.Args)
+		outcome := "ok"
+		if c.errText != "" {
+			outcome = c.class
+		}
+		esc := r.observe(ctx, "", c.nodeID, key+":"+outcome, key, c.errText != "", c.class)
+		switch {
+		case esc == nil:
+		case esc.stopErr != nil:
+			return true, nil, esc.stopErr
+		case esc.continueAsNew:
+			return true, nil, r.continueAsNew(ctx)
+		default:
+			// The rung acted (waited, substituted, blocked, asked); the
+			// rest of this step's calls are not held against the run.
+			return false, nil, nil
+		}
 	}
 	return false, nil, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/expr-lang/expr/vm"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -23,6 +24,12 @@ type runner struct {
 	run          *Run
 	outputSchema *jsonschema.Schema
 	toolSchemas  map[string]*jsonschema.Schema
+	// waitingHuman is the human node a reply would answer ("" when none);
+	// reply holds a reply not yet taken by the waiting code.
+	waitingHuman string
+	reply        *signals.ReplyRequest
+	// whens are compiled edge conditions, by edge index.
+	whens map[int]*vm.Program
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -48,8 +55,14 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 	if err := r.registerQueries(ctx); err != nil {
 		return nil, err
 	}
+	if err := r.registerMessages(ctx); err != nil {
+		return nil, err
+	}
 	if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
 		return nil, err
+	}
+	if r.run.Spec.Agent.Graph != nil {
+		return r.walkGraph(ctx)
 	}
 	return r.loop(ctx)
 }
@@ -90,7 +103,13 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 }
 
 func newRunner(run *Run) (*runner, error) {
-	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}}
+	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, whens: map[int]*vm.Program{}}
+	if run.Visits == nil {
+		run.Visits = map[string]int{}
+	}
+	if run.Loops == nil {
+		run.Loops = []signals.Loop{}
+	}
 	schema := run.Input.OutputSchema
 	if schema == nil {
 		schema = run.Spec.Agent.OutputSchema

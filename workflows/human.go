@@ -1,0 +1,56 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// awaitHuman puts the run in phase awaiting_human until a reply arrives
+// or the agent's human_timeout passes. The reply's text joins the
+// conversation through the human node; timedOut tells the caller to move
+// on (the escalation ladder climbs to its next rung).
+func (r *runner) awaitHuman(ctx workflow.Context, why string) (reply *signals.ReplyRequest, nodeID string, timedOut bool, err error) {
+	node := r.addNode(ctx, Node{Node: signals.Node{
+		Kind: signals.KindHuman, Status: signals.StatusPending, Parents: r.run.Frontier,
+		Args: mustJSON(map[string]string{"why": why}),
+	}, Step: r.run.Step})
+	nodeID = node.ID
+	r.waitingHuman = nodeID
+	defer func() { r.waitingHuman = "" }()
+	if err := r.setPhase(ctx, signals.PhaseAwaitingHuman); err != nil {
+		return nil, nodeID, false, err
+	}
+	timeout := r.run.Spec.Agent.Policies.HumanTimeout.D()
+	if timeout <= 0 {
+		timeout = 24 * time.Hour
+	}
+	got, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool { return r.reply != nil })
+	if err != nil {
+		return nil, nodeID, false, err
+	}
+	if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
+		return nil, nodeID, false, err
+	}
+	if !got {
+		r.finishNode(ctx, nodeID, nil, fmt.Sprintf("no reply within human_timeout (%s)", timeout))
+		return nil, nodeID, true, nil
+	}
+	reply, r.reply = r.reply, nil
+	r.finishNode(ctx, nodeID, mustJSON(reply), "")
+	r.run.Frontier = []string{nodeID}
+	return reply, nodeID, false, nil
+}
+
+// acceptReply is where a valid reply lands, from the update or the signal.
+func (r *runner) acceptReply(req signals.ReplyRequest) (signals.ReplyResult, error) {
+	if r.waitingHuman == "" {
+		return signals.ReplyResult{}, fmt.Errorf("reply: nothing waits for a reply (the run is %s)", r.run.Phase)
+	}
+	copied := req
+	r.reply = &copied
+	return signals.ReplyResult{NodeID: r.waitingHuman}, nil
+}
