@@ -1,7 +1,5 @@
 package policies
 
-import "github.com/unstuck-dev/unstuck/config"
-
 // The kinds of Loop.
 const (
 	// LoopCycle: the same sequence of event signatures, repeated.
@@ -111,69 +109,16 @@ func (d *LoopDetector) MaxPeriod() int { return d.Window / d.Repeats }
 // state; any report resets all three.
 func (d *LoopDetector) Observe(e LoopEvent) *Loop {
 	d.normalise()
-	t, w, r := d.Seen, d.Window, d.Repeats
-	cur := t % w
-
-	// Cycles: compare with the event p back, for every period; the
-	// smallest period that has repeated enough after Since wins.
+	t, r := d.Seen, d.Repeats
 	fp := fingerprint(e.Signature)
-	period, need := 0, 0 // need: p*(r-1) matches in a row make a loop
-	runs, sigs, fps := d.Runs, d.Sigs, d.fps
-	for p := 1; p <= len(runs); p++ {
-		need += r - 1
-		back := cur - p
-		if back < 0 {
-			back += w
-		}
-		if fps[back] == fp && sigs[back] == e.Signature {
-			runs[p-1]++
-		} else {
-			runs[p-1] = 0
-		}
-		if period == 0 && runs[p-1] >= need && t-need-p+1 >= d.Since {
-			period = p
-		}
-	}
-
-	// The ring: event t-w leaves as event t takes its slot.
-	if len(d.Sigs) < w {
-		d.Sigs = append(d.Sigs, e.Signature)
-		d.States = append(d.States, e.StateHash)
-		d.fps = append(d.fps, fp)
-	} else {
-		if old := d.States[cur]; old != "" && t-w >= d.Since {
-			d.uncount(old)
-		}
-		d.Sigs[cur], d.States[cur], d.fps[cur] = e.Signature, e.StateHash, fp
-	}
-	d.Seen++
-	if len(d.Runs) < min(d.Seen, d.MaxPeriod()) {
-		d.Runs = append(d.Runs, 0)
-	}
-
-	// No progress: the same call failing with the same class, in a row.
-	switch {
-	case !e.Failed || e.Key == "":
-		d.Streak, d.StreakKey, d.StreakClass = 0, "", ""
-	case d.Streak > 0 && e.Key == d.StreakKey && e.Class == d.StreakClass:
-		d.Streak++
-	default:
-		d.Streak, d.StreakKey, d.StreakClass = 1, e.Key, e.Class
-	}
-
-	// State recurrence within the window.
-	stateSeen := 0
-	if e.StateHash != "" {
-		if d.StateCounts == nil {
-			d.StateCounts = map[string]int{}
-		}
-		d.StateCounts[e.StateHash]++
-		stateSeen = d.StateCounts[e.StateHash]
-	}
+	period := d.cycle(e.Signature, fp)
+	d.push(e, fp)
+	streak := d.streak(e)
+	stateSeen := d.countState(e.StateHash)
 
 	var loop *Loop
 	switch {
-	case d.Streak >= r:
+	case streak >= r:
 		loop = &Loop{Kind: LoopNoProgress, Period: 1, Cycle: d.last(1), Key: e.Key, Class: e.Class}
 	case period > 0:
 		loop = &Loop{Kind: LoopCycle, Period: period, Cycle: d.last(period)}
@@ -188,74 +133,61 @@ func (d *LoopDetector) Observe(e LoopEvent) *Loop {
 	return loop
 }
 
+// cycle compares the new signature with the one p events back, for every
+// period, and answers the smallest period that has now repeated Repeats
+// times after Since (0: none). This loop is the detector's whole cost.
+func (d *LoopDetector) cycle(sig string, fp uint64) int {
+	t, w, r := d.Seen, d.Window, d.Repeats
+	cur := t % w
+	period, need := 0, 0 // need: p*(r-1) matches in a row make a loop
+	runs, sigs, fps := d.Runs, d.Sigs, d.fps
+	for p := 1; p <= len(runs); p++ {
+		need += r - 1
+		back := cur - p
+		if back < 0 {
+			back += w
+		}
+		if fps[back] == fp && sigs[back] == sig {
+			runs[p-1]++
+		} else {
+			runs[p-1] = 0
+		}
+		if period == 0 && runs[p-1] >= need && t-need-p+1 >= d.Since {
+			period = p
+		}
+	}
+	return period
+}
+
+// streak counts the failures in a row of one call with one class.
+func (d *LoopDetector) streak(e LoopEvent) int {
+	switch {
+	case !e.Failed || e.Key == "":
+		d.Streak, d.StreakKey, d.StreakClass = 0, "", ""
+	case d.Streak > 0 && e.Key == d.StreakKey && e.Class == d.StreakClass:
+		d.Streak++
+	default:
+		d.Streak, d.StreakKey, d.StreakClass = 1, e.Key, e.Class
+	}
+	return d.Streak
+}
+
+// countState counts a sighting of the state h and answers its sightings
+// in the window since the last report.
+func (d *LoopDetector) countState(h string) int {
+	if h == "" {
+		return 0
+	}
+	if d.StateCounts == nil {
+		d.StateCounts = map[string]int{}
+	}
+	d.StateCounts[h]++
+	return d.StateCounts[h]
+}
+
 // reset starts a fresh count for every kind after a report.
 func (d *LoopDetector) reset() {
 	d.Since = d.Seen
 	d.Streak, d.StreakKey, d.StreakClass = 0, "", ""
 	d.StateCounts = nil
-}
-
-func (d *LoopDetector) uncount(h string) {
-	if n := d.StateCounts[h]; n > 1 {
-		d.StateCounts[h] = n - 1
-	} else {
-		delete(d.StateCounts, h)
-	}
-}
-
-// last answers the signatures of the latest n events, oldest first.
-func (d *LoopDetector) last(n int) []string {
-	out := make([]string, n)
-	for i := range n {
-		out[i] = d.Sigs[(d.Seen-n+i)%d.Window]
-	}
-	return out
-}
-
-// sinceState is the distance from the previous sighting of the state h
-// (counted, so inside the ring) to the latest event.
-func (d *LoopDetector) sinceState(h string) int {
-	latest := d.Seen - 1
-	for i := latest - 1; i >= 0 && i > latest-d.Window; i-- {
-		if d.States[i%d.Window] == h {
-			return latest - i
-		}
-	}
-	return 1 // not reached: a count of 2 or more means an earlier sighting
-}
-
-// normalise fills defaults and, should a decoded state not hold together
-// (edited by hand, or from another version), starts afresh rather than
-// panic inside workflow code.
-func (d *LoopDetector) normalise() {
-	if d.Window <= 0 {
-		d.Window = config.DefaultLoopWindow
-	}
-	if d.Repeats <= 0 {
-		d.Repeats = config.DefaultLoopRepeats
-	}
-	d.Repeats = max(d.Repeats, 2)
-	d.Window = max(d.Window, d.Repeats)
-	if d.Seen < 0 || d.Since < 0 || d.Since > d.Seen || d.Streak < 0 ||
-		len(d.Sigs) != min(d.Seen, d.Window) || len(d.States) != len(d.Sigs) ||
-		len(d.Runs) != min(d.Seen, d.MaxPeriod()) {
-		*d = LoopDetector{Window: d.Window, Repeats: d.Repeats}
-	}
-	if len(d.fps) != len(d.Sigs) {
-		d.fps = make([]uint64, len(d.Sigs), min(d.Window, max(len(d.Sigs), 64)))
-		for i, s := range d.Sigs {
-			d.fps[i] = fingerprint(s)
-		}
-	}
-}
-
-// fingerprint is FNV-1a: equal signatures have equal fingerprints, and
-// unequal ones almost never do (a collision only costs a string compare).
-func fingerprint(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := range len(s) {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
 }

@@ -16,7 +16,7 @@ import (
 // otherwise the same (clocks, request and trace ids, nonces, idempotency
 // keys). Left in, they would make every repetition of a stuck call look
 // new and hide the loop.
-var DefaultVolatile = []string{"timestamp", "time", "request_id", "requestId", "nonce", "trace_id", "idempotency_key"}
+var DefaultVolatile = []string{"timestamp", "request_id", "requestId", "nonce", "trace_id", "idempotency_key"}
 
 // Signature hashes parts into a short hex identity (64 bits of SHA-256,
 // plenty for the few hundred events a window holds). Each part is length

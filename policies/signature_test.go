@@ -39,7 +39,7 @@ func TestCanonicalSignature(t *testing.T) {
 		require.Equal(t, sig(base, "", DefaultVolatile), sig(tc.args, "", DefaultVolatile), tc.name)
 	}
 	require.Equal(t,
-		sig(`[{"q":1,"requestId":"x"},{"q":2,"time":1}]`, "", DefaultVolatile),
+		sig(`[{"q":1,"requestId":"x"},{"q":2,"timestamp":1}]`, "", DefaultVolatile),
 		sig(`[{"q":1},{"q":2}]`, "", DefaultVolatile), "volatile fields inside arrays")
 
 	differ := []struct {

@@ -166,6 +166,20 @@ func (s *stack) status(run client.WorkflowRun) signals.Status {
 	return st
 }
 
+// phase reads a run's phase without failing the test, for polling: a run
+// answers queries only once it has started.
+func (s *stack) phase(run client.WorkflowRun) (string, int) {
+	v, err := s.client.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), signals.QueryStatus)
+	if err != nil {
+		return "", 0
+	}
+	var st signals.Status
+	if v.Get(&st) != nil {
+		return "", 0
+	}
+	return st.Phase, st.Step
+}
+
 func (s *stack) query(run client.WorkflowRun, name string, into any) {
 	s.t.Helper()
 	v, err := s.client.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), name)

@@ -102,6 +102,7 @@ func runSeedScenario(t *testing.T, status, seeds int) {
 		loops    int
 	}
 	results := make([]outcome, seeds)
+	runs := make([]client.WorkflowRun, seeds)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
 	for seed := 0; seed < seeds; seed++ {
@@ -119,6 +120,7 @@ func runSeedScenario(t *testing.T, status, seeds int) {
 				t.Errorf("seed %d: start: %v", seed, err)
 				return
 			}
+			runs[seed] = run
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			var res workflows.AgentResult
@@ -157,6 +159,12 @@ func runSeedScenario(t *testing.T, status, seeds int) {
 	t.Logf("HTTP %d on B 60%% of the time, %d seeds: %d reached E (%.1f%%; %d of them by exploring off the cycle), %d stopped (AgentStopped), %d climbed the ladder",
 		status, seeds, reached, 100*float64(reached)/float64(seeds), explored, stopped, escalated)
 	require.Greater(t, escalated, 0, "some seeds must loop and escalate")
+	for seed, o := range results {
+		if o.explored {
+			recordAndReplay(t, runs[seed], fmt.Sprintf("seed_graph_%d_explored", status))
+			break
+		}
+	}
 }
 
 // The seed scenario over 200 seeds: every run ends (E or AgentStopped)

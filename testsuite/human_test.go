@@ -1,0 +1,100 @@
+package testsuite
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+func sendReply(t *testing.T, run client.WorkflowRun, req signals.ReplyRequest) (signals.ReplyResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	h, err := devClient.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: run.GetID(), RunID: run.GetRunID(), UpdateName: signals.Reply,
+		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return signals.ReplyResult{}, err
+	}
+	var res signals.ReplyResult
+	return res, h.Get(ctx, &res)
+}
+
+// A graph with a human node: a reply sent while nothing waits is rejected
+// (update) or recorded and ignored (signal); while the run waits, the
+// phase says so and a reply completes it.
+func TestHumanNodeWaitsForAReply(t *testing.T) {
+	cfg := `
+model: { base_url: "{{MODEL}}", name: unused }
+tools:
+  - { name: slow, builtin: sleep, parameters: { type: object } }
+agents:
+  - name: approver
+    instructions: Ask a person.
+    tools: [slow]
+    graph:
+      start: A
+      nodes:
+        A: { tool: slow, args: { ms: 1500 } }
+        H: { human: true }
+        E: { end: true, output: "†state.human" }
+      edges:
+        - { from: A, to: H }
+        - { from: H, to: E, when: "ok" }
+`
+	s := newStack(t, cfg, nil)
+	run := s.start(workflows.AgentInput{Agent: "approver", Task: "get approval"})
+
+	// While A runs nothing waits for a reply.
+	require.Eventually(t, func() bool { _, step := s.phase(run); return step >= 1 }, 10*time.Second, 50*time.Millisecond)
+	_, err := sendReply(t, run, signals.ReplyRequest{Text: "too soon"})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "nothing waits for a reply")
+	require.NoError(t, devClient.SignalWorkflow(context.Background(), run.GetID(), run.GetRunID(), signals.Reply,
+		signals.ReplyRequest{Text: "also too soon", Audit: signals.Audit{By: "carol"}}))
+	_, err = sendReply(t, run, signals.ReplyRequest{})
+	require.ErrorContains(t, err, `"text" is empty`)
+
+	require.Eventually(t, func() bool { p, _ := s.phase(run); return p == signals.PhaseAwaitingHuman }, 20*time.Second, 100*time.Millisecond)
+	require.Eventually(t, func() bool {
+		resp, err := s.client.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
+			Namespace: "default", Query: fmt.Sprintf("WorkflowId = '%s' AND AgentPhase = 'awaiting_human'", run.GetID()),
+		})
+		return err == nil && len(resp.Executions) == 1
+	}, 20*time.Second, 200*time.Millisecond)
+
+	res, err := sendReply(t, run, signals.ReplyRequest{Text: "approved", Output: []byte(`{"approved": true}`), Audit: signals.Audit{By: "alice", Reason: "looks right"}})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.NodeID)
+
+	out, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"approved": true}`, string(out.Output))
+
+	tr := s.trace(run)
+	var ignored, answered int
+	for _, n := range nodesOf(tr, signals.KindHuman) {
+		switch n.Status {
+		case signals.StatusSkipped:
+			ignored++
+			require.Contains(t, n.Error, "ignored reply signal: reply: nothing waits")
+			require.Contains(t, string(n.Args), "carol")
+		case signals.StatusCompleted:
+			answered++
+			require.Equal(t, res.NodeID, n.ID)
+			require.Contains(t, string(n.Output), "alice")
+		}
+	}
+	require.Equal(t, 1, ignored)
+	require.Equal(t, 1, answered)
+	recordAndReplay(t, run, "human_node_reply")
+}

@@ -1,0 +1,184 @@
+package workflows
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// The escalation ladder with the model and tools mocked and time skipped:
+// each rung's effect on the run.
+
+func stubbornSpec(ladder ...string) *config.Resolved {
+	spec := testSpec()
+	spec.Agent.Policies.Loop = config.LoopPolicy{Window: 16, Repeats: 3}
+	spec.Agent.Policies.Escalation = ladder
+	return spec
+}
+
+func failingTool(req activities.ToolRequest) (json.RawMessage, error) {
+	if req.Tool.Name == "book_flight_backup" {
+		return json.RawMessage(`{"confirmation":"BACKUP-1"}`), nil
+	}
+	return nil, temporal.NewNonRetryableApplicationError("tool "+req.Tool.Name+": HTTP 409: sold out", "persistent", nil)
+}
+
+// repeat is a model that sends the same call n times, then replies.
+func repeat(n int, tc activities.ToolCall, then activities.ModelReply) []activities.ModelReply {
+	var out []activities.ModelReply
+	for i := 0; i < n; i++ {
+		out = append(out, activities.ModelReply{ToolCalls: []activities.ToolCall{tc}})
+	}
+	return append(out, then)
+}
+
+type updateResult struct {
+	rejected error
+	result   any
+	err      error
+}
+
+func (h *harness) reply(after time.Duration, text string, got *updateResult) {
+	h.env.RegisterDelayedCallback(func() {
+		h.env.UpdateWorkflow(signals.Reply, "reply-1", &testsuite.TestUpdateCallback{
+			OnReject:   func(err error) { got.rejected = err },
+			OnAccept:   func() {},
+			OnComplete: func(v any, err error) { got.result, got.err = v, err },
+		}, signals.ReplyRequest{Text: text, Audit: signals.Audit{By: "ops"}})
+	}, after)
+}
+
+func TestHumanRungWaitsForAReplyThatJoinsTheConversation(t *testing.T) {
+	book := call("k", "book_flight", `{"flight_id":"UA1","passengers":1}`)
+	h := newHarness(t, stubbornSpec("human", "stop"),
+		repeat(3, book, activities.ModelReply{Content: "booked another way"}), failingTool)
+	var late updateResult
+	h.reply(2*time.Hour, "Try the 9am flight instead.", &late)
+	res, err := h.run(AgentInput{Agent: "travel", Task: "book"})
+	require.NoError(t, err)
+	require.JSONEq(t, `"booked another way"`, string(res.Output))
+	require.NoError(t, late.rejected)
+	require.NoError(t, late.err)
+	require.Equal(t, []Escalation{{At: res.Escalations[0].At, Action: "human", Why: res.Escalations[0].Why}}, res.Escalations)
+	last := h.requests[len(h.requests)-1].Delta
+	require.Equal(t, "user", last[len(last)-1].Role)
+	require.Contains(t, last[len(last)-1].Content, "Try the 9am flight instead.")
+	tr := h.trace()
+	human := nodesByKind(tr, signals.KindHuman)
+	require.Len(t, human, 1)
+	require.Equal(t, signals.StatusCompleted, human[0].Status)
+}
+
+func TestHumanTimeoutClimbsToTheNextRung(t *testing.T) {
+	book := call("k", "book_flight", `{"flight_id":"UA1","passengers":1}`)
+	spec := stubbornSpec("human", "stop")
+	spec.Agent.Policies.HumanTimeout = config.Duration(time.Hour)
+	h := newHarness(t, spec, repeat(10, book, activities.ModelReply{Content: "x"}), failingTool)
+	_, err := h.run(AgentInput{Agent: "travel", Task: "book"})
+	rep := stopReport(t, err)
+	require.Equal(t, []string{"human", "stop"}, actions(rep.Escalations))
+	human := nodesByKind(h.trace(), signals.KindHuman)
+	require.Contains(t, human[0].Error, "no reply within human_timeout (1h0m0s)")
+}
+
+func TestRetryRungWaitsOnADurableTimer(t *testing.T) {
+	book := call("k", "book_flight", `{"flight_id":"UA1","passengers":1}`)
+	h := newHarness(t, stubbornSpec("retry", "stop"), repeat(10, book, activities.ModelReply{Content: "x"}), failingTool)
+	start := h.env.Now()
+	_, err := h.run(AgentInput{Agent: "travel", Task: "book"})
+	rep := stopReport(t, err)
+	require.Equal(t, []string{"retry", "stop"}, actions(rep.Escalations))
+	// Three failures, the retry rung's wait, two more until the breaker
+	// (5 failures) opens; it keeps the next calls from the tool, and three
+	// of those in a row are the loop the ladder stops on.
+	require.Len(t, h.toolReqs, 5)
+	calls := nodesByKind(h.trace(), signals.KindCall)
+	require.Contains(t, calls[len(calls)-1].Error, "circuit open")
+	require.GreaterOrEqual(t, h.env.Now().Sub(start), 500*time.Millisecond, "the backoff is a timer in workflow time")
+	esc := nodesByKind(h.trace(), signals.KindEscalation)
+	require.Contains(t, string(esc[0].Output), "waiting")
+}
+
+func TestSubstituteRoutesToTheFallback(t *testing.T) {
+	spec := stubbornSpec("substitute", "stop")
+	for i := range spec.Tools {
+		if spec.Tools[i].Name == "book_flight" {
+			spec.Tools[i].Fallback = "book_flight_backup"
+		}
+	}
+	spec.Tools = append(spec.Tools, config.Tool{Name: "book_flight_backup", Builtin: "book_flight"})
+	book := call("k", "book_flight", `{"flight_id":"UA1","passengers":1}`)
+	h := newHarness(t, spec, append(repeat(4, book, activities.ModelReply{}), activities.ModelReply{Content: "done"})[:5], failingTool)
+	res, err := h.run(AgentInput{Agent: "travel", Task: "book"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"substitute"}, actions(res.Escalations))
+	require.Equal(t, "book_flight_backup", h.toolReqs[3].Tool.Name, "the fourth call went to the fallback")
+	var st signals.Status
+	v, err := h.env.QueryWorkflow(signals.QueryStatus)
+	require.NoError(t, err)
+	require.NoError(t, v.Get(&st))
+	require.Equal(t, "open", st.Breakers["book_flight"])
+	require.Len(t, st.Loops, 1)
+}
+
+func TestRollbackInvalidatesTheLoopAndContinuesAsNew(t *testing.T) {
+	book := call("k", "book_flight", `{"flight_id":"UA1","passengers":1}`)
+	search := call("s", "search_flights", `{"from":"NYC"}`)
+	replies := append([]activities.ModelReply{{ToolCalls: []activities.ToolCall{search}}}, repeat(3, book, activities.ModelReply{})...)
+	h := newHarness(t, stubbornSpec("rollback", "stop"), replies, func(req activities.ToolRequest) (json.RawMessage, error) {
+		if req.Tool.Name == "search_flights" {
+			return okTool(req)
+		}
+		return failingTool(req)
+	})
+	h.env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "travel", Task: "book"})
+	err := h.env.GetWorkflowError()
+	var can *workflow.ContinueAsNewError
+	require.ErrorAs(t, err, &can)
+	var next AgentInput
+	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
+	run := next.Continued
+	require.NotNil(t, run, "the whole run is carried")
+	require.Equal(t, []string{"rollback"}, actions(run.Escalations))
+	require.Equal(t, 0, run.SentMessages, "the next request carries the shortened conversation whole")
+	var invalidated, kept []string
+	for _, n := range run.Nodes {
+		if n.Status == signals.StatusInvalidated {
+			invalidated = append(invalidated, n.Kind+":"+n.Tool)
+		} else {
+			kept = append(kept, n.Kind+":"+n.Tool)
+		}
+	}
+	require.Equal(t, []string{"request:", "call:book_flight", "request:", "call:book_flight", "request:", "call:book_flight"}, invalidated)
+	require.Equal(t, []string{"task:", "request:", "call:search_flights", "escalation:"}, kept)
+	conv := buildConversation(run)
+	require.Len(t, conv, 5, "system, task, the search and its result, the rollback note")
+}
+
+func actions(es []Escalation) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Action)
+	}
+	return out
+}
+
+func nodesByKind(tr signals.Trace, kind string) []signals.Node {
+	var out []signals.Node
+	for _, n := range tr.Nodes {
+		if n.Kind == kind {
+			out = append(out, n)
+		}
+	}
+	return out
+}
