@@ -68,7 +68,7 @@ func TestCanonicalSignature(t *testing.T) {
 		CanonicalSignature("A", "book", []byte(base), "", nil), "the tool counts")
 	require.Equal(t, sig("", "", nil), sig("{}", "", nil), "blank arguments are the empty object")
 	require.Equal(t, sig(" \n", "", DefaultVolatile), sig(`{"nonce":1}`, "", DefaultVolatile))
-	require.Equal(t, sig(`{"n":1.50}`, "", DefaultVolatile), sig(`{"n":1.50,"time":0}`, "", DefaultVolatile), "numbers keep their text")
+	require.Equal(t, sig(`{"n":1.50}`, "", DefaultVolatile), sig(`{"n":1.50,"timestamp":0}`, "", DefaultVolatile), "numbers keep their text")
 }
 
 // Nesting deeper than withoutKeys follows falls back to the raw text
