@@ -72,7 +72,9 @@ histories: $(TEMPORAL_STAMP)
 # run), then the policy micro-benchmarks. Figures go to bench/RESULTS.md.
 bench: $(TEMPORAL_STAMP) build
 	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./bench
-	$(GO) test -run '^$$' -bench . -benchmem ./policies ./refs
+	$(GO) test -run '^$$' -bench . -benchmem ./policies/... ./refs
+	@echo ">> figures measured by tests: loop detector false positives and delay, repair corpus shares"
+	$(GO) test -count=1 -v -run 'TestLoopDetectorFalsePositives|TestLoopDetectorDetectionDelay|TestCorpusRepairShare' ./policies/... | grep -E '^\s+\S+_test.go:[0-9]+:|^(ok|FAIL)'
 
 clean:
 	rm -rf $(BIN) .data

@@ -89,7 +89,7 @@ func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities
 				}
 				continue
 			}
-			if r.startCall(ctx, sel, c) {
+			if r.startCall(ctx, sel, c, &running) {
 				running++
 			}
 		}
@@ -209,11 +209,12 @@ func depsDone(c *stepCall, step []*stepCall) bool {
 	return true
 }
 
-// startCall resolves a call's references, checks its arguments and the
-// breaker, and starts its activity; the selector settles it when it
-// finishes. It answers false when the call failed before starting.
-func (r *runner) startCall(ctx workflow.Context, sel workflow.Selector, c *stepCall) bool {
-	args, problem, class := r.readyCall(c.tool, c.args)
+// startCall resolves a call's references, checks (and repairs) its
+// arguments and the breaker, and starts its activity; the selector settles
+// it when it finishes. It answers false when the call failed before
+// starting.
+func (r *runner) startCall(ctx workflow.Context, sel workflow.Selector, c *stepCall, running *int) bool {
+	args, problem, class := r.readyCall(ctx, c.nodeID, c.tool, c.args)
 	tool := c.tool
 	if problem == "" {
 		tool, problem = r.route(ctx, c.tool)
@@ -227,11 +228,25 @@ func (r *runner) startCall(ctx workflow.Context, sel workflow.Selector, c *stepC
 		c.errText, c.class, c.done = problem, class, true
 		return false
 	}
-	sel.AddFuture(r.toolFuture(ctx, c.nodeID, tool, args), func(f workflow.Future) {
-		c.errText, c.class = r.settleTool(ctx, c.nodeID, tool, c.write, f)
+	r.issue(ctx, sel, c, tool, args, 0, running)
+	return true
+}
+
+// issue starts one attempt of a call; a refusal the repair can answer
+// issues the next attempt from the selector callback, so the step waits
+// for it like for any running call.
+func (r *runner) issue(ctx workflow.Context, sel workflow.Selector, c *stepCall, tool config.Tool, args json.RawMessage, attempt int, running *int) {
+	sel.AddFuture(r.toolFuture(ctx, c.nodeID, attempt, tool, args), func(f workflow.Future) {
+		result, err, retry := r.toolOutcome(ctx, c.nodeID, tool, args, f)
+		if retry != nil {
+			c.resolved = retry
+			*running++
+			r.issue(ctx, sel, c, tool, retry, attempt+1, running)
+			return
+		}
+		c.errText, c.class = r.settleTool(ctx, c.nodeID, tool, c.write, result, err)
 		c.done = true
 	})
-	return true
 }
 
 // settleFinal resolves and checks a final_output once the step's other

@@ -24,13 +24,16 @@ const (
 
 // readyCall resolves a call's references and checks its arguments against
 // the tool's schema and the blocked calls; problem says why it cannot run.
-func (r *runner) readyCall(tool config.Tool, args any) (resolved json.RawMessage, problem, class string) {
+func (r *runner) readyCall(ctx workflow.Context, nodeID string, tool config.Tool, args any) (resolved json.RawMessage, problem, class string) {
 	resolved, problem = r.resolveArgs(args)
-	if problem == "" {
-		problem = r.checkArgs(tool, resolved)
-	}
 	if problem != "" {
 		return nil, problem, classStructural
+	}
+	if problem = r.checkArgs(tool, resolved); problem != "" {
+		// Bad arguments: repair by rule, then ask the model, bounded.
+		if resolved, problem = r.repairBefore(ctx, nodeID, tool, resolved, problem); problem != "" {
+			return nil, problem, classStructural
+		}
 	}
 	if r.isBlocked(tool.Name, resolved) {
 		return resolved, fmt.Sprintf("blocked: this exact call of %s was repeating in a loop; change the arguments or try another way", tool.Name), classBlocked
@@ -54,45 +57,59 @@ func (r *runner) route(ctx workflow.Context, tool config.Tool) (config.Tool, str
 }
 
 // toolFuture starts a tool activity with the tool's timeout and retry
-// policy.
-func (r *runner) toolFuture(ctx workflow.Context, nodeID string, tool config.Tool, args json.RawMessage) workflow.Future {
+// policy. attempt > 0 is a repaired re-issue: it gets its own call id, so
+// its idempotency key differs from the refused call's.
+func (r *runner) toolFuture(ctx workflow.Context, nodeID string, attempt int, tool config.Tool, args json.RawMessage) workflow.Future {
 	if n := r.run.node(nodeID); n != nil {
 		n.Status = signals.StatusRunning
 		n.Args = args
 		n.Tool = tool.Name
 	}
+	callID := nodeID
+	if attempt > 0 {
+		callID = fmt.Sprintf("%s-r%d", nodeID, attempt)
+	}
 	actx := workflow.WithActivityOptions(ctx, toolOptions(tool))
-	return workflow.ExecuteActivity(actx, acts.RunTool, activities.ToolRequest{CallID: nodeID, Tool: tool, Args: args})
+	return workflow.ExecuteActivity(actx, acts.RunTool, activities.ToolRequest{CallID: callID, Tool: tool, Args: args})
 }
 
-// settleTool records a finished tool activity: the node, the breaker, and
-// the _outputPath write (last write wins, in completion order).
-func (r *runner) settleTool(ctx workflow.Context, nodeID string, tool config.Tool, write *refs.Path, f workflow.Future) (errText, class string) {
-	var result json.RawMessage
-	err := f.Get(ctx, &result)
+// toolOutcome reads a finished tool activity. When the tool refused the
+// arguments (invalid_args) and a repair finds better ones, retryArgs holds
+// them and the call should be issued again instead of settled.
+func (r *runner) toolOutcome(ctx workflow.Context, nodeID string, tool config.Tool, args json.RawMessage, f workflow.Future) (result json.RawMessage, err error, retryArgs json.RawMessage) {
+	err = f.Get(ctx, &result)
+	if err != nil && failureClass(err) == string(policies.InvalidArgs) {
+		if fixed, ok := r.repairAfter(ctx, nodeID, tool, args, errorText(err)); ok {
+			return nil, err, fixed
+		}
+	}
+	return result, err, nil
+}
+
+// settleTool records a finished tool call: the node, the breaker, and the
+// _outputPath write (last write wins, in completion order).
+func (r *runner) settleTool(ctx workflow.Context, nodeID string, tool config.Tool, write *refs.Path, result json.RawMessage, err error) (errText, class string) {
 	if err != nil {
 		errText, class = errorText(err), failureClass(err)
 		r.run.LastError = errText
 		r.finishNode(ctx, nodeID, nil, errText)
-	} else {
-		r.finishNode(ctx, nodeID, result, "")
-		if write != nil {
-			if v, derr := decodeJSON(result); derr == nil {
-				refs.Write(r.run.State, *write, v)
-			}
+		r.breaker(tool.Name).RecordError(workflow.Now(ctx), policies.Class(class))
+		return errText, class
+	}
+	r.finishNode(ctx, nodeID, result, "")
+	if write != nil {
+		if v, derr := decodeJSON(result); derr == nil {
+			refs.Write(r.run.State, *write, v)
 		}
 	}
-	if err == nil {
-		r.breaker(tool.Name).Record(workflow.Now(ctx), true)
-	} else {
-		r.breaker(tool.Name).RecordError(workflow.Now(ctx), policies.Class(class))
-	}
-	return errText, class
+	r.breaker(tool.Name).Record(workflow.Now(ctx), true)
+	return "", ""
 }
 
-// callTool runs one tool call to its end (graph tool nodes).
+// callTool runs one tool call to its end (graph tool nodes), re-issuing
+// it with repaired arguments when the tool refuses them.
 func (r *runner) callTool(ctx workflow.Context, nodeID string, tool config.Tool, args any, write *refs.Path) (errText, class string, resolved json.RawMessage) {
-	resolved, problem, class := r.readyCall(tool, args)
+	resolved, problem, class := r.readyCall(ctx, nodeID, tool, args)
 	if problem == "" {
 		var routed config.Tool
 		routed, problem = r.route(ctx, tool)
@@ -106,8 +123,14 @@ func (r *runner) callTool(ctx workflow.Context, nodeID string, tool config.Tool,
 		r.run.LastError = problem
 		return problem, class, resolved
 	}
-	errText, class = r.settleTool(ctx, nodeID, tool, write, r.toolFuture(ctx, nodeID, tool, resolved))
-	return errText, class, resolved
+	for attempt := 0; ; attempt++ {
+		result, err, retry := r.toolOutcome(ctx, nodeID, tool, resolved, r.toolFuture(ctx, nodeID, attempt, tool, resolved))
+		if retry == nil {
+			errText, class = r.settleTool(ctx, nodeID, tool, write, result, err)
+			return errText, class, resolved
+		}
+		resolved = retry
+	}
 }
 
 // failureClass is the class of a tool activity's failure (its application

@@ -30,6 +30,9 @@ type runner struct {
 	reply        *signals.ReplyRequest
 	// whens are compiled edge conditions, by edge index.
 	whens map[int]*vm.Program
+	// repairs counts repair attempts per call node (a step's repairs end
+	// within the step, so this need not outlive the generation).
+	repairs map[string]int
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -103,7 +106,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 }
 
 func newRunner(run *Run) (*runner, error) {
-	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, whens: map[int]*vm.Program{}}
+	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, whens: map[int]*vm.Program{}, repairs: map[string]int{}}
 	if run.Visits == nil {
 		run.Visits = map[string]int{}
 	}

@@ -44,6 +44,9 @@ type harness struct {
 	env      *testsuite.TestWorkflowEnvironment
 	requests []activities.ModelRequest
 	toolReqs []activities.ToolRequest
+	// repairModel answers focused repair requests (a test double).
+	repairModel func(activities.RepairRequest) (json.RawMessage, error)
+	repairReqs  []activities.RepairRequest
 }
 
 func newHarness(t *testing.T, spec *config.Resolved, replies []activities.ModelReply, tool func(activities.ToolRequest) (json.RawMessage, error)) *harness {
@@ -70,6 +73,14 @@ func newHarness(t *testing.T, spec *config.Resolved, replies []activities.ModelR
 				r.ReplyID = "r" + string(rune('0'+i))
 			}
 			return &r, nil
+		})
+	h.env.OnActivity(acts.RepairArgs, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, req activities.RepairRequest) (json.RawMessage, error) {
+			h.repairReqs = append(h.repairReqs, req)
+			if h.repairModel == nil {
+				return nil, temporal.NewNonRetryableApplicationError("no repair model in this test", activities.BadRepairError, nil)
+			}
+			return h.repairModel(req)
 		})
 	h.env.OnActivity(acts.RunTool, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, req activities.ToolRequest) (json.RawMessage, error) {

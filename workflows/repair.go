@@ -1,0 +1,142 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies/repair"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// repairBefore answers arguments that failed the tool's schema before the
+// call ran: rules first (no model), then, for what needs judgement, one
+// focused model request; each attempt is a repair node, and a call gets at
+// most repair.max_attempts of them.
+func (r *runner) repairBefore(ctx workflow.Context, nodeID string, tool config.Tool, args json.RawMessage, why string) (json.RawMessage, string) {
+	if r.repairsLeft(nodeID) <= 0 {
+		return nil, why
+	}
+	argsMap, ok := objectOf(args)
+	if !ok {
+		return nil, why
+	}
+	schema, _ := r.toolSchema(tool)
+	res := repair.Repair(tool.Parameters, argsMap, repair.Options{Today: workflow.Now(ctx), Compiled: schema})
+	if len(res.Repairs) > 0 {
+		r.repairs[nodeID]++
+		fixed := mustJSON(res.Args)
+		r.repairNode(ctx, nodeID, tool.Name, args, fixed, res, "")
+		if res.Valid {
+			return fixed, ""
+		}
+		args = fixed
+		why = "arguments do not match the tool's parameters schema: " + describe(res.Unrepaired)
+	}
+	return r.repairWithModel(ctx, nodeID, tool, args, why)
+}
+
+// repairAfter answers arguments a tool refused as invalid_args: the
+// rejection's message is parsed into the same rules, then the model is
+// asked. ok is false when nothing better was found.
+func (r *runner) repairAfter(ctx workflow.Context, nodeID string, tool config.Tool, args json.RawMessage, message string) (json.RawMessage, bool) {
+	if r.repairsLeft(nodeID) <= 0 {
+		return nil, false
+	}
+	argsMap, ok := objectOf(args)
+	if !ok {
+		return nil, false
+	}
+	schema, _ := r.toolSchema(tool)
+	res := repair.RepairRejection(tool.Parameters, argsMap, message, repair.Options{Today: workflow.Now(ctx), Compiled: schema})
+	if len(res.Repairs) > 0 && res.Valid {
+		r.repairs[nodeID]++
+		fixed := mustJSON(res.Args)
+		r.repairNode(ctx, nodeID, tool.Name, args, fixed, res, "")
+		return fixed, true
+	}
+	fixed, problem := r.repairWithModel(ctx, nodeID, tool, args, message)
+	return fixed, problem == "" && fixed != nil
+}
+
+// repairWithModel is the one focused model request for a call.
+func (r *runner) repairWithModel(ctx workflow.Context, nodeID string, tool config.Tool, args json.RawMessage, why string) (json.RawMessage, string) {
+	if r.repairsLeft(nodeID) <= 0 {
+		return nil, why
+	}
+	r.repairs[nodeID]++
+	def := activities.ToolDef{Name: tool.Name, Description: tool.Description, Parameters: mustJSON(tool.Parameters)}
+	req := activities.RepairRequest{Model: r.run.Spec.Model, Task: r.run.Input.Task, Tool: def, Args: args, Error: why}
+	actx := workflow.WithActivityOptions(ctx, repairOptions(r.run.Spec.Model))
+	var fixed json.RawMessage
+	if err := workflow.ExecuteActivity(actx, acts.RepairArgs, req).Get(ctx, &fixed); err != nil {
+		msg := "the model could not repair the arguments: " + errorText(err)
+		r.repairNode(ctx, nodeID, tool.Name, args, nil, repair.Result{Reason: msg}, msg)
+		return nil, why + " (" + msg + ")"
+	}
+	if problem := r.checkArgs(tool, fixed); problem != "" {
+		r.repairNode(ctx, nodeID, tool.Name, args, fixed, repair.Result{Reason: "model"}, "the model's arguments are still refused: "+problem)
+		return nil, problem + fmt.Sprintf(" (after %d repair attempts)", r.repairs[nodeID])
+	}
+	r.repairNode(ctx, nodeID, tool.Name, args, fixed, repair.Result{Valid: true, Repairs: []repair.Applied{{Strategy: "model", Path: "/", Reason: why}}}, "")
+	return fixed, ""
+}
+
+// repairNode records one repair attempt in the trace.
+func (r *runner) repairNode(ctx workflow.Context, callID, tool string, before, after json.RawMessage, res repair.Result, errText string) {
+	strategies := []map[string]any{}
+	for _, a := range res.Repairs {
+		strategies = append(strategies, map[string]any{"strategy": a.Strategy, "path": a.Path, "before": a.Before, "after": a.After, "reason": a.Reason})
+	}
+	out := map[string]any{"repairs": strategies, "reason": res.Reason}
+	if after != nil {
+		out["args"] = after
+	}
+	n := r.addNode(ctx, Node{Node: signals.Node{
+		Kind: signals.KindRepair, Status: signals.StatusCompleted, Parents: []string{callID},
+		Tool: tool, Args: before, Output: mustJSON(out), Error: errText,
+	}, Step: r.run.Step})
+	if errText != "" {
+		n.Status = signals.StatusFailed
+	}
+}
+
+func (r *runner) repairsLeft(nodeID string) int {
+	return r.run.Spec.Agent.Policies.Repair.MaxAttempts - r.repairs[nodeID]
+}
+
+// repairOptions: a repair request is one short model request; a model
+// that is down is not worth a long wait here, the call fails instead.
+func repairOptions(m config.Model) workflow.ActivityOptions {
+	o := modelOptions(m)
+	o.RetryPolicy = &temporal.RetryPolicy{
+		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 3,
+		NonRetryableErrorTypes: []string{activities.ModelRejectedError, activities.BadRepairError},
+	}
+	return o
+}
+
+func objectOf(args json.RawMessage) (map[string]any, bool) {
+	v, err := decodeJSON(args)
+	if err != nil {
+		return nil, false
+	}
+	m, ok := v.(map[string]any)
+	return m, ok
+}
+
+func describe(vs []config.Violation) string {
+	text := ""
+	for i, v := range vs {
+		if i > 0 {
+			text += "; "
+		}
+		text += v.String()
+	}
+	return text
+}
