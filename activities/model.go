@@ -54,16 +54,7 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 		return nil, err
 	}
 
-	timeout := req.Model.Timeout.D()
-	if timeout <= 0 {
-		timeout = DefaultModelTimeout
-	}
-	capture := &headerCapture{base: http.DefaultTransport}
-	cfg := openai.DefaultConfig(req.Model.APIKey(a.getenv))
-	cfg.BaseURL = req.Model.BaseURL
-	cfg.HTTPClient = &http.Client{Transport: capture, Timeout: timeout}
-	client := openai.NewClientWithConfig(cfg)
-
+	client, capture := a.chatClient(req.Model)
 	resp, err := client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
 		Model:    req.Model.Name,
 		Messages: toOpenAIMessages(mc.Messages),
@@ -89,6 +80,21 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 	mc.Messages = append(mc.Messages, Message{Role: openai.ChatMessageRoleAssistant, Content: reply.Content, ToolCalls: reply.ToolCalls})
 	a.convos.put(key, mc, reply.ReplyID)
 	return reply, nil
+}
+
+// chatClient is a go-openai client for one request to the model, with the
+// key read now from the environment, the model's timeout, and a transport
+// that keeps the Retry-After header go-openai's errors do not expose.
+func (a *Activities) chatClient(m config.Model) (*openai.Client, *headerCapture) {
+	timeout := m.Timeout.D()
+	if timeout <= 0 {
+		timeout = DefaultModelTimeout
+	}
+	capture := &headerCapture{base: http.DefaultTransport}
+	cfg := openai.DefaultConfig(m.APIKey(a.getenv))
+	cfg.BaseURL = m.BaseURL
+	cfg.HTTPClient = &http.Client{Transport: capture, Timeout: timeout}
+	return openai.NewClientWithConfig(cfg), capture
 }
 
 // modelContext assembles the conversation: the cached one plus the delta

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 
 	openai "github.com/sashabaranov/go-openai"
 	"go.temporal.io/sdk/temporal"
@@ -35,16 +34,7 @@ type RepairRequest struct {
 // answers the arguments of that call (unchecked: the workflow validates
 // them against the schema again).
 func (a *Activities) RepairArgs(ctx context.Context, req RepairRequest) (json.RawMessage, error) {
-	timeout := req.Model.Timeout.D()
-	if timeout <= 0 {
-		timeout = DefaultModelTimeout
-	}
-	capture := &headerCapture{base: http.DefaultTransport}
-	cfg := openai.DefaultConfig(req.Model.APIKey(a.getenv))
-	cfg.BaseURL = req.Model.BaseURL
-	cfg.HTTPClient = &http.Client{Transport: capture, Timeout: timeout}
-	client := openai.NewClientWithConfig(cfg)
-
+	client, capture := a.chatClient(req.Model)
 	problem, _ := json.Marshal(map[string]any{
 		"task": req.Task, "tool": req.Tool.Name, "arguments": json.RawMessage(req.Args), "error": req.Error,
 	})
@@ -56,7 +46,7 @@ func (a *Activities) RepairArgs(ctx context.Context, req RepairRequest) (json.Ra
 				"and infer a missing value from the task only when the task makes it clear."},
 			{Role: openai.ChatMessageRoleUser, Content: string(problem)},
 		},
-		Tools: toOpenAITools([]ToolDef{req.Tool}),
+		Tools:      toOpenAITools([]ToolDef{req.Tool}),
 		ToolChoice: openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: req.Tool.Name}},
 	})
 	if err != nil {

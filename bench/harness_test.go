@@ -34,6 +34,7 @@ var (
 	devClient client.Client
 	model     *scripted.Server
 	cfg       *config.File
+	benchSpec *config.Resolved
 )
 
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
@@ -76,6 +77,10 @@ agents:
   - { name: bench, instructions: Benchmark., tools: [noop, sleep], policies: { max_steps: 1000 } }
 `, model.URL())), config.Options{KnownBuiltin: builtin.Known})
 	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	if benchSpec, err = cfg.Resolve("bench", nil); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -38,8 +39,13 @@ func Violations(err error) []Violation {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
+			// The library lists forbidden properties in map order; sort
+			// them so the message is the same on every replay.
+			if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+				sort.Strings(ap.Properties)
+			}
 			out = append(out, Violation{
-				At:      "/" + strings.Join(e.InstanceLocation, "/"),
+				At:      pointerOf(e.InstanceLocation),
 				Kind:    e.ErrorKind,
 				Message: e.ErrorKind.LocalizedString(english),
 			})
@@ -67,4 +73,19 @@ func DescribeViolations(err error) string {
 		parts[i] = v.String()
 	}
 	return strings.Join(parts, "; ")
+}
+
+// pointerOf writes a location as a JSON Pointer, escaping "~" and "/" in
+// keys so every location reads one way.
+func pointerOf(tokens []string) string {
+	esc := strings.NewReplacer("~", "~0", "/", "~1")
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(esc.Replace(t))
+	}
+	if b.Len() == 0 {
+		return "/"
+	}
+	return b.String()
 }

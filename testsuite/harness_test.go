@@ -2,6 +2,7 @@ package testsuite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 	temporaltest "go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 
@@ -224,4 +226,16 @@ func binaries(t *testing.T) string {
 	})
 	require.NoError(t, buildErr)
 	return binDir
+}
+
+// stoppedReport checks that a run stopped itself (AgentStopped) and
+// answers its report.
+func stoppedReport(t *testing.T, err error) workflows.AgentResult {
+	t.Helper()
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(err, &app), "want AgentStopped, got %v", err)
+	require.Equal(t, signals.StoppedErrorType, app.Type())
+	var rep workflows.AgentResult
+	require.NoError(t, app.Details(&rep))
+	return rep
 }

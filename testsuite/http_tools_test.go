@@ -54,6 +54,7 @@ agents:
   - name: caller
     instructions: Call tools.
     tools: [flaky, strict, secret, slow, huge]
+    policies: { repair: { max_attempts: 0 } }   # classes and retries only, no repair
 `
 	script := scripted.Sequence(
 		scripted.CallsTurn(

@@ -197,11 +197,7 @@ agents:
 	s := newStack(t, cfg, map[string]scripted.Script{"stubborn": stubborn})
 	run := s.start(workflows.AgentInput{Agent: "stubborn", Task: "book 12A"})
 	_, err := s.result(run)
-	var app *temporal.ApplicationError
-	require.True(t, errors.As(err, &app), "want AgentStopped, got %v", err)
-	require.Equal(t, signals.StoppedErrorType, app.Type())
-	var rep workflows.AgentResult
-	require.NoError(t, app.Details(&rep))
+	rep := stoppedReport(t, err)
 	require.Contains(t, rep.Reason, "loop")
 	require.Len(t, tools.requests("/book"), 3, "no identical call reaches the tool after the block")
 	require.Equal(t, []string{"explore", "stop"}, []string{rep.Escalations[0].Action, rep.Escalations[1].Action})

@@ -3,14 +3,12 @@ package testsuite
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	openai "github.com/sashabaranov/go-openai"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/testsuite/scripted"
@@ -62,11 +60,7 @@ agents:
 	s := newStack(t, cfg, nil)
 	run := s.start(workflows.AgentInput{Agent: "lonely", Task: "hello?"})
 	_, err := s.result(run)
-	var app *temporal.ApplicationError
-	require.True(t, errors.As(err, &app), "want AgentStopped, got %v", err)
-	require.Equal(t, signals.StoppedErrorType, app.Type())
-	var rep workflows.AgentResult
-	require.NoError(t, app.Details(&rep))
+	rep := stoppedReport(t, err)
 	require.Equal(t, "stopped", rep.Status)
 	require.Contains(t, rep.Reason, "model request failed")
 	require.Contains(t, rep.LastError, `model "nowhere" at http://127.0.0.1:1/v1`)
@@ -132,11 +126,7 @@ agents:
 	s := newStack(t, cfg, map[string]scripted.Script{"forever": forever})
 	run := s.start(workflows.AgentInput{Agent: "looper", Task: "never stop"})
 	_, err := s.result(run)
-	var app *temporal.ApplicationError
-	require.True(t, errors.As(err, &app))
-	require.Equal(t, signals.StoppedErrorType, app.Type())
-	var rep workflows.AgentResult
-	require.NoError(t, app.Details(&rep))
+	rep := stoppedReport(t, err)
 	require.Equal(t, 4, rep.Steps)
 	require.Contains(t, rep.Reason, "max_steps (4)")
 	require.Equal(t, 4, s.model.RequestCount())

@@ -49,7 +49,7 @@ tools:
   - { name: combine, http: { url: "` + tools.URL + `/combine" }, parameters: { type: object, required: [a, b], properties: { a: {type: integer}, b: {type: integer}, name: {type: string} } } }
   - { name: broken, http: { url: "` + tools.URL + `/broken" } }
 agents:
-  - { name: planner, instructions: Plan., tools: [slow_a, slow_b, combine, broken] }
+  - { name: planner, instructions: Plan., tools: [slow_a, slow_b, combine, broken], policies: { repair: { max_attempts: 0 } } }
 `
 	script := scripted.Sequence(
 		scripted.CallsTurn(

@@ -107,6 +107,9 @@ func (r *runner) repairNode(ctx workflow.Context, callID, tool string, before, a
 }
 
 func (r *runner) repairsLeft(nodeID string) int {
+	if !r.repairOn {
+		return 0
+	}
 	return r.run.Spec.Agent.Policies.Repair.MaxAttempts - r.repairs[nodeID]
 }
 

@@ -7,4 +7,7 @@ const (
 	// versionParallelCalls: the calls of one reply run concurrently as
 	// their references allow (before: one after another, in order).
 	versionParallelCalls = "parallel-calls"
+	// versionArgumentRepair: arguments failing the schema or refused as
+	// invalid_args are repaired (before: the error went to the model).
+	versionArgumentRepair = "argument-repair"
 )

@@ -33,6 +33,8 @@ type runner struct {
 	// repairs counts repair attempts per call node (a step's repairs end
 	// within the step, so this need not outlive the generation).
 	repairs map[string]int
+	// repairOn is false for runs recorded before argument repair existed.
+	repairOn bool
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -61,6 +63,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 	if err := r.registerMessages(ctx); err != nil {
 		return nil, err
 	}
+	r.repairOn = workflow.GetVersion(ctx, versionArgumentRepair, workflow.DefaultVersion, 1) >= 1
 	if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
 		return nil, err
 	}

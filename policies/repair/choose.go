@@ -1,0 +1,170 @@
+package repair
+
+import (
+	"encoding/json"
+	"math/big"
+	"sort"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+// edit is one change to the arguments a strategy proposes.
+type edit struct {
+	at      []string
+	remove  bool
+	value   any
+	applied Applied
+}
+
+// fixer proposes edits for the failures of one argument set; it reads the
+// arguments as they are when it is asked, so a repair made earlier in the
+// round is seen by the next.
+type fixer struct {
+	args  map[string]any
+	doc   schemaDoc
+	today time.Time
+}
+
+// propose picks the strategy for one failure by its kind and the schema
+// at its location, and answers its edits (none: no repair applies).
+func (f *fixer) propose(is issue) []edit {
+	v, ok := get(f.args, is.steps)
+	if !ok {
+		return nil
+	}
+	switch k := is.kind.(type) {
+	case *kind.Type:
+		return f.one(is.steps, StrategyCoerceType, v)(coerceType(v, k.Want))
+	case *kind.Format:
+		out, why, ok := reformatDate(v, k.Want, f.today)
+		return f.one(is.steps, StrategyReformatDate, v)(out, why, ok)
+	case *kind.Enum:
+		return f.one(is.steps, StrategyCorrectEnum, v)(correctEnum(v, k.Want))
+	case *kind.Const:
+		return f.one(is.steps, StrategyCorrectEnum, v)(correctEnum(v, []any{k.Want}))
+	case *kind.Minimum:
+		return f.clamp(is.steps, v, bound{atLeast, k.Want})
+	case *kind.Maximum:
+		return f.clamp(is.steps, v, bound{atMost, k.Want})
+	case *kind.ExclusiveMinimum:
+		return f.clamp(is.steps, v, bound{above, k.Want})
+	case *kind.ExclusiveMaximum:
+		return f.clamp(is.steps, v, bound{below, k.Want})
+	case *kind.MaxLength:
+		minLen := 0
+		if n, ok := intKeyword(f.doc.at(is.steps), "minLength"); ok {
+			minLen = n
+		}
+		out, why, ok := trim(v, k.Want, minLen)
+		return f.one(is.steps, StrategyTrim, v)(out, why, ok)
+	case *kind.Required:
+		return f.defaults(is.steps, v, k.Missing)
+	case *kind.AdditionalProperties:
+		return f.extras(is.steps, v, k.Properties)
+	case *kind.FalseSchema:
+		// A property whose schema is false (properties: {x: false}, or
+		// unevaluatedProperties: false) may not be there at all.
+		if len(is.steps) == 0 {
+			return nil
+		}
+		parent, _ := get(f.args, is.steps[:len(is.steps)-1])
+		if _, ok := parent.(map[string]any); !ok {
+			return nil
+		}
+		return []edit{{at: is.steps, remove: true, applied: Applied{
+			Strategy: StrategyRemoveProperty, Path: pointer(is.steps), Before: deepCopy(v), Reason: removeReason}}}
+	}
+	return nil
+}
+
+// one turns a strategy's answer into a single replacing edit. The root
+// is never replaced: the arguments stay an object.
+func (f *fixer) one(steps []string, strategy string, before any) func(any, string, bool) []edit {
+	return func(after any, why string, ok bool) []edit {
+		if !ok || len(steps) == 0 {
+			return nil
+		}
+		return []edit{{at: steps, value: after, applied: Applied{
+			Strategy: strategy, Path: pointer(steps), Before: deepCopy(before), After: deepCopy(after), Reason: why}}}
+	}
+}
+
+func (f *fixer) clamp(steps []string, v any, b bound) []edit {
+	out, why, ok := clamp(v, b, f.doc.at(steps).integer())
+	return f.one(steps, StrategyClamp, v)(out, why, ok)
+}
+
+// defaults fills missing properties that have a default.
+func (f *fixer) defaults(steps []string, v any, missing []string) []edit {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	names := append([]string(nil), missing...)
+	sort.Strings(names)
+	var out []edit
+	for _, name := range names {
+		if _, ok := obj[name]; ok {
+			continue // renamed into place earlier this round
+		}
+		at := child(steps, name)
+		if d, why, ok := defaultFor(f.doc.at(at)); ok {
+			out = append(out, edit{at: at, value: d, applied: Applied{
+				Strategy: StrategyDefault, Path: pointer(at), After: deepCopy(d), Reason: why}})
+		}
+	}
+	return out
+}
+
+// extras renames or removes the properties the schema forbids.
+func (f *fixer) extras(steps []string, v any, props []string) []edit {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var present []string
+	for _, p := range props {
+		if _, ok := obj[p]; ok {
+			present = append(present, p)
+		}
+	}
+	places, _ := placeExtras(obj, present, f.doc.at(steps).declared())
+	var out []edit
+	for _, p := range places {
+		from := child(steps, p.from)
+		if p.to == "" {
+			out = append(out, edit{at: from, remove: true, applied: Applied{
+				Strategy: StrategyRemoveProperty, Path: pointer(from), Before: deepCopy(obj[p.from]), Reason: removeReason}})
+			continue
+		}
+		to := child(steps, p.to)
+		out = append(out,
+			edit{at: from, remove: true},
+			edit{at: to, value: obj[p.from], applied: Applied{
+				Strategy: StrategyRenameProperty, Path: pointer(from), Before: p.from, After: p.to, Reason: renameReason(p.from, p.to)}})
+	}
+	return out
+}
+
+// intKeyword reads a whole-number keyword such as minLength.
+func intKeyword(ns nodes, key string) (int, bool) {
+	v, ok := ns.first(key)
+	if !ok {
+		return 0, false
+	}
+	r, ok := numberValue(v)
+	if !ok || !r.IsInt() || !r.Num().IsInt64() {
+		return 0, false
+	}
+	return int(r.Num().Int64()), true
+}
+
+// numberValue reads a number held in a normalized schema.
+func numberValue(v any) (*big.Rat, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return nil, false
+	}
+	return numberRat(n)
+}
