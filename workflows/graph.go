@@ -48,7 +48,9 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 			return nil, res.stopErr
 		}
 		if res.done {
-			return r.complete(ctx, r.run.Frontier[0], res.output)
+			result, err := r.complete(ctx, r.run.Frontier[0], res.output)
+			r.tagGraphNode(r.run.Nodes[len(r.run.Nodes)-1].ID, at) // the output node
+			return result, err
 		}
 		if esc := r.observe(ctx, at, r.run.Frontier[len(r.run.Frontier)-1], res.signature, res.key, !res.ok, res.class); esc != nil {
 			if esc.stopErr != nil {
@@ -91,7 +93,7 @@ func (r *runner) visit(ctx workflow.Context, at string, n config.GraphNode) visi
 			return visitResult{ok: false, errText: "no reply", signature: "human:" + at + ":timeout", key: "human:" + at}
 		}
 		if len(reply.Output) > 0 {
-			r.run.State["human"] = decodeOrString(reply.Output)
+			r.run.State["human"] = stateValue(decodeOrString(reply.Output))
 		}
 		return visitResult{ok: true, signature: "human:" + at + ":ok", key: "human:" + at}
 	}
@@ -168,7 +170,6 @@ func (r *runner) visitEnd(ctx workflow.Context, at string, n config.GraphNode) v
 		_ = json.Unmarshal(resolved, &m)
 		out = m["output"]
 	}
-	r.tagGraphNode(r.run.Frontier[0], at)
 	return visitResult{done: true, output: mustJSON(out)}
 }
 
@@ -272,4 +273,30 @@ func boolText(b bool) string {
 		return "ok"
 	}
 	return "failed"
+}
+
+// stateValue turns JSON numbers into int64 (when whole and in range) or
+// float64, so edge conditions compare them as numbers ("state.n == 2")
+// and whole numbers stay exact.
+func stateValue(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x { // each entry is rewritten in place: order does not matter
+			x[k] = stateValue(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = stateValue(e)
+		}
+		return x
+	default:
+		return v
+	}
 }

@@ -99,7 +99,7 @@ func (r *runner) settleTool(ctx workflow.Context, nodeID string, tool config.Too
 	r.finishNode(ctx, nodeID, result, "")
 	if write != nil {
 		if v, derr := decodeJSON(result); derr == nil {
-			refs.Write(r.run.State, *write, v)
+			refs.Write(r.run.State, *write, stateValue(v))
 		}
 	}
 	r.breaker(tool.Name).Record(workflow.Now(ctx), true)
