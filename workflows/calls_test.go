@@ -177,3 +177,17 @@ func TestReferencesReachAcrossSteps(t *testing.T) {
 	require.JSONEq(t, `{"id":"UA1"}`, string(h.toolReqs[1].Args))
 	require.False(t, strings.Contains(string(h.toolReqs[0].Args), "_outputPath"))
 }
+
+func TestIdenticalCallsOfOneReplyAreNotALoop(t *testing.T) {
+	spec := echoSpec()
+	spec.Agent.Policies.Loop = config.LoopPolicy{Window: 16, Repeats: 3}
+	same := call("k", "a", `{"v": 1}`)
+	h := newHarness(t, spec, []activities.ModelReply{
+		{ToolCalls: []activities.ToolCall{same, same, same, same, same}},
+		{Content: "ok"},
+	}, func(req activities.ToolRequest) (json.RawMessage, error) { return req.Args, nil })
+	res, err := h.run(AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, err)
+	require.Empty(t, res.Escalations)
+	require.Len(t, h.toolReqs, 5)
+}

@@ -32,8 +32,11 @@ func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err
 }
 
 // observeCalls feeds the step's calls, in the model's order, to the loop
-// detector; a loop climbs the escalation ladder.
+// detector; a loop climbs the escalation ladder. Identical calls of one
+// reply run side by side, not one after another, so each distinct call of
+// a step is one event: eight equal calls in one reply are not a loop.
 func (r *runner) observeCalls(ctx workflow.Context, calls []*stepCall) (bool, *AgentResult, error) {
+	seen := map[string]bool{}
 	for _, c := range calls {
 		if c.final {
 			continue
@@ -44,7 +47,12 @@ func (r *runner) observeCalls(ctx workflow.Context, calls []*stepCall) (bool, *A
 		if c.errText != "" {
 			outcome = c.class
 		}
-		esc := r.observe(ctx, "", c.nodeID, key+":"+outcome, key, c.errText != "", c.class)
+		signature := key + ":" + outcome
+		if seen[signature] {
+			continue
+		}
+		seen[signature] = true
+		esc := r.observe(ctx, "", c.nodeID, signature, key, c.errText != "", c.class)
 		switch {
 		case esc == nil:
 		case esc.stopErr != nil:
