@@ -83,7 +83,10 @@ func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities
 			c.started = true
 			if c.final {
 				f, err := r.settleFinal(ctx, c)
-				final, c.done = f, true
+				c.done = true
+				if f != nil && final == nil {
+					final = f // a later, invalid final_output does not undo it
+				}
 				if err != nil {
 					stopErr = err
 				}
@@ -98,6 +101,13 @@ func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities
 		}
 		sel.Select(ctx)
 		running--
+	}
+	// Every call the model made gets an answer, even one that could not run.
+	for _, c := range step {
+		if !c.done {
+			c.errText, c.class, c.done = "never ran: it waits on calls that did not finish", classStructural, true
+			r.finishNode(ctx, c.nodeID, nil, c.errText)
+		}
 	}
 	r.run.Frontier = ids
 	if stopErr != nil {
@@ -137,6 +147,9 @@ func (r *runner) prepareCall(ctx workflow.Context, id string, tc activities.Tool
 	obj := doc.(map[string]any)
 	if raw, ok := obj[OutputPathArg]; ok {
 		delete(obj, OutputPathArg)
+		if c.final {
+			return fail(OutputPathArg + " does not apply to " + FinalOutputTool + ": its arguments are the output")
+		}
 		s, isString := raw.(string)
 		if !isString {
 			return fail(OutputPathArg + " must be a string †state.<path>")

@@ -30,7 +30,17 @@ func buildConversation(run *Run) []activities.Message {
 			_ = json.Unmarshal(n.Output, &rec)
 			msgs = append(msgs, activities.Message{Role: "assistant", Content: rec.Content, ToolCalls: rec.ToolCalls})
 		case signals.KindCall:
-			if n.ModelCallID == "" || (n.Status != signals.StatusCompleted && n.Status != signals.StatusFailed) {
+			if n.Status != signals.StatusCompleted && n.Status != signals.StatusFailed {
+				continue
+			}
+			if n.ModelCallID == "" {
+				// A graph tool node: the model of a later llm node reads
+				// what it did.
+				text := fmt.Sprintf("[graph node %s] %s(%s) returned %s", n.GraphNode, n.Tool, n.Args, n.Output)
+				if n.Status == signals.StatusFailed {
+					text = fmt.Sprintf("[graph node %s] %s(%s) failed: %s", n.GraphNode, n.Tool, n.Args, n.Error)
+				}
+				msgs = append(msgs, activities.Message{Role: "user", Content: text})
 				continue
 			}
 			content := string(n.Output)

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -35,6 +36,14 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 	if r.run.GraphAt == "" {
 		r.run.GraphAt = g.Start
 	}
+	if rp := r.run.ResumeFrom; rp != nil {
+		r.run.ResumeFrom = nil
+		next, err := r.nextNode(rp.Node, visitResult{ok: rp.OK, errText: rp.Error})
+		if err != nil {
+			return nil, r.stop(ctx, "after the rollback: "+err.Error())
+		}
+		r.run.GraphAt = next
+	}
 	for {
 		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 			return nil, r.continueAsNew(ctx)
@@ -46,6 +55,9 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 		res := r.visit(ctx, at, g.Nodes[at])
 		if res.stopErr != nil {
 			return nil, res.stopErr
+		}
+		if ctx.Err() != nil {
+			return nil, r.cancelled(ctx, "")
 		}
 		if res.done {
 			result, err := r.complete(ctx, r.run.Frontier[0], res.output)
@@ -74,7 +86,9 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 
 // visit executes one graph node.
 func (r *runner) visit(ctx workflow.Context, at string, n config.GraphNode) visitResult {
-	r.run.Step++
+	if !n.LLM { // an llm node's step is its model request
+		r.run.Step++
+	}
 	r.run.Visits[at]++
 	switch {
 	case n.End:
@@ -138,8 +152,11 @@ func (r *runner) visitLLM(ctx workflow.Context, at string) visitResult {
 	if err != nil {
 		return visitResult{stopErr: err}
 	}
+	// The node's identity in loops is what the model asked for, so an llm
+	// node visited again with new calls is progress, not a cycle.
+	key := policies.Signature(at, "llm", string(mustJSON(reply.ToolCalls)), reply.Content)
 	if len(reply.ToolCalls) == 0 {
-		return visitResult{ok: true, signature: at + ":content", key: at}
+		return visitResult{ok: true, signature: key + ":content", key: key}
 	}
 	final, _, err := r.runCalls(ctx, reqID, reply.ToolCalls)
 	if err != nil {
@@ -154,7 +171,7 @@ func (r *runner) visitLLM(ctx workflow.Context, at string) visitResult {
 			failed = n.Error
 		}
 	}
-	return visitResult{ok: failed == "", errText: failed, signature: at + ":llm:" + boolText(failed == ""), key: at}
+	return visitResult{ok: failed == "", errText: failed, signature: key + ":" + boolText(failed == ""), key: key}
 }
 
 // visitEnd completes the run with the end node's output: a reference, or

@@ -30,6 +30,9 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string) (reply *signals.Re
 	}
 	got, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool { return r.reply != nil })
 	if err != nil {
+		if cancelled(ctx, err) {
+			return nil, nodeID, false, r.cancelled(ctx, nodeID)
+		}
 		return nil, nodeID, false, err
 	}
 	if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
@@ -45,10 +48,23 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string) (reply *signals.Re
 	return reply, nodeID, false, nil
 }
 
+// replyWanted says whether a reply can land now: something waits, and no
+// other reply has landed in the meantime (two in one workflow task would
+// otherwise overwrite each other).
+func (r *runner) replyWanted() error {
+	if r.waitingHuman == "" {
+		return fmt.Errorf("reply: nothing waits for a reply (the run is %s)", r.run.Phase)
+	}
+	if r.reply != nil {
+		return fmt.Errorf("reply: %s already has a reply", r.waitingHuman)
+	}
+	return nil
+}
+
 // acceptReply is where a valid reply lands, from the update or the signal.
 func (r *runner) acceptReply(req signals.ReplyRequest) (signals.ReplyResult, error) {
-	if r.waitingHuman == "" {
-		return signals.ReplyResult{}, fmt.Errorf("reply: nothing waits for a reply (the run is %s)", r.run.Phase)
+	if err := r.replyWanted(); err != nil {
+		return signals.ReplyResult{}, err
 	}
 	copied := req
 	r.reply = &copied

@@ -19,8 +19,9 @@ type AgentInput struct {
 	OutputSchema map[string]any  `json:"output_schema,omitempty"`
 	From         *ForkFrom       `json:"from,omitempty"`
 	// Continued carries the whole run state across continue-as-new; users
-	// never set it.
-	Continued *Run `json:"continued,omitempty"`
+	// never set it. A large run travels gzip-compressed in ContinuedGzip.
+	Continued     *Run   `json:"continued,omitempty"`
+	ContinuedGzip []byte `json:"continued_gzip,omitempty"`
 }
 
 // ForkFrom starts a run as a fork of another run at one of its nodes.

@@ -182,3 +182,19 @@ func nodesByKind(tr signals.Trace, kind string) []signals.Node {
 	}
 	return out
 }
+
+func TestCancelWhileWaitingForAPersonEndsCanceled(t *testing.T) {
+	book := call("k", "book_flight", `{"flight_id":"UA1","passengers":1}`)
+	h := newHarness(t, stubbornSpec("human", "stop"), repeat(10, book, activities.ModelReply{Content: "x"}), failingTool)
+	h.env.RegisterDelayedCallback(h.env.CancelWorkflow, time.Hour)
+	h.env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "travel", Task: "book"})
+	err := h.env.GetWorkflowError()
+	require.Error(t, err)
+	var canceled *temporal.CanceledError
+	require.ErrorAs(t, err, &canceled, "a cancelled run ends Canceled, not AgentStopped: %v", err)
+	v, qerr := h.env.QueryWorkflow(signals.QueryStatus)
+	require.NoError(t, qerr)
+	var st signals.Status
+	require.NoError(t, v.Get(&st))
+	require.Equal(t, signals.PhaseStopped, st.Phase)
+}

@@ -111,7 +111,11 @@ func (r *runner) rollback(ctx workflow.Context, escID string, loop *policies.Loo
 		if !contains(r.run.ExcludedEdges, edge) {
 			r.run.ExcludedEdges = append(r.run.ExcludedEdges, edge)
 		}
-		r.run.GraphAt = before.Where
+		resume := &resumePoint{Node: before.Where, OK: true}
+		if n := r.run.node(before.NodeID); n != nil && n.Status == signals.StatusFailed {
+			resume.OK, resume.Error = false, n.Error
+		}
+		r.run.ResumeFrom = resume
 		r.noteEscalation(escID, fmt.Sprintf("back to %s, without the edge %s", before.Where, edge))
 	} else {
 		// The conversation shrank: the next request carries it whole.

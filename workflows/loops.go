@@ -87,7 +87,7 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 		d := policies.Backoff(attempt, time.Second, time.Minute, 2, workflow.GetInfo(ctx).WorkflowExecution.ID)
 		r.noteEscalation(id, fmt.Sprintf("waiting %s before going on", d))
 		if err := workflow.Sleep(ctx, d); err != nil {
-			return &escalation{stopErr: err}
+			return &escalation{stopErr: r.cancelled(ctx, "")}
 		}
 		return &escalation{}
 	case policies.RungSubstitute:
@@ -137,7 +137,21 @@ func (r *runner) rungAvailable(rung string, loop *policies.Loop, where string) b
 		}
 		return len(r.loopCalls(loop)) > 0
 	case policies.RungRollback:
-		return r.loopStart(loop) > 0
+		begin := r.loopStart(loop)
+		if begin == 0 {
+			return false
+		}
+		if where == "" {
+			return true
+		}
+		// In a graph, the node before the loop needs another way out.
+		before, first := r.run.Events[begin-1].Where, r.run.Events[begin].Where
+		for _, e := range r.run.Spec.Agent.Graph.Edges {
+			if e.From == before && e.To != first && !r.excluded(e) {
+				return true
+			}
+		}
+		return false
 	default: // handoff: not in this version
 		return false
 	}

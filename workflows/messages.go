@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"go.temporal.io/sdk/workflow"
@@ -21,10 +22,7 @@ func (r *runner) registerMessages(ctx workflow.Context) error {
 			if err := req.Validate(); err != nil {
 				return err
 			}
-			if r.waitingHuman == "" {
-				return fmt.Errorf("reply: nothing waits for a reply (the run is %s)", r.run.Phase)
-			}
-			return nil
+			return r.replyWanted()
 		}})
 	if err != nil {
 		return err
@@ -53,9 +51,17 @@ func (r *runner) receiveSignals(ctx workflow.Context) {
 	others := map[string]workflow.ReceiveChannel{}
 	sel := workflow.NewSelector(ctx)
 	sel.AddReceive(replies, func(c workflow.ReceiveChannel, _ bool) {
+		// Decoded here, not by the SDK, so a payload that is not a reply
+		// is recorded like any other invalid signal instead of dropped.
+		var raw json.RawMessage
+		c.Receive(ctx, &raw)
 		var req signals.ReplyRequest
-		c.Receive(ctx, &req)
-		err := req.Validate()
+		err := json.Unmarshal(raw, &req)
+		if err != nil {
+			err = fmt.Errorf("reply: the payload is not a reply object: %v", err)
+		} else {
+			err = req.Validate()
+		}
 		if err == nil {
 			_, err = r.acceptReply(req)
 		}
@@ -67,8 +73,10 @@ func (r *runner) receiveSignals(ctx workflow.Context) {
 		name := name
 		others[name] = workflow.GetSignalChannel(ctx, name)
 		sel.AddReceive(others[name], func(c workflow.ReceiveChannel, _ bool) {
+			var raw json.RawMessage
+			c.Receive(ctx, &raw)
 			var payload map[string]any
-			c.Receive(ctx, &payload)
+			_ = json.Unmarshal(raw, &payload)
 			by, _ := payload["by"].(string)
 			reason, _ := payload["reason"].(string)
 			r.ignoredSignal(ctx, name, signals.Audit{By: by, Reason: reason}, notYet(name))
@@ -77,6 +85,28 @@ func (r *runner) receiveSignals(ctx workflow.Context) {
 	for {
 		sel.Select(ctx)
 	}
+}
+
+// drainSignals takes the signals still buffered before the run continues
+// as new, where they would be lost, and records them: none of them can act
+// between generations.
+func (r *runner) drainSignals(ctx workflow.Context) {
+	for _, name := range []string{signals.Reply, signals.Approve, signals.Edit, signals.Handoff} {
+		ch := workflow.GetSignalChannel(ctx, name)
+		for {
+			var raw json.RawMessage
+			if !ch.ReceiveAsync(&raw) {
+				break
+			}
+			r.ignoredSignal(ctx, name, auditOf(raw), fmt.Errorf("%s: arrived while the run was continuing as new", name))
+		}
+	}
+}
+
+func auditOf(raw json.RawMessage) signals.Audit {
+	var a signals.Audit
+	_ = json.Unmarshal(raw, &a)
+	return a
 }
 
 // ignoredSignal records a signal the run could not act on, so the audit

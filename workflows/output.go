@@ -4,37 +4,43 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
 // checkOutput validates an output against the output schema, if any, and
 // answers it as JSON, or the reason it is refused.
 func (r *runner) checkOutput(out json.RawMessage) (json.RawMessage, string) {
-	if r.outputSchema == nil {
-		return out, ""
-	}
 	doc, err := decodeJSON(out)
 	if err != nil {
 		return nil, fmt.Sprintf("output is not JSON: %v", err)
 	}
-	if err := r.outputSchema.Validate(doc); err != nil {
-		return nil, fmt.Sprintf("output does not match the output schema: %v", err)
+	if r.outputSchema != nil {
+		if err := r.outputSchema.Validate(doc); err != nil {
+			return nil, "output does not match the output schema: " + config.DescribeViolations(err)
+		}
 	}
-	return out, ""
+	// Re-encoded, so what is recorded is exactly the value checked.
+	return mustJSON(doc), ""
 }
 
 // contentOutput ends the run on a reply without calls: its content is the
 // output (parsed as JSON and validated when there is an output schema).
-func (r *runner) contentOutput(ctx workflow.Context, reqID, content string) (bool, *AgentResult, error) {
+func (r *runner) contentOutput(ctx workflow.Context, reqID, content, finish string) (bool, *AgentResult, error) {
 	out := mustJSON(content)
 	if r.outputSchema != nil {
 		out = json.RawMessage(stripFences(content))
 	}
 	checked, errText := r.checkOutput(out)
+	if strings.TrimSpace(content) == "" {
+		// An empty reply (cut off, filtered) is no answer: ask again.
+		errText = fmt.Sprintf("the reply was empty (finish_reason %q): call a tool or give the result", finish)
+	}
 	if errText != "" {
 		id := r.addNode(ctx, Node{Node: signals.Node{
 			Kind: signals.KindOutput, Status: signals.StatusRunning, Parents: []string{reqID},
@@ -89,26 +95,35 @@ func (r *runner) result(status string) *AgentResult {
 	}
 }
 
-// stripFences accepts the common ```json ... ``` wrapping of models.
+// stripFences accepts the common ```json ... ``` wrapping of models: the
+// first fenced block is the output, whatever text surrounds it.
 func stripFences(s string) string {
 	t := strings.TrimSpace(s)
-	if !strings.HasPrefix(t, "```") {
+	start := strings.Index(t, "```")
+	if start < 0 {
 		return t
 	}
-	t = strings.TrimPrefix(t, "```")
-	if i := strings.IndexByte(t, '\n'); i >= 0 {
-		t = t[i+1:]
+	body := t[start+3:]
+	if i := strings.IndexByte(body, '\n'); i >= 0 {
+		body = body[i+1:]
 	}
-	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t), "```"))
+	if end := strings.Index(body, "```"); end >= 0 {
+		body = body[:end]
+	}
+	return strings.TrimSpace(body)
 }
 
-// decodeJSON decodes for schema validation, keeping numbers exact.
+// decodeJSON decodes one JSON value, numbers kept exact, and refuses
+// anything after it ("{...} hope this helps" is not JSON).
 func decodeJSON(b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("unexpected text after the JSON value")
 	}
 	return v, nil
 }

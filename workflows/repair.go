@@ -10,6 +10,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/policies/repair"
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -104,6 +105,22 @@ func (r *runner) repairNode(ctx workflow.Context, callID, tool string, before, a
 	if errText != "" {
 		n.Status = signals.StatusFailed
 	}
+}
+
+// tried records arguments a call was issued with, and reports whether
+// they had been tried before: a repair never re-issues arguments the tool
+// already refused (A -> B -> A).
+func (r *runner) tried(nodeID string, args json.RawMessage) bool {
+	canon, err := policies.CanonicalJSON(args)
+	if err != nil {
+		return false
+	}
+	if r.triedArgs[nodeID] == nil {
+		r.triedArgs[nodeID] = map[string]bool{}
+	}
+	seen := r.triedArgs[nodeID][string(canon)]
+	r.triedArgs[nodeID][string(canon)] = true
+	return seen
 }
 
 func (r *runner) repairsLeft(nodeID string) int {

@@ -49,9 +49,20 @@ type Run struct {
 
 	// Graph walk: where the run is, how often each node was visited, and
 	// edges a rollback excluded ("from->to").
-	GraphAt       string         `json:"graph_at,omitempty"`
+	GraphAt string `json:"graph_at,omitempty"`
+	// ResumeFrom: after a rollback, the walk picks the next edge from this
+	// node (with its recorded outcome) instead of visiting it again, so a
+	// write tool there does not run twice.
+	ResumeFrom    *resumePoint   `json:"resume_from,omitempty"`
 	Visits        map[string]int `json:"visits,omitempty"`
 	ExcludedEdges []string       `json:"excluded_edges,omitempty"`
+}
+
+// resumePoint is a graph node already visited, with its outcome.
+type resumePoint struct {
+	Node  string `json:"node"`
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
 }
 
 // loopEvent is one event the loop detector saw.

@@ -18,11 +18,14 @@ func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err
 		return true, nil, err
 	}
 	if len(reply.ToolCalls) == 0 {
-		return r.contentOutput(ctx, reqID, reply.Content)
+		return r.contentOutput(ctx, reqID, reply.Content, reply.FinishReason)
 	}
 	final, calls, err := r.runCalls(ctx, reqID, reply.ToolCalls)
 	if err != nil {
 		return true, nil, err
+	}
+	if ctx.Err() != nil {
+		return true, nil, r.cancelled(ctx, "")
 	}
 	if final != nil {
 		res, err := r.complete(ctx, final.callID, final.output)
@@ -96,6 +99,9 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 	var reply activities.ModelReply
 	actx := workflow.WithActivityOptions(ctx, modelOptions(run.Spec.Model))
 	if err := workflow.ExecuteActivity(actx, acts.CallModel, req).Get(ctx, &reply); err != nil {
+		if cancelled(ctx, err) {
+			return nil, reqID, r.cancelled(ctx, reqID)
+		}
 		msg := errorText(err)
 		r.finishNode(ctx, reqID, nil, msg)
 		run.LastError = msg

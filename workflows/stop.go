@@ -19,6 +19,26 @@ func (r *runner) stop(ctx workflow.Context, reason string) error {
 	return temporal.NewNonRetryableApplicationError("agent stopped: "+reason, signals.StoppedErrorType, nil, report)
 }
 
+// cancelled reports a cancellation of the run (temporal workflow cancel),
+// which ends it as Canceled, never as a failure of the model or a tool.
+func cancelled(ctx workflow.Context, err error) bool {
+	return ctx.Err() != nil || temporal.IsCanceledError(err)
+}
+
+// cancelled settles the node that was running and the phase, on a context
+// the cancellation does not reach, and answers the cancellation.
+func (r *runner) cancelled(ctx workflow.Context, nodeID string) error {
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	if nodeID != "" {
+		r.finishNode(dctx, nodeID, nil, "canceled")
+		if n := r.run.node(nodeID); n != nil {
+			n.Status = signals.StatusSkipped
+		}
+	}
+	_ = r.setPhase(dctx, signals.PhaseStopped)
+	return temporal.NewCanceledError("the run was cancelled")
+}
+
 // errorText is the message of an activity failure without Temporal's
 // wrapping, so traces and the model read the tool's own words.
 func errorText(err error) string {

@@ -44,26 +44,31 @@ func (r *runner) readyCall(ctx workflow.Context, nodeID string, tool config.Tool
 // route applies the tool's circuit breaker: a tool whose breaker is open
 // is replaced by its fallback (substitute), or not called at all.
 func (r *runner) route(ctx workflow.Context, tool config.Tool) (config.Tool, string) {
-	b := r.breaker(tool.Name)
-	if b.Allow(workflow.Now(ctx)) {
-		return tool, ""
-	}
-	if tool.Fallback != "" {
-		if fb, ok := r.run.Spec.Tool(tool.Fallback); ok {
-			return fb, ""
+	first := tool
+	// Follow fallbacks while breakers are open; each tool once at most.
+	for seen := map[string]bool{}; !seen[tool.Name]; {
+		seen[tool.Name] = true
+		if r.breaker(tool.Name).Allow(workflow.Now(ctx)) {
+			return tool, ""
 		}
+		fb, ok := r.run.Spec.Tool(tool.Fallback)
+		if tool.Fallback == "" || !ok {
+			break
+		}
+		tool = fb
 	}
-	return tool, fmt.Sprintf("circuit open: %s failed %d times in a row; it is not called until its cooldown passes", tool.Name, b.Failures)
+	return first, fmt.Sprintf("circuit open: %s failed %d times in a row; it is not called until its cooldown passes", first.Name, r.breaker(first.Name).Failures)
 }
 
 // toolFuture starts a tool activity with the tool's timeout and retry
 // policy. attempt > 0 is a repaired re-issue: it gets its own call id, so
 // its idempotency key differs from the refused call's.
 func (r *runner) toolFuture(ctx workflow.Context, nodeID string, attempt int, tool config.Tool, args json.RawMessage) workflow.Future {
+	// The node keeps the tool the model asked for (blocking and loops go
+	// by it); a substitute shows in the escalation that opened the breaker.
 	if n := r.run.node(nodeID); n != nil {
 		n.Status = signals.StatusRunning
 		n.Args = args
-		n.Tool = tool.Name
 	}
 	callID := nodeID
 	if attempt > 0 {
@@ -78,8 +83,12 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID string, attempt int, to
 // them and the call should be issued again instead of settled.
 func (r *runner) toolOutcome(ctx workflow.Context, nodeID string, tool config.Tool, args json.RawMessage, f workflow.Future) (result json.RawMessage, err error, retryArgs json.RawMessage) {
 	err = f.Get(ctx, &result)
+	if err != nil && cancelled(ctx, err) {
+		return nil, err, nil
+	}
 	if err != nil && failureClass(err) == string(policies.InvalidArgs) {
-		if fixed, ok := r.repairAfter(ctx, nodeID, tool, args, errorText(err)); ok {
+		r.tried(nodeID, args)
+		if fixed, ok := r.repairAfter(ctx, nodeID, tool, args, errorText(err)); ok && !r.tried(nodeID, fixed) {
 			return nil, err, fixed
 		}
 	}
@@ -91,8 +100,11 @@ func (r *runner) toolOutcome(ctx workflow.Context, nodeID string, tool config.To
 func (r *runner) settleTool(ctx workflow.Context, nodeID string, tool config.Tool, write *refs.Path, result json.RawMessage, err error) (errText, class string) {
 	if err != nil {
 		errText, class = errorText(err), failureClass(err)
-		r.run.LastError = errText
 		r.finishNode(ctx, nodeID, nil, errText)
+		if cancelled(ctx, err) {
+			return errText, "canceled" // neither the tool's failure nor a loop event
+		}
+		r.run.LastError = errText
 		r.breaker(tool.Name).RecordError(workflow.Now(ctx), policies.Class(class))
 		return errText, class
 	}

@@ -35,6 +35,8 @@ type runner struct {
 	repairs map[string]int
 	// repairOn is false for runs recorded before argument repair existed.
 	repairOn bool
+	// triedArgs are the canonical arguments each call was issued with.
+	triedArgs map[string]map[string]bool
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -76,8 +78,19 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 // start builds the runner: a new run (resolving the agent in an activity)
 // or the run carried over by continue-as-new.
 func start(ctx workflow.Context, in AgentInput) (*runner, error) {
+	if len(in.ContinuedGzip) > 0 {
+		run, err := uncarryRun(in.ContinuedGzip)
+		if err != nil {
+			return nil, temporal.NewNonRetryableApplicationError("input.continued_gzip: "+err.Error(), BadInputError, nil)
+		}
+		in.Continued = run
+	}
 	if in.Continued != nil {
 		run := in.Continued
+		if run.Spec == nil || len(run.Nodes) == 0 || run.NextID < len(run.Nodes) {
+			return nil, temporal.NewNonRetryableApplicationError(
+				`input.continued is the engine's own continue-as-new state and is not valid here: start runs without it`, BadInputError, nil)
+		}
 		run.Generation++
 		return newRunner(run)
 	}
@@ -109,7 +122,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 }
 
 func newRunner(run *Run) (*runner, error) {
-	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, whens: map[int]*vm.Program{}, repairs: map[string]int{}}
+	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, whens: map[int]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{}}
 	if run.Visits == nil {
 		run.Visits = map[string]int{}
 	}
@@ -179,8 +192,11 @@ func (r *runner) continueAsNew(ctx workflow.Context) error {
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}
+	r.drainSignals(ctx)
 	in := r.run.Input
-	in.Continued = r.run
+	if err := carryRun(&in, r.run); err != nil {
+		return r.stop(ctx, err.Error())
+	}
 	return workflow.NewContinueAsNewError(ctx, WorkflowName, in)
 }
 

@@ -1,0 +1,58 @@
+package workflows
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Continue-as-new carries the whole run (no lossy summary), and Temporal
+// refuses a workflow input over 2 MB by terminating the run. A large run
+// is therefore carried gzip-compressed (JSON of tool results shrinks
+// several times), and one still too large stops with a report instead of
+// being terminated without one.
+const (
+	compressAbove = 64 << 10   // smaller runs travel as plain JSON, readable in the UI
+	maxCarried    = 1536 << 10 // under Temporal's 2 MB payload limit, with room for the rest
+)
+
+// carryRun puts the run into the continue-as-new input.
+func carryRun(in *AgentInput, run *Run) error {
+	data, err := json.Marshal(run)
+	if err != nil {
+		return fmt.Errorf("cannot carry the run into continue-as-new: %v", err)
+	}
+	if len(data) <= compressAbove {
+		in.Continued = run
+		return nil
+	}
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	_, _ = zw.Write(data)
+	_ = zw.Close()
+	if buf.Len() > maxCarried {
+		return fmt.Errorf("the run's state is %d KiB compressed (%d KiB as JSON), over the %d KiB that continue-as-new can carry; "+
+			"large tool results are the usual cause", buf.Len()>>10, len(data)>>10, maxCarried>>10)
+	}
+	in.ContinuedGzip = buf.Bytes()
+	return nil
+}
+
+// uncarryRun reads a compressed run back.
+func uncarryRun(gz []byte) (*Run, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(zr, 256<<20))
+	if err != nil {
+		return nil, err
+	}
+	var run Run
+	if err := json.Unmarshal(data, &run); err != nil {
+		return nil, err
+	}
+	return &run, nil
+}

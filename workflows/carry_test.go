@@ -1,0 +1,51 @@
+package workflows
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+func bigRun(n int, payload string) *Run {
+	run := &Run{Spec: testSpec(), NextID: n, State: map[string]any{}}
+	for i := 0; i < n; i++ {
+		run.Nodes = append(run.Nodes, Node{Node: signals.Node{ID: "n", Kind: signals.KindCall, Output: mustJSON(payload)}})
+	}
+	return run
+}
+
+func TestSmallRunsTravelAsPlainJSON(t *testing.T) {
+	var in AgentInput
+	require.NoError(t, carryRun(&in, bigRun(3, "x")))
+	require.NotNil(t, in.Continued)
+	require.Empty(t, in.ContinuedGzip)
+}
+
+func TestLargeRunsTravelCompressedAndComeBackWhole(t *testing.T) {
+	run := bigRun(400, strings.Repeat(`{"flight":"UA1","price":289}`, 200)) // ~2 MiB of JSON
+	var in AgentInput
+	require.NoError(t, carryRun(&in, run))
+	require.Nil(t, in.Continued)
+	require.NotEmpty(t, in.ContinuedGzip)
+	require.Less(t, len(in.ContinuedGzip), maxCarried)
+	back, err := uncarryRun(in.ContinuedGzip)
+	require.NoError(t, err)
+	require.Len(t, back.Nodes, 400)
+	require.Equal(t, run.Nodes[399].Output, back.Nodes[399].Output)
+}
+
+func TestARunTooLargeToCarryIsRefusedWithTheReason(t *testing.T) {
+	// Random-looking text does not compress.
+	var b strings.Builder
+	x := uint32(1)
+	for b.Len() < 3<<20 {
+		x = x*1664525 + 1013904223
+		b.WriteByte(byte('a' + x>>24%26))
+	}
+	var in AgentInput
+	err := carryRun(&in, bigRun(1, b.String()))
+	require.ErrorContains(t, err, "over the 1536 KiB that continue-as-new can carry")
+}
