@@ -1,15 +1,14 @@
 package workflows
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -115,18 +114,7 @@ func stripFences(s string) string {
 
 // decodeJSON decodes one JSON value, numbers kept exact, and refuses
 // anything after it ("{...} hope this helps" is not JSON).
-func decodeJSON(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("unexpected text after the JSON value")
-	}
-	return v, nil
-}
+func decodeJSON(b []byte) (any, error) { return policies.DecodeJSON(b) }
 
 func inputOrEmpty(in json.RawMessage) json.RawMessage {
 	if len(in) == 0 {

@@ -1,9 +1,10 @@
 package repair
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/unstuck-dev/unstuck/policies"
 )
 
 // MaxDepth is how deeply nested arguments may be for a repair: tool
@@ -65,15 +66,7 @@ func canonical(v any) ([]byte, error) {
 
 // decodeJSON reads JSON with numbers as json.Number, the form the schema
 // validator and the workflow's arguments use.
-func decodeJSON(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
+func decodeJSON(b []byte) (any, error) { return policies.DecodeJSON(b) }
 
 // normalize copies a decoded value (from YAML or JSON, any number type)
 // into plain JSON values with json.Number numbers, by a JSON round trip.
