@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -62,12 +63,7 @@ func printNewNodes(ctx context.Context, out io.Writer, c client.Client, run clie
 		if n.Tool != "" {
 			what += " " + n.Tool
 		}
-		detail := string(n.Output)
-		if n.Error != "" {
-			detail = "error: " + n.Error
-		} else if n.Kind == signals.KindCall {
-			detail = string(n.Args) + " → " + detail
-		}
+		detail := nodeDetail(n)
 		fmt.Fprintf(out, "  %-4s %-22s %-10s %s\n", n.ID, what, n.Status, truncate(oneLine(detail), 100))
 	}
 }
@@ -99,4 +95,47 @@ func indentJSON(raw json.RawMessage) string {
 		return "  " + string(raw)
 	}
 	return "  " + b.String()
+}
+
+// nodeDetail is one line of what a node did, in the words of its kind.
+func nodeDetail(n signals.Node) string {
+	if n.Error != "" {
+		return "error: " + n.Error
+	}
+	switch n.Kind {
+	case signals.KindCall:
+		return string(n.Args) + " → " + string(n.Output)
+	case signals.KindRequest:
+		var reply struct {
+			Content   string `json:"content"`
+			ToolCalls []struct {
+				Name string `json:"name"`
+				Args string `json:"args"`
+			} `json:"tool_calls"`
+		}
+		if json.Unmarshal(n.Output, &reply) != nil || len(reply.ToolCalls) == 0 {
+			return reply.Content
+		}
+		var calls []string
+		for _, c := range reply.ToolCalls {
+			calls = append(calls, c.Name+c.Args)
+		}
+		return "the model calls " + strings.Join(calls, ", ")
+	case signals.KindRepair:
+		var rep struct {
+			Repairs []struct {
+				Strategy string `json:"strategy"`
+				Path     string `json:"path"`
+				Before   any    `json:"before"`
+				After    any    `json:"after"`
+			} `json:"repairs"`
+		}
+		_ = json.Unmarshal(n.Output, &rep)
+		var parts []string
+		for _, r := range rep.Repairs {
+			parts = append(parts, fmt.Sprintf("%s %s: %v → %v", r.Strategy, r.Path, r.Before, r.After))
+		}
+		return "repaired without a model: " + strings.Join(parts, "; ")
+	}
+	return string(n.Output)
 }

@@ -135,7 +135,7 @@ func TestUnstuckCLIRunStatusTrace(t *testing.T) {
 	require.NoError(t, err, out)
 	var tr signals.Trace
 	require.NoError(t, json.Unmarshal([]byte(out), &tr))
-	require.Len(t, tr.Nodes, 8)
+	require.Len(t, tr.Nodes, 9, "task, 3 requests, 3 calls, the date repair, the output")
 
 	out, err = cli("status", "no-such-workflow")
 	require.Error(t, err)

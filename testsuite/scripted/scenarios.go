@@ -79,7 +79,9 @@ func travelDemo(req openai.ChatCompletionRequest) Turn {
 		return CallTurn("book_flight", map[string]any{"flight_id": found.Flights[0].ID, "passengers": 1})
 	}
 	if AssistantTurns(req) == 0 {
-		return CallTurn("search_flights", map[string]any{"from": "NYC", "to": "LAX", "date": "2024-01-15"})
+		// The date is written as people write it, as models often do, so
+		// the demo shows unstuck repairing an argument without a model.
+		return CallTurn("search_flights", map[string]any{"from": "NYC", "to": "LAX", "date": "Jan 15, 2024"})
 	}
 	// Something other than a tool result followed the last turn (a human
 	// reply, say): the scripted flow has no step for it, so end plainly.

@@ -36,7 +36,7 @@ func TestTravelDemoRoundTrip(t *testing.T) {
 
 	search := onlyCall(t, converse(t, c, TravelDemo, &msgs), "search_flights")
 	require.Equal(t, "call_1_0", search.ID)
-	require.JSONEq(t, `{"from":"NYC","to":"LAX","date":"2024-01-15"}`, search.Function.Arguments)
+	require.JSONEq(t, `{"from":"NYC","to":"LAX","date":"Jan 15, 2024"}`, search.Function.Arguments)
 	msgs = append(msgs, toolMsg(search.ID, `{"flights":[{"id":"UA123","price":199},{"id":"DL456"}]}`))
 
 	book := onlyCall(t, converse(t, c, TravelDemo, &msgs), "book_flight")
