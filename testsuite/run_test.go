@@ -162,3 +162,19 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
+
+// A run refused at start (unknown agent) fails with a clear error and is
+// still listed under the agent it named, as stopped.
+func TestUnknownAgentIsRefusedAndListed(t *testing.T) {
+	s := newStack(t, travelConfig, scripted.Scenarios())
+	run := s.start(workflows.AgentInput{Agent: "nobody", Task: "anything"})
+	_, err := s.result(run)
+	require.ErrorContains(t, err, `unknown agent "nobody" (known: travel)`)
+	require.Eventually(t, func() bool {
+		resp, err := s.client.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
+			Namespace: "default",
+			Query:     fmt.Sprintf("WorkflowId = '%s' AND AgentName = 'nobody' AND AgentPhase = 'stopped'", run.GetID()),
+		})
+		return err == nil && len(resp.Executions) == 1
+	}, 20*time.Second, 200*time.Millisecond)
+}

@@ -1,6 +1,9 @@
 package workflows
 
 import (
+	"strings"
+	"unicode/utf8"
+
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -18,7 +21,34 @@ var (
 func (r *runner) setPhase(ctx workflow.Context, phase string) error {
 	r.run.Phase = phase
 	return workflow.UpsertTypedSearchAttributes(ctx,
-		AgentNameKey.ValueSet(r.run.Spec.Agent.Name),
+		AgentNameKey.ValueSet(keyword(r.run.Spec.Agent.Name)),
 		AgentPhaseKey.ValueSet(phase),
 	)
+}
+
+// markRefused lists a run refused at start (bad input, unknown agent)
+// under the agent it named, as stopped, so `AgentPhase = 'stopped'` finds
+// it too.
+func markRefused(ctx workflow.Context, agent string) {
+	if strings.TrimSpace(agent) == "" {
+		return
+	}
+	_ = workflow.UpsertTypedSearchAttributes(ctx,
+		AgentNameKey.ValueSet(keyword(agent)),
+		AgentPhaseKey.ValueSet(signals.PhaseStopped),
+	)
+}
+
+// keyword bounds a search attribute value: the server refuses long ones,
+// and a refused upsert would fail every workflow task of the run.
+func keyword(s string) string {
+	const max = 255
+	if len(s) <= max {
+		return s
+	}
+	s = s[:max]
+	for !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
 }

@@ -57,6 +57,7 @@ func (r *runner) toolSchema(t config.Tool) (*jsonschema.Schema, error) {
 func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 	r, err := start(ctx, in)
 	if err != nil {
+		markRefused(ctx, in.Agent)
 		return nil, err
 	}
 	if err := r.registerQueries(ctx); err != nil {
