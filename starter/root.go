@@ -64,6 +64,7 @@ Exit codes: 0 ok, 1 error, 2 usage error, 3 the agent stopped itself.`,
 		newRunCmd(c),
 		newStatusCmd(c),
 		newTraceCmd(c),
+		newReplyCmd(c),
 		newDemoCmd(),
 	)
 	return root

@@ -3,6 +3,8 @@ package testsuite
 import (
 	"context"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -97,4 +99,49 @@ agents:
 	require.Equal(t, 1, ignored)
 	require.Equal(t, 1, answered)
 	recordAndReplay(t, run, "human_node_reply")
+}
+
+// `unstuck reply` answers a waiting run, and says so when nothing waits.
+func TestUnstuckReplyCommand(t *testing.T) {
+	cfg := `
+model: { base_url: "{{MODEL}}", name: unused }
+tools:
+  - { name: slow, builtin: sleep, parameters: { type: object } }
+agents:
+  - name: approver
+    instructions: Ask a person.
+    tools: [slow]
+    graph:
+      start: A
+      nodes:
+        A: { tool: slow, args: { ms: 3000 } }
+        H: { human: true }
+        E: { end: true, output: "†state.human" }
+      edges:
+        - { from: A, to: H }
+        - { from: H, to: E }
+`
+	unstuck := filepath.Join(binaries(t), "unstuck") // built before the run starts its 3 s tool
+	s := newStack(t, cfg, nil)
+	run := s.start(workflows.AgentInput{Agent: "approver", Task: "approve"})
+	reply := func(args ...string) (string, error) {
+		args = append([]string{"reply", run.GetID()}, args...)
+		args = append(args, "--address", devServer.FrontendHostPort())
+		out, err := exec.Command(unstuck, args...).CombinedOutput()
+		return string(out), err
+	}
+	out, err := reply("--text", "too soon")
+	require.Error(t, err)
+	require.Contains(t, out, "nothing waits for a reply")
+	out, err = reply()
+	require.Error(t, err)
+	require.Contains(t, out, `"text" is empty`)
+
+	require.Eventually(t, func() bool { p, _ := s.phase(run); return p == signals.PhaseAwaitingHuman }, 20*time.Second, 100*time.Millisecond)
+	out, err = reply("--text", "ok", "--output", `{"approved": true}`, "--by", "alice")
+	require.NoError(t, err, out)
+	require.Contains(t, out, "reply accepted")
+	res, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"approved": true}`, string(res.Output))
 }

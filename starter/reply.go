@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// updateTimeout bounds waiting for a run to answer an update.
+const updateTimeout = 30 * time.Second
+
+type replyOptions struct {
+	runID, text, output, by, reason string
+	signal                          bool
+}
+
+func newReplyCmd(c *cli) *cobra.Command {
+	var o replyOptions
+	cmd := &cobra.Command{
+		Use:   "reply WORKFLOW_ID",
+		Short: "Answer a run that waits for a person (phase awaiting_human)",
+		Long: `Send the "reply" message to a run waiting for a person: a human node of its
+graph, or the human rung of the escalation ladder. The text joins the
+conversation; --output (a JSON value) is stored at †state.human.
+
+By default it is an update: the run validates it and answers with the human
+node it settled, or refuses it with the reason ("nothing waits for a reply").
+With --signal it is a signal: fire and forget; a reply that cannot apply is
+recorded in the trace and ignored.
+
+Equivalent temporal commands:
+  temporal workflow update execute --workflow-id WORKFLOW_ID --name reply --input '{"text": "..."}'
+  temporal workflow signal --workflow-id WORKFLOW_ID --name reply --input '{"text": "..."}'`,
+		Example: `  unstuck reply travel-20240115-093000-1a2b3c --text "Try the 9am flight instead."
+  unstuck reply approver-1 --text approved --output '{"approved": true}' --by alice --reason "checked"`,
+		Args: oneWorkflowID,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := o.request()
+			if err != nil {
+				return err
+			}
+			return c.reply(cmd.Context(), cmd, args[0], o, req)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.text, "text", "", "what the person says (joins the conversation)")
+	f.StringVar(&o.output, "output", "", "a JSON value for the run (stored at †state.human)")
+	f.StringVar(&o.by, "by", "", "who replies (kept in the audit trail)")
+	f.StringVar(&o.reason, "reason", "", "why (kept in the audit trail)")
+	f.BoolVar(&o.signal, "signal", false, "send a signal (fire and forget) instead of an update")
+	f.StringVar(&o.runID, "run-id", "", "run id (default: the latest run of the workflow id)")
+	return cmd
+}
+
+// request checks the flags before anything is dialled.
+func (o replyOptions) request() (signals.ReplyRequest, error) {
+	req := signals.ReplyRequest{Text: o.text, Audit: signals.Audit{By: o.by, Reason: o.reason}}
+	if strings.TrimSpace(o.output) != "" {
+		if !json.Valid([]byte(o.output)) {
+			return req, usageErrorf("--output is not valid JSON")
+		}
+		req.Output = json.RawMessage(o.output)
+	}
+	if err := req.Validate(); err != nil {
+		return req, usageErrorf("%v (use --text or --output)", err)
+	}
+	return req, nil
+}
+
+func (c *cli) reply(ctx context.Context, cmd *cobra.Command, workflowID string, o replyOptions, req signals.ReplyRequest) error {
+	tc, err := c.client(ctx)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	ctx, cancel := context.WithTimeout(ctx, updateTimeout)
+	defer cancel()
+	if o.signal {
+		if err := tc.SignalWorkflow(ctx, workflowID, o.runID, signals.Reply, req); err != nil {
+			return fmt.Errorf("signal reply to %s: %w", workflowID, err)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "reply signal sent to %s (see `unstuck trace %s` for what it did)\n", workflowID, workflowID)
+		return nil
+	}
+	h, err := tc.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: workflowID, RunID: o.runID, UpdateName: signals.Reply,
+		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		var res signals.ReplyResult
+		if err = h.Get(ctx, &res); err == nil {
+			fmt.Fprintf(cmd.OutOrStdout(), "reply accepted by %s: it settles node %s\n", workflowID, res.NodeID)
+			return nil
+		}
+	}
+	return fmt.Errorf("reply to %s refused: %w", workflowID, err)
+}
