@@ -115,7 +115,7 @@ func errorText(data []byte) string {
 	var env struct {
 		Error json.RawMessage `json:"error"`
 	}
-	if json.Unmarshal(data, &env) == nil && len(env.Error) > 0 {
+	if json.Unmarshal(data, &env) == nil && len(env.Error) > 0 && string(env.Error) != "null" {
 		var s string
 		if json.Unmarshal(env.Error, &s) == nil {
 			return shorten(s)

@@ -2,12 +2,15 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -112,7 +115,12 @@ func (a *Activities) modelContext(ctx context.Context, key, workflowID, runID st
 	}
 	val, err := a.querier.QueryWorkflow(ctx, workflowID, runID, signals.QueryModelContext)
 	if err != nil {
-		return ModelContext{}, fmt.Errorf("model context of %s: query %s: %w", workflowID, signals.QueryModelContext, err)
+		msg := fmt.Sprintf("model context of %s: query %s: %v", workflowID, signals.QueryModelContext, err)
+		if strings.Contains(err.Error(), "unknown queryType") {
+			// The run's code has no such query: retrying cannot help.
+			return ModelContext{}, temporal.NewNonRetryableApplicationError(msg, "ModelContextUnavailable", err)
+		}
+		return ModelContext{}, errors.New(msg)
 	}
 	var mc ModelContext
 	if err := val.Get(&mc); err != nil {

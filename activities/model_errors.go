@@ -85,14 +85,16 @@ func (h *headerCapture) retryAfter() time.Duration {
 // parseRetryAfter reads seconds or an HTTP date; anything else is 0 (use
 // the retry policy's own backoff).
 func parseRetryAfter(v string, now time.Time) time.Duration {
-	if v == "" {
-		return 0
-	}
+	var d time.Duration
 	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
-		return time.Duration(secs) * time.Second
+		d = time.Duration(min(secs, int(MaxRetryAfter/time.Second))) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		d = t.Sub(now)
 	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
+	return min(d, MaxRetryAfter)
 }
+
+// MaxRetryAfter caps a server's Retry-After: a day-long (or overflowing)
+// value would park a run; past this, the retry policy's own backoff and
+// attempts decide.
+const MaxRetryAfter = 10 * time.Minute

@@ -48,6 +48,7 @@ func (f *File) setDefaults(doc *yaml.Node) {
 	if f.Model.APIKeyEnv == "" && fill(path{"model", "api_key_env"}) {
 		f.Model.APIKeyEnv = DefaultAPIKeyEnv
 	}
+	f.Model.setRetryDefaults(path{"model"}, fill)
 	for i := range f.Tools {
 		f.Tools[i].setDefaults(path{"tools", i}, fill)
 	}
@@ -86,8 +87,31 @@ func (t *Tool) setDefaults(p path, fill func(path) bool) {
 	setDefault(&t.Retry.MaxAttempts, def.MaxAttempts, rp.key("max_attempts"), fill)
 }
 
+// DefaultModelRetry is the model activity's retry policy when the file
+// says nothing (README: 1s, 2.0, 60s, 8 attempts).
+func DefaultModelRetry() Retry {
+	return Retry{InitialInterval: Duration(time.Second), Backoff: 2.0, MaxInterval: Duration(time.Minute), MaxAttempts: 8}
+}
+
+// setRetryDefaults fills what a written model retry block leaves out, so
+// "retry: {initial_interval: 2s}" keeps 8 attempts instead of meaning
+// Temporal's "unlimited". Without a block the workflow uses the default.
+func (m *Model) setRetryDefaults(p path, fill func(path) bool) {
+	if m.Retry == nil {
+		return
+	}
+	rp, def := p.key("retry"), DefaultModelRetry()
+	setDefault(&m.Retry.InitialInterval, def.InitialInterval, rp.key("initial_interval"), fill)
+	setDefault(&m.Retry.Backoff, def.Backoff, rp.key("backoff"), fill)
+	setDefault(&m.Retry.MaxInterval, def.MaxInterval, rp.key("max_interval"), fill)
+	setDefault(&m.Retry.MaxAttempts, def.MaxAttempts, rp.key("max_attempts"), fill)
+}
+
 func (a *Agent) setDefaults(p path, fill func(path) bool) {
 	setDefault(&a.Kind, KindLLM, p.key("kind"), fill)
+	if a.Model != nil {
+		a.Model.setRetryDefaults(p.key("model"), fill)
+	}
 	pp := p.key("policies")
 	pol := &a.Policies
 	setDefault(&pol.MaxSteps, DefaultMaxSteps, pp.key("max_steps"), fill)

@@ -55,7 +55,12 @@ func (f *File) Resolve(agent string, getenv func(string) (string, bool)) (*Resol
 			r.Model.Timeout = m.Timeout
 		}
 	}
-	if v, ok := getenv("OPENAI_BASE_URL"); ok && v != "" {
+	// OPENAI_BASE_URL and OPENAI_API_KEY override the file's model. An
+	// agent that names an endpoint of its own keeps it, and never gets
+	// OPENAI_API_KEY: that key would go to another provider.
+	if a.Model != nil && a.Model.BaseURL != "" {
+		r.Model.OwnEndpoint = true
+	} else if v, ok := getenv("OPENAI_BASE_URL"); ok && v != "" {
 		r.Model.BaseURL = v
 	}
 	r.Tools = f.toolClosure(a.Tools)
@@ -106,7 +111,7 @@ func (m Model) APIKey(getenv func(string) (string, bool)) string {
 	if getenv == nil {
 		getenv = os.LookupEnv
 	}
-	if v, ok := getenv("OPENAI_API_KEY"); ok && v != "" {
+	if v, ok := getenv("OPENAI_API_KEY"); ok && v != "" && !m.OwnEndpoint {
 		return v
 	}
 	if m.APIKeyEnv == "" {

@@ -57,15 +57,20 @@ func TestResolveModelOverride(t *testing.T) {
 
 	r, err = f.Resolve("remote", env())
 	require.NoError(t, err)
-	require.Equal(t, Model{BaseURL: "http://remote/v1", APIKeyEnv: "REMOTE_KEY", Name: "other"}, r.Model)
+	require.Equal(t, Model{BaseURL: "http://remote/v1", APIKeyEnv: "REMOTE_KEY", Name: "other", OwnEndpoint: true}, r.Model)
 }
 
 func TestResolveOpenAIBaseURL(t *testing.T) {
 	f := resolveFile(t)
 	r, err := f.Resolve("remote", env("OPENAI_BASE_URL", "http://override/v1"))
 	require.NoError(t, err)
-	require.Equal(t, "http://override/v1", r.Model.BaseURL, "OPENAI_BASE_URL wins over the agent's own base_url")
+	require.Equal(t, "http://remote/v1", r.Model.BaseURL, "an agent's own base_url is not overridden")
+	require.True(t, r.Model.OwnEndpoint)
 	require.Equal(t, "other", r.Model.Name)
+
+	r, err = f.Resolve("travel", env("OPENAI_BASE_URL", "http://override/v1"))
+	require.NoError(t, err)
+	require.Equal(t, "http://override/v1", r.Model.BaseURL, "OPENAI_BASE_URL overrides the file's model")
 
 	r, err = f.Resolve("travel", env("OPENAI_BASE_URL", ""))
 	require.NoError(t, err)
@@ -91,5 +96,7 @@ func TestModelAPIKey(t *testing.T) {
 	require.Equal(t, "k1", m.APIKey(env("KEY", "k1")))
 	require.Equal(t, "k2", m.APIKey(env("KEY", "k1", "OPENAI_API_KEY", "k2")), "OPENAI_API_KEY overrides the config")
 	require.Equal(t, "k1", m.APIKey(env("KEY", "k1", "OPENAI_API_KEY", "")))
+	own := Model{APIKeyEnv: "KEY", OwnEndpoint: true}
+	require.Equal(t, "k1", own.APIKey(env("KEY", "k1", "OPENAI_API_KEY", "k2")), "OPENAI_API_KEY never goes to an agent's own endpoint")
 	require.Equal(t, "", Model{}.APIKey(env("KEY", "k1")))
 }

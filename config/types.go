@@ -24,6 +24,9 @@ type Model struct {
 	Retry *Retry `yaml:"retry" json:"retry,omitempty"`
 	// Timeout bounds one model request (default 2m).
 	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
+	// OwnEndpoint is set by Resolve for an agent that names its own
+	// base_url: the OPENAI_* overrides are for the file's model only.
+	OwnEndpoint bool `yaml:"-" json:"own_endpoint,omitempty"`
 }
 
 // Effects a tool may have on the world.

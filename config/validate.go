@@ -77,10 +77,12 @@ func (c *checker) schema(p path, what string, doc map[string]any) bool {
 // human agents, or of agents that all name their model, needs none.
 func (c *checker) models(f *File) {
 	c.endpoint(path{"model", "base_url"}, f.Model.BaseURL)
+	c.modelPolicy(path{"model"}, f.Model)
 	var needURL, needName bool
 	for i, a := range f.Agents {
 		if a.Model != nil {
 			c.endpoint(path{"agents", i, "model", "base_url"}, a.Model.BaseURL)
+			c.modelPolicy(path{"agents", i, "model"}, *a.Model)
 		}
 		if a.Kind == KindHuman {
 			continue
@@ -93,6 +95,16 @@ func (c *checker) models(f *File) {
 	}
 	if needName && f.Model.Name == "" {
 		c.add(path{"model", "name"}, "missing: the model name, e.g. gpt-4o-mini (required unless every llm agent sets model.name)")
+	}
+}
+
+// modelPolicy checks a model's retry policy and timeout, when written.
+func (c *checker) modelPolicy(p path, m Model) {
+	if m.Retry != nil {
+		c.retry(p.key("retry"), m.Retry)
+	}
+	if m.Timeout < 0 {
+		c.add(p.key("timeout"), "must be > 0, got %s", m.Timeout.D())
 	}
 }
 

@@ -96,9 +96,9 @@ func TestValidateTools(t *testing.T) {
 		{"bad method", withTool(
 			"  - name: a",
 			"    http: {method: FETCH, url: http://t/a}"), 4, "tools[0].http.method", `invalid method "FETCH" (want one of GET, POST, PUT, PATCH, DELETE)`},
-		{"lower-case method", withTool(
+		{"unknown method", withTool(
 			"  - name: a",
-			"    http: {method: get, url: http://t/a}"), 4, "tools[0].http.method", `invalid method "get"`},
+			"    http: {method: fetch, url: http://t/a}"), 4, "tools[0].http.method", `invalid method "FETCH"`},
 		{"url missing", withTool(
 			"  - name: a",
 			"    http: {method: GET}"), 4, "tools[0].http.url", "missing"},
@@ -459,4 +459,33 @@ func TestValidateGo(t *testing.T) {
 	f.Agents[0].Tools = append(f.Agents[0].Tools, "b")
 	err := f.Validate(testOpts())
 	require.EqualError(t, err, `agents[0].tools[1]: unknown tool "b" (known: a)`)
+}
+
+// A lower-case method is the same method: the runtime upper-cases it.
+func TestLowerCaseMethodIsAccepted(t *testing.T) {
+	f, err := parse(withTool("  - name: a", "    http: {method: get, url: http://t/a}"))
+	require.NoError(t, err)
+	require.Equal(t, "get", f.Tools[0].HTTP.Method)
+}
+
+// A model retry block keeps the defaults of the fields it leaves out, and
+// a bad one is refused at load.
+func TestModelRetryIsFilledAndChecked(t *testing.T) {
+	f, err := parse(strings.Join([]string{
+		"model: {base_url: http://m/v1, name: m, retry: {initial_interval: 2s}}",
+		"tools: [{name: a, builtin: echo}]",
+		"agents: [{name: x, tools: [a]}]",
+	}, "\n"))
+	require.NoError(t, err)
+	require.Equal(t, 8, f.Model.Retry.MaxAttempts, "not Temporal's unlimited")
+	require.Equal(t, 2.0, f.Model.Retry.Backoff)
+
+	_, err = parse(strings.Join([]string{
+		"model: {base_url: http://m/v1, name: m, retry: {backoff: 0.5, max_attempts: -3}, timeout: -5s}",
+		"tools: [{name: a, builtin: echo}]",
+		"agents: [{name: x, tools: [a]}]",
+	}, "\n"))
+	require.ErrorContains(t, err, "model.retry.backoff")
+	require.ErrorContains(t, err, "model.retry.max_attempts")
+	require.ErrorContains(t, err, "model.timeout")
 }

@@ -74,7 +74,7 @@ func (c *checker) tool(p path, t *Tool, names map[string]int) {
 }
 
 func (c *checker) httpTool(p path, h *HTTPTool) {
-	c.oneOf(p.key("method"), "method", h.Method, httpMethods)
+	c.oneOf(p.key("method"), "method", strings.ToUpper(h.Method), httpMethods)
 	if h.URL == "" {
 		c.add(p.key("url"), "missing: the URL to call")
 	} else if why := httpURLProblem(h.URL); why != "" {

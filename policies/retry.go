@@ -18,8 +18,8 @@ type RetrySpec struct {
 
 // Default retry policies when the config says nothing.
 var (
-	DefaultToolRetry  = config.Retry{InitialInterval: config.Duration(time.Second), Backoff: 2, MaxInterval: config.Duration(30 * time.Second), MaxAttempts: 5}
-	DefaultModelRetry = config.Retry{InitialInterval: config.Duration(time.Second), Backoff: 2, MaxInterval: config.Duration(60 * time.Second), MaxAttempts: 8}
+	DefaultToolRetry  = config.DefaultRetry()
+	DefaultModelRetry = config.DefaultModelRetry()
 )
 
 // Retry builds a retry spec from config, filling the intervals and backoff

@@ -80,7 +80,8 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too: closing the terminal must stop the children as well.
+	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stopSignals()
 
 	for _, bin := range []struct{ flag, path string }{{"--temporal", o.temporal}, {"--worker", o.worker}} {

@@ -37,7 +37,9 @@ func startProcess(logPath string, env []string, name string, args ...string) (*p
 	cmd.Env = append(os.Environ(), env...)
 	// Its own process group: Ctrl-C reaches the demo, which then stops
 	// the children in order (worker first, then the server).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: if the demo itself is killed (SIGKILL, a crash), the
+	// kernel stops the children instead of leaving them holding the ports.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)

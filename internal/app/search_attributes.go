@@ -2,11 +2,13 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/signals"
@@ -46,6 +48,11 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 	if _, err := ops.AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
 		Namespace: namespace, SearchAttributes: missing,
 	}); err != nil {
+		// Another worker starting at the same time may have added them.
+		var exists *serviceerror.AlreadyExists
+		if errors.As(err, &exists) {
+			return nil
+		}
 		return fmt.Errorf("add search attributes %v to namespace %q: %w", keys(missing), namespace, err)
 	}
 	return nil
