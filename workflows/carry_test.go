@@ -49,3 +49,12 @@ func TestARunTooLargeToCarryIsRefusedWithTheReason(t *testing.T) {
 	err := carryRun(&in, bigRun(1, b.String()))
 	require.ErrorContains(t, err, "over the 1536 KiB that continue-as-new can carry")
 }
+
+func TestLongToolResultsAreClippedForTheModel(t *testing.T) {
+	long := strings.Repeat("é", maxToolMessage) // two bytes each: the cut must not split one
+	got := clip(long)
+	require.Less(t, len(got), maxToolMessage+300)
+	require.Contains(t, got, "[unstuck: the result is")
+	require.True(t, strings.HasPrefix(got, long[:maxToolMessage-2]))
+	require.Equal(t, "short", clip("short"))
+}

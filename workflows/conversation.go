@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"unicode/utf8"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/refs"
@@ -49,7 +50,7 @@ func buildConversation(run *Run) []activities.Message {
 			} else if n.Tool == FinalOutputTool {
 				content = `{"ok": true}`
 			}
-			msgs = append(msgs, activities.Message{Role: "tool", ToolCallID: n.ModelCallID, Content: content})
+			msgs = append(msgs, activities.Message{Role: "tool", ToolCallID: n.ModelCallID, Content: clip(content)})
 		case signals.KindHuman:
 			if n.Status == signals.StatusCompleted {
 				var reply signals.ReplyRequest
@@ -148,4 +149,22 @@ func withOutputPath(params map[string]any) json.RawMessage {
 	}
 	schema["properties"] = props
 	return mustJSON(schema)
+}
+
+// maxToolMessage bounds what the model reads of one tool result. A result
+// may be 1 MiB, more than a model's context and, for a few parallel calls,
+// more than Temporal accepts as an activity input. The whole result stays
+// in the trace and, with _outputPath, in State for references.
+const maxToolMessage = 128 << 10
+
+func clip(content string) string {
+	if len(content) <= maxToolMessage {
+		return content
+	}
+	cut := content[:maxToolMessage]
+	for !utf8.ValidString(cut) {
+		cut = cut[:len(cut)-1]
+	}
+	return cut + fmt.Sprintf("\n[unstuck: the result is %d bytes; the first %d are shown. Store it with %s and pass %sstate references instead of reading it whole.]",
+		len(content), len(cut), OutputPathArg, refs.Prefix)
 }

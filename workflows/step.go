@@ -96,6 +96,14 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 	if req.Base == 0 {
 		req.Tools = toolDefs(run)
 	}
+	// Temporal refuses activity inputs over 2 MB by failing the workflow
+	// task; stop cleanly with a report instead.
+	if size := len(mustJSON(req)); size > maxRequestBytes {
+		msg := fmt.Sprintf("the next model request would carry %d KiB of new messages, over the %d KiB an activity input may hold", size>>10, maxRequestBytes>>10)
+		r.finishNode(ctx, reqID, nil, msg)
+		run.LastError = msg
+		return nil, reqID, r.stop(ctx, msg)
+	}
 	var reply activities.ModelReply
 	actx := workflow.WithActivityOptions(ctx, modelOptions(run.Spec.Model))
 	if err := workflow.ExecuteActivity(actx, acts.CallModel, req).Get(ctx, &reply); err != nil {
@@ -113,6 +121,9 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 	run.Frontier = []string{reqID}
 	return &reply, reqID, nil
 }
+
+// maxRequestBytes keeps a model request under Temporal's 2 MB payload limit.
+const maxRequestBytes = 1536 << 10
 
 // replyView is what a request node shows of the reply.
 type replyRecord struct {
