@@ -106,31 +106,34 @@ func dialWhenReady(ctx context.Context, address string, server *process) (client
 }
 
 // lockDemo makes sure one demo runs at a time: a second `make demo` says
-// so plainly instead of failing on a busy port or a locked database.
+// so plainly instead of failing on a busy port or a locked database. The
+// lock is an flock on .data/demo.lock, which the kernel releases when the
+// demo dies however it dies, so it never goes stale.
 func lockDemo(o demoOptions) (unlock func(), err error) {
-	lock := filepath.Join(o.dataDir, "demo.pid")
-	if data, err := os.ReadFile(lock); err == nil {
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && alive(pid) {
-			return nil, fmt.Errorf("a demo is already running (pid %d, lock %s): use it at http://127.0.0.1:%d, or stop it with Ctrl-C in its terminal", pid, lock, o.uiPort)
-		}
+	path := filepath.Join(o.dataDir, "demo.lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		pid, _ := os.ReadFile(path)
+		f.Close()
+		return nil, fmt.Errorf("a demo is already running (pid %s, lock %s): use it at http://127.0.0.1:%d, or stop it with Ctrl-C in its terminal",
+			strings.TrimSpace(string(pid)), path, o.uiPort)
+	}
+	release := func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
 	}
 	for _, port := range []int{o.port, o.uiPort} {
 		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err != nil {
+			release()
 			return nil, fmt.Errorf("port %d on 127.0.0.1 is in use (another Temporal server or demo?): stop it, or pass --port/--ui-port", port)
 		}
 		l.Close()
 	}
-	if err := os.WriteFile(lock, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		return nil, err
-	}
-	return func() { _ = os.Remove(lock) }, nil
-}
-
-func alive(pid int) bool {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	return p.Signal(syscall.Signal(0)) == nil
+	_ = f.Truncate(0)
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())), 0)
+	return release, nil
 }
