@@ -17,6 +17,29 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
+// approverConfig is a graph that runs a slow tool for ms milliseconds,
+// then waits for a person, and outputs what the person gave.
+func approverConfig(ms int) string {
+	return fmt.Sprintf(`
+model: { base_url: "{{MODEL}}", name: unused }
+tools:
+  - { name: slow, builtin: sleep, parameters: { type: object } }
+agents:
+  - name: approver
+    instructions: Ask a person.
+    tools: [slow]
+    graph:
+      start: A
+      nodes:
+        A: { tool: slow, args: { ms: %d } }
+        H: { human: true }
+        E: { end: true, output: "†state.human" }
+      edges:
+        - { from: A, to: H }
+        - { from: H, to: E, when: "ok" }
+`, ms)
+}
+
 func sendReply(t *testing.T, run client.WorkflowRun, req signals.ReplyRequest) (signals.ReplyResult, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -36,24 +59,7 @@ func sendReply(t *testing.T, run client.WorkflowRun, req signals.ReplyRequest) (
 // (update) or recorded and ignored (signal); while the run waits, the
 // phase says so and a reply completes it.
 func TestHumanNodeWaitsForAReply(t *testing.T) {
-	cfg := `
-model: { base_url: "{{MODEL}}", name: unused }
-tools:
-  - { name: slow, builtin: sleep, parameters: { type: object } }
-agents:
-  - name: approver
-    instructions: Ask a person.
-    tools: [slow]
-    graph:
-      start: A
-      nodes:
-        A: { tool: slow, args: { ms: 1500 } }
-        H: { human: true }
-        E: { end: true, output: "†state.human" }
-      edges:
-        - { from: A, to: H }
-        - { from: H, to: E, when: "ok" }
-`
+	cfg := approverConfig(1500)
 	s := newStack(t, cfg, nil)
 	run := s.start(workflows.AgentInput{Agent: "approver", Task: "get approval"})
 
@@ -109,24 +115,7 @@ agents:
 
 // `unstuck reply` answers a waiting run, and says so when nothing waits.
 func TestUnstuckReplyCommand(t *testing.T) {
-	cfg := `
-model: { base_url: "{{MODEL}}", name: unused }
-tools:
-  - { name: slow, builtin: sleep, parameters: { type: object } }
-agents:
-  - name: approver
-    instructions: Ask a person.
-    tools: [slow]
-    graph:
-      start: A
-      nodes:
-        A: { tool: slow, args: { ms: 3000 } }
-        H: { human: true }
-        E: { end: true, output: "†state.human" }
-      edges:
-        - { from: A, to: H }
-        - { from: H, to: E }
-`
+	cfg := approverConfig(3000)
 	unstuck := filepath.Join(binaries(t), "unstuck") // built before the run starts its 3 s tool
 	s := newStack(t, cfg, nil)
 	run := s.start(workflows.AgentInput{Agent: "approver", Task: "approve"})
