@@ -59,7 +59,7 @@ func sendReply(t *testing.T, run client.WorkflowRun, req signals.ReplyRequest) (
 // (update) or recorded and ignored (signal); while the run waits, the
 // phase says so and a reply completes it.
 func TestHumanNodeWaitsForAReply(t *testing.T) {
-	cfg := approverConfig(1500)
+	cfg := approverConfig(3000) // long enough to send replies while nothing waits
 	s := newStack(t, cfg, nil)
 	run := s.start(workflows.AgentInput{Agent: "approver", Task: "get approval"})
 
