@@ -489,11 +489,3 @@ func TestModelRetryIsFilledAndChecked(t *testing.T) {
 	require.ErrorContains(t, err, "model.retry.max_attempts")
 	require.ErrorContains(t, err, "model.timeout")
 }
-
-// approval: always is refused until approvals exist: a tool meant to wait
-// for a person must not run without one.
-func TestApprovalAlwaysIsRefusedForNow(t *testing.T) {
-	_, err := parse(withTool("  - name: a", "    builtin: echo", "    approval: always"))
-	require.ErrorContains(t, err, "tools[0].approval")
-	require.ErrorContains(t, err, "approvals are not available in this version")
-}

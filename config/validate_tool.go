@@ -51,11 +51,6 @@ func (c *checker) tool(p path, t *Tool, names map[string]int) {
 	}
 	c.oneOf(p.key("effect"), "effect", t.Effect, effects)
 	c.oneOf(p.key("approval"), "approval", t.Approval, approvals)
-	if t.Approval == ApprovalAlways {
-		// Refused rather than ignored: a write tool that was meant to wait
-		// for a person must not run without one.
-		c.add(p.key("approval"), "always: approvals are not available in this version of unstuck; the tool would run without one")
-	}
 	c.oneOf(p.key("reexecute"), "reexecute", t.Reexecute, reexecutes)
 	if t.Retry != nil {
 		c.retry(p.key("retry"), t.Retry)

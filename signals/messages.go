@@ -3,6 +3,7 @@ package signals
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -39,4 +40,66 @@ func (r ReplyRequest) Validate() error {
 // ReplyResult is the update's answer: the trace node the reply became.
 type ReplyResult struct {
 	NodeID string `json:"node_id"`
+}
+
+// Decisions of an approval.
+const (
+	DecisionApprove = "approve"
+	DecisionReject  = "reject"
+	DecisionModify  = "modify"
+	DecisionReplace = "replace"
+)
+
+// ApproveRequest settles a call waiting for approval (CONTRACT.md
+// "approve"): run it as is, reject it, run it with other arguments
+// (modify), or run another call instead (replace).
+type ApproveRequest struct {
+	Audit
+	CallID   string           `json:"call_id"`
+	Decision string           `json:"decision"`
+	Args     json.RawMessage  `json:"args,omitempty"`
+	Call     *ReplacementCall `json:"call,omitempty"`
+}
+
+// ReplacementCall is the call a "replace" decision runs instead.
+type ReplacementCall struct {
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+}
+
+// Validate checks the payload itself; whether the call waits is the
+// run's to say.
+func (a ApproveRequest) Validate() error {
+	var problems []string
+	if strings.TrimSpace(a.CallID) == "" {
+		problems = append(problems, `approve: "call_id" is empty (status lists pending_approvals)`)
+	}
+	switch a.Decision {
+	case DecisionApprove, DecisionReject:
+	case DecisionModify:
+		if !isObject(a.Args) {
+			problems = append(problems, `approve: "modify" needs "args", a JSON object`)
+		}
+	case DecisionReplace:
+		if a.Call == nil || strings.TrimSpace(a.Call.Tool) == "" || !isObject(a.Call.Args) {
+			problems = append(problems, `approve: "replace" needs "call": {"tool", "args" (a JSON object)}`)
+		}
+	default:
+		problems = append(problems, fmt.Sprintf(`approve: "decision" is %q (want approve, reject, modify or replace)`, a.Decision))
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// ApproveResult is the update's answer.
+type ApproveResult struct {
+	CallID   string `json:"call_id"`
+	Decision string `json:"decision"`
+}
+
+func isObject(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return len(raw) > 0 && json.Unmarshal(raw, &m) == nil && m != nil
 }

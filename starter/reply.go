@@ -100,5 +100,5 @@ func (c *cli) reply(ctx context.Context, cmd *cobra.Command, workflowID string, 
 			return nil
 		}
 	}
-	return fmt.Errorf("reply to %s refused: %w", workflowID, err)
+	return fmt.Errorf("reply to %s failed: %w", workflowID, err)
 }

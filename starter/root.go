@@ -65,6 +65,7 @@ Exit codes: 0 ok, 1 error, 2 usage error, 3 the agent stopped itself.`,
 		newStatusCmd(c),
 		newTraceCmd(c),
 		newReplyCmd(c),
+		newApproveCmd(c),
 		newDemoCmd(),
 	)
 	return root

@@ -27,7 +27,20 @@ func (r *runner) registerMessages(ctx workflow.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range []string{signals.Approve, signals.Edit, signals.Handoff} {
+	err = workflow.SetUpdateHandlerWithOptions(ctx, signals.Approve,
+		func(ctx workflow.Context, req signals.ApproveRequest) (signals.ApproveResult, error) {
+			return r.acceptApproval(req)
+		},
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.ApproveRequest) error {
+			if err := req.Validate(); err != nil {
+				return err
+			}
+			return r.approveWanted(req)
+		}})
+	if err != nil {
+		return err
+	}
+	for _, name := range []string{signals.Edit, signals.Handoff} {
 		name := name
 		err := workflow.SetUpdateHandlerWithOptions(ctx, name,
 			func(ctx workflow.Context, _ map[string]any) (string, error) { return "", notYet(name) },
@@ -69,7 +82,21 @@ func (r *runner) receiveSignals(ctx workflow.Context) {
 			r.ignoredSignal(ctx, signals.Reply, req.Audit, err)
 		}
 	})
-	for _, name := range []string{signals.Approve, signals.Edit, signals.Handoff} {
+	sel.AddReceive(workflow.GetSignalChannel(ctx, signals.Approve), func(c workflow.ReceiveChannel, _ bool) {
+		var raw json.RawMessage
+		c.Receive(ctx, &raw)
+		var req signals.ApproveRequest
+		err := json.Unmarshal(raw, &req)
+		if err != nil {
+			err = fmt.Errorf("approve: the payload is not an approve object: %v", err)
+		} else if err = req.Validate(); err == nil {
+			_, err = r.acceptApproval(req)
+		}
+		if err != nil {
+			r.ignoredSignal(ctx, signals.Approve, req.Audit, err)
+		}
+	})
+	for _, name := range []string{signals.Edit, signals.Handoff} {
 		name := name
 		others[name] = workflow.GetSignalChannel(ctx, name)
 		sel.AddReceive(others[name], func(c workflow.ReceiveChannel, _ bool) {

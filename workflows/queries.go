@@ -39,7 +39,7 @@ func (r *runner) status() signals.Status {
 		Phase:            r.run.Phase,
 		Step:             r.run.Step,
 		Generation:       r.run.Generation,
-		PendingApprovals: []signals.PendingApproval{},
+		PendingApprovals: r.pendingApprovals(),
 		Loops:            r.run.Loops,
 		Breakers:         r.breakerStates(),
 		HandoffPath:      r.run.HandoffPath,

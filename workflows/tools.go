@@ -20,6 +20,7 @@ const (
 	classStructural = "structural" // arguments, references, schema
 	classBlocked    = "blocked"    // an exact call the loop ladder blocked
 	classOpen       = "circuit_open"
+	classRefused    = "refused" // a person rejected the call, or no decision came
 )
 
 // readyCall resolves a call's references and checks its arguments against
@@ -122,6 +123,20 @@ func (r *runner) settleTool(ctx workflow.Context, nodeID string, tool config.Too
 // it with repaired arguments when the tool refuses them.
 func (r *runner) callTool(ctx workflow.Context, nodeID string, tool config.Tool, args any, write *refs.Path) (errText, class string, resolved json.RawMessage) {
 	resolved, problem, class := r.readyCall(ctx, nodeID, tool, args)
+	if problem == "" && tool.Approval == config.ApprovalAlways {
+		if n := r.run.node(nodeID); n != nil {
+			n.Args = resolved
+		}
+		o, err := r.awaitApproval(ctx, nodeID)
+		if err != nil {
+			r.finishNode(ctx, nodeID, nil, errorText(err))
+			return errorText(err), "canceled", resolved
+		}
+		tool, resolved, problem = r.decide(ctx, nodeID, tool, resolved, o)
+		if problem != "" {
+			class = classRefused
+		}
+	}
 	if problem == "" {
 		var routed config.Tool
 		routed, problem = r.route(ctx, tool)

@@ -37,6 +37,10 @@ type runner struct {
 	repairOn bool
 	// triedArgs are the canonical arguments each call was issued with.
 	triedArgs map[string]map[string]bool
+	// awaiting are the calls waiting for approval; decisions the ones a
+	// person settled that the waiting code has not taken yet.
+	awaiting  map[string]bool
+	decisions map[string]*signals.ApproveRequest
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -123,7 +127,8 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 }
 
 func newRunner(run *Run) (*runner, error) {
-	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, whens: map[int]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{}}
+	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, whens: map[int]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
+		awaiting: map[string]bool{}, decisions: map[string]*signals.ApproveRequest{}}
 	if run.Visits == nil {
 		run.Visits = map[string]int{}
 	}

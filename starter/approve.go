@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+type approveOptions struct {
+	runID, callID, decision, args, tool, by, reason string
+	signal                                          bool
+}
+
+func newApproveCmd(c *cli) *cobra.Command {
+	var o approveOptions
+	cmd := &cobra.Command{
+		Use:   "approve WORKFLOW_ID",
+		Short: "Settle a call waiting for approval: approve, reject, modify or replace it",
+		Long: `Send the "approve" message for a call that waits for approval (a tool with
+approval: always). "unstuck status" lists the waiting calls as pending_approvals
+with their call ids.
+
+  --decision approve   run the call as the model made it
+  --decision reject    do not run it; the model hears why (--reason)
+  --decision modify    run it with --args instead
+  --decision replace   run --tool with --args instead
+
+By default it is an update: the run validates it and answers, or refuses it
+with the reason. With --signal it is fire and forget; a decision that cannot
+apply is recorded in the trace and ignored.
+
+Equivalent temporal command:
+  temporal workflow update execute --workflow-id WORKFLOW_ID --name approve \
+    --input '{"call_id": "n3", "decision": "approve"}'`,
+		Example: `  unstuck approve travel-1 --call-id n3 --decision approve --by alice
+  unstuck approve travel-1 --call-id n3 --decision modify --args '{"seat": "14C"}'
+  unstuck approve travel-1 --call-id n3 --decision reject --reason "over budget"`,
+		Args: oneWorkflowID,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := o.request()
+			if err != nil {
+				return err
+			}
+			return c.approve(cmd.Context(), cmd, args[0], o, req)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.callID, "call-id", "", "the waiting call (status: pending_approvals)")
+	f.StringVar(&o.decision, "decision", "", "approve, reject, modify or replace")
+	f.StringVar(&o.args, "args", "", "arguments (a JSON object) for modify and replace")
+	f.StringVar(&o.tool, "tool", "", "the tool to run instead, for replace")
+	f.StringVar(&o.by, "by", "", "who decides (kept in the audit trail)")
+	f.StringVar(&o.reason, "reason", "", "why (kept in the audit trail; a rejection's reason reaches the model)")
+	f.BoolVar(&o.signal, "signal", false, "send a signal (fire and forget) instead of an update")
+	f.StringVar(&o.runID, "run-id", "", "run id (default: the latest run of the workflow id)")
+	return cmd
+}
+
+// request checks the flags before anything is dialled.
+func (o approveOptions) request() (signals.ApproveRequest, error) {
+	req := signals.ApproveRequest{CallID: o.callID, Decision: o.decision, Audit: signals.Audit{By: o.by, Reason: o.reason}}
+	if strings.TrimSpace(o.args) != "" {
+		if !json.Valid([]byte(o.args)) {
+			return req, usageErrorf("--args is not valid JSON")
+		}
+		if o.decision == signals.DecisionReplace {
+			req.Call = &signals.ReplacementCall{Tool: o.tool, Args: json.RawMessage(o.args)}
+		} else {
+			req.Args = json.RawMessage(o.args)
+		}
+	} else if o.decision == signals.DecisionReplace {
+		req.Call = &signals.ReplacementCall{Tool: o.tool}
+	}
+	if err := req.Validate(); err != nil {
+		return req, usageErrorf("%v", err)
+	}
+	return req, nil
+}
+
+func (c *cli) approve(ctx context.Context, cmd *cobra.Command, workflowID string, o approveOptions, req signals.ApproveRequest) error {
+	tc, err := c.client(ctx)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	ctx, cancel := context.WithTimeout(ctx, updateTimeout)
+	defer cancel()
+	if o.signal {
+		if err := tc.SignalWorkflow(ctx, workflowID, o.runID, signals.Approve, req); err != nil {
+			return fmt.Errorf("signal approve to %s: %w", workflowID, err)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "approve signal sent to %s (see `unstuck trace %s` for what it did)\n", workflowID, workflowID)
+		return nil
+	}
+	h, err := tc.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: workflowID, RunID: o.runID, UpdateName: signals.Approve,
+		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		var res signals.ApproveResult
+		if err = h.Get(ctx, &res); err == nil {
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: call %s settled (%s)\n", workflowID, res.CallID, res.Decision)
+			return nil
+		}
+	}
+	return fmt.Errorf("approve for %s failed: %w", workflowID, err)
+}

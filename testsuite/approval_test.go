@@ -1,0 +1,83 @@
+package testsuite
+
+import (
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/testsuite/scripted"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// A write tool with approval: always waits for a person; `unstuck status`
+// lists it, a wrong decision is refused, and `unstuck approve --decision
+// modify` runs it with the person's arguments.
+func TestApprovalThroughTheCLI(t *testing.T) {
+	unstuck := filepath.Join(binaries(t), "unstuck")
+	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		var a map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&a)
+		writeJSON(w, 200, map[string]any{"booked": a})
+	})
+	cfg := `
+model: { base_url: "{{MODEL}}", name: approvals }
+tools:
+  - name: book
+    http: { url: "` + tools.URL + `/book" }
+    effect: write
+    approval: always
+    parameters: { type: object, required: [seat], properties: { seat: { type: string } } }
+agents:
+  - { name: booker, instructions: Book., tools: [book] }
+`
+	script := scripted.Sequence(
+		scripted.CallTurn("book", map[string]any{"seat": "12A"}),
+		scripted.CallTurn("final_output", map[string]any{"done": true}),
+	)
+	s := newStack(t, cfg, map[string]scripted.Script{"approvals": script})
+	run := s.start(workflows.AgentInput{Agent: "booker", Task: "book a seat"})
+	cli := func(args ...string) (string, error) {
+		args = append(args, "--address", devServer.FrontendHostPort())
+		out, err := exec.Command(unstuck, args...).CombinedOutput()
+		return string(out), err
+	}
+
+	require.Eventually(t, func() bool { p, _ := s.phase(run); return p == signals.PhaseAwaitingApproval }, 20*time.Second, 100*time.Millisecond)
+	st := s.status(run)
+	require.Len(t, st.PendingApprovals, 1)
+	callID := st.PendingApprovals[0].CallID
+	require.Equal(t, "book", st.PendingApprovals[0].Tool)
+	require.JSONEq(t, `{"seat":"12A"}`, string(st.PendingApprovals[0].Args))
+	out, err := cli("status", run.GetID())
+	require.NoError(t, err, out)
+	require.Contains(t, out, callID)
+	require.Empty(t, tools.requests("/book"), "nothing runs before the decision")
+
+	out, err = cli("approve", run.GetID(), "--call-id", "n999", "--decision", "approve")
+	require.Error(t, err)
+	require.Contains(t, out, "not a call of this run")
+	out, err = cli("approve", run.GetID(), "--call-id", callID, "--decision", "modify")
+	require.Error(t, err)
+	require.Contains(t, out, `"modify" needs "args"`)
+
+	out, err = cli("approve", run.GetID(), "--call-id", callID, "--decision", "modify", "--args", `{"seat": "14C"}`, "--by", "alice")
+	require.NoError(t, err, out)
+	require.Contains(t, out, "settled (modify)")
+
+	res, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"done": true}`, string(res.Output))
+	book := tools.requests("/book")
+	require.Len(t, book, 1)
+	require.JSONEq(t, `{"seat":"14C"}`, book[0].Body)
+	approvals := nodesOf(s.trace(run), signals.KindApproval)
+	require.Len(t, approvals, 1)
+	require.Contains(t, string(approvals[0].Args), "alice")
+	recordAndReplay(t, run, "approval_modified")
+}

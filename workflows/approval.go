@@ -1,0 +1,152 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// approvalOutcome is how a wait for approval ended.
+type approvalOutcome struct {
+	decision *signals.ApproveRequest
+	timedOut bool
+}
+
+// awaitApproval holds a call (status awaiting_approval, listed in
+// status.pending_approvals, phase awaiting_approval) until a person's
+// approve message settles it or the agent's human_timeout passes. Other
+// calls of the step go on meanwhile.
+func (r *runner) awaitApproval(ctx workflow.Context, nodeID string) (approvalOutcome, error) {
+	if n := r.run.node(nodeID); n != nil {
+		n.Status = signals.StatusAwaitingApproval
+	}
+	r.awaiting[nodeID] = true
+	if err := r.approvalPhase(ctx); err != nil {
+		return approvalOutcome{}, err
+	}
+	timeout := r.run.Spec.Agent.Policies.HumanTimeout.D()
+	if timeout <= 0 {
+		timeout = 24 * time.Hour
+	}
+	got, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool { return r.decisions[nodeID] != nil })
+	delete(r.awaiting, nodeID)
+	if err != nil {
+		return approvalOutcome{}, err
+	}
+	if err := r.approvalPhase(ctx); err != nil {
+		return approvalOutcome{}, err
+	}
+	if !got {
+		return approvalOutcome{timedOut: true}, nil
+	}
+	d := r.decisions[nodeID]
+	delete(r.decisions, nodeID)
+	return approvalOutcome{decision: d}, nil
+}
+
+// approvalPhase keeps the phase at awaiting_approval while any call waits.
+func (r *runner) approvalPhase(ctx workflow.Context) error {
+	want := signals.PhaseRunning
+	if len(r.awaiting) > 0 {
+		want = signals.PhaseAwaitingApproval
+	}
+	if r.run.Phase == want {
+		return nil
+	}
+	return r.setPhase(ctx, want)
+}
+
+// decide applies a decision: the tool and arguments to run, or why the
+// call does not run. Each decision is an approval node in the trace.
+func (r *runner) decide(ctx workflow.Context, nodeID string, tool config.Tool, args json.RawMessage, o approvalOutcome) (config.Tool, json.RawMessage, string) {
+	record := func(status, errText string, out any) {
+		var in json.RawMessage
+		if o.decision != nil {
+			in = mustJSON(o.decision)
+		}
+		n := r.addNode(ctx, Node{Node: signals.Node{
+			Kind: signals.KindApproval, Status: status, Parents: []string{nodeID},
+			Tool: tool.Name, Args: in, Error: errText,
+		}, Step: r.run.Step})
+		if out != nil {
+			n.Output = mustJSON(out)
+		}
+	}
+	if o.timedOut {
+		why := fmt.Sprintf("no approval decision within human_timeout (%s)", r.run.Spec.Agent.Policies.HumanTimeout.D())
+		record(signals.StatusFailed, why, nil)
+		return tool, nil, why
+	}
+	d := o.decision
+	switch d.Decision {
+	case signals.DecisionReject:
+		why := "rejected by a person"
+		if d.By != "" {
+			why = "rejected by " + d.By
+		}
+		if d.Reason != "" {
+			why += ": " + d.Reason
+		}
+		record(signals.StatusCompleted, "", map[string]string{"decision": d.Decision})
+		return tool, nil, why
+	case signals.DecisionModify:
+		args = d.Args
+	case signals.DecisionReplace:
+		t, ok := r.agentTool(d.Call.Tool)
+		if !ok {
+			why := "the approver's replacement names " + unknownTool(d.Call.Tool, r.toolNames())
+			record(signals.StatusFailed, why, nil)
+			return tool, nil, why
+		}
+		tool, args = t, d.Call.Args
+	}
+	if problem := r.checkArgs(tool, args); problem != "" {
+		why := "the approver's arguments are refused: " + problem
+		record(signals.StatusFailed, why, nil)
+		return tool, nil, why
+	}
+	record(signals.StatusCompleted, "", map[string]any{"decision": d.Decision, "tool": tool.Name, "args": args})
+	return tool, args, ""
+}
+
+// approveWanted says whether a decision can settle a call now.
+func (r *runner) approveWanted(req signals.ApproveRequest) error {
+	n := r.run.node(req.CallID)
+	if n == nil || n.Kind != signals.KindCall {
+		return fmt.Errorf("approve: %q is not a call of this run (status lists pending_approvals)", req.CallID)
+	}
+	if n.Status != signals.StatusAwaitingApproval || !r.awaiting[req.CallID] {
+		return fmt.Errorf("approve: call %s is %s, not awaiting approval", req.CallID, n.Status)
+	}
+	if r.decisions[req.CallID] != nil {
+		return fmt.Errorf("approve: call %s already has a decision", req.CallID)
+	}
+	return nil
+}
+
+// acceptApproval is where a valid decision lands, from the update or the
+// signal.
+func (r *runner) acceptApproval(req signals.ApproveRequest) (signals.ApproveResult, error) {
+	if err := r.approveWanted(req); err != nil {
+		return signals.ApproveResult{}, err
+	}
+	copied := req
+	r.decisions[req.CallID] = &copied
+	return signals.ApproveResult{CallID: req.CallID, Decision: req.Decision}, nil
+}
+
+// pendingApprovals lists the calls waiting for a decision, for status.
+func (r *runner) pendingApprovals() []signals.PendingApproval {
+	out := []signals.PendingApproval{}
+	for _, n := range r.run.Nodes {
+		if n.Kind == signals.KindCall && n.Status == signals.StatusAwaitingApproval {
+			out = append(out, signals.PendingApproval{CallID: n.ID, Tool: n.Tool, Args: n.Args})
+		}
+	}
+	return out
+}
