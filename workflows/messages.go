@@ -53,6 +53,9 @@ func (r *runner) registerMessages(ctx workflow.Context) error {
 	return nil
 }
 
+// maxIgnoredSignalNodes bounds the trace nodes of ignored signals.
+const maxIgnoredSignalNodes = 100
+
 func notYet(name string) error {
 	return fmt.Errorf("%s: not available in this version of unstuck", name)
 }
@@ -140,6 +143,12 @@ func auditOf(raw json.RawMessage) signals.Audit {
 // trail shows it and why.
 func (r *runner) ignoredSignal(ctx workflow.Context, name string, audit signals.Audit, why error) {
 	workflow.GetLogger(ctx).Warn("ignored signal", "signal", name, "error", why.Error())
+	// A flood of bad signals must not grow the run without bound: past a
+	// hundred, they are counted, not recorded one by one.
+	r.run.IgnoredSignals++
+	if r.run.IgnoredSignals > maxIgnoredSignalNodes {
+		return
+	}
 	r.addNode(ctx, Node{Node: signals.Node{
 		Kind: signals.KindHuman, Status: signals.StatusSkipped, Parents: []string{},
 		Args:  mustJSON(map[string]any{"signal": name, "by": audit.By, "reason": audit.Reason}),
