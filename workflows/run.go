@@ -50,6 +50,8 @@ type Run struct {
 	// Graph walk: where the run is, how often each node was visited, and
 	// edges a rollback excluded ("from->to").
 	GraphAt string `json:"graph_at,omitempty"`
+	// IgnoredSignals counts signals the run could not act on.
+	IgnoredSignals int `json:"ignored_signals,omitempty"`
 	// ResumeFrom: after a rollback, the walk picks the next edge from this
 	// node (with its recorded outcome) instead of visiting it again, so a
 	// write tool there does not run twice.
