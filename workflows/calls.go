@@ -92,9 +92,7 @@ func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities
 				}
 				continue
 			}
-			if r.startCall(ctx, sel, c, &running) {
-				running++
-			}
+			r.startCall(ctx, sel, c, &running)
 		}
 		if running == 0 {
 			break
@@ -220,88 +218,6 @@ func depsDone(c *stepCall, step []*stepCall) bool {
 		}
 	}
 	return true
-}
-
-// startCall resolves a call's references, checks (and repairs) its
-// arguments and the breaker, and starts its activity; the selector settles
-// it when it finishes. It answers false when the call failed before
-// starting.
-func (r *runner) startCall(ctx workflow.Context, sel workflow.Selector, c *stepCall, running *int) bool {
-	args, problem, class := r.readyCall(ctx, c.nodeID, c.tool, c.args)
-	if problem == "" && c.tool.Approval == config.ApprovalAlways {
-		r.startApproval(ctx, sel, c, args, running)
-		return true
-	}
-	tool := c.tool
-	if problem == "" {
-		tool, problem = r.route(ctx, c.tool)
-		if problem != "" {
-			class = classOpen
-		}
-	}
-	c.resolved = args
-	if problem != "" {
-		r.finishNode(ctx, c.nodeID, nil, problem)
-		c.errText, c.class, c.done = problem, class, true
-		return false
-	}
-	r.issue(ctx, sel, c, tool, args, 0, running)
-	return true
-}
-
-// startApproval waits, in a coroutine of its own, for a person to settle
-// the call, so the step's other calls run meanwhile; the selector then runs
-// the call as decided, or settles it as refused.
-func (r *runner) startApproval(ctx workflow.Context, sel workflow.Selector, c *stepCall, args json.RawMessage, running *int) {
-	if n := r.run.node(c.nodeID); n != nil {
-		n.Args = args
-	}
-	c.resolved = args
-	var outcome approvalOutcome
-	fut, set := workflow.NewFuture(ctx)
-	workflow.Go(ctx, func(gctx workflow.Context) {
-		o, err := r.awaitApproval(gctx, c.nodeID)
-		outcome = o
-		set.Set(nil, err)
-	})
-	sel.AddFuture(fut, func(f workflow.Future) {
-		if err := f.Get(ctx, nil); err != nil {
-			c.errText, c.class, c.done = errorText(err), "canceled", true
-			r.finishNode(ctx, c.nodeID, nil, c.errText)
-			return
-		}
-		tool, decided, problem := r.decide(ctx, c.nodeID, c.tool, args, outcome)
-		class := classRefused
-		if problem == "" {
-			tool, problem = r.route(ctx, tool)
-			class = classOpen
-		}
-		if problem != "" {
-			c.errText, c.class, c.done = problem, class, true
-			r.finishNode(ctx, c.nodeID, nil, problem)
-			return
-		}
-		c.resolved = decided
-		*running++
-		r.issue(ctx, sel, c, tool, decided, 0, running)
-	})
-}
-
-// issue starts one attempt of a call; a refusal the repair can answer
-// issues the next attempt from the selector callback, so the step waits
-// for it like for any running call.
-func (r *runner) issue(ctx workflow.Context, sel workflow.Selector, c *stepCall, tool config.Tool, args json.RawMessage, attempt int, running *int) {
-	sel.AddFuture(r.toolFuture(ctx, c.nodeID, attempt, tool, args), func(f workflow.Future) {
-		result, err, retry := r.toolOutcome(ctx, c.nodeID, tool, args, f)
-		if retry != nil {
-			c.resolved = retry
-			*running++
-			r.issue(ctx, sel, c, tool, retry, attempt+1, running)
-			return
-		}
-		c.errText, c.class = r.settleTool(ctx, c.nodeID, tool, c.write, result, err)
-		c.done = true
-	})
 }
 
 // settleFinal resolves and checks a final_output once the step's other

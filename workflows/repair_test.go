@@ -106,3 +106,16 @@ func TestFatalErrorsAreNeverRepaired(t *testing.T) {
 	require.Empty(t, h.repairReqs)
 	require.Empty(t, repairNodes(h.trace()))
 }
+
+func TestAModelRepairDoesNotHoldUpTheOtherCalls(t *testing.T) {
+	h := newHarness(t, echoSpec(), []activities.ModelReply{
+		{ToolCalls: []activities.ToolCall{call("k1", "typed", `{"n": "three"}`), call("k2", "a", `{"v": 1}`)}},
+		{Content: "ok"},
+	}, echoTool)
+	h.repairModel = func(activities.RepairRequest) (json.RawMessage, error) { return json.RawMessage(`{"n": 3}`), nil }
+	_, err := h.run(AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, err)
+	require.Len(t, h.toolReqs, 2)
+	require.Equal(t, "a", h.toolReqs[0].Tool.Name, "a ran while typed's arguments were being repaired")
+	require.Equal(t, "typed", h.toolReqs[1].Tool.Name)
+}

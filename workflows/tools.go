@@ -37,9 +37,13 @@ func (r *runner) readyCall(ctx workflow.Context, nodeID string, tool config.Tool
 		}
 	}
 	if r.isBlocked(tool.Name, resolved) {
-		return resolved, fmt.Sprintf("blocked: this exact call of %s was repeating in a loop; change the arguments or try another way", tool.Name), classBlocked
+		return resolved, blockedText(tool.Name), classBlocked
 	}
 	return resolved, "", ""
+}
+
+func blockedText(tool string) string {
+	return fmt.Sprintf("blocked: this exact call of %s was repeating in a loop; change the arguments or try another way", tool)
 }
 
 // route applies the tool's circuit breaker: a tool whose breaker is open
