@@ -173,3 +173,39 @@ func TestUnknownToolIsReportedNeverRetried(t *testing.T) {
 	require.Equal(t, 0, repairRequests(s))
 	require.Empty(t, nodesOf(s.trace(run), signals.KindRepair))
 }
+
+// A step whose first call needs a repair (one by rule, one by the model)
+// and whose other call does not: the other call does not wait. The
+// history is kept, so a later change of this order is caught by replay.
+func TestRepairsInAParallelStep(t *testing.T) {
+	cfg := `
+model: { base_url: "{{MODEL}}", name: mixed }
+tools:
+  - { name: count, builtin: echo, parameters: { type: object, required: [n], properties: { n: { type: integer } } } }
+  - { name: note, builtin: echo, parameters: { type: object } }
+agents:
+  - { name: mixed, instructions: Count., tools: [count, note] }
+`
+	script := func(req openaiRequest) scripted.Turn {
+		if isRepair(req) {
+			return scripted.CallTurn("count", map[string]any{"n": 3})
+		}
+		if scripted.AssistantTurns(req) == 0 {
+			return scripted.CallsTurn(
+				scripted.NewCall("count", map[string]any{"n": "2"}),     // a rule repairs it
+				scripted.NewCall("count", map[string]any{"n": "three"}), // the model repairs it
+				scripted.NewCall("note", map[string]any{"text": "hi"}),  // needs nothing
+			)
+		}
+		return scripted.CallTurn("final_output", map[string]any{"ok": true})
+	}
+	s := newStack(t, cfg, map[string]scripted.Script{"mixed": script})
+	run := s.start(workflows.AgentInput{Agent: "mixed", Task: "count"})
+	_, err := s.result(run)
+	require.NoError(t, err)
+	calls := nodesOf(s.trace(run), signals.KindCall)
+	require.JSONEq(t, `{"n":2}`, string(calls[0].Args))
+	require.JSONEq(t, `{"n":3}`, string(calls[1].Args))
+	require.Equal(t, 1, repairRequests(s))
+	recordAndReplay(t, run, "parallel_step_repairs")
+}

@@ -26,6 +26,7 @@ func (r *runner) awaitApproval(ctx workflow.Context, nodeID string) (approvalOut
 		n.Status = signals.StatusAwaitingApproval
 	}
 	r.awaiting[nodeID] = true
+	defer delete(r.awaiting, nodeID)
 	if err := r.approvalPhase(ctx); err != nil {
 		return approvalOutcome{}, err
 	}
@@ -111,6 +112,11 @@ func (r *runner) decide(ctx workflow.Context, nodeID string, tool config.Tool, a
 		return tool, nil, why
 	}
 	record(signals.StatusCompleted, "", map[string]any{"decision": d.Decision, "tool": tool.Name, "args": args})
+	if d.Decision == signals.DecisionModify || d.Decision == signals.DecisionReplace {
+		if n := r.run.node(nodeID); n != nil {
+			n.RanAs = mustJSON(map[string]any{"decision": d.Decision, "by": d.By, "reason": d.Reason, "tool": tool.Name, "args": args})
+		}
+	}
 	return tool, args, ""
 }
 
@@ -125,6 +131,22 @@ func (r *runner) approveWanted(req signals.ApproveRequest) error {
 	}
 	if r.decisions[req.CallID] != nil {
 		return fmt.Errorf("approve: call %s already has a decision", req.CallID)
+	}
+	// Arguments a person gives are checked now, so a mistake is answered
+	// and the call keeps waiting for a better decision.
+	tool, _ := r.agentTool(n.Tool)
+	args := req.Args
+	if req.Decision == signals.DecisionReplace {
+		t, ok := r.agentTool(req.Call.Tool)
+		if !ok {
+			return fmt.Errorf("approve: replace names %s", unknownTool(req.Call.Tool, r.toolNames()))
+		}
+		tool, args = t, req.Call.Args
+	}
+	if req.Decision == signals.DecisionModify || req.Decision == signals.DecisionReplace {
+		if problem := r.checkArgs(tool, args); problem != "" {
+			return fmt.Errorf("approve: %s", problem)
+		}
 	}
 	return nil
 }

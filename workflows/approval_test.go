@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/unstuck-dev/unstuck/activities"
@@ -30,7 +31,7 @@ func approvalSpec() *config.Resolved {
 
 func (h *harness) approve(after time.Duration, req signals.ApproveRequest, got *updateResult) {
 	h.env.RegisterDelayedCallback(func() {
-		h.env.UpdateWorkflow(signals.Approve, "approve-"+req.CallID+"-"+req.Decision, &testsuite.TestUpdateCallback{
+		h.env.UpdateWorkflow(signals.Approve, "approve-"+req.CallID+"-"+after.String(), &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { got.rejected = err },
 			OnAccept:   func() {},
 			OnComplete: func(v any, err error) { got.result, got.err = v, err },
@@ -112,4 +113,45 @@ func TestApprovalTimesOutAndBadDecisionsAreRejected(t *testing.T) {
 	require.ErrorContains(t, bad.rejected, `"modify" needs "args"`)
 	require.Len(t, h.toolReqs, 1, "no decision within human_timeout: the call never runs")
 	require.Contains(t, h.requests[1].Delta[0].Content, "no approval decision within human_timeout (1h0m0s)")
+}
+
+func TestABadModificationIsRefusedAndTheCallKeepsWaiting(t *testing.T) {
+	spec := approvalSpec()
+	for i := range spec.Tools {
+		if spec.Tools[i].Name == "b" {
+			spec.Tools[i].Parameters = map[string]any{"type": "object", "properties": map[string]any{"seat": map[string]any{"type": "string"}}}
+		}
+	}
+	h := newHarness(t, spec, []activities.ModelReply{
+		{ToolCalls: []activities.ToolCall{call("k1", "b", `{"seat": "12A"}`)}},
+		{Content: "done"},
+	}, echoTool)
+	var bad, good updateResult
+	h.approve(time.Minute, signals.ApproveRequest{CallID: "n3", Decision: "modify", Args: json.RawMessage(`{"seat": 14}`)}, &bad)
+	h.approve(2*time.Minute, signals.ApproveRequest{CallID: "n3", Decision: "modify", Args: json.RawMessage(`{"seat": "14C"}`), Audit: signals.Audit{By: "alice"}}, &good)
+	_, err := h.run(AgentInput{Agent: "agent", Task: "book"})
+	require.NoError(t, err)
+	require.ErrorContains(t, bad.rejected, "at /seat")
+	require.NoError(t, good.rejected)
+	require.JSONEq(t, `{"seat":"14C"}`, string(h.toolReqs[0].Args))
+	// The model learns that a person changed its call.
+	msg := h.requests[1].Delta[0].Content
+	require.Contains(t, msg, "changed_by_a_person")
+	require.Contains(t, msg, "alice")
+}
+
+func TestAnApprovedCallIsNotRepairedBehindThePersonsBack(t *testing.T) {
+	h := newHarness(t, approvalSpec(), []activities.ModelReply{
+		{ToolCalls: []activities.ToolCall{call("k1", "b", `{"seat": "12A"}`)}},
+		{Content: "done"},
+	}, func(req activities.ToolRequest) (json.RawMessage, error) {
+		return nil, temporal.NewNonRetryableApplicationError("tool b: HTTP 422: value for 'seat' must be one of [1A, 2A]", "invalid_args", nil)
+	})
+	h.repairModel = func(activities.RepairRequest) (json.RawMessage, error) { return json.RawMessage(`{"seat": "1A"}`), nil }
+	var got updateResult
+	h.approve(time.Minute, signals.ApproveRequest{CallID: "n3", Decision: "approve"}, &got)
+	_, err := h.run(AgentInput{Agent: "agent", Task: "book"})
+	require.NoError(t, err)
+	require.Len(t, h.toolReqs, 1, "refused arguments a person approved are not re-issued repaired")
+	require.Empty(t, h.repairReqs)
 }

@@ -74,6 +74,10 @@ func (r *runner) proceed(ctx workflow.Context, sel workflow.Selector, c *stepCal
 			r.failCall(ctx, c, problem, classRefused)
 			return
 		}
+		if r.isBlocked(tool.Name, decided) {
+			r.failCall(ctx, c, blockedText(tool.Name), classBlocked)
+			return
+		}
 		c.resolved = decided
 		r.launch(ctx, sel, c, tool, decided, running)
 	})
@@ -81,7 +85,7 @@ func (r *runner) proceed(ctx workflow.Context, sel workflow.Selector, c *stepCal
 
 // launch routes a call through its tool's breaker and runs it.
 func (r *runner) launch(ctx workflow.Context, sel workflow.Selector, c *stepCall, tool config.Tool, args json.RawMessage, running *int) {
-	routed, problem := r.route(ctx, tool)
+	routed, problem := r.routeApproved(ctx, tool)
 	if problem != "" {
 		r.failCall(ctx, c, problem, classOpen)
 		return
@@ -94,14 +98,27 @@ func (r *runner) launch(ctx workflow.Context, sel workflow.Selector, c *stepCall
 func (r *runner) issue(ctx workflow.Context, sel workflow.Selector, c *stepCall, tool config.Tool, args json.RawMessage, attempt int, running *int) {
 	*running++
 	sel.AddFuture(r.toolFuture(ctx, c.nodeID, attempt, tool, args), func(f workflow.Future) {
-		result, err, retry := r.toolOutcome(ctx, c.nodeID, tool, args, f)
-		if retry != nil {
-			c.resolved = retry
-			r.issue(ctx, sel, c, tool, retry, attempt+1, running)
+		var result json.RawMessage
+		err := f.Get(ctx, &result)
+		if !r.canRepairRefusal(ctx, c.nodeID, tool, args, err) {
+			c.errText, c.class = r.settleTool(ctx, c.nodeID, tool, c.write, result, err)
+			c.done = true
 			return
 		}
-		c.errText, c.class = r.settleTool(ctx, c.nodeID, tool, c.write, result, err)
-		c.done = true
+		// The repair (perhaps a model request) runs beside the other calls.
+		var fixed json.RawMessage
+		var ok bool
+		r.async(ctx, sel, running, func(g workflow.Context) {
+			fixed, ok = r.repairAfter(g, c.nodeID, tool, args, errorText(err))
+		}, func() {
+			if !ok || r.tried(c.nodeID, fixed) {
+				c.errText, c.class = r.settleTool(ctx, c.nodeID, tool, c.write, nil, err)
+				c.done = true
+				return
+			}
+			c.resolved = fixed
+			r.issue(ctx, sel, c, tool, fixed, attempt+1, running)
+		})
 	})
 }
 

@@ -49,6 +49,8 @@ func buildConversation(run *Run) []activities.Message {
 				content = errorEnvelope(n)
 			} else if n.Tool == FinalOutputTool {
 				content = `{"ok": true}`
+			} else if len(n.RanAs) > 0 {
+				content = string(mustJSON(map[string]any{"changed_by_a_person": n.RanAs, "result": json.RawMessage(n.Output)}))
 			}
 			msgs = append(msgs, activities.Message{Role: "tool", ToolCallID: n.ModelCallID, Content: clip(content)})
 		case signals.KindHuman:

@@ -80,7 +80,10 @@ type Node struct {
 	// ModelCallID is the model's id of a call, answered by the tool
 	// message of the call's result.
 	ModelCallID string `json:"model_call_id,omitempty"`
-	Step        int    `json:"step,omitempty"`
+	// RanAs is what a person changed before the call ran (modify or
+	// replace); the model is told, so it does not report its own version.
+	RanAs json.RawMessage `json:"ran_as,omitempty"`
+	Step  int             `json:"step,omitempty"`
 }
 
 // node finds a node by id.

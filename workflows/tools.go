@@ -65,6 +65,16 @@ func (r *runner) route(ctx workflow.Context, tool config.Tool) (config.Tool, str
 	return first, fmt.Sprintf("circuit open: %s failed %d times in a row; it is not called until its cooldown passes", first.Name, r.breaker(first.Name).Failures)
 }
 
+// routeApproved is route for a call that may have been approved: it never
+// substitutes a fallback that needs an approval of its own.
+func (r *runner) routeApproved(ctx workflow.Context, tool config.Tool) (config.Tool, string) {
+	routed, problem := r.route(ctx, tool)
+	if problem == "" && routed.Name != tool.Name && routed.Approval == config.ApprovalAlways {
+		return tool, fmt.Sprintf("circuit open: %s is not called until its cooldown passes, and its fallback %s needs an approval of its own", tool.Name, routed.Name)
+	}
+	return routed, problem
+}
+
 // toolFuture starts a tool activity with the tool's timeout and retry
 // policy. attempt > 0 is a repaired re-issue: it gets its own call id, so
 // its idempotency key differs from the refused call's.
@@ -88,16 +98,26 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID string, attempt int, to
 // them and the call should be issued again instead of settled.
 func (r *runner) toolOutcome(ctx workflow.Context, nodeID string, tool config.Tool, args json.RawMessage, f workflow.Future) (result json.RawMessage, err error, retryArgs json.RawMessage) {
 	err = f.Get(ctx, &result)
-	if err != nil && cancelled(ctx, err) {
-		return nil, err, nil
-	}
-	if err != nil && failureClass(err) == string(policies.InvalidArgs) {
-		r.tried(nodeID, args)
+	if r.canRepairRefusal(ctx, nodeID, tool, args, err) {
 		if fixed, ok := r.repairAfter(ctx, nodeID, tool, args, errorText(err)); ok && !r.tried(nodeID, fixed) {
 			return nil, err, fixed
 		}
 	}
 	return result, err, nil
+}
+
+// canRepairRefusal says whether a tool's refusal (invalid_args) may be
+// answered by repairing and re-issuing the call. Never for a tool that
+// needs approval: a person approved those arguments, not repaired ones.
+func (r *runner) canRepairRefusal(ctx workflow.Context, nodeID string, tool config.Tool, args json.RawMessage, err error) bool {
+	if err == nil || cancelled(ctx, err) || failureClass(err) != string(policies.InvalidArgs) {
+		return false
+	}
+	if tool.Approval == config.ApprovalAlways || r.repairsLeft(nodeID) <= 0 {
+		return false
+	}
+	r.tried(nodeID, args)
+	return true
 }
 
 // settleTool records a finished tool call: the node, the breaker, and the
@@ -136,14 +156,17 @@ func (r *runner) callTool(ctx workflow.Context, nodeID string, tool config.Tool,
 			r.finishNode(ctx, nodeID, nil, errorText(err))
 			return errorText(err), "canceled", resolved
 		}
-		tool, resolved, problem = r.decide(ctx, nodeID, tool, resolved, o)
+		var decided json.RawMessage
+		tool, decided, problem = r.decide(ctx, nodeID, tool, resolved, o)
 		if problem != "" {
 			class = classRefused
+		} else {
+			resolved = decided
 		}
 	}
 	if problem == "" {
 		var routed config.Tool
-		routed, problem = r.route(ctx, tool)
+		routed, problem = r.routeApproved(ctx, tool)
 		if problem != "" {
 			class = classOpen
 		}

@@ -132,6 +132,15 @@ func newRunner(run *Run) (*runner, error) {
 	if run.Visits == nil {
 		run.Visits = map[string]int{}
 	}
+	// Compiled now, so update validators (which must not change state)
+	// only read the cache.
+	for _, t := range run.Spec.Tools {
+		if t.Parameters != nil {
+			if _, err := r.toolSchema(t); err != nil {
+				return nil, temporal.NewNonRetryableApplicationError(err.Error(), BadInputError, nil)
+			}
+		}
+	}
 	if run.Loops == nil {
 		run.Loops = []signals.Loop{}
 	}
