@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,6 +41,8 @@ func testSpec() *config.Resolved {
 }
 
 type harness struct {
+	// mu guards the recorded requests: mocked activities run in goroutines.
+	mu       sync.Mutex
 	t        *testing.T
 	env      *testsuite.TestWorkflowEnvironment
 	requests []activities.ModelRequest
@@ -63,7 +66,9 @@ func newHarness(t *testing.T, spec *config.Resolved, replies []activities.ModelR
 		})
 	h.env.OnActivity(acts.CallModel, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, req activities.ModelRequest) (*activities.ModelReply, error) {
+			h.mu.Lock()
 			h.requests = append(h.requests, req)
+			h.mu.Unlock()
 			i := len(h.requests) - 1
 			if i >= len(replies) {
 				return &activities.ModelReply{ReplyID: "r-end", Content: "done"}, nil
@@ -76,7 +81,9 @@ func newHarness(t *testing.T, spec *config.Resolved, replies []activities.ModelR
 		})
 	h.env.OnActivity(acts.RepairArgs, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, req activities.RepairRequest) (json.RawMessage, error) {
+			h.mu.Lock()
 			h.repairReqs = append(h.repairReqs, req)
+			h.mu.Unlock()
 			if h.repairModel == nil {
 				return nil, temporal.NewNonRetryableApplicationError("no repair model in this test", activities.BadRepairError, nil)
 			}
@@ -84,7 +91,9 @@ func newHarness(t *testing.T, spec *config.Resolved, replies []activities.ModelR
 		})
 	h.env.OnActivity(acts.RunTool, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, req activities.ToolRequest) (json.RawMessage, error) {
+			h.mu.Lock()
 			h.toolReqs = append(h.toolReqs, req)
+			h.mu.Unlock()
 			return tool(req)
 		})
 	return h
