@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -84,30 +83,15 @@ func (o approveOptions) request() (signals.ApproveRequest, error) {
 }
 
 func (c *cli) approve(ctx context.Context, cmd *cobra.Command, workflowID string, o approveOptions, req signals.ApproveRequest) error {
-	tc, err := c.client(ctx)
-	if err != nil {
-		return err
-	}
-	defer tc.Close()
-	ctx, cancel := context.WithTimeout(ctx, updateTimeout)
-	defer cancel()
-	if o.signal {
-		if err := tc.SignalWorkflow(ctx, workflowID, o.runID, signals.Approve, req); err != nil {
-			return fmt.Errorf("signal approve to %s: %w", workflowID, err)
+	var res signals.ApproveResult
+	if err := c.send(ctx, cmd, workflowID, o.runID, signals.Approve, o.signal, req, &res); err != nil {
+		if o.signal {
+			return err
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "approve signal sent to %s (see `unstuck trace %s` for what it did)\n", workflowID, workflowID)
-		return nil
+		return fmt.Errorf("approve for %s failed: %w", workflowID, err)
 	}
-	h, err := tc.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: workflowID, RunID: o.runID, UpdateName: signals.Approve,
-		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	if err == nil {
-		var res signals.ApproveResult
-		if err = h.Get(ctx, &res); err == nil {
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: call %s settled (%s)\n", workflowID, res.CallID, res.Decision)
-			return nil
-		}
+	if !o.signal {
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: call %s settled (%s)\n", workflowID, res.CallID, res.Decision)
 	}
-	return fmt.Errorf("approve for %s failed: %w", workflowID, err)
+	return nil
 }

@@ -5,16 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/signals"
 )
-
-// updateTimeout bounds waiting for a run to answer an update.
-const updateTimeout = 30 * time.Second
 
 type replyOptions struct {
 	runID, text, output, by, reason string
@@ -75,30 +70,15 @@ func (o replyOptions) request() (signals.ReplyRequest, error) {
 }
 
 func (c *cli) reply(ctx context.Context, cmd *cobra.Command, workflowID string, o replyOptions, req signals.ReplyRequest) error {
-	tc, err := c.client(ctx)
-	if err != nil {
-		return err
-	}
-	defer tc.Close()
-	ctx, cancel := context.WithTimeout(ctx, updateTimeout)
-	defer cancel()
-	if o.signal {
-		if err := tc.SignalWorkflow(ctx, workflowID, o.runID, signals.Reply, req); err != nil {
-			return fmt.Errorf("signal reply to %s: %w", workflowID, err)
+	var res signals.ReplyResult
+	if err := c.send(ctx, cmd, workflowID, o.runID, signals.Reply, o.signal, req, &res); err != nil {
+		if o.signal {
+			return err
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "reply signal sent to %s (see `unstuck trace %s` for what it did)\n", workflowID, workflowID)
-		return nil
+		return fmt.Errorf("reply to %s failed: %w", workflowID, err)
 	}
-	h, err := tc.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: workflowID, RunID: o.runID, UpdateName: signals.Reply,
-		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	if err == nil {
-		var res signals.ReplyResult
-		if err = h.Get(ctx, &res); err == nil {
-			fmt.Fprintf(cmd.OutOrStdout(), "reply accepted by %s: it settles node %s\n", workflowID, res.NodeID)
-			return nil
-		}
+	if !o.signal {
+		fmt.Fprintf(cmd.OutOrStdout(), "reply accepted by %s: it settles node %s\n", workflowID, res.NodeID)
 	}
-	return fmt.Errorf("reply to %s failed: %w", workflowID, err)
+	return nil
 }
