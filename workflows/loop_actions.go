@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -75,7 +76,7 @@ func (r *runner) blockLoopCalls(loop *policies.Loop) []string {
 	var described []string
 	for _, c := range r.loopCalls(loop) {
 		key := blockKey(c.Tool, c.Args)
-		if !contains(r.run.Blocked, key) {
+		if !slices.Contains(r.run.Blocked, key) {
 			r.run.Blocked = append(r.run.Blocked, key)
 		}
 		described = append(described, fmt.Sprintf("%s(%s)", c.Tool, shortText(string(c.Args), 120)))
@@ -84,7 +85,7 @@ func (r *runner) blockLoopCalls(loop *policies.Loop) []string {
 }
 
 func (r *runner) isBlocked(tool string, args []byte) bool {
-	return len(r.run.Blocked) > 0 && contains(r.run.Blocked, blockKey(tool, args))
+	return len(r.run.Blocked) > 0 && slices.Contains(r.run.Blocked, blockKey(tool, args))
 }
 
 func blockKey(tool string, args []byte) string {
@@ -108,7 +109,7 @@ func (r *runner) rollback(ctx workflow.Context, escID string, loop *policies.Loo
 	r.run.Events = r.run.Events[:begin]
 	if where != "" {
 		edge := before.Where + "->" + events[0].Where
-		if !contains(r.run.ExcludedEdges, edge) {
+		if !slices.Contains(r.run.ExcludedEdges, edge) {
 			r.run.ExcludedEdges = append(r.run.ExcludedEdges, edge)
 		}
 		resume := &resumePoint{Node: before.Where, OK: true}

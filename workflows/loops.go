@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,7 +51,7 @@ func (r *runner) observe(ctx workflow.Context, where, nodeID, signature, key str
 	}
 	loop := r.detector().Observe(policies.LoopEvent{Signature: signature, Key: key, Failed: failed, Class: class})
 	if loop == nil {
-		if !failed && !contains(r.run.LastCycle, signature) {
+		if !failed && !slices.Contains(r.run.LastCycle, signature) {
 			// Progress off the last loop: the next loop starts the ladder
 			// from its first rung again.
 			r.run.Ladder.Next = 0
@@ -179,13 +180,4 @@ func rungNames(es []Escalation) []string {
 		out = append(out, e.Action)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
