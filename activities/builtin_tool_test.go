@@ -32,7 +32,7 @@ func builtinTool(name, fn string) config.Tool {
 }
 
 func TestBuiltinToolEchoAnswersItsArguments(t *testing.T) {
-	out, err := runTool(t, ToolRequest{CallID: "n1", Tool: builtinTool("echo", "echo"), Args: json.RawMessage(`{"b":[1,2],"a":"x"}`)})
+	out, err := runTool(t, toolCase{CallID: "n1", Tool: builtinTool("echo", "echo"), Args: json.RawMessage(`{"b":[1,2],"a":"x"}`)})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"b":[1,2],"a":"x"}`, string(out))
 }
@@ -42,7 +42,7 @@ func TestBuiltinToolEchoAnswersItsArguments(t *testing.T) {
 func TestBuiltinToolGetsTheWorkflowIDAndIdempotencyKey(t *testing.T) {
 	tool := builtinTool("k", "activities_test_key")
 	args := json.RawMessage(`{"a":1}`)
-	out, err := runTool(t, ToolRequest{CallID: "n9", Tool: tool, Args: args})
+	out, err := runTool(t, toolCase{CallID: "n9", Tool: tool, Args: args})
 	require.NoError(t, err)
 	key, err := IdempotencyKey(testWorkflowID, "n9", tool, args)
 	require.NoError(t, err)
@@ -68,7 +68,7 @@ func TestBuiltinToolErrorClasses(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := runTool(t, ToolRequest{CallID: "n1", Tool: tc.tool, Args: json.RawMessage(tc.args)})
+			_, err := runTool(t, toolCase{CallID: "n1", Tool: tc.tool, Args: json.RawMessage(tc.args)})
 			ae := requireClass(t, err, tc.class, tc.retryable)
 			require.Contains(t, ae.Error(), tc.message)
 		})
@@ -83,31 +83,31 @@ func TestBuiltinToolErrorRulesOverrideItsClass(t *testing.T) {
 		{Status: 400, Class: "fatal"}, // never matches a built-in
 		{Message: "(?i)invalid date", Class: "persistent"},
 	}
-	_, err := runTool(t, ToolRequest{CallID: "n1", Tool: tool, Args: json.RawMessage(`{"from":"NYC","to":"LAX","date":"soon"}`)})
+	_, err := runTool(t, toolCase{CallID: "n1", Tool: tool, Args: json.RawMessage(`{"from":"NYC","to":"LAX","date":"soon"}`)})
 	requireClass(t, err, "persistent", false)
 
 	flaky := builtinTool("flaky", "activities_test_plain_error")
 	flaky.Errors = []config.ErrorRule{{Message: "hiccup", Class: "fatal"}}
-	_, err = runTool(t, ToolRequest{CallID: "n1", Tool: flaky, Args: json.RawMessage(`{}`)})
+	_, err = runTool(t, toolCase{CallID: "n1", Tool: flaky, Args: json.RawMessage(`{}`)})
 	requireClass(t, err, "fatal", false)
 }
 
 // A built-in this worker does not have is fatal: no retry brings it.
 func TestUnknownBuiltinIsFatal(t *testing.T) {
-	_, err := runTool(t, ToolRequest{CallID: "n1", Tool: builtinTool("ghost", "no_such_builtin"), Args: json.RawMessage(`{}`)})
+	_, err := runTool(t, toolCase{CallID: "n1", Tool: builtinTool("ghost", "no_such_builtin"), Args: json.RawMessage(`{}`)})
 	ae := requireClass(t, err, "fatal", false)
 	require.Contains(t, ae.Error(), `built-in "no_such_builtin" is not in this worker`)
 	require.Contains(t, ae.Error(), "echo")
 }
 
 func TestToolWithNeitherHTTPNorBuiltinIsFatal(t *testing.T) {
-	_, err := runTool(t, ToolRequest{CallID: "n1", Tool: config.Tool{Name: "nothing"}, Args: json.RawMessage(`{}`)})
+	_, err := runTool(t, toolCase{CallID: "n1", Tool: config.Tool{Name: "nothing"}, Args: json.RawMessage(`{}`)})
 	ae := requireClass(t, err, "fatal", false)
 	require.Contains(t, ae.Error(), "tool nothing has neither http nor builtin")
 }
 
 // The size limit holds for built-ins too.
 func TestBuiltinToolResultSizeLimit(t *testing.T) {
-	_, err := runTool(t, ToolRequest{CallID: "n1", Tool: builtinTool("big", "activities_test_huge"), Args: json.RawMessage(`{}`)})
+	_, err := runTool(t, toolCase{CallID: "n1", Tool: builtinTool("big", "activities_test_huge"), Args: json.RawMessage(`{}`)})
 	requireClass(t, err, ResultTooLargeError, false)
 }

@@ -42,13 +42,22 @@ func newTestActivities() *Activities {
 	return acts
 }
 
+// toolCase is a call of a tool the test defines: runTool puts the tool in
+// the worker's config and sends the activity its name, as the workflow does.
+type toolCase struct {
+	CallID string
+	Tool   config.Tool
+	Args   json.RawMessage
+}
+
 // runTool runs RunTool in a test activity environment: the result on
 // success, else the error.
-func runTool(t *testing.T, req ToolRequest) (json.RawMessage, error) {
+func runTool(t *testing.T, c toolCase) (json.RawMessage, error) {
 	t.Helper()
 	acts := newTestActivities()
+	acts.config.Tools = []config.Tool{c.Tool}
 	env := newActivityEnv(t, acts)
-	val, err := env.ExecuteActivity(acts.RunTool, req)
+	val, err := env.ExecuteActivity(acts.RunTool, ToolRequest{CallID: c.CallID, Tool: ToolRef{Name: c.Tool.Name}, Args: c.Args})
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ const maxErrorText = 2048
 // runHTTP sends a call to an HTTP tool per CONTRACT.md: JSON body (GET:
 // query string), Idempotency-Key and Unstuck-Workflow-Id headers; a 2xx
 // JSON body is the result, anything else a classed error.
-func (a *Activities) runHTTP(ctx context.Context, wfID, key string, req ToolRequest) (json.RawMessage, error) {
+func (a *Activities) runHTTP(ctx context.Context, wfID, key string, req toolCall) (json.RawMessage, error) {
 	spec := req.Tool.HTTP
 	timeout := spec.Timeout.D()
 	if timeout <= 0 {

@@ -44,7 +44,7 @@ func TestHTTPToolErrorDefaultClasses(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
 			ts := newToolServer(t, answer(tc.status, `{"error":"nope"}`, "Content-Type", "application/json"))
-			_, err := runTool(t, ToolRequest{CallID: "n1", Tool: httpTool("t", "POST", ts.URL), Args: json.RawMessage(`{}`)})
+			_, err := runTool(t, toolCase{CallID: "n1", Tool: httpTool("t", "POST", ts.URL), Args: json.RawMessage(`{}`)})
 			ae := requireClass(t, err, tc.class, tc.retryable)
 			require.Contains(t, ae.Error(), fmt.Sprintf("tool t: HTTP %d: nope", tc.status))
 		})
@@ -70,7 +70,7 @@ func TestHTTPToolErrorMessageFromTheBody(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := newToolServer(t, answer(422, tc.body))
-			_, err := runTool(t, ToolRequest{CallID: "n1", Tool: httpTool("book", "POST", ts.URL), Args: json.RawMessage(`{}`)})
+			_, err := runTool(t, toolCase{CallID: "n1", Tool: httpTool("book", "POST", ts.URL), Args: json.RawMessage(`{}`)})
 			ae := requireClass(t, err, "invalid_args", false)
 			require.Equal(t, "tool book: HTTP 422: "+tc.want, ae.Message())
 		})
@@ -97,7 +97,7 @@ func TestHTTPToolErrorMessageIsValidUTF8(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			ts := newToolServer(t, answer(404, body))
-			_, err := runTool(t, ToolRequest{CallID: "n1", Tool: httpTool("t", "POST", ts.URL), Args: json.RawMessage(`{}`)})
+			_, err := runTool(t, toolCase{CallID: "n1", Tool: httpTool("t", "POST", ts.URL), Args: json.RawMessage(`{}`)})
 			ae := requireClass(t, err, "persistent", false)
 			require.True(t, utf8.ValidString(ae.Error()), "%q", ae.Error())
 			f := temporal.GetDefaultFailureConverter().ErrorToFailure(ae)
@@ -133,7 +133,7 @@ func TestHTTPToolErrorRulesOverrideTheDefault(t *testing.T) {
 			ts := newToolServer(t, answer(tc.status, tc.body))
 			tool := httpTool("t", "POST", ts.URL)
 			tool.Errors = tc.rules
-			_, err := runTool(t, ToolRequest{CallID: "n1", Tool: tool, Args: json.RawMessage(`{}`)})
+			_, err := runTool(t, toolCase{CallID: "n1", Tool: tool, Args: json.RawMessage(`{}`)})
 			requireClass(t, err, tc.class, tc.retryable)
 		})
 	}
@@ -144,26 +144,26 @@ func TestHTTPToolErrorRulesOverrideTheDefault(t *testing.T) {
 func TestHTTPToolRetryAfterIsTheNextRetryDelay(t *testing.T) {
 	t.Run("429 seconds", func(t *testing.T) {
 		ts := newToolServer(t, answer(429, `{"error":"slow down"}`, "Retry-After", "7"))
-		_, err := runTool(t, ToolRequest{CallID: "n1", Tool: httpTool("t", "POST", ts.URL), Args: json.RawMessage(`{}`)})
+		_, err := runTool(t, toolCase{CallID: "n1", Tool: httpTool("t", "POST", ts.URL), Args: json.RawMessage(`{}`)})
 		ae := requireClass(t, err, "transient", true)
 		require.Equal(t, 7*time.Second, ae.NextRetryDelay())
 	})
 	t.Run("503 HTTP date", func(t *testing.T) {
 		when := time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat)
 		ts := newToolServer(t, answer(503, `busy`, "Retry-After", when))
-		_, err := runTool(t, ToolRequest{CallID: "n1", Tool: httpTool("t", "POST", ts.URL), Args: json.RawMessage(`{}`)})
+		_, err := runTool(t, toolCase{CallID: "n1", Tool: httpTool("t", "POST", ts.URL), Args: json.RawMessage(`{}`)})
 		ae := requireClass(t, err, "transient", true)
 		require.InDelta(t, float64(30*time.Second), float64(ae.NextRetryDelay()), float64(2*time.Second))
 	})
 	t.Run("no header: the policy's backoff", func(t *testing.T) {
 		ts := newToolServer(t, answer(503, `busy`))
-		_, err := runTool(t, ToolRequest{CallID: "n1", Tool: httpTool("t", "POST", ts.URL), Args: json.RawMessage(`{}`)})
+		_, err := runTool(t, toolCase{CallID: "n1", Tool: httpTool("t", "POST", ts.URL), Args: json.RawMessage(`{}`)})
 		ae := requireClass(t, err, "transient", true)
 		require.Zero(t, ae.NextRetryDelay())
 	})
 	t.Run("garbage header: the policy's backoff", func(t *testing.T) {
 		ts := newToolServer(t, answer(429, `busy`, "Retry-After", "soon"))
-		_, err := runTool(t, ToolRequest{CallID: "n1", Tool: httpTool("t", "POST", ts.URL), Args: json.RawMessage(`{}`)})
+		_, err := runTool(t, toolCase{CallID: "n1", Tool: httpTool("t", "POST", ts.URL), Args: json.RawMessage(`{}`)})
 		ae := requireClass(t, err, "transient", true)
 		require.Zero(t, ae.NextRetryDelay())
 	})
@@ -180,7 +180,7 @@ func TestHTTPToolTimeoutIsTransient(t *testing.T) {
 	tool := httpTool("slow", "POST", ts.URL)
 	tool.HTTP.Timeout = config.Duration(150 * time.Millisecond)
 	start := time.Now()
-	_, err := runTool(t, ToolRequest{CallID: "n1", Tool: tool, Args: json.RawMessage(`{}`)})
+	_, err := runTool(t, toolCase{CallID: "n1", Tool: tool, Args: json.RawMessage(`{}`)})
 	require.Less(t, time.Since(start), 3*time.Second)
 	ae := requireClass(t, err, "transient", true)
 	require.Contains(t, ae.Error(), "timed out after 150ms")
@@ -189,7 +189,7 @@ func TestHTTPToolTimeoutIsTransient(t *testing.T) {
 // A tool nobody listens for is a transient connection failure.
 func TestHTTPToolConnectionRefusedIsTransient(t *testing.T) {
 	tool := httpTool("gone", "POST", "http://"+refusedAddr(t)+"/x")
-	_, err := runTool(t, ToolRequest{CallID: "n1", Tool: tool, Args: json.RawMessage(`{}`)})
+	_, err := runTool(t, toolCase{CallID: "n1", Tool: tool, Args: json.RawMessage(`{}`)})
 	ae := requireClass(t, err, "transient", true)
 	require.Contains(t, ae.Error(), "connection failed")
 	require.Contains(t, ae.Error(), "tool gone: POST http://")
@@ -199,6 +199,6 @@ func TestHTTPToolConnectionRefusedIsTransient(t *testing.T) {
 func TestHTTPToolRuleOnATransportFailure(t *testing.T) {
 	tool := httpTool("gone", "POST", "http://"+refusedAddr(t)+"/x")
 	tool.Errors = []config.ErrorRule{{Message: "connection refused", Class: "fatal"}}
-	_, err := runTool(t, ToolRequest{CallID: "n1", Tool: tool, Args: json.RawMessage(`{}`)})
+	_, err := runTool(t, toolCase{CallID: "n1", Tool: tool, Args: json.RawMessage(`{}`)})
 	requireClass(t, err, "fatal", false)
 }

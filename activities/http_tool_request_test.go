@@ -18,7 +18,7 @@ func TestHTTPToolPostsArgumentsWithHeaders(t *testing.T) {
 	tool := httpTool("book", "post", ts.URL+"/book")
 	args := json.RawMessage(`{"flight_id":"UA123","passengers":2}`)
 
-	out, err := runTool(t, ToolRequest{CallID: "n7", Tool: tool, Args: args})
+	out, err := runTool(t, toolCase{CallID: "n7", Tool: tool, Args: args})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"ok":true}`, string(out))
 
@@ -39,7 +39,7 @@ func TestHTTPToolPostsArgumentsWithHeaders(t *testing.T) {
 // With no method the tool is POSTed.
 func TestHTTPToolDefaultsToPost(t *testing.T) {
 	ts := newToolServer(t, answer(200, `{}`))
-	_, err := runTool(t, ToolRequest{CallID: "n1", Tool: httpTool("t", "", ts.URL), Args: json.RawMessage(`{}`)})
+	_, err := runTool(t, toolCase{CallID: "n1", Tool: httpTool("t", "", ts.URL), Args: json.RawMessage(`{}`)})
 	require.NoError(t, err)
 	r := ts.requests()[0]
 	require.Equal(t, http.MethodPost, r.Method)
@@ -61,7 +61,7 @@ func TestHTTPToolIdempotencyKeyFollowsTheCall(t *testing.T) {
 	tool := httpTool("t", "POST", ts.URL)
 	args := json.RawMessage(`{"a":1}`)
 	for _, id := range []string{"n1", "n1", "n2"} {
-		_, err := runTool(t, ToolRequest{CallID: id, Tool: tool, Args: args})
+		_, err := runTool(t, toolCase{CallID: id, Tool: tool, Args: args})
 		require.NoError(t, err)
 	}
 	reqs := ts.requests()
@@ -77,7 +77,7 @@ func TestHTTPToolGetSendsArgumentsAsQueryString(t *testing.T) {
 	tool := httpTool("search", "GET", ts.URL+"/search?api=v2")
 	args := json.RawMessage(`{"to":"LAX","from":"NYC","n":2,"direct":true,"price":{"max":300},"tags":["a b","c&d"],"note":null}`)
 
-	_, err := runTool(t, ToolRequest{CallID: "n3", Tool: tool, Args: args})
+	_, err := runTool(t, toolCase{CallID: "n3", Tool: tool, Args: args})
 	require.NoError(t, err)
 
 	r := ts.requests()[0]
@@ -132,7 +132,7 @@ func TestHTTPToolGetRefusesNonObjectArguments(t *testing.T) {
 	ts := newToolServer(t, answer(200, `{}`))
 	for _, args := range []string{`[1,2]`, `"x"`, `3`} {
 		t.Run(args, func(t *testing.T) {
-			_, err := runTool(t, ToolRequest{CallID: "n1", Tool: httpTool("search", "GET", ts.URL), Args: json.RawMessage(args)})
+			_, err := runTool(t, toolCase{CallID: "n1", Tool: httpTool("search", "GET", ts.URL), Args: json.RawMessage(args)})
 			ae := requireClass(t, err, "invalid_args", false)
 			require.Contains(t, ae.Error(), "GET arguments must be a JSON object")
 		})
@@ -142,7 +142,7 @@ func TestHTTPToolGetRefusesNonObjectArguments(t *testing.T) {
 
 // A URL that cannot make a request is fatal: no retry can fix the config.
 func TestHTTPToolBadURLIsFatal(t *testing.T) {
-	_, err := runTool(t, ToolRequest{CallID: "n1", Tool: config.Tool{Name: "t", HTTP: &config.HTTPTool{Method: "POST", URL: "http://bad host/\x7f"}}})
+	_, err := runTool(t, toolCase{CallID: "n1", Tool: config.Tool{Name: "t", HTTP: &config.HTTPTool{Method: "POST", URL: "http://bad host/\x7f"}}})
 	requireClass(t, err, "fatal", false)
 }
 

@@ -32,7 +32,7 @@ func TestHTTPToolResultFromA2xxBody(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := newToolServer(t, answer(tc.status, tc.body, "Content-Type", tc.contentType))
-			out, err := runTool(t, ToolRequest{CallID: "n1", Tool: httpTool("t", "POST", ts.URL), Args: json.RawMessage(`{}`)})
+			out, err := runTool(t, toolCase{CallID: "n1", Tool: httpTool("t", "POST", ts.URL), Args: json.RawMessage(`{}`)})
 			require.NoError(t, err)
 			require.Equal(t, tc.want, string(out))
 		})
@@ -56,24 +56,24 @@ func TestHTTPToolResultSizeLimit(t *testing.T) {
 
 	t.Run("exactly 1 MiB", func(t *testing.T) {
 		ts := newToolServer(t, answer(200, exact, "Content-Type", "application/json"))
-		out, err := runTool(t, ToolRequest{CallID: "n1", Tool: httpTool("big", "GET", ts.URL)})
+		out, err := runTool(t, toolCase{CallID: "n1", Tool: httpTool("big", "GET", ts.URL)})
 		require.NoError(t, err)
 		require.Len(t, out, MaxResultBytes)
 	})
 	t.Run("1 MiB and a byte", func(t *testing.T) {
 		ts := newToolServer(t, answer(200, exact+" ", "Content-Type", "application/json"))
-		_, err := runTool(t, ToolRequest{CallID: "n1", Tool: httpTool("big", "GET", ts.URL)})
+		_, err := runTool(t, toolCase{CallID: "n1", Tool: httpTool("big", "GET", ts.URL)})
 		ae := requireClass(t, err, ResultTooLargeError, false)
 		require.Contains(t, ae.Error(), "tool big: result is over the 1048576-byte (1 MiB) limit")
 	})
 	t.Run("far over 1 MiB", func(t *testing.T) {
 		ts := newToolServer(t, answer(200, `"`+strings.Repeat("x", 3<<20)+`"`, "Content-Type", "application/json"))
-		_, err := runTool(t, ToolRequest{CallID: "n1", Tool: httpTool("big", "GET", ts.URL)})
+		_, err := runTool(t, toolCase{CallID: "n1", Tool: httpTool("big", "GET", ts.URL)})
 		requireClass(t, err, ResultTooLargeError, false)
 	})
 	t.Run("plain text of 1 MiB is over once quoted", func(t *testing.T) {
 		ts := newToolServer(t, answer(200, strings.Repeat("y", MaxResultBytes), "Content-Type", "text/plain"))
-		_, err := runTool(t, ToolRequest{CallID: "n1", Tool: httpTool("big", "GET", ts.URL)})
+		_, err := runTool(t, toolCase{CallID: "n1", Tool: httpTool("big", "GET", ts.URL)})
 		requireClass(t, err, ResultTooLargeError, false)
 	})
 }

@@ -71,7 +71,7 @@ func TestHTTPToolIdempotentKeyAcrossCalls(t *testing.T) {
 		{"n2", `{"b":2,"a":1}`},
 		{"n3", `{"a":1,"b":3}`},
 	} {
-		_, err := runTool(t, ToolRequest{CallID: c.id, Tool: tool, Args: json.RawMessage(c.args)})
+		_, err := runTool(t, toolCase{CallID: c.id, Tool: tool, Args: json.RawMessage(c.args)})
 		require.NoError(t, err)
 	}
 	reqs := ts.requests()

@@ -21,7 +21,10 @@ import (
 // conversation: the activity rebuilds the rest from its cache or by
 // querying the run.
 type ModelRequest struct {
-	Model config.Model `json:"model"`
+	// Agent names the agent whose model answers: its endpoint, key and
+	// name are looked up in the worker's config at call time, never sent
+	// by the workflow. Empty (requests of earlier versions): the file's model.
+	Agent string `json:"agent"`
 	// Base is how many messages the run had before Delta.
 	Base int `json:"base"`
 	// AfterReply is the ReplyID of the last reply the run recorded, so a
@@ -52,22 +55,26 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 	wf := info.WorkflowExecution
 	key := wf.ID + "/" + wf.RunID
 
+	model, err := a.model(req.Agent)
+	if err != nil {
+		return nil, err
+	}
 	mc, err := a.modelContext(ctx, key, wf.ID, wf.RunID, req)
 	if err != nil {
 		return nil, err
 	}
 
-	client, capture := a.chatClient(req.Model)
+	client, capture := a.chatClient(model)
 	resp, err := client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
-		Model:    req.Model.Name,
+		Model:    model.Name,
 		Messages: toOpenAIMessages(mc.Messages),
 		Tools:    toOpenAITools(mc.Tools),
 	})
 	if err != nil {
-		return nil, modelError(req.Model, err, capture.retryAfter())
+		return nil, modelError(model, err, capture.retryAfter())
 	}
 	if len(resp.Choices) == 0 {
-		return nil, modelError(req.Model, fmt.Errorf("reply %s has no choices", resp.ID), 0)
+		return nil, modelError(model, fmt.Errorf("reply %s has no choices", resp.ID), 0)
 	}
 	choice := resp.Choices[0]
 	reply := &ModelReply{
@@ -83,6 +90,16 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 	mc.Messages = append(mc.Messages, Message{Role: openai.ChatMessageRoleAssistant, Content: reply.Content, ToolCalls: reply.ToolCalls})
 	a.convos.put(key, mc, reply.ReplyID)
 	return reply, nil
+}
+
+// model is the model an agent talks to, from the worker's config. An agent
+// removed from the config since its run started fails the request for good.
+func (a *Activities) model(agent string) (config.Model, error) {
+	m, err := a.config.ModelFor(agent, a.getenv)
+	if err != nil {
+		return config.Model{}, temporal.NewNonRetryableApplicationError(err.Error(), ModelRejectedError, nil)
+	}
+	return m, nil
 }
 
 // chatClient is a go-openai client for one request to the model, with the

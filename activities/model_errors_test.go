@@ -115,8 +115,10 @@ func TestCallModelErrorMessageIsBoundedAndValidUTF8(t *testing.T) {
 	proxy := newToolServer(t, answer(http.StatusBadGateway, "<html>"+strings.Repeat("passerelle d\xe9faillante ", 10000)+"</html>"))
 	acts := newTestActivities()
 	acts.convos.put(testWorkflowID+"/"+testRunID, ModelContext{}, "") // a cache hit: no query
+	acts.config.Model = config.Model{BaseURL: proxy.URL + "/v1", Name: "gpt"}
+	acts.config.Agents = []config.Agent{{Name: "a"}}
 	env := newActivityEnv(t, acts)
-	_, err := env.ExecuteActivity(acts.CallModel, ModelRequest{Model: config.Model{BaseURL: proxy.URL + "/v1", Name: "gpt"}})
+	_, err := env.ExecuteActivity(acts.CallModel, ModelRequest{Agent: "a"})
 	ae := requireClass(t, err, ModelUnavailableError, true)
 	require.True(t, utf8.ValidString(ae.Error()), "the message must be valid UTF-8")
 	require.Less(t, len(ae.Message()), 4*maxErrorText, "the message must be bounded")

@@ -3,6 +3,7 @@ package activities
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -57,6 +58,14 @@ func newModelFixture(t *testing.T, scripts map[string]scripted.Script) *modelFix
 
 func (f *modelFixture) model(name string) config.Model {
 	return config.Model{BaseURL: f.srv.URL(), Name: name, Timeout: config.Duration(10 * time.Second)}
+}
+
+// agent puts an agent whose model is m into the worker's config and
+// answers its name: requests name their agent, as the workflow's do.
+func (f *modelFixture) agent(m config.Model) string {
+	name := fmt.Sprintf("agent-%d", len(f.acts.config.Agents))
+	f.acts.config.Agents = append(f.acts.config.Agents, config.Agent{Name: name, Model: &m})
+	return name
 }
 
 // expectQuery expects the run to be queried times times, answering mc.
@@ -119,7 +128,7 @@ func TestCallModelFirstRequestQueriesTheRun(t *testing.T) {
 	f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
 	f.expectQuery(travelConversation, 1)
 
-	reply, err := f.call(ModelRequest{Model: f.model("travel"), Base: 0, Delta: travelConversation.Messages})
+	reply, err := f.call(ModelRequest{Agent: f.agent(f.model("travel")), Base: 0, Delta: travelConversation.Messages})
 	require.NoError(t, err)
 	require.Equal(t, &ModelReply{
 		ReplyID:      "chatcmpl-scripted-1#1",
@@ -148,11 +157,11 @@ func TestCallModelCacheHitSendsCachedMessagesPlusDelta(t *testing.T) {
 	f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
 	f.expectQuery(travelConversation, 1) // only the first request
 
-	first, err := f.call(ModelRequest{Model: f.model("travel"), Delta: travelConversation.Messages})
+	first, err := f.call(ModelRequest{Agent: f.agent(f.model("travel")), Delta: travelConversation.Messages})
 	require.NoError(t, err)
 
 	toolMsg := Message{Role: "tool", ToolCallID: "call_1_0", Content: `{"flights":[{"id":"UA123"}]}`}
-	second, err := f.call(ModelRequest{Model: f.model("travel"), Base: 3, AfterReply: first.ReplyID, Delta: []Message{toolMsg}})
+	second, err := f.call(ModelRequest{Agent: f.agent(f.model("travel")), Base: 3, AfterReply: first.ReplyID, Delta: []Message{toolMsg}})
 	require.NoError(t, err)
 	require.Equal(t, "booked UA123", second.Content)
 	require.Equal(t, "chatcmpl-scripted-2#1", second.ReplyID)
@@ -171,7 +180,7 @@ func TestCallModelCacheHitSendsCachedMessagesPlusDelta(t *testing.T) {
 
 	// The cache now ends with the second reply: a third request after it
 	// is a hit as well.
-	_, err = f.call(ModelRequest{Model: f.model("travel"), Base: 5, AfterReply: second.ReplyID,
+	_, err = f.call(ModelRequest{Agent: f.agent(f.model("travel")), Base: 5, AfterReply: second.ReplyID,
 		Delta: []Message{{Role: "user", Content: "thanks"}}})
 	require.NoError(t, err)
 	reqs = f.srv.Requests()
@@ -192,7 +201,7 @@ func TestCallModelCacheMismatchQueriesAgain(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
 			f.expectQuery(travelConversation, 1)
-			first, err := f.call(ModelRequest{Model: f.model("travel"), Delta: travelConversation.Messages})
+			first, err := f.call(ModelRequest{Agent: f.agent(f.model("travel")), Delta: travelConversation.Messages})
 			require.NoError(t, err)
 			require.Equal(t, "chatcmpl-scripted-1#1", first.ReplyID)
 
@@ -200,7 +209,7 @@ func TestCallModelCacheMismatchQueriesAgain(t *testing.T) {
 				Message{Role: "assistant", Content: "from the run"},
 				Message{Role: "user", Content: "go on"}), Tools: travelConversation.Tools}
 			f.expectQuery(runs, 1)
-			req.Model = f.model("travel")
+			req.Agent = f.agent(f.model("travel"))
 			req.Delta = []Message{{Role: "user", Content: "must not be appended to the run's answer"}}
 			_, err = f.call(req)
 			require.NoError(t, err)
@@ -229,7 +238,7 @@ func TestCallModelToolCallArgumentsVerbatim(t *testing.T) {
 	f := newModelFixture(t, map[string]scripted.Script{"m": func(openai.ChatCompletionRequest) scripted.Turn { return turn }})
 	f.expectQuery(travelConversation, 1)
 
-	reply, err := f.call(ModelRequest{Model: f.model("m")})
+	reply, err := f.call(ModelRequest{Agent: f.agent(f.model("m"))})
 	require.NoError(t, err)
 	require.Equal(t, "working on it", reply.Content)
 	require.Equal(t, []ToolCall{
@@ -239,7 +248,7 @@ func TestCallModelToolCallArgumentsVerbatim(t *testing.T) {
 	}, reply.ToolCalls)
 
 	// Sent back in the next request as they came.
-	_, err = f.call(ModelRequest{Model: f.model("m"), Base: 3, AfterReply: reply.ReplyID,
+	_, err = f.call(ModelRequest{Agent: f.agent(f.model("m")), Base: 3, AfterReply: reply.ReplyID,
 		Delta: []Message{{Role: "tool", ToolCallID: "call_1_0", Content: `{"error":"arguments are not JSON"}`}}})
 	require.NoError(t, err)
 	next := f.srv.Requests()[1].Messages[2]
@@ -277,7 +286,7 @@ func TestCallModelErrorClasses(t *testing.T) {
 			if tc.fail != nil {
 				f.srv.FailNextTurn(1, *tc.fail)
 			}
-			_, err := f.call(ModelRequest{Model: f.model(tc.model)})
+			_, err := f.call(ModelRequest{Agent: f.agent(f.model(tc.model))})
 			ae := requireClass(t, err, tc.typ, tc.retryable)
 			require.Equal(t, tc.delay, ae.NextRetryDelay())
 			require.Contains(t, ae.Error(), tc.message)
@@ -293,9 +302,9 @@ func TestCallModelFailureDoesNotCache(t *testing.T) {
 	f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
 	f.expectQuery(travelConversation, 2)
 	f.srv.FailNext(1, 503)
-	_, err := f.call(ModelRequest{Model: f.model("travel")})
+	_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel"))})
 	requireClass(t, err, ModelUnavailableError, true)
-	reply, err := f.call(ModelRequest{Model: f.model("travel")})
+	reply, err := f.call(ModelRequest{Agent: f.agent(f.model("travel"))})
 	require.NoError(t, err)
 	require.Len(t, reply.ToolCalls, 1)
 }
@@ -307,7 +316,7 @@ func TestCallModelTransportFailuresAreRetryable(t *testing.T) {
 		f.expectQuery(travelConversation, 1)
 		m := f.model("travel")
 		m.BaseURL = "http://" + refusedAddr(t) + "/v1"
-		_, err := f.call(ModelRequest{Model: m})
+		_, err := f.call(ModelRequest{Agent: f.agent(m)})
 		ae := requireClass(t, err, ModelUnavailableError, true)
 		require.Zero(t, ae.NextRetryDelay())
 	})
@@ -318,7 +327,7 @@ func TestCallModelTransportFailuresAreRetryable(t *testing.T) {
 		m := f.model("travel")
 		m.Timeout = config.Duration(200 * time.Millisecond)
 		start := time.Now()
-		_, err := f.call(ModelRequest{Model: m})
+		_, err := f.call(ModelRequest{Agent: f.agent(m)})
 		require.Less(t, time.Since(start), 3*time.Second)
 		requireClass(t, err, ModelUnavailableError, true)
 	})
@@ -331,7 +340,7 @@ func TestCallModelQueryFailures(t *testing.T) {
 		f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
 		f.querier.EXPECT().QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext).
 			Return(nil, errors.New("workflow not found")).Times(1)
-		_, err := f.call(ModelRequest{Model: f.model("travel")})
+		_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel"))})
 		ae := appError(t, err)
 		require.False(t, ae.NonRetryable())
 		require.Contains(t, ae.Error(), "query "+signals.QueryModelContext)
@@ -342,14 +351,14 @@ func TestCallModelQueryFailures(t *testing.T) {
 		f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
 		f.querier.EXPECT().QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext).
 			Return(encoded(t, "not a conversation"), nil).Times(1)
-		_, err := f.call(ModelRequest{Model: f.model("travel")})
+		_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel"))})
 		require.ErrorContains(t, err, "decode")
 		require.Zero(t, f.srv.RequestCount())
 	})
 	t.Run("no client", func(t *testing.T) {
 		f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
 		f.acts.querier = nil
-		_, err := f.call(ModelRequest{Model: f.model("travel")})
+		_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel"))})
 		require.ErrorContains(t, err, "not cached and no Temporal client to query the run")
 	})
 }

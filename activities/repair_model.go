@@ -7,8 +7,6 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 	"go.temporal.io/sdk/temporal"
-
-	"github.com/unstuck-dev/unstuck/config"
 )
 
 // RepairPrompt opens the focused request for corrected arguments, so a
@@ -23,7 +21,7 @@ const BadRepairError = "ModelBadRepair"
 // rules could not fix needs judgement (a missing value, a semantic
 // rejection), and this request is all it gets — not a conversation turn.
 type RepairRequest struct {
-	Model config.Model    `json:"model"`
+	Agent string          `json:"agent"` // whose model: looked up in the worker's config
 	Task  string          `json:"task"`
 	Tool  ToolDef         `json:"tool"`
 	Args  json.RawMessage `json:"args"`
@@ -34,12 +32,16 @@ type RepairRequest struct {
 // answers the arguments of that call (unchecked: the workflow validates
 // them against the schema again).
 func (a *Activities) RepairArgs(ctx context.Context, req RepairRequest) (json.RawMessage, error) {
-	client, capture := a.chatClient(req.Model)
+	model, err := a.model(req.Agent)
+	if err != nil {
+		return nil, err
+	}
+	client, capture := a.chatClient(model)
 	problem, _ := json.Marshal(map[string]any{
 		"task": req.Task, "tool": req.Tool.Name, "arguments": json.RawMessage(req.Args), "error": req.Error,
 	})
 	resp, err := client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
-		Model: req.Model.Name,
+		Model: model.Name,
 		Messages: []openai.ChatCompletionMessage{
 			{Role: openai.ChatMessageRoleSystem, Content: RepairPrompt + " The tool refused them for the reason given. " +
 				"Call the tool once with corrected arguments: keep every argument that is right, fix what the error names, " +
@@ -50,7 +52,7 @@ func (a *Activities) RepairArgs(ctx context.Context, req RepairRequest) (json.Ra
 		ToolChoice: openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: req.Tool.Name}},
 	})
 	if err != nil {
-		return nil, modelError(req.Model, err, capture.retryAfter())
+		return nil, modelError(model, err, capture.retryAfter())
 	}
 	for _, ch := range resp.Choices {
 		for _, tc := range ch.Message.ToolCalls {

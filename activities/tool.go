@@ -22,21 +22,43 @@ const MaxResultBytes = 1 << 20
 // ResultTooLargeError is the application error type of a refused result.
 const ResultTooLargeError = "ResultTooLarge"
 
-// ToolRequest is one tool call to execute.
+// ToolRequest is one tool call to execute. It names the tool; where the
+// tool lives (URL, built-in) is looked up in the worker's own config here,
+// so the workflow's history never holds an address and nothing a starter
+// sends can point a call elsewhere.
 type ToolRequest struct {
 	// CallID is the call's trace node id: with the workflow id it makes
 	// the idempotency key stable across retries of this call.
 	CallID string          `json:"call_id"`
-	Tool   config.Tool     `json:"tool"`
+	Tool   ToolRef         `json:"tool"`
 	Args   json.RawMessage `json:"args"`
+}
+
+// ToolRef names a tool of the worker's config. It is an object, not a
+// bare string, so requests scheduled by earlier versions (which carried
+// the whole tool) still decode: only the name is read.
+type ToolRef struct {
+	Name string `json:"name"`
+}
+
+// toolCall is a request with its tool looked up in the worker's config.
+type toolCall struct {
+	CallID string
+	Tool   config.Tool
+	Args   json.RawMessage
 }
 
 // RunTool executes a call of an HTTP or built-in tool and answers its JSON
 // result. Failures are application errors whose type is the error class
 // (transient, invalid_args, persistent, fatal); only transient ones are
 // retryable.
-func (a *Activities) RunTool(ctx context.Context, req ToolRequest) (json.RawMessage, error) {
+func (a *Activities) RunTool(ctx context.Context, r ToolRequest) (json.RawMessage, error) {
 	wfID := activity.GetInfo(ctx).WorkflowExecution.ID
+	tool, ok := a.config.Tool(r.Tool.Name)
+	if !ok {
+		return nil, classed(policies.Fatal, fmt.Sprintf("tool %s is not in this worker's config (removed or renamed since the run started)", r.Tool.Name), 0)
+	}
+	req := toolCall{CallID: r.CallID, Tool: tool, Args: r.Args}
 	key, err := IdempotencyKey(wfID, req.CallID, req.Tool, req.Args)
 	if err != nil {
 		return nil, classed(policies.InvalidArgs, fmt.Sprintf("tool %s: arguments are not JSON: %v", req.Tool.Name, err), 0)
@@ -61,7 +83,7 @@ func (a *Activities) RunTool(ctx context.Context, req ToolRequest) (json.RawMess
 	return result, nil
 }
 
-func runBuiltin(ctx context.Context, wfID, key string, req ToolRequest) (json.RawMessage, error) {
+func runBuiltin(ctx context.Context, wfID, key string, req toolCall) (json.RawMessage, error) {
 	fn, ok := builtin.Lookup(req.Tool.Builtin)
 	if !ok {
 		return nil, classed(policies.Fatal, fmt.Sprintf("tool %s: built-in %q is not in this worker (known: %v)", req.Tool.Name, req.Tool.Builtin, builtin.Names()), 0)

@@ -21,7 +21,7 @@ func BareWorkflow(ctx workflow.Context, in workflows.AgentInput) (string, error)
 	var acts *activities.Activities
 	for {
 		var reply activities.ModelReply
-		req := activities.ModelRequest{Model: spec.Model, Delta: msgs, Tools: tools}
+		req := activities.ModelRequest{Agent: spec.Agent.Name, Delta: msgs, Tools: tools}
 		if err := workflow.ExecuteActivity(ctx, acts.CallModel, req).Get(ctx, &reply); err != nil {
 			return "", err
 		}
@@ -31,8 +31,7 @@ func BareWorkflow(ctx workflow.Context, in workflows.AgentInput) (string, error)
 			if tc.Name == "final_output" {
 				return tc.Args, nil
 			}
-			tool, _ := spec.Tool(tc.Name)
-			futures = append(futures, workflow.ExecuteActivity(ctx, acts.RunTool, activities.ToolRequest{CallID: tc.ID, Tool: tool, Args: []byte(tc.Args)}))
+			futures = append(futures, workflow.ExecuteActivity(ctx, acts.RunTool, activities.ToolRequest{CallID: tc.ID, Tool: activities.ToolRef{Name: tc.Name}, Args: []byte(tc.Args)}))
 		}
 		for i, f := range futures {
 			var out []byte

@@ -37,34 +37,94 @@ func (f *File) Resolve(agent string, getenv func(string) (string, bool)) (*Resol
 	if a == nil {
 		return nil, fmt.Errorf("unknown agent %q (known: %s)", agent, known(names))
 	}
-	r := &Resolved{Agent: *a, Model: f.Model}
-	if m := a.Model; m != nil {
-		if m.BaseURL != "" {
-			r.Model.BaseURL = m.BaseURL
-		}
-		if m.APIKeyEnv != "" {
-			r.Model.APIKeyEnv = m.APIKeyEnv
-		}
-		if m.Name != "" {
-			r.Model.Name = m.Name
-		}
-		if m.Retry != nil {
-			r.Model.Retry = m.Retry
-		}
-		if m.Timeout > 0 {
-			r.Model.Timeout = m.Timeout
-		}
-	}
-	// OPENAI_BASE_URL and OPENAI_API_KEY override the file's model. An
-	// agent that names an endpoint of its own keeps it, and never gets
-	// OPENAI_API_KEY: that key would go to another provider.
-	if a.Model != nil && a.Model.BaseURL != "" {
-		r.Model.OwnEndpoint = true
-	} else if v, ok := getenv("OPENAI_BASE_URL"); ok && v != "" {
-		r.Model.BaseURL = v
-	}
+	r := &Resolved{Agent: *a, Model: f.agentModel(a, getenv)}
 	r.Tools = f.toolClosure(a.Tools)
 	return r, nil
+}
+
+// agentModel is the model an agent talks to: its own fields over the
+// file's, then OPENAI_BASE_URL (when set and not empty) over the file's
+// base_url. An agent that names an endpoint of its own keeps it, and never
+// gets OPENAI_API_KEY: that key would go to another provider.
+func (f *File) agentModel(a *Agent, getenv func(string) (string, bool)) Model {
+	m := f.Model
+	if own := a.Model; own != nil {
+		if own.BaseURL != "" {
+			m.BaseURL = own.BaseURL
+		}
+		if own.APIKeyEnv != "" {
+			m.APIKeyEnv = own.APIKeyEnv
+		}
+		if own.Name != "" {
+			m.Name = own.Name
+		}
+		if own.Retry != nil {
+			m.Retry = own.Retry
+		}
+		if own.Timeout > 0 {
+			m.Timeout = own.Timeout
+		}
+	}
+	if a.Model != nil && a.Model.BaseURL != "" {
+		m.OwnEndpoint = true
+	} else if v, ok := getenv("OPENAI_BASE_URL"); ok && v != "" {
+		m.BaseURL = v
+	}
+	return m
+}
+
+// ModelFor is the model an agent of this file talks to, read at call time
+// by the model activity: where a request goes is decided by the worker's
+// own config, never by the workflow. An empty name is the file's model
+// (requests recorded before they named their agent). getenv nil is
+// os.LookupEnv.
+func (f *File) ModelFor(agent string, getenv func(string) (string, bool)) (Model, error) {
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	if agent == "" {
+		return f.agentModel(&Agent{}, getenv), nil
+	}
+	for i := range f.Agents {
+		if f.Agents[i].Name == agent {
+			return f.agentModel(&f.Agents[i], getenv), nil
+		}
+	}
+	return Model{}, fmt.Errorf("agent %q is no longer in this worker's config, so its model is unknown", agent)
+}
+
+// Tool finds a tool of the file by name: the tool activity looks its
+// address up here at call time.
+func (f *File) Tool(name string) (Tool, bool) {
+	for _, t := range f.Tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// WithoutEndpoints is what a run keeps of the resolved agent: everything the
+// workflow decides on (schemas, policies, approvals, fallbacks, timeouts,
+// retries), but no address and no secret's name. The history then holds
+// names only, and the activities look up where a call goes in the worker's
+// own config, so nothing a starter or a message sends can redirect a call.
+func (r *Resolved) WithoutEndpoints() *Resolved {
+	out := *r
+	out.Model.BaseURL, out.Model.APIKeyEnv, out.Model.OwnEndpoint = "", "", false
+	out.Tools = make([]Tool, len(r.Tools))
+	for i, t := range r.Tools {
+		if t.HTTP != nil {
+			t.HTTP = &HTTPTool{Timeout: t.HTTP.Timeout}
+		}
+		out.Tools[i] = t
+	}
+	if r.Agent.Model != nil {
+		m := *r.Agent.Model
+		m.BaseURL, m.APIKeyEnv = "", ""
+		out.Agent.Model = &m
+	}
+	return &out
 }
 
 // toolClosure is the named tools plus their fallback chains, sorted by

@@ -100,3 +100,41 @@ func TestModelAPIKey(t *testing.T) {
 	require.Equal(t, "k1", own.APIKey(env("KEY", "k1", "OPENAI_API_KEY", "k2")), "OPENAI_API_KEY never goes to an agent's own endpoint")
 	require.Equal(t, "", Model{}.APIKey(env("KEY", "k1")))
 }
+
+// The model activity resolves an agent's model by name at call time: the
+// same answer Resolve gives, the file's model for an empty name (requests
+// of earlier versions), and an error for an agent that is gone.
+func TestModelForMatchesResolve(t *testing.T) {
+	f := resolveFile(t)
+	for _, getenv := range []func(string) (string, bool){env(), env("OPENAI_BASE_URL", "http://override/v1")} {
+		for _, name := range []string{"travel", "big", "remote"} {
+			r, err := f.Resolve(name, getenv)
+			require.NoError(t, err)
+			m, err := f.ModelFor(name, getenv)
+			require.NoError(t, err)
+			require.Equal(t, r.Model, m, name)
+		}
+	}
+	m, err := f.ModelFor("", env())
+	require.NoError(t, err)
+	require.Equal(t, "small", m.Name)
+	_, err = f.ModelFor("gone", env())
+	require.ErrorContains(t, err, `agent "gone" is no longer in this worker's config`)
+}
+
+// What a run keeps holds no address and no key variable's name, and
+// leaves the file's own values alone.
+func TestWithoutEndpoints(t *testing.T) {
+	f := resolveFile(t)
+	r, err := f.Resolve("remote", env())
+	require.NoError(t, err)
+	r.Tools = append(r.Tools, Tool{Name: "h", HTTP: &HTTPTool{Method: "POST", URL: "http://secret/x", Timeout: Duration(7)}})
+	kept := r.WithoutEndpoints()
+	require.Equal(t, Model{Name: "other"}, kept.Model)
+	require.Equal(t, &Model{Name: "other"}, kept.Agent.Model)
+	h, ok := kept.Tool("h")
+	require.True(t, ok)
+	require.Equal(t, &HTTPTool{Timeout: Duration(7)}, h.HTTP)
+	require.Equal(t, "http://secret/x", r.Tools[len(r.Tools)-1].HTTP.URL, "the original is untouched")
+	require.Equal(t, "http://remote/v1", f.Agents[2].Model.BaseURL)
+}

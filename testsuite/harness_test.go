@@ -134,12 +134,18 @@ func newStack(t *testing.T, yaml string, scripts map[string]scripted.Script) *st
 // start starts AgentWorkflow on the stack's task queue.
 func (s *stack) start(in workflows.AgentInput) client.WorkflowRun {
 	s.t.Helper()
+	return s.startAny(s.t, in)
+}
+
+// startAny starts AgentWorkflow with any input, as a hostile starter may.
+func (s *stack) startAny(t *testing.T, in any) client.WorkflowRun {
+	t.Helper()
 	run, err := s.client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
-		ID:                       fmt.Sprintf("%s-%d", strings.ReplaceAll(s.t.Name(), "/", "-"), time.Now().UnixNano()),
+		ID:                       fmt.Sprintf("%s-%d", strings.ReplaceAll(t.Name(), "/", "-"), time.Now().UnixNano()),
 		TaskQueue:                s.queue,
 		WorkflowExecutionTimeout: 5 * time.Minute,
 	}, workflows.WorkflowName, in)
-	require.NoError(s.t, err)
+	require.NoError(t, err)
 	return run
 }
 

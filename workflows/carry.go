@@ -16,6 +16,10 @@ import (
 const (
 	compressAbove = 64 << 10   // smaller runs travel as plain JSON, readable in the UI
 	maxCarried    = 1536 << 10 // under Temporal's 2 MB payload limit, with room for the rest
+	// maxCarriedJSON bounds the run as JSON, on both sides: a carried
+	// run is never larger, and decompression stops there (a small gzip
+	// input may otherwise expand without limit).
+	maxCarriedJSON = 32 << 20
 )
 
 // carryRun puts the run into the continue-as-new input.
@@ -23,6 +27,10 @@ func carryRun(in *AgentInput, run *Run) error {
 	data, err := json.Marshal(run)
 	if err != nil {
 		return fmt.Errorf("cannot carry the run into continue-as-new: %v", err)
+	}
+	if len(data) > maxCarriedJSON {
+		return fmt.Errorf("the run's state is %d MiB as JSON, over the %d MiB that continue-as-new can carry; "+
+			"large tool results are the usual cause", len(data)>>20, maxCarriedJSON>>20)
 	}
 	if len(data) <= compressAbove {
 		in.Continued = run
@@ -46,9 +54,12 @@ func uncarryRun(gz []byte) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(zr, 256<<20))
+	data, err := io.ReadAll(io.LimitReader(zr, maxCarriedJSON+1))
 	if err != nil {
 		return nil, err
+	}
+	if len(data) > maxCarriedJSON {
+		return nil, fmt.Errorf("the carried run expands to over %d MiB", maxCarriedJSON>>20)
 	}
 	var run Run
 	if err := json.Unmarshal(data, &run); err != nil {

@@ -1,10 +1,13 @@
 package workflows
 
 import (
+	"bytes"
+	"compress/gzip"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -57,4 +60,36 @@ func TestLongToolResultsAreClippedForTheModel(t *testing.T) {
 	require.Contains(t, got, "[unstuck: the result is")
 	require.True(t, strings.HasPrefix(got, long[:maxToolMessage-2]))
 	require.Equal(t, "short", clip("short"))
+}
+
+// Carried state from a starter (no continued execution behind it) is
+// refused before anything runs: it holds the agent's spec.
+func TestCarriedStateOnAFirstRunIsRefused(t *testing.T) {
+	for name, in := range map[string]AgentInput{
+		"plain": {Agent: "agent", Task: "t", Continued: bigRun(1, "x")},
+		"gzip":  {Agent: "agent", Task: "t", ContinuedGzip: []byte{0x1f, 0x8b}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, echoSpec(), nil, okTool)
+			h.env.ExecuteWorkflow(AgentWorkflow, in)
+			var app *temporal.ApplicationError
+			require.ErrorAs(t, h.env.GetWorkflowError(), &app)
+			require.Equal(t, BadInputError, app.Type())
+			require.Contains(t, app.Message(), "accepted only on the run's own continue-as-new")
+			require.Empty(t, h.toolReqs)
+			require.Empty(t, h.requests)
+		})
+	}
+}
+
+// Decompression stops at the bound: a small input never expands into a
+// huge run.
+func TestCarriedStateDecompressionIsBounded(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, _ = zw.Write(bytes.Repeat([]byte(" "), maxCarriedJSON+10))
+	require.NoError(t, zw.Close())
+	require.Less(t, buf.Len(), 1<<20)
+	_, err := uncarryRun(buf.Bytes())
+	require.ErrorContains(t, err, "expands to over")
 }

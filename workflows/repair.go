@@ -72,7 +72,7 @@ func (r *runner) repairWithModel(ctx workflow.Context, nodeID string, tool confi
 	}
 	r.repairs[nodeID]++
 	def := activities.ToolDef{Name: tool.Name, Description: tool.Description, Parameters: mustJSON(tool.Parameters)}
-	req := activities.RepairRequest{Model: r.run.Spec.Model, Task: r.run.Input.Task, Tool: def, Args: args, Error: why}
+	req := activities.RepairRequest{Agent: r.run.Spec.Agent.Name, Task: r.run.Input.Task, Tool: def, Args: args, Error: why}
 	actx := workflow.WithActivityOptions(ctx, repairOptions(r.run.Spec.Model))
 	var fixed json.RawMessage
 	if err := workflow.ExecuteActivity(actx, acts.RepairArgs, req).Get(ctx, &fixed); err != nil {

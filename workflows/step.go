@@ -84,7 +84,7 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 
 	conv := buildConversation(run)
 	req := activities.ModelRequest{
-		Model:      run.Spec.Model,
+		Agent:      run.Spec.Agent.Name,
 		Base:       run.SentMessages,
 		AfterReply: run.LastReplyID,
 		Delta:      conv[min(run.SentMessages, len(conv)):],

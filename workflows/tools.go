@@ -90,7 +90,7 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID string, attempt int, to
 		callID = fmt.Sprintf("%s-r%d", nodeID, attempt)
 	}
 	actx := workflow.WithActivityOptions(ctx, toolOptions(tool))
-	return workflow.ExecuteActivity(actx, acts.RunTool, activities.ToolRequest{CallID: callID, Tool: tool, Args: args})
+	return workflow.ExecuteActivity(actx, acts.RunTool, activities.ToolRequest{CallID: callID, Tool: activities.ToolRef{Name: tool.Name}, Args: args})
 }
 
 // toolOutcome reads a finished tool activity. When the tool refused the

@@ -83,6 +83,16 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 // start builds the runner: a new run (resolving the agent in an activity)
 // or the run carried over by continue-as-new.
 func start(ctx workflow.Context, in AgentInput) (*runner, error) {
+	carried := in.Continued != nil || len(in.ContinuedGzip) > 0
+	if carried && workflow.GetInfo(ctx).ContinuedExecutionRunID == "" {
+		// Carried state holds the agent's spec (tools, approvals, policies):
+		// taken from a starter, it would let anyone who may start a run
+		// skip approvals or rewrite the agent. Only the run's own
+		// continue-as-new may carry it.
+		return nil, temporal.NewNonRetryableApplicationError(
+			"input.continued: carried state is accepted only on the run's own continue-as-new, never from a starter: "+
+				`start runs with {"agent", "task", "input", "output_schema"} only`, BadInputError, nil)
+	}
 	if len(in.ContinuedGzip) > 0 {
 		run, err := uncarryRun(in.ContinuedGzip)
 		if err != nil {

@@ -100,6 +100,10 @@ func newHarness(t *testing.T, spec *config.Resolved, replies []activities.ModelR
 }
 
 func (h *harness) run(in AgentInput) (*AgentResult, error) {
+	if in.Continued != nil || len(in.ContinuedGzip) > 0 {
+		// As Temporal does for a run started by continue-as-new.
+		h.env.SetContinuedExecutionRunID("the-previous-run")
+	}
 	h.env.ExecuteWorkflow(AgentWorkflow, in)
 	require.True(h.t, h.env.IsWorkflowCompleted())
 	if err := h.env.GetWorkflowError(); err != nil {
