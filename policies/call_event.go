@@ -1,0 +1,88 @@
+package policies
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// CallEvent is one settled call as the loop detector and the blocklist see
+// it. Its strings are the ones recorded histories already hold, so the
+// workflow builds them here, in one place.
+type CallEvent struct {
+	Where   string          // graph node the call ran at, "" for a free-form (model) call
+	Tool    string          // the tool the call was for (not a fallback serving it)
+	Args    json.RawMessage // the resolved arguments the call ran with
+	Outcome string          // "ok", or the failure class
+}
+
+// Failed reports whether the call failed: any outcome but "ok".
+func (e CallEvent) Failed() bool { return e.Outcome != "ok" }
+
+// Key is the call's identity without its outcome (where, tool, canonical
+// arguments without the volatile fields): no-progress loops and the
+// blocklist go by it, so a repeated call is the same call however its
+// clocks and request ids differ.
+func (e CallEvent) Key() string {
+	return CanonicalSignature(e.Where, e.Tool, e.Args, "", DefaultVolatile)
+}
+
+// Signature is the call's identity with its outcome, Key + ":" + Outcome:
+// cycles are repetitions of these.
+func (e CallEvent) Signature() string { return e.Key() + ":" + e.Outcome }
+
+// LoopEvent is what the detector observes of the call; Class is the
+// outcome of a failed call and empty for a successful one.
+func (e CallEvent) LoopEvent() LoopEvent {
+	ev := LoopEvent{Signature: e.Signature(), Key: e.Key(), Failed: e.Failed()}
+	if ev.Failed {
+		ev.Class = e.Outcome
+	}
+	return ev
+}
+
+// BlockKey is the blocklist's identity of a call: its Key with no graph
+// node, so an exact call the explore rung blocked stays blocked wherever
+// the model makes it again.
+func BlockKey(tool string, args []byte) string {
+	return CallEvent{Tool: tool, Args: args}.Key()
+}
+
+// HumanNodeEvent is the event of a graph human node at `at`: key
+// "human:"+at, signature key+":ok" when a person replied and
+// key+":timeout" when none did (a failure, without a class). A human node
+// has no arguments: what it asked is the node itself.
+func HumanNodeEvent(at string, replied bool) LoopEvent {
+	key := "human:" + at
+	if replied {
+		return LoopEvent{Signature: key + ":ok", Key: key}
+	}
+	return LoopEvent{Signature: key + ":timeout", Key: key, Failed: true}
+}
+
+// LLMNodeEvent is the event of a graph llm node at `at`. Its key is what
+// the model asked for (its calls as JSON and its content), so an llm node
+// visited again with new calls is progress, not a cycle. outcome is
+// "content" (a reply without calls), "ok" (its calls succeeded) or
+// "failed" (one of them failed); only "failed" is a failure, without a
+// class (the calls' classes are their own events).
+func LLMNodeEvent(at, callsJSON, content, outcome string) LoopEvent {
+	key := Signature(at, "llm", callsJSON, content)
+	return LoopEvent{Signature: key + ":" + outcome, Key: key, Failed: outcome == "failed"}
+}
+
+// UnknownToolEvent is the event of a graph tool node whose tool the run
+// does not have: it fails the same way at every visit, so its key is the
+// node and its signature at+":unknown".
+func UnknownToolEvent(at string) LoopEvent {
+	return LoopEvent{Signature: at + ":unknown", Key: at, Failed: true}
+}
+
+// Resets reports whether an event the detector did not report as a loop
+// is progress off the last loop: it did not fail and its signature is not
+// one of lastCycle (the cycle of the last loop reported). Then the
+// ladder starts again from its bottom rung (Ladder.Reset), so the next
+// loop is answered cheaply first. The workflow asks only for events that
+// completed no loop.
+func Resets(ev LoopEvent, lastCycle []string) bool {
+	return !ev.Failed && !slices.Contains(lastCycle, ev.Signature)
+}

@@ -1,0 +1,88 @@
+package policies
+
+// LoopSituation is what the workflow knows of a loop when it picks a rung:
+// enough to say which rungs can act on it now.
+type LoopSituation struct {
+	InGraph        bool   // the loop is in an explicit graph (else free-form calls)
+	LoopTool       string // the tool the loop is about ("" when none)
+	HasFallback    bool   // LoopTool exists and has a fallback
+	BreakerOpen    bool   // LoopTool's breaker is open already
+	OffCycleEdge   bool   // graph: an edge leaves the cycle at the node where the loop was seen
+	BlockableCalls int    // free-form: calls in the loop's last period that explore can block
+	LoopStart      int    // LoopSpan: 0 means nothing before the loop, no rollback
+	EdgeAroundLoop bool   // graph: EdgeAround for the node before the loop
+	HandoffTargets int    // agents the run may hand off to (0 today: the handoff rung is not built yet)
+}
+
+// RungAvailable says whether a rung can act on the loop now, so the
+// ladder skips one that cannot. Retry, human and stop always can;
+// substitute needs a fallback whose breaker is not open already (an open
+// breaker already substitutes); explore needs, in a graph, an edge off
+// the cycle and, free-form, calls to block; rollback needs something
+// before the loop and, in a graph, another way out of the node before it;
+// handoff needs a target. Any other rung is not available.
+func RungAvailable(rung string, s LoopSituation) bool {
+	switch rung {
+	case RungRetry, RungHuman, RungStop:
+		return true
+	case RungSubstitute:
+		return s.HasFallback && !s.BreakerOpen
+	case RungExplore:
+		if s.InGraph {
+			return s.OffCycleEdge
+		}
+		return s.BlockableCalls > 0
+	case RungRollback:
+		return s.LoopStart > 0 && (!s.InGraph || s.EdgeAroundLoop)
+	case RungHandoff:
+		return s.HandoffTargets > 0
+	default:
+		return false
+	}
+}
+
+// ChooseRung climbs the ladder to the next rung available for s and
+// answers it; RungStop when the ladder is exhausted, as a run that has
+// tried every way out ends with a report.
+func ChooseRung(l *Ladder, s LoopSituation) string {
+	rung, ok := l.Climb(func(r string) bool { return RungAvailable(r, s) })
+	if !ok {
+		return RungStop
+	}
+	return rung
+}
+
+// LoopCall is a call of the loop's last period, as LoopTool sees it.
+type LoopCall struct {
+	Tool   string
+	Failed bool
+}
+
+// LoopTool picks the tool a loop is about (the one substitute replaces)
+// from the calls of its last period, in order: the first failing call's
+// tool, else the first call's tool, else "".
+func LoopTool(calls []LoopCall) string {
+	for _, c := range calls {
+		if c.Failed {
+			return c.Tool
+		}
+	}
+	if len(calls) > 0 {
+		return calls[0].Tool
+	}
+	return ""
+}
+
+// RungCount counts how many times rung appears in taken (the actions of
+// the run's escalations, the one being taken included): for the retry
+// rung it is the backoff attempt, so each retry waits longer than the
+// last (the first is attempt 1).
+func RungCount(taken []string, rung string) int {
+	n := 0
+	for _, t := range taken {
+		if t == rung {
+			n++
+		}
+	}
+	return n
+}
