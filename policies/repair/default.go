@@ -1,7 +1,5 @@
 package repair
 
-import "fmt"
-
 // defaultFor is the value a missing property takes without a judgement:
 // the schema's default, or the one value the schema allows (a const, an
 // enum of one). Anything else is left for a model to infer.
@@ -18,9 +16,4 @@ func defaultFor(ns nodes) (any, string, bool) {
 		}
 	}
 	return nil, "", false
-}
-
-// noDefault says why a missing property is left for a model.
-func noDefault(name string) string {
-	return fmt.Sprintf("missing property %q has no default: it needs a value from the conversation", name)
 }

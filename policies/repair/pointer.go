@@ -113,15 +113,3 @@ func remove(root any, steps []string) bool {
 	delete(p, steps[len(steps)-1])
 	return true
 }
-
-// overlaps reports whether one location is inside the other (or equal):
-// two repairs of one round must not touch overlapping locations.
-func overlaps(a, b []string) bool {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
