@@ -51,7 +51,7 @@ func parsePath(s string) (Path, error) {
 	parts := strings.Split(strings.TrimPrefix(s, Prefix), ".")
 	root := parts[0]
 	if root != RootState && root != RootInput {
-		return Path{}, fmt.Errorf("%q: a reference starts with %sstate. or %sinput.", s, Prefix, Prefix)
+		return Path{}, fmt.Errorf("%q: a reference starts with %q or %q", s, Prefix+RootState+".", Prefix+RootInput+".")
 	}
 	steps := parts[1:]
 	if len(steps) == 0 {
