@@ -1,8 +1,8 @@
 # unstuck — durable AI agents on Temporal that do not get stuck.
 #   make demo   run the demo agent end to end on a local dev server (Ctrl-C stops it)
-#   make test   every test layer: lint + workflowcheck, unit, workflow, replay, integration
+#   make test   every test layer: lint (vet, workflowcheck, staticcheck), unit, workflow, replay, integration
 #   make bench  benchmarks (not part of make test)
-# Only Go is needed: the pinned Temporal CLI and workflowcheck are installed into ./bin.
+# Only Go is needed: the pinned Temporal CLI, workflowcheck and staticcheck are installed into ./bin.
 
 SHELL := /bin/bash
 GO    ?= go
@@ -10,13 +10,17 @@ BIN   := $(CURDIR)/bin
 
 TEMPORAL_CLI_VERSION  := v1.5.1
 WORKFLOWCHECK_VERSION := v0.6.0
+# staticcheck 2026.2.2, the newest release on the module proxy; it needs Go >= 1.26.
+# Pinned (not @latest) so a new release with new checks cannot fail make test unannounced.
+STATICCHECK_VERSION   := v0.8.2
 # A stamp per pinned version, so a version bump reinstalls.
 TEMPORAL_STAMP      := $(BIN)/.temporal-$(TEMPORAL_CLI_VERSION)
 WORKFLOWCHECK_STAMP := $(BIN)/.workflowcheck-$(WORKFLOWCHECK_VERSION)
+STATICCHECK_STAMP   := $(BIN)/.staticcheck-$(STATICCHECK_VERSION)
 
 TEST_TIMEOUT ?= 30m
 
-.PHONY: all build demo test lint fmt-check vet workflowcheck bench histories clean tools help
+.PHONY: all build demo test lint fmt-check vet workflowcheck staticcheck bench histories clean tools help
 
 all: build
 
@@ -35,7 +39,13 @@ $(WORKFLOWCHECK_STAMP):
 	GOBIN=$(BIN) $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
 	@touch $@
 
-tools: $(TEMPORAL_STAMP) $(WORKFLOWCHECK_STAMP)
+$(STATICCHECK_STAMP):
+	@mkdir -p $(BIN)
+	@echo ">> installing staticcheck $(STATICCHECK_VERSION) into ./bin"
+	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	@touch $@
+
+tools: $(TEMPORAL_STAMP) $(WORKFLOWCHECK_STAMP) $(STATICCHECK_STAMP)
 
 build:
 	@mkdir -p $(BIN)
@@ -55,7 +65,12 @@ vet:
 workflowcheck: $(WORKFLOWCHECK_STAMP)
 	$(BIN)/workflowcheck -config workflowcheck.config.yaml ./...
 
-lint: fmt-check vet workflowcheck
+# Bugs, dead code and misuse that go vet does not look for (checks: staticcheck.conf
+# if present, else staticcheck's defaults).
+staticcheck: $(STATICCHECK_STAMP)
+	$(BIN)/staticcheck ./...
+
+lint: fmt-check vet workflowcheck staticcheck
 
 # Every layer: policies and config (table + fuzz seeds), workflow tests with
 # Temporal's test suite, replay of testsuite/histories, and integration tests
