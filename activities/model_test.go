@@ -15,8 +15,8 @@ import (
 	"go.uber.org/mock/gomock"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/testsuite/scripted"
 )
 
 // payloadValue is a query answer as the Temporal client hands it over:
@@ -39,15 +39,15 @@ func encoded(t *testing.T, v any) converter.EncodedValue {
 // loopback, with the Temporal client's query mocked.
 type modelFixture struct {
 	t       *testing.T
-	srv     *scripted.Server
+	srv     *scriptedmodel.Server
 	querier *MockQuerier
 	acts    *Activities
 	env     *testsuite.TestActivityEnvironment
 }
 
-func newModelFixture(t *testing.T, scripts map[string]scripted.Script) *modelFixture {
+func newModelFixture(t *testing.T, scripts map[string]scriptedmodel.Script) *modelFixture {
 	t.Helper()
-	srv, err := scripted.Start("127.0.0.1:0", scripts, "", scripted.WithLogf(t.Logf))
+	srv, err := scriptedmodel.Start("127.0.0.1:0", scripts, "", scriptedmodel.WithLogf(t.Logf))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
 	q := NewMockQuerier(gomock.NewController(t))
@@ -115,17 +115,17 @@ var travelConversation = ModelContext{
 	}},
 }
 
-func travelScript() scripted.Script {
-	return scripted.Sequence(
-		scripted.CallTurn("search_flights", map[string]string{"from": "NYC"}),
-		scripted.Reply("booked UA123"),
+func travelScript() scriptedmodel.Script {
+	return scriptedmodel.Sequence(
+		scriptedmodel.CallTurn("search_flights", map[string]string{"from": "NYC"}),
+		scriptedmodel.Reply("booked UA123"),
 	)
 }
 
 // The first request of a run misses the cache: the conversation comes from
 // querying the run, and is sent as the run answered it.
 func TestCallModelFirstRequestQueriesTheRun(t *testing.T) {
-	f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
+	f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
 	f.expectQuery(travelConversation, 1)
 
 	reply, err := f.call(ModelRequest{Agent: f.agent(f.model("travel")), Base: 0, Delta: travelConversation.Messages})
@@ -154,7 +154,7 @@ func TestCallModelFirstRequestQueriesTheRun(t *testing.T) {
 // not query the run: the server gets the cached messages, the last reply
 // and the delta.
 func TestCallModelCacheHitSendsCachedMessagesPlusDelta(t *testing.T) {
-	f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
+	f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
 	f.expectQuery(travelConversation, 1) // only the first request
 
 	first, err := f.call(ModelRequest{Agent: f.agent(f.model("travel")), Delta: travelConversation.Messages})
@@ -199,7 +199,7 @@ func TestCallModelCacheMismatchQueriesAgain(t *testing.T) {
 		"no reply":    {Base: 3},
 	} {
 		t.Run(name, func(t *testing.T) {
-			f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
+			f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
 			f.expectQuery(travelConversation, 1)
 			first, err := f.call(ModelRequest{Agent: f.agent(f.model("travel")), Delta: travelConversation.Messages})
 			require.NoError(t, err)
@@ -229,13 +229,13 @@ func TestCallModelCacheMismatchQueriesAgain(t *testing.T) {
 // Tool calls reach the workflow with their arguments verbatim, even when
 // they are not JSON: the workflow, not the activity, checks them.
 func TestCallModelToolCallArgumentsVerbatim(t *testing.T) {
-	turn := scripted.CallsTurn(
-		scripted.Call{Name: "book_flight", Args: `{"flight_id": "UA1", oops`},
-		scripted.Call{Name: "search_flights", Args: `{ "to" : "LAX",  "from":"NYC" }`},
-		scripted.Call{Name: "noop", Args: ``},
+	turn := scriptedmodel.CallsTurn(
+		scriptedmodel.Call{Name: "book_flight", Args: `{"flight_id": "UA1", oops`},
+		scriptedmodel.Call{Name: "search_flights", Args: `{ "to" : "LAX",  "from":"NYC" }`},
+		scriptedmodel.Call{Name: "noop", Args: ``},
 	)
 	turn.Content = "working on it"
-	f := newModelFixture(t, map[string]scripted.Script{"m": func(openai.ChatCompletionRequest) scripted.Turn { return turn }})
+	f := newModelFixture(t, map[string]scriptedmodel.Script{"m": func(openai.ChatCompletionRequest) scriptedmodel.Turn { return turn }})
 	f.expectQuery(travelConversation, 1)
 
 	reply, err := f.call(ModelRequest{Agent: f.agent(f.model("m"))})
@@ -262,26 +262,26 @@ func TestCallModelErrorClasses(t *testing.T) {
 	cases := []struct {
 		name      string
 		model     string
-		fail      *scripted.Turn
+		fail      *scriptedmodel.Turn
 		typ       string
 		retryable bool
 		delay     time.Duration
 		message   string
 	}{
-		{"503 with Retry-After", "travel", &scripted.Turn{Status: 503, RetryAfter: 3 * time.Second}, ModelUnavailableError, true, 3 * time.Second, "HTTP 503"},
-		{"429 with Retry-After", "travel", &scripted.Turn{Status: 429, RetryAfter: time.Second}, ModelUnavailableError, true, time.Second, "HTTP 429"},
-		{"429 without Retry-After", "travel", &scripted.Turn{Status: 429}, ModelUnavailableError, true, 0, "HTTP 429"},
-		{"500", "travel", &scripted.Turn{Status: 500, Message: "kaboom"}, ModelUnavailableError, true, 0, "kaboom"},
-		{"408", "travel", &scripted.Turn{Status: 408}, ModelUnavailableError, true, 0, "HTTP 408"},
-		{"409", "travel", &scripted.Turn{Status: 409}, ModelUnavailableError, true, 0, "HTTP 409"},
-		{"401 bad key", "travel", &scripted.Turn{Status: 401, Message: "Incorrect API key"}, ModelRejectedError, false, 0, "Incorrect API key"},
-		{"403", "travel", &scripted.Turn{Status: 403}, ModelRejectedError, false, 0, "HTTP 403"},
-		{"400 bad request", "travel", &scripted.Turn{Status: 400, Message: "bad tools"}, ModelRejectedError, false, 0, "bad tools"},
+		{"503 with Retry-After", "travel", &scriptedmodel.Turn{Status: 503, RetryAfter: 3 * time.Second}, ModelUnavailableError, true, 3 * time.Second, "HTTP 503"},
+		{"429 with Retry-After", "travel", &scriptedmodel.Turn{Status: 429, RetryAfter: time.Second}, ModelUnavailableError, true, time.Second, "HTTP 429"},
+		{"429 without Retry-After", "travel", &scriptedmodel.Turn{Status: 429}, ModelUnavailableError, true, 0, "HTTP 429"},
+		{"500", "travel", &scriptedmodel.Turn{Status: 500, Message: "kaboom"}, ModelUnavailableError, true, 0, "kaboom"},
+		{"408", "travel", &scriptedmodel.Turn{Status: 408}, ModelUnavailableError, true, 0, "HTTP 408"},
+		{"409", "travel", &scriptedmodel.Turn{Status: 409}, ModelUnavailableError, true, 0, "HTTP 409"},
+		{"401 bad key", "travel", &scriptedmodel.Turn{Status: 401, Message: "Incorrect API key"}, ModelRejectedError, false, 0, "Incorrect API key"},
+		{"403", "travel", &scriptedmodel.Turn{Status: 403}, ModelRejectedError, false, 0, "HTTP 403"},
+		{"400 bad request", "travel", &scriptedmodel.Turn{Status: 400, Message: "bad tools"}, ModelRejectedError, false, 0, "bad tools"},
 		{"404 unknown model", "gpt-nonexistent", nil, ModelRejectedError, false, 0, "HTTP 404"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
+			f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
 			f.expectQuery(travelConversation, 1)
 			if tc.fail != nil {
 				f.srv.FailNextTurn(1, *tc.fail)
@@ -299,7 +299,7 @@ func TestCallModelErrorClasses(t *testing.T) {
 // A failed request leaves no trace in the cache: the retry queries the run
 // again and then succeeds.
 func TestCallModelFailureDoesNotCache(t *testing.T) {
-	f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
+	f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
 	f.expectQuery(travelConversation, 2)
 	f.srv.FailNext(1, 503)
 	_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel"))})
@@ -312,7 +312,7 @@ func TestCallModelFailureDoesNotCache(t *testing.T) {
 // No answer at all (nothing listening, or too slow) is retryable.
 func TestCallModelTransportFailuresAreRetryable(t *testing.T) {
 	t.Run("connection refused", func(t *testing.T) {
-		f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
+		f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
 		f.expectQuery(travelConversation, 1)
 		m := f.model("travel")
 		m.BaseURL = "http://" + refusedAddr(t) + "/v1"
@@ -321,9 +321,9 @@ func TestCallModelTransportFailuresAreRetryable(t *testing.T) {
 		require.Zero(t, ae.NextRetryDelay())
 	})
 	t.Run("timeout", func(t *testing.T) {
-		f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
+		f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
 		f.expectQuery(travelConversation, 1)
-		f.srv.FailNextTurn(1, scripted.Turn{Delay: 5 * time.Second, Content: "too late"})
+		f.srv.FailNextTurn(1, scriptedmodel.Turn{Delay: 5 * time.Second, Content: "too late"})
 		m := f.model("travel")
 		m.Timeout = config.Duration(200 * time.Millisecond)
 		start := time.Now()
@@ -337,7 +337,7 @@ func TestCallModelTransportFailuresAreRetryable(t *testing.T) {
 // without a client a cache miss cannot be served at all.
 func TestCallModelQueryFailures(t *testing.T) {
 	t.Run("query error", func(t *testing.T) {
-		f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
+		f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
 		f.querier.EXPECT().QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext).
 			Return(nil, errors.New("workflow not found")).Times(1)
 		_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel"))})
@@ -348,7 +348,7 @@ func TestCallModelQueryFailures(t *testing.T) {
 		require.Zero(t, f.srv.RequestCount())
 	})
 	t.Run("undecodable answer", func(t *testing.T) {
-		f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
+		f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
 		f.querier.EXPECT().QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext).
 			Return(encoded(t, "not a conversation"), nil).Times(1)
 		_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel"))})
@@ -356,7 +356,7 @@ func TestCallModelQueryFailures(t *testing.T) {
 		require.Zero(t, f.srv.RequestCount())
 	})
 	t.Run("no client", func(t *testing.T) {
-		f := newModelFixture(t, map[string]scripted.Script{"travel": travelScript()})
+		f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
 		f.acts.querier = nil
 		_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel"))})
 		require.ErrorContains(t, err, "not cached and no Temporal client to query the run")

@@ -24,7 +24,7 @@ import (
 	"github.com/unstuck-dev/unstuck/builtin"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
-	"github.com/unstuck-dev/unstuck/testsuite/scripted"
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -32,7 +32,7 @@ const taskQueue = "bench"
 
 var (
 	devClient client.Client
-	model     *scripted.Server
+	model     *scriptedmodel.Server
 	cfg       *config.File
 	benchSpec *config.Resolved
 )
@@ -62,7 +62,7 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
 	}
-	model, err = scripted.Start("127.0.0.1:0", map[string]scripted.Script{"bench": benchScript}, "", scripted.WithLogf(func(string, ...any) {}))
+	model, err = scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{"bench": benchScript}, "", scriptedmodel.WithLogf(func(string, ...any) {}))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
@@ -99,25 +99,25 @@ agents:
 // benchScript is the scripted model (a test double) of the benchmarks.
 // The task says what to do: "steps=N" calls noop N times, then
 // final_output; "parallel=K" asks for K sleeps of 200 ms in one reply.
-func benchScript(req openai.ChatCompletionRequest) scripted.Turn {
-	task := scripted.Task(req)
-	turn := scripted.AssistantTurns(req)
+func benchScript(req openai.ChatCompletionRequest) scriptedmodel.Turn {
+	task := scriptedmodel.Task(req)
+	turn := scriptedmodel.AssistantTurns(req)
 	if k, ok := strings.CutPrefix(task, "parallel="); ok {
 		if turn > 0 {
-			return scripted.CallTurn("final_output", map[string]any{"done": true})
+			return scriptedmodel.CallTurn("final_output", map[string]any{"done": true})
 		}
 		n, _ := strconv.Atoi(k)
-		calls := make([]scripted.Call, n)
+		calls := make([]scriptedmodel.Call, n)
 		for i := range calls {
-			calls[i] = scripted.NewCall("sleep", map[string]any{"ms": 200})
+			calls[i] = scriptedmodel.NewCall("sleep", map[string]any{"ms": 200})
 		}
-		return scripted.CallsTurn(calls...)
+		return scriptedmodel.CallsTurn(calls...)
 	}
 	n, _ := strconv.Atoi(strings.TrimPrefix(task, "steps="))
 	if turn < n {
-		return scripted.CallTurn("noop", map[string]any{"i": turn})
+		return scriptedmodel.CallTurn("noop", map[string]any{"i": turn})
 	}
-	return scripted.CallTurn("final_output", map[string]any{"steps": turn})
+	return scriptedmodel.CallTurn("final_output", map[string]any{"steps": turn})
 }
 
 var runSeq int

@@ -15,8 +15,8 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/testsuite/scripted"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -76,6 +76,25 @@ func defaultWorkerPath() string {
 	return filepath.Join(filepath.Dir(exe), "unstuck-worker")
 }
 
+// demoModel is what the demo needs of the model server it starts when no
+// real endpoint is configured: its base URL, and a way to stop it.
+type demoModel interface {
+	URL() string
+	Close() error
+}
+
+// startScriptedModel starts the scripted model server on loopback: a TEST
+// DOUBLE that speaks the OpenAI chat-completions wire format and plays the
+// travel demo's script. It is the only place the demo names the double.
+func startScriptedModel(out io.Writer) (demoModel, error) {
+	model, err := scriptedmodel.Start("127.0.0.1:0", scriptedmodel.Scenarios(), scriptedmodel.TravelDemo,
+		scriptedmodel.WithLogf(func(format string, args ...any) { fmt.Fprintf(out, "» "+format+"\n", args...) }))
+	if err != nil {
+		return nil, err // not a nil *Server inside a non-nil interface
+	}
+	return model, nil
+}
+
 func runDemo(ctx context.Context, out io.Writer, o demoOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -120,8 +139,7 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions) error {
 
 	modelURL := os.Getenv("OPENAI_BASE_URL")
 	if modelURL == "" {
-		model, err := scripted.Start("127.0.0.1:0", scripted.Scenarios(), scripted.TravelDemo,
-			scripted.WithLogf(func(format string, args ...any) { fmt.Fprintf(out, "» "+format+"\n", args...) }))
+		model, err := startScriptedModel(out)
 		if err != nil {
 			return err
 		}

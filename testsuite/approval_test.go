@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/testsuite/scripted"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -36,11 +36,11 @@ tools:
 agents:
   - { name: booker, instructions: Book., tools: [book] }
 `
-	script := scripted.Sequence(
-		scripted.CallTurn("book", map[string]any{"seat": "12A"}),
-		scripted.CallTurn("final_output", map[string]any{"done": true}),
+	script := scriptedmodel.Sequence(
+		scriptedmodel.CallTurn("book", map[string]any{"seat": "12A"}),
+		scriptedmodel.CallTurn("final_output", map[string]any{"done": true}),
 	)
-	s := newStack(t, cfg, map[string]scripted.Script{"approvals": script})
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"approvals": script})
 	run := s.start(workflows.AgentInput{Agent: "booker", Task: "book a seat"})
 	cli := func(args ...string) (string, error) {
 		args = append(args, "--address", devServer.FrontendHostPort())

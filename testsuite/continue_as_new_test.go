@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/enums/v1"
 
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/testsuite/scripted"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -25,14 +25,14 @@ tools:
 agents:
   - { name: counter, instructions: Count., tools: [echo], policies: { max_steps: 100 } }
 `
-	counter := func(req openaiRequest) scripted.Turn {
-		n := scripted.AssistantTurns(req)
+	counter := func(req openaiRequest) scriptedmodel.Turn {
+		n := scriptedmodel.AssistantTurns(req)
 		if n < turns {
-			return scripted.CallTurn("echo", map[string]any{"i": n, "_outputPath": "†state.last"})
+			return scriptedmodel.CallTurn("echo", map[string]any{"i": n, "_outputPath": "†state.last"})
 		}
-		return scripted.CallTurn("final_output", map[string]any{"last": "†state.last.i", "turns": n})
+		return scriptedmodel.CallTurn("final_output", map[string]any{"last": "†state.last.i", "turns": n})
 	}
-	s := newStack(t, cfg, map[string]scripted.Script{"counter": counter})
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"counter": counter})
 	run := s.start(workflows.AgentInput{Agent: "counter", Task: "count"})
 	firstRunID := run.GetRunID() // run follows the chain once it is waited on
 	res, err := s.result(run)

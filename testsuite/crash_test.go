@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"github.com/unstuck-dev/unstuck/testsuite/scripted"
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -58,13 +58,13 @@ func (b *bookingServer) handle(w http.ResponseWriter, r *http.Request, _ int) {
 func TestWorkerKilledDuringWriteCompletesWithOneEffect(t *testing.T) {
 	book := &bookingServer{effects: map[string]string{}, arrived: make(chan struct{}, 1)}
 	tools := newToolServer(t, book.handle)
-	model, err := scripted.Start("127.0.0.1:0", map[string]scripted.Script{"crash": func(req openaiRequest) scripted.Turn {
-		if scripted.AssistantTurns(req) == 0 {
-			return scripted.CallTurn("book", map[string]any{"flight": "UA1"})
+	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{"crash": func(req openaiRequest) scriptedmodel.Turn {
+		if scriptedmodel.AssistantTurns(req) == 0 {
+			return scriptedmodel.CallTurn("book", map[string]any{"flight": "UA1"})
 		}
-		res := scripted.LastToolResults(req)
-		return scripted.CallsTurn(scripted.Call{Name: "final_output", Args: res[0].Content})
-	}}, "", scripted.WithLogf(t.Logf))
+		res := scriptedmodel.LastToolResults(req)
+		return scriptedmodel.CallsTurn(scriptedmodel.Call{Name: "final_output", Args: res[0].Content})
+	}}, "", scriptedmodel.WithLogf(t.Logf))
 	require.NoError(t, err)
 	defer model.Close()
 

@@ -25,8 +25,8 @@ import (
 	"github.com/unstuck-dev/unstuck/builtin"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/testsuite/scripted"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -104,7 +104,7 @@ var queueSeq atomic.Int64
 // task queue running the given config, and helpers to start runs.
 type stack struct {
 	t      *testing.T
-	model  *scripted.Server
+	model  *scriptedmodel.Server
 	queue  string
 	client client.Client
 	cfg    *config.File
@@ -113,9 +113,9 @@ type stack struct {
 // newStack starts the scripted model with scripts (the test double for the
 // model) and an in-process worker over the YAML config, where {{MODEL}} is
 // replaced by the scripted server's URL.
-func newStack(t *testing.T, yaml string, scripts map[string]scripted.Script) *stack {
+func newStack(t *testing.T, yaml string, scripts map[string]scriptedmodel.Script) *stack {
 	t.Helper()
-	model, err := scripted.Start("127.0.0.1:0", scripts, "", scripted.WithLogf(t.Logf))
+	model, err := scriptedmodel.Start("127.0.0.1:0", scripts, "", scriptedmodel.WithLogf(t.Logf))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = model.Close() })
 

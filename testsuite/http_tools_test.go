@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/testsuite/scripted"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -56,17 +56,17 @@ agents:
     tools: [flaky, strict, secret, slow, huge]
     policies: { repair: { max_attempts: 0 } }   # classes and retries only, no repair
 `
-	script := scripted.Sequence(
-		scripted.CallsTurn(
-			scripted.NewCall("flaky", map[string]any{"n": 1}),
-			scripted.NewCall("strict", map[string]any{"date": "Oct 26"}),
-			scripted.NewCall("secret", map[string]any{"x": 1, "who": "me"}),
-			scripted.NewCall("slow", map[string]any{}),
-			scripted.NewCall("huge", map[string]any{}),
+	script := scriptedmodel.Sequence(
+		scriptedmodel.CallsTurn(
+			scriptedmodel.NewCall("flaky", map[string]any{"n": 1}),
+			scriptedmodel.NewCall("strict", map[string]any{"date": "Oct 26"}),
+			scriptedmodel.NewCall("secret", map[string]any{"x": 1, "who": "me"}),
+			scriptedmodel.NewCall("slow", map[string]any{}),
+			scriptedmodel.NewCall("huge", map[string]any{}),
 		),
-		scripted.CallTurn("final_output", map[string]any{"done": true}),
+		scriptedmodel.CallTurn("final_output", map[string]any{"done": true}),
 	)
-	s := newStack(t, cfg, map[string]scripted.Script{"http-tools": script})
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"http-tools": script})
 	run := s.start(workflows.AgentInput{Agent: "caller", Task: "call everything"})
 	res, err := s.result(run)
 	require.NoError(t, err)
@@ -108,7 +108,7 @@ agents:
 	// {call, error} shape.
 	reqs := s.model.Requests()
 	require.Len(t, reqs, 2)
-	results := scripted.LastToolResults(reqs[1])
+	results := scriptedmodel.LastToolResults(reqs[1])
 	require.Len(t, results, 5)
 	for _, r := range results {
 		if r.Name == "flaky" {

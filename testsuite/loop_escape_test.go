@@ -17,8 +17,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/testsuite/scripted"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -191,10 +191,10 @@ agents:
     tools: [book]
     policies: { max_steps: 30, loop: { window: 16, repeats: 3 }, escalation: [explore, stop] }
 `
-	stubborn := func(openaiRequest) scripted.Turn {
-		return scripted.CallTurn("book", map[string]any{"seat": "12A"})
+	stubborn := func(openaiRequest) scriptedmodel.Turn {
+		return scriptedmodel.CallTurn("book", map[string]any{"seat": "12A"})
 	}
-	s := newStack(t, cfg, map[string]scripted.Script{"stubborn": stubborn})
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"stubborn": stubborn})
 	run := s.start(workflows.AgentInput{Agent: "stubborn", Task: "book 12A"})
 	_, err := s.result(run)
 	rep := stoppedReport(t, err)

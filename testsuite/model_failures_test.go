@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/testsuite/scripted"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -21,7 +21,7 @@ import (
 func TestModelOutageIsRetriedAndVisible(t *testing.T) {
 	cfg := strings.Replace(travelConfig, "name: travel-demo }",
 		"name: travel-demo, retry: { initial_interval: 1s, backoff: 1.0, max_attempts: 20 } }", 1)
-	s := newStack(t, cfg, scripted.Scenarios())
+	s := newStack(t, cfg, scriptedmodel.Scenarios())
 	s.model.FailNext(3, 503)
 	run := s.start(workflows.AgentInput{Agent: "travel", Task: "Book NYC to LAX on 2024-01-15 for me"})
 
@@ -79,23 +79,23 @@ agents:
 // JSON does not break the run: each gets an error message and the model
 // goes on.
 func TestMalformedModelCallsBecomeErrorMessages(t *testing.T) {
-	script := func(req openaiRequest) scripted.Turn {
-		if scripted.AssistantTurns(req) == 0 {
-			return scripted.CallsTurn(
-				scripted.Call{Name: "teleport", Args: `{"to":"LAX"}`},
-				scripted.Call{Name: "search_flights", Args: `{"from": "NYC", "to": `},
+	script := func(req openaiRequest) scriptedmodel.Turn {
+		if scriptedmodel.AssistantTurns(req) == 0 {
+			return scriptedmodel.CallsTurn(
+				scriptedmodel.Call{Name: "teleport", Args: `{"to":"LAX"}`},
+				scriptedmodel.Call{Name: "search_flights", Args: `{"from": "NYC", "to": `},
 			)
 		}
 		var errs []string
-		for _, r := range scripted.LastToolResults(req) {
+		for _, r := range scriptedmodel.LastToolResults(req) {
 			if r.IsError() {
 				errs = append(errs, r.Content)
 			}
 		}
-		return scripted.CallTurn("final_output", map[string]any{"errors": errs})
+		return scriptedmodel.CallTurn("final_output", map[string]any{"errors": errs})
 	}
 	cfg := strings.Replace(travelConfig, "name: travel-demo", "name: malformed", 1)
-	s := newStack(t, cfg, map[string]scripted.Script{"malformed": script})
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"malformed": script})
 	run := s.start(workflows.AgentInput{Agent: "travel", Task: "go"})
 	res, err := s.result(run)
 	require.NoError(t, err)
@@ -120,10 +120,10 @@ tools:
 agents:
   - { name: looper, instructions: Loop., tools: [echo], policies: { max_steps: 4 } }
 `
-	forever := func(req openaiRequest) scripted.Turn {
-		return scripted.CallTurn("echo", map[string]any{"i": scripted.AssistantTurns(req)})
+	forever := func(req openaiRequest) scriptedmodel.Turn {
+		return scriptedmodel.CallTurn("echo", map[string]any{"i": scriptedmodel.AssistantTurns(req)})
 	}
-	s := newStack(t, cfg, map[string]scripted.Script{"forever": forever})
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"forever": forever})
 	run := s.start(workflows.AgentInput{Agent: "looper", Task: "never stop"})
 	_, err := s.result(run)
 	rep := stoppedReport(t, err)

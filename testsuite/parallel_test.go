@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/testsuite/scripted"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -51,17 +51,17 @@ tools:
 agents:
   - { name: planner, instructions: Plan., tools: [slow_a, slow_b, combine, broken], policies: { repair: { max_attempts: 0 } } }
 `
-	script := scripted.Sequence(
-		scripted.CallsTurn(
-			scripted.NewCall("combine", map[string]any{"a": "†state.a.value", "b": "†state.b.value", "name": "c"}),
-			scripted.NewCall("slow_a", map[string]any{"v": 1, "name": "a", "_outputPath": "†state.a"}),
-			scripted.NewCall("slow_b", map[string]any{"v": 2, "name": "b", "_outputPath": "†state.b"}),
-			scripted.NewCall("combine", map[string]any{"a": "one", "b": 2}),
-			scripted.NewCall("broken", map[string]any{}),
+	script := scriptedmodel.Sequence(
+		scriptedmodel.CallsTurn(
+			scriptedmodel.NewCall("combine", map[string]any{"a": "†state.a.value", "b": "†state.b.value", "name": "c"}),
+			scriptedmodel.NewCall("slow_a", map[string]any{"v": 1, "name": "a", "_outputPath": "†state.a"}),
+			scriptedmodel.NewCall("slow_b", map[string]any{"v": 2, "name": "b", "_outputPath": "†state.b"}),
+			scriptedmodel.NewCall("combine", map[string]any{"a": "one", "b": 2}),
+			scriptedmodel.NewCall("broken", map[string]any{}),
 		),
-		scripted.CallTurn("final_output", map[string]any{"sum_inputs": "†state.a.value"}),
+		scriptedmodel.CallTurn("final_output", map[string]any{"sum_inputs": "†state.a.value"}),
 	)
-	s := newStack(t, cfg, map[string]scripted.Script{"parallel": script})
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"parallel": script})
 	run := s.start(workflows.AgentInput{Agent: "planner", Task: "combine"})
 	res, err := s.result(run)
 	require.NoError(t, err)
@@ -78,7 +78,7 @@ agents:
 	require.JSONEq(t, `{"a":1,"b":2,"name":"c"}`, string(calls[0].Args), "references resolved in the trace")
 	require.Len(t, tools.requests("/combine"), 1, "the combine call with a bad type never reached the tool")
 
-	results := scripted.LastToolResults(s.model.Requests()[1])
+	results := scriptedmodel.LastToolResults(s.model.Requests()[1])
 	require.Len(t, results, 5)
 	for i, want := range []string{"", "", "", "do not match the tool's parameters schema: at /a: got string, want integer", "HTTP 404: no such booking"} {
 		if want == "" {

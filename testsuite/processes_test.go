@@ -15,8 +15,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/testsuite/scripted"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -63,7 +63,7 @@ func temporalCLI(t *testing.T, args ...string) string {
 // A run started and read with the plain `temporal` CLI, executed by the
 // real worker binary.
 func TestTemporalCLIDrivesARunOnTheWorkerBinary(t *testing.T) {
-	model, err := scripted.Start("127.0.0.1:0", scripted.Scenarios(), "", scripted.WithLogf(t.Logf))
+	model, err := scriptedmodel.Start("127.0.0.1:0", scriptedmodel.Scenarios(), "", scriptedmodel.WithLogf(t.Logf))
 	require.NoError(t, err)
 	defer model.Close()
 	queue := startWorkerProcess(t, strings.ReplaceAll(travelConfig, "{{MODEL}}", model.URL()))
@@ -99,7 +99,7 @@ func TestTemporalCLIDrivesARunOnTheWorkerBinary(t *testing.T) {
 
 // The unstuck CLI: run --wait, status and trace in every format.
 func TestUnstuckCLIRunStatusTrace(t *testing.T) {
-	model, err := scripted.Start("127.0.0.1:0", scripted.Scenarios(), "", scripted.WithLogf(t.Logf))
+	model, err := scriptedmodel.Start("127.0.0.1:0", scriptedmodel.Scenarios(), "", scriptedmodel.WithLogf(t.Logf))
 	require.NoError(t, err)
 	defer model.Close()
 	queue := startWorkerProcess(t, strings.ReplaceAll(travelConfig, "{{MODEL}}", model.URL()))

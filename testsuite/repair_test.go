@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/testsuite/scripted"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -69,8 +69,8 @@ func isRepair(req openaiRequest) bool {
 
 // bookerScript is the scripted model (a test double): it sends one call,
 // then finishes; asked to repair, it infers one passenger from "for me".
-func bookerScript(tool string, args map[string]any) scripted.Script {
-	return func(req openaiRequest) scripted.Turn {
+func bookerScript(tool string, args map[string]any) scriptedmodel.Script {
+	return func(req openaiRequest) scriptedmodel.Turn {
 		if isRepair(req) {
 			var p struct {
 				Task      string         `json:"task"`
@@ -80,18 +80,18 @@ func bookerScript(tool string, args map[string]any) scripted.Script {
 			if strings.Contains(p.Task, "for me") {
 				p.Arguments["passengers"] = 1
 			}
-			return scripted.CallTurn(req.Tools[0].Function.Name, p.Arguments)
+			return scriptedmodel.CallTurn(req.Tools[0].Function.Name, p.Arguments)
 		}
-		if scripted.AssistantTurns(req) == 0 {
-			return scripted.CallTurn(tool, args)
+		if scriptedmodel.AssistantTurns(req) == 0 {
+			return scriptedmodel.CallTurn(tool, args)
 		}
-		return scripted.CallsTurn(scripted.Call{Name: "final_output", Args: scripted.LastToolResults(req)[0].Content})
+		return scriptedmodel.CallsTurn(scriptedmodel.Call{Name: "final_output", Args: scriptedmodel.LastToolResults(req)[0].Content})
 	}
 }
 
-func repairStack(t *testing.T, script scripted.Script) (*stack, *toolServer) {
+func repairStack(t *testing.T, script scriptedmodel.Script) (*stack, *toolServer) {
 	tools := newToolServer(t, bookingAPI)
-	return newStack(t, strings.ReplaceAll(repairConfig, "{{TOOLS}}", tools.URL), map[string]scripted.Script{"booker": script}), tools
+	return newStack(t, strings.ReplaceAll(repairConfig, "{{TOOLS}}", tools.URL), map[string]scriptedmodel.Script{"booker": script}), tools
 }
 
 func repairRequests(s *stack) int {
@@ -186,20 +186,20 @@ tools:
 agents:
   - { name: mixed, instructions: Count., tools: [count, note] }
 `
-	script := func(req openaiRequest) scripted.Turn {
+	script := func(req openaiRequest) scriptedmodel.Turn {
 		if isRepair(req) {
-			return scripted.CallTurn("count", map[string]any{"n": 3})
+			return scriptedmodel.CallTurn("count", map[string]any{"n": 3})
 		}
-		if scripted.AssistantTurns(req) == 0 {
-			return scripted.CallsTurn(
-				scripted.NewCall("count", map[string]any{"n": "2"}),     // a rule repairs it
-				scripted.NewCall("count", map[string]any{"n": "three"}), // the model repairs it
-				scripted.NewCall("note", map[string]any{"text": "hi"}),  // needs nothing
+		if scriptedmodel.AssistantTurns(req) == 0 {
+			return scriptedmodel.CallsTurn(
+				scriptedmodel.NewCall("count", map[string]any{"n": "2"}),     // a rule repairs it
+				scriptedmodel.NewCall("count", map[string]any{"n": "three"}), // the model repairs it
+				scriptedmodel.NewCall("note", map[string]any{"text": "hi"}),  // needs nothing
 			)
 		}
-		return scripted.CallTurn("final_output", map[string]any{"ok": true})
+		return scriptedmodel.CallTurn("final_output", map[string]any{"ok": true})
 	}
-	s := newStack(t, cfg, map[string]scripted.Script{"mixed": script})
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"mixed": script})
 	run := s.start(workflows.AgentInput{Agent: "mixed", Task: "count"})
 	_, err := s.result(run)
 	require.NoError(t, err)

@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/testsuite/scripted"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -42,7 +42,7 @@ agents:
 // The demo story end to end: real server, real worker, real go-openai
 // client against the scripted model, built-in tools.
 func TestTravelAgentCompletesEndToEnd(t *testing.T) {
-	s := newStack(t, travelConfig, scripted.Scenarios())
+	s := newStack(t, travelConfig, scriptedmodel.Scenarios())
 	run := s.start(workflows.AgentInput{Agent: "travel", Task: "Book NYC to LAX on 2024-01-15 for me"})
 	res, err := s.result(run)
 	require.NoError(t, err)
@@ -166,7 +166,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // A run refused at start (unknown agent) fails with a clear error and is
 // still listed under the agent it named, as stopped.
 func TestUnknownAgentIsRefusedAndListed(t *testing.T) {
-	s := newStack(t, travelConfig, scripted.Scenarios())
+	s := newStack(t, travelConfig, scriptedmodel.Scenarios())
 	run := s.start(workflows.AgentInput{Agent: "nobody", Task: "anything"})
 	_, err := s.result(run)
 	require.ErrorContains(t, err, `unknown agent "nobody" (known: travel)`)

@@ -1,4 +1,4 @@
-package scripted
+package scriptedmodel
 
 import (
 	"encoding/json"

@@ -1,7 +1,9 @@
-// Package scripted is a scripted OpenAI-compatible chat-completions server: a
-// TEST DOUBLE standing in for a model, used by the demo and the integration
-// tests. It is not a model and makes no decisions of its own; every answer
-// comes from a Script, a pure function of the conversation it is sent.
+// Package scriptedmodel is a scripted OpenAI-compatible chat-completions
+// server: a TEST DOUBLE standing in for a model, used by the demo (when no
+// real endpoint is configured), the integration tests and the benchmarks;
+// its path, internal/testdouble/, says so. It is not a model and makes no
+// decisions of its own; every answer comes from a Script, a pure function of
+// the conversation it is sent.
 //
 // It speaks the real chat-completions wire format (go-openai's request and
 // response types do the (de)serialisation), so the engine talks to it through
@@ -14,4 +16,4 @@
 // Scripts are pure so that Temporal's retries and replays of a model request
 // get the same answer. Failures (rate limits, outages, slow answers) are
 // scripted too, through Turn.Status, Turn.Delay and Server.FailNext.
-package scripted
+package scriptedmodel

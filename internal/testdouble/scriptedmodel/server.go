@@ -1,4 +1,4 @@
-package scripted
+package scriptedmodel
 
 import (
 	"encoding/json"
@@ -48,7 +48,7 @@ func WithLogf(logf func(format string, args ...any)) Option {
 // model.
 func Start(addr string, scripts map[string]Script, fallback string, opts ...Option) (*Server, error) {
 	if fallback != "" && scripts[fallback] == nil {
-		return nil, fmt.Errorf("scripted: fallback script %q is not one of %s", fallback, names(scripts))
+		return nil, fmt.Errorf("scriptedmodel: fallback script %q is not one of %s", fallback, names(scripts))
 	}
 	if addr == "" {
 		addr = "127.0.0.1:0"
@@ -56,7 +56,7 @@ func Start(addr string, scripts map[string]Script, fallback string, opts ...Opti
 	s := &Server{scripts: map[string]Script{}, fallback: fallback, logf: log.Printf}
 	for name, sc := range scripts { // copied so later edits of the map cannot race with requests
 		if sc == nil {
-			return nil, fmt.Errorf("scripted: script %q is nil", name)
+			return nil, fmt.Errorf("scriptedmodel: script %q is nil", name)
 		}
 		s.scripts[name] = sc
 	}
@@ -65,7 +65,7 @@ func Start(addr string, scripts map[string]Script, fallback string, opts ...Opti
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("scripted: listen on %s: %w", addr, err)
+		return nil, fmt.Errorf("scriptedmodel: listen on %s: %w", addr, err)
 	}
 	s.ln = ln
 	s.http = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}

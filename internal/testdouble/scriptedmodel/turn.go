@@ -1,4 +1,4 @@
-package scripted
+package scriptedmodel
 
 import (
 	"encoding/json"
@@ -67,7 +67,7 @@ func CallsTurn(calls ...Call) Turn {
 func NewCall(name string, args any) Call {
 	b, err := json.Marshal(args)
 	if err != nil {
-		panic(fmt.Sprintf("scripted: arguments of %s cannot be marshalled: %v", name, err))
+		panic(fmt.Sprintf("scriptedmodel: arguments of %s cannot be marshalled: %v", name, err))
 	}
 	return Call{Name: name, Args: string(b)}
 }
