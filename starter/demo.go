@@ -95,6 +95,10 @@ func startScriptedModel(out io.Writer) (demoModel, error) {
 	return model, nil
 }
 
+// runDemo starts the dev server, the model (the scripted test double unless
+// OPENAI_BASE_URL is set) and the worker, runs the travel agent, reports the
+// run and, unless --once, keeps everything running until Ctrl-C. Everything it
+// starts is stopped in the reverse order on the way out.
 func runDemo(ctx context.Context, out io.Writer, o demoOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -103,12 +107,7 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions) error {
 	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stopSignals()
 
-	for _, bin := range []struct{ flag, path string }{{"--temporal", o.temporal}, {"--worker", o.worker}} {
-		if _, err := os.Stat(bin.path); err != nil {
-			return fmt.Errorf("%s %s: not found (run `make demo`, which installs and builds it)", bin.flag, bin.path)
-		}
-	}
-	if err := os.MkdirAll(o.dataDir, 0o755); err != nil {
+	if err := prepareDemo(o); err != nil {
 		return err
 	}
 	unlock, err := lockDemo(o)
@@ -118,11 +117,7 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions) error {
 	defer unlock()
 
 	address := fmt.Sprintf("127.0.0.1:%d", o.port)
-	fmt.Fprintf(out, "» starting Temporal dev server on %s (Web UI http://127.0.0.1:%d, history in %s)\n", address, o.uiPort, filepath.Join(o.dataDir, "temporal.db"))
-	server, err := startProcess(filepath.Join(o.dataDir, "temporal.log"), nil, o.temporal,
-		"server", "start-dev", "--ip", "127.0.0.1", "--port", fmt.Sprint(o.port), "--ui-port", fmt.Sprint(o.uiPort),
-		"--db-filename", filepath.Join(o.dataDir, "temporal.db"), "--log-level", "warn",
-		"--search-attribute", signals.AttrAgentName+"=Keyword", "--search-attribute", signals.AttrAgentPhase+"=Keyword")
+	server, err := startDemoServer(out, o, address)
 	if err != nil {
 		return err
 	}
@@ -137,32 +132,86 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions) error {
 		return err
 	}
 
-	modelURL := os.Getenv("OPENAI_BASE_URL")
-	if modelURL == "" {
-		model, err := startScriptedModel(out)
-		if err != nil {
-			return err
-		}
-		defer model.Close()
-		modelURL = model.URL()
-		fmt.Fprintf(out, "» model: the SCRIPTED model server (a test double, not a real model); set OPENAI_BASE_URL, OPENAI_API_KEY and UNSTUCK_DEMO_MODEL to use a real one\n")
-	} else {
-		fmt.Fprintf(out, "» model: %s (OPENAI_BASE_URL)\n", modelURL)
-	}
-
-	configPath := filepath.Join(o.dataDir, "demo-agents.yaml")
-	if err := os.WriteFile(configPath, demoConfig, 0o644); err != nil {
+	modelURL, stopModel, err := startDemoModel(out)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "» starting worker: %s --config %s (log in %s)\n", o.worker, configPath, filepath.Join(o.dataDir, "worker.log"))
-	worker, err := startProcess(filepath.Join(o.dataDir, "worker.log"),
-		[]string{"TEMPORAL_ADDRESS=" + address, "TEMPORAL_NAMESPACE=" + app.DefaultNamespace, "UNSTUCK_DEMO_MODEL_URL=" + modelURL},
-		o.worker, "--config", configPath)
+	defer stopModel()
+
+	worker, err := startDemoWorker(out, o, address, modelURL)
 	if err != nil {
 		return err
 	}
 	defer worker.stop()
 
+	if err := runDemoAgent(ctx, out, o, c, worker, address); err != nil {
+		return err
+	}
+	if o.once {
+		return nil
+	}
+	fmt.Fprintln(out, "\nEverything keeps running; press Ctrl-C to stop the worker and the server.")
+	<-ctx.Done()
+	fmt.Fprintln(out, "\n» stopping")
+	return nil
+}
+
+// prepareDemo checks that the binaries the demo runs exist and makes the
+// data directory.
+func prepareDemo(o demoOptions) error {
+	for _, bin := range []struct{ flag, path string }{{"--temporal", o.temporal}, {"--worker", o.worker}} {
+		if _, err := os.Stat(bin.path); err != nil {
+			return fmt.Errorf("%s %s: not found (run `make demo`, which installs and builds it)", bin.flag, bin.path)
+		}
+	}
+	return os.MkdirAll(o.dataDir, 0o755)
+}
+
+// startDemoServer starts the Temporal dev server on address, with its
+// history in the data directory and the search attributes registered.
+func startDemoServer(out io.Writer, o demoOptions, address string) (*process, error) {
+	fmt.Fprintf(out, "» starting Temporal dev server on %s (Web UI http://127.0.0.1:%d, history in %s)\n", address, o.uiPort, filepath.Join(o.dataDir, "temporal.db"))
+	return startProcess(filepath.Join(o.dataDir, "temporal.log"), nil, o.temporal,
+		"server", "start-dev", "--ip", "127.0.0.1", "--port", fmt.Sprint(o.port), "--ui-port", fmt.Sprint(o.uiPort),
+		"--db-filename", filepath.Join(o.dataDir, "temporal.db"), "--log-level", "warn",
+		"--search-attribute", signals.AttrAgentName+"=Keyword", "--search-attribute", signals.AttrAgentPhase+"=Keyword")
+}
+
+// startDemoModel answers the model endpoint the worker is to use:
+// OPENAI_BASE_URL when set, else a scripted model server (a test double)
+// started here. stop stops what was started (nothing for a real endpoint).
+func startDemoModel(out io.Writer) (url string, stop func(), err error) {
+	if base := os.Getenv("OPENAI_BASE_URL"); base != "" {
+		fmt.Fprintf(out, "» model: %s (OPENAI_BASE_URL)\n", base)
+		return base, func() {}, nil
+	}
+	model, err := startScriptedModel(out)
+	if err != nil {
+		return "", nil, err
+	}
+	fmt.Fprintf(out, "» model: the SCRIPTED model server (a test double, not a real model); set OPENAI_BASE_URL, OPENAI_API_KEY and UNSTUCK_DEMO_MODEL to use a real one\n")
+	return model.URL(), func() { _ = model.Close() }, nil
+}
+
+// startDemoWorker writes the demo config into the data directory and
+// starts the unstuck worker on it, against the server at address and the
+// model at modelURL.
+func startDemoWorker(out io.Writer, o demoOptions, address, modelURL string) (*process, error) {
+	configPath := filepath.Join(o.dataDir, "demo-agents.yaml")
+	if err := os.WriteFile(configPath, demoConfig, 0o644); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "» starting worker: %s --config %s (log in %s)\n", o.worker, configPath, filepath.Join(o.dataDir, "worker.log"))
+	return startProcess(filepath.Join(o.dataDir, "worker.log"),
+		[]string{"TEMPORAL_ADDRESS=" + address, "TEMPORAL_NAMESPACE=" + app.DefaultNamespace, "UNSTUCK_DEMO_MODEL_URL=" + modelURL},
+		o.worker, "--config", configPath)
+}
+
+// runDemoAgent runs the travel agent on the demo task, showing each trace
+// node as it happens, then prints the trace table, the output (or why the
+// run did not complete, which is also the error returned) and where to look
+// next.
+func runDemoAgent(ctx context.Context, out io.Writer, o demoOptions, c client.Client, worker *process, address string) error {
 	id := "demo-travel-" + time.Now().UTC().Format("20060102-150405")
 	fmt.Fprintf(out, "» running agent %q on %q (workflow id %s)\n\n", "travel", demoTask, id)
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
@@ -190,11 +239,5 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions) error {
 	fmt.Fprintf(out, "Web UI:  %s\n", uiLink)
 	fmt.Fprintf(out, "Try:     TEMPORAL_ADDRESS=%s bin/unstuck trace %s --format mermaid\n", address, id)
 	fmt.Fprintf(out, "         bin/temporal workflow list --address %s --query \"AgentPhase='completed'\"\n", address)
-	if o.once {
-		return nil
-	}
-	fmt.Fprintln(out, "\nEverything keeps running; press Ctrl-C to stop the worker and the server.")
-	<-ctx.Done()
-	fmt.Fprintln(out, "\n» stopping")
 	return nil
 }
