@@ -38,16 +38,7 @@ Exit codes: 0 ok, 1 error, 2 usage error, 3 the agent stopped itself.`,
 		SuggestionsMinimumDistance: 2,
 		// A root with Args and RunE turns an unknown command into a usage
 		// error (exit 2) instead of cobra's plain error.
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return nil
-			}
-			hint := ""
-			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				hint = "; did you mean " + s[0] + "?"
-			}
-			return usageErrorf("unknown command %q%s", args[0], hint)
-		},
+		Args: unknownCommand,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return cmd.Help()
 		},
@@ -69,4 +60,17 @@ Exit codes: 0 ok, 1 error, 2 usage error, 3 the agent stopped itself.`,
 		newDemoCmd(),
 	)
 	return root
+}
+
+// unknownCommand is the root's Args: any argument left to the root is a
+// command it does not have, a usage error with cobra's nearest suggestion.
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	hint := ""
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		hint = "; did you mean " + s[0] + "?"
+	}
+	return usageErrorf("unknown command %q%s", args[0], hint)
 }

@@ -105,40 +105,58 @@ func (f *fixer) hint(h Hint) (edits []edit, satisfied bool) {
 		out, why, ok := reformatDate(v, dateFormat(ns, v, f), f.today)
 		return f.one(steps, StrategyReformatDate, v)(out, why, ok), false
 	case HintMin, HintMax:
-		b, ok := hintBound(h)
-		if !ok {
-			return nil, false
-		}
-		if n, isNum := v.(json.Number); isNum {
-			if r, ok := numberRat(n); ok && holds(r, b) {
-				return nil, true
-			}
-		}
-		out, why, ok := clamp(v, b, ns.integer() || wholeBound(ns, v, b))
-		return f.one(steps, StrategyClamp, v)(out, why, ok), false
+		return f.boundHint(h, steps, v, ns)
 	case HintEnum:
-		allowed := stringsAny(h.Values)
-		if len(allowed) == 0 {
-			e, _ := ns.first("enum")
-			allowed, _ = e.([]any)
-		}
-		if s, isStr := v.(string); isStr && contains(h.Values, s) {
-			return nil, true
-		}
-		return f.one(steps, StrategyCorrectEnum, v)(correctEnum(v, allowed)), false
+		return f.enumHint(h, steps, v, ns)
 	case HintType:
-		want := h.Values
-		if len(want) == 0 || want[0] == "" {
-			want = ns.types()
-		}
-		for _, w := range want {
-			if jsonType(v, w) && len(h.Values) > 0 {
-				return nil, true
-			}
-		}
-		return f.one(steps, StrategyCoerceType, v)(coerceType(v, want)), false
+		return f.typeHint(h, steps, v, ns)
 	}
 	return nil, false // patterns need judgement
+}
+
+// boundHint clamps v to the bound a min or max hint names; a value already
+// within it satisfies the hint.
+func (f *fixer) boundHint(h Hint, steps []string, v any, ns nodes) (edits []edit, satisfied bool) {
+	b, ok := hintBound(h)
+	if !ok {
+		return nil, false
+	}
+	if n, isNum := v.(json.Number); isNum {
+		if r, ok := numberRat(n); ok && holds(r, b) {
+			return nil, true
+		}
+	}
+	out, why, ok := clamp(v, b, ns.integer() || wholeBound(ns, v, b))
+	return f.one(steps, StrategyClamp, v)(out, why, ok), false
+}
+
+// enumHint corrects v to one of the values the hint lists (else the
+// schema's enum); a value already listed satisfies the hint.
+func (f *fixer) enumHint(h Hint, steps []string, v any, ns nodes) (edits []edit, satisfied bool) {
+	allowed := stringsAny(h.Values)
+	if len(allowed) == 0 {
+		e, _ := ns.first("enum")
+		allowed, _ = e.([]any)
+	}
+	if s, isStr := v.(string); isStr && contains(h.Values, s) {
+		return nil, true
+	}
+	return f.one(steps, StrategyCorrectEnum, v)(correctEnum(v, allowed)), false
+}
+
+// typeHint coerces v to the type the hint names (else the schema's types);
+// a value already of a named type satisfies the hint.
+func (f *fixer) typeHint(h Hint, steps []string, v any, ns nodes) (edits []edit, satisfied bool) {
+	want := h.Values
+	if len(want) == 0 || want[0] == "" {
+		want = ns.types()
+	}
+	for _, w := range want {
+		if jsonType(v, w) && len(h.Values) > 0 {
+			return nil, true
+		}
+	}
+	return f.one(steps, StrategyCoerceType, v)(coerceType(v, want)), false
 }
 
 // missing fills a parameter the tool says is missing: from a property
