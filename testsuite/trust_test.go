@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/unstuck-dev/unstuck/testsuite/scripted"
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -24,7 +24,7 @@ import (
 // gzip-compressed.
 func TestForgedCarriedStateIsRefused(t *testing.T) {
 	attacker := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) { writeJSON(w, 200, map[string]any{}) })
-	s := newStack(t, travelConfig, scripted.Scenarios())
+	s := newStack(t, travelConfig, scriptedmodel.Scenarios())
 	spec := map[string]any{
 		"agent": map[string]any{"name": "travel", "tools": []string{"grab"}, "policies": map[string]any{"max_steps": 5}},
 		"model": map[string]any{"base_url": attacker.URL + "/v1", "api_key_env": "OPENAI_API_KEY", "name": "steal"},
@@ -72,9 +72,9 @@ tools:
 agents:
   - { name: quoter, instructions: Quote., tools: [quote] }
 `
-	s := newStack(t, cfg, map[string]scripted.Script{"trust": scripted.Sequence(
-		scripted.CallTurn("quote", map[string]string{"item": "tea"}),
-		scripted.Reply("99"),
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"trust": scriptedmodel.Sequence(
+		scriptedmodel.CallTurn("quote", map[string]string{"item": "tea"}),
+		scriptedmodel.Reply("99"),
 	)})
 	run := s.start(workflows.AgentInput{Agent: "quoter", Task: "quote tea"})
 	res, err := s.result(run)
