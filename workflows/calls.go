@@ -30,24 +30,6 @@ type finalCall struct {
 	output json.RawMessage
 }
 
-// stepCall is one call of a reply while the step runs.
-type stepCall struct {
-	nodeID  string
-	name    string
-	tool    config.Tool
-	args    any        // decoded arguments without _outputPath, references unresolved
-	write   *refs.Path // the _outputPath, if any
-	reads   []refs.Path
-	deps    []int
-	final   bool // final_output: runs once every other call has finished
-	started bool
-	done    bool
-	// What happened, for the loop detector.
-	resolved json.RawMessage
-	errText  string
-	class    string
-}
-
 // runCalls runs the calls of one reply: every call whose references are
 // met runs at once, the others as the calls they wait for finish; errors
 // found before running (unknown tool, bad JSON, schema, references) and
@@ -67,46 +49,7 @@ func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities
 	r.planCalls(ctx, step)
 	// Runs recorded before parallel calls existed ran them one at a time.
 	parallel := workflow.GetVersion(ctx, versionParallelCalls, workflow.DefaultVersion, 1) >= 1
-
-	var final *finalCall
-	var stopErr error
-	sel := workflow.NewSelector(ctx)
-	running := 0
-	for {
-		for _, c := range step {
-			if c.started || c.done || !depsDone(c, step) {
-				continue
-			}
-			if !parallel && running > 0 {
-				break
-			}
-			c.started = true
-			if c.final {
-				f, err := r.settleFinal(ctx, c)
-				c.done = true
-				if f != nil && final == nil {
-					final = f // a later, invalid final_output does not undo it
-				}
-				if err != nil {
-					stopErr = err
-				}
-				continue
-			}
-			r.startCall(ctx, sel, c, &running)
-		}
-		if running == 0 {
-			break
-		}
-		sel.Select(ctx)
-		running--
-	}
-	// Every call the model made gets an answer, even one that could not run.
-	for _, c := range step {
-		if !c.done {
-			c.errText, c.class, c.done = "never ran: it waits on calls that did not finish", classStructural, true
-			r.finishNode(ctx, c.nodeID, nil, c.errText)
-		}
-	}
+	final, stopErr := r.drive(ctx, step, parallel)
 	r.run.Frontier = ids
 	if stopErr != nil {
 		return nil, step, stopErr
@@ -211,15 +154,6 @@ func describeWaits(c *stepCall, step []*stepCall) string {
 	return fmt.Sprintf("output %s (it waits on %s)", c.write, strings.Join(on, ", "))
 }
 
-func depsDone(c *stepCall, step []*stepCall) bool {
-	for _, d := range c.deps {
-		if !step[d].done {
-			return false
-		}
-	}
-	return true
-}
-
 // settleFinal resolves and checks a final_output once the step's other
 // calls have finished.
 func (r *runner) settleFinal(ctx workflow.Context, c *stepCall) (*finalCall, error) {
@@ -237,45 +171,6 @@ func (r *runner) settleFinal(ctx workflow.Context, c *stepCall) (*finalCall, err
 	}
 	r.finishNode(ctx, c.nodeID, args, "")
 	return &finalCall{callID: c.nodeID, output: args}, nil
-}
-
-// resolveArgs replaces references by their values in State or input.
-func (r *runner) resolveArgs(args any) (json.RawMessage, string) {
-	var input any = map[string]any{}
-	if len(r.run.Input.Input) > 0 {
-		if v, err := decodeJSON(r.run.Input.Input); err == nil {
-			input = v
-		}
-	}
-	resolved, errs := refs.Resolve(args, r.run.State, input)
-	if len(errs) > 0 {
-		msgs := make([]string, len(errs))
-		for i, e := range errs {
-			msgs[i] = e.Error()
-		}
-		return nil, strings.Join(msgs, "; ")
-	}
-	return mustJSON(resolved), ""
-}
-
-// checkArgs validates arguments against the tool's parameters schema,
-// before the call runs.
-func (r *runner) checkArgs(tool config.Tool, args json.RawMessage) string {
-	if tool.Parameters == nil {
-		return ""
-	}
-	schema, err := r.toolSchema(tool)
-	if err != nil {
-		return err.Error()
-	}
-	doc, err := decodeJSON(args)
-	if err != nil {
-		return "arguments are not valid JSON: " + err.Error()
-	}
-	if err := schema.Validate(doc); err != nil {
-		return "arguments do not match the tool's parameters schema: " + config.DescribeViolations(err)
-	}
-	return ""
 }
 
 // parseArgs checks that a call's arguments are a JSON object.

@@ -3,7 +3,6 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
@@ -16,16 +15,14 @@ import (
 )
 
 // visitResult is what a graph node visit did: ok and error feed the edge
-// conditions; signature feeds the loop detector.
+// conditions; event feeds the loop detector.
 type visitResult struct {
-	ok        bool
-	errText   string
-	class     string
-	signature string
-	key       string
-	done      bool // an end node: the run is complete
-	output    json.RawMessage
-	stopErr   error
+	ok      bool
+	errText string
+	event   policies.LoopEvent
+	done    bool // an end node: the run is complete
+	output  json.RawMessage
+	stopErr error
 }
 
 // walkGraph runs an agent with an explicit graph: visit the current node,
@@ -45,11 +42,11 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 		r.run.GraphAt = next
 	}
 	for {
-		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+		switch move, why := r.nextMove(ctx, true); move {
+		case policies.MoveContinueAsNew:
 			return nil, r.continueAsNew(ctx)
-		}
-		if max := r.run.Spec.Agent.Policies.MaxSteps; r.run.Step >= max {
-			return nil, r.stop(ctx, fmt.Sprintf("max_steps (%d) reached without reaching an end node", max))
+		case policies.MoveStop:
+			return nil, r.stop(ctx, why)
 		}
 		at := r.run.GraphAt
 		res := r.visit(ctx, at, g.Nodes[at])
@@ -64,7 +61,7 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 			r.tagGraphNode(r.run.Nodes[len(r.run.Nodes)-1].ID, at) // the output node
 			return result, err
 		}
-		if esc := r.observe(ctx, at, r.run.Frontier[len(r.run.Frontier)-1], res.signature, res.key, !res.ok, res.class); esc != nil {
+		if esc := r.observe(ctx, at, r.run.Frontier[len(r.run.Frontier)-1], res.event); esc != nil {
 			if esc.stopErr != nil {
 				return nil, esc.stopErr
 			}
@@ -104,18 +101,19 @@ func (r *runner) visit(ctx workflow.Context, at string, n config.GraphNode) visi
 			return visitResult{stopErr: err}
 		}
 		if timedOut {
-			return visitResult{ok: false, errText: "no reply", signature: "human:" + at + ":timeout", key: "human:" + at}
+			return visitResult{ok: false, errText: "no reply", event: policies.HumanNodeEvent(at, false)}
 		}
 		if len(reply.Output) > 0 {
 			r.run.State["human"] = stateValue(decodeOrString(reply.Output))
 		}
-		return visitResult{ok: true, signature: "human:" + at + ":ok", key: "human:" + at}
+		return visitResult{ok: true, event: policies.HumanNodeEvent(at, true)}
 	}
 	return visitResult{stopErr: r.stop(ctx, fmt.Sprintf("graph node %q has no kind", at))}
 }
 
-// visitTool runs a tool node: its arguments (references resolved), the
-// tool's schema, breaker and retry policy, and its output_path.
+// visitTool runs a tool node: a call with its arguments from the node,
+// through the same pipeline as a model's call (references, schema and
+// repair, blocking, approval, breaker and fallback, the tool, settling).
 func (r *runner) visitTool(ctx workflow.Context, at string, n config.GraphNode) visitResult {
 	tool, ok := r.run.Spec.Tool(n.Tool)
 	node := r.addNode(ctx, Node{Node: signals.Node{
@@ -125,24 +123,19 @@ func (r *runner) visitTool(ctx workflow.Context, at string, n config.GraphNode) 
 	r.run.Frontier = []string{id}
 	if !ok {
 		r.finishNode(ctx, id, nil, unknownTool(n.Tool, r.toolNames()))
-		return visitResult{errText: "unknown tool", signature: at + ":unknown", key: at}
+		return visitResult{errText: "unknown tool", event: policies.UnknownToolEvent(at)}
 	}
-	var write *refs.Path
+	c := &stepCall{nodeID: id, name: tool.Name, tool: tool, where: at, args: map[string]any{}}
+	if n.Args != nil {
+		c.args = n.Args
+	}
 	if n.OutputPath != "" {
 		if p, err := refs.ParseOutputPath(n.OutputPath); err == nil {
-			write = &p
+			c.write = &p
 		}
 	}
-	var args any = map[string]any{}
-	if n.Args != nil {
-		args = n.Args
-	}
-	errText, class, resolved := r.callTool(ctx, id, tool, args, write)
-	key := callKey(at, tool.Name, resolved)
-	if errText != "" {
-		return visitResult{errText: errText, class: class, signature: key + ":" + class, key: key}
-	}
-	return visitResult{ok: true, signature: key + ":ok", key: key}
+	_, _ = r.drive(ctx, []*stepCall{c}, true) // a tool node is never final_output
+	return visitResult{ok: c.errText == "", errText: c.errText, event: r.event(c).LoopEvent()}
 }
 
 // visitLLM is one model request and its calls, inside a graph.
@@ -154,9 +147,9 @@ func (r *runner) visitLLM(ctx workflow.Context, at string) visitResult {
 	}
 	// The node's identity in loops is what the model asked for, so an llm
 	// node visited again with new calls is progress, not a cycle.
-	key := policies.Signature(at, "llm", string(mustJSON(reply.ToolCalls)), reply.Content)
+	calls := string(mustJSON(reply.ToolCalls))
 	if len(reply.ToolCalls) == 0 {
-		return visitResult{ok: true, signature: key + ":content", key: key}
+		return visitResult{ok: true, event: policies.LLMNodeEvent(at, calls, reply.Content, "content")}
 	}
 	final, _, err := r.runCalls(ctx, reqID, reply.ToolCalls)
 	if err != nil {
@@ -171,7 +164,7 @@ func (r *runner) visitLLM(ctx workflow.Context, at string) visitResult {
 			failed = n.Error
 		}
 	}
-	return visitResult{ok: failed == "", errText: failed, signature: key + ":" + boolText(failed == ""), key: key}
+	return visitResult{ok: failed == "", errText: failed, event: policies.LLMNodeEvent(at, calls, reply.Content, boolText(failed == ""))}
 }
 
 // visitEnd completes the run with the end node's output: a reference, or
@@ -194,26 +187,19 @@ func (r *runner) visitEnd(ctx workflow.Context, at string, n config.GraphNode) v
 // without one always holds), skipping edges a rollback excluded.
 func (r *runner) nextNode(at string, res visitResult) (string, error) {
 	env := config.WhenEnv{OK: res.ok, Error: res.errText, State: r.run.State, Input: r.inputMap(), Visits: r.run.Visits}
-	for i, e := range r.run.Spec.Agent.Graph.Edges {
-		if e.From != at || r.excluded(e) {
-			continue
-		}
-		if e.When == "" {
-			return e.To, nil
-		}
-		prog, err := r.whenProgram(i, e.When)
-		if err != nil {
-			return "", fmt.Errorf("edge %s -> %s: %v", e.From, e.To, err)
-		}
-		v, err := expr.Run(prog, env)
-		if err != nil {
-			return "", fmt.Errorf("edge %s -> %s: condition %q: %v", e.From, e.To, e.When, err)
-		}
-		if b, _ := v.(bool); b {
-			return e.To, nil
-		}
-	}
-	return "", fmt.Errorf("no edge from graph node %s applies (ok=%v, error=%q)", at, res.ok, res.errText)
+	return policies.NextEdge(at, r.run.Spec.Agent.Graph.Edges, r.run.ExcludedEdges, res.ok, res.errText,
+		func(i int, e config.GraphEdge) (bool, error) {
+			prog, err := r.whenProgram(i, e.When)
+			if err != nil {
+				return false, err
+			}
+			v, err := expr.Run(prog, env)
+			if err != nil {
+				return false, fmt.Errorf("condition %q: %v", e.When, err)
+			}
+			b, _ := v.(bool)
+			return b, nil
+		})
 }
 
 func (r *runner) whenProgram(i int, when string) (*vm.Program, error) {
@@ -226,41 +212,6 @@ func (r *runner) whenProgram(i int, when string) (*vm.Program, error) {
 	}
 	r.whens[i] = p
 	return p, nil
-}
-
-// offCycleEdge picks, for path exploration, an outgoing edge of at whose
-// target is not in the cycle, the least visited first (ties: edge order).
-func (r *runner) offCycleEdge(at string, cycle map[string]bool) (string, bool) {
-	type cand struct {
-		to     string
-		visits int
-		order  int
-	}
-	var cands []cand
-	for i, e := range r.run.Spec.Agent.Graph.Edges {
-		if e.From == at && !cycle[e.To] && !r.excluded(e) {
-			cands = append(cands, cand{e.To, r.run.Visits[e.To], i})
-		}
-	}
-	if len(cands) == 0 {
-		return "", false
-	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].visits != cands[j].visits {
-			return cands[i].visits < cands[j].visits
-		}
-		return cands[i].order < cands[j].order
-	})
-	return cands[0].to, true
-}
-
-func (r *runner) excluded(e config.GraphEdge) bool {
-	for _, x := range r.run.ExcludedEdges {
-		if x == e.From+"->"+e.To {
-			return true
-		}
-	}
-	return false
 }
 
 func (r *runner) tagGraphNode(id, at string) {

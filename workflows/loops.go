@@ -1,23 +1,15 @@
 package workflows
 
 import (
-	"fmt"
-	"slices"
-	"strings"
-	"time"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
-// escalation is what a rung of the ladder decided for the walk.
-type escalation struct {
-	stopErr       error
-	continueAsNew bool
-	goTo          string // graph: the node to go to instead of the next edge
-}
+// The loop detector, the breakers and the ladder live in the run, so they
+// survive crashes and continue-as-new; the rules are in policies/. This
+// file feeds them; escalation.go carries out the rung a loop calls for.
 
 // detector is the run's loop detector, created on first use.
 func (r *runner) detector() *policies.LoopDetector {
@@ -42,19 +34,24 @@ func (r *runner) breaker(tool string) *policies.Breaker {
 	return b
 }
 
-// observe feeds one event to the loop detector and, when it completes a
-// loop, climbs the escalation ladder.
-func (r *runner) observe(ctx workflow.Context, where, nodeID, signature, key string, failed bool, class string) *escalation {
-	r.run.Events = append(r.run.Events, loopEvent{Where: where, NodeID: nodeID})
-	if w := r.run.Spec.Agent.Policies.Loop.Window; len(r.run.Events) > w {
-		r.run.Events = r.run.Events[len(r.run.Events)-w:]
+// ladder is the run's escalation ladder, created on first use from the
+// agent's rungs.
+func (r *runner) ladder() *policies.Ladder {
+	if r.run.Ladder.Rungs == nil {
+		r.run.Ladder = *policies.NewLadder(r.run.Spec.Agent.Policies.Escalation)
 	}
-	loop := r.detector().Observe(policies.LoopEvent{Signature: signature, Key: key, Failed: failed, Class: class})
+	return &r.run.Ladder
+}
+
+// observe feeds one event to the loop detector and, when it completes a
+// loop, climbs the escalation ladder; progress off the last loop resets
+// the ladder to its bottom rung.
+func (r *runner) observe(ctx workflow.Context, where, nodeID string, ev policies.LoopEvent) *escalation {
+	r.run.Events = policies.AppendEvent(r.run.Events, policies.EventRef{Where: where, NodeID: nodeID}, r.run.Spec.Agent.Policies.Loop.Window)
+	loop := r.detector().Observe(ev)
 	if loop == nil {
-		if !failed && !slices.Contains(r.run.LastCycle, signature) {
-			// Progress off the last loop: the next loop starts the ladder
-			// from its first rung again.
-			r.run.Ladder.Next = 0
+		if policies.Resets(ev, r.run.LastCycle) {
+			r.ladder().Reset()
 		}
 		return nil
 	}
@@ -63,121 +60,44 @@ func (r *runner) observe(ctx workflow.Context, where, nodeID, signature, key str
 	return r.escalate(ctx, loop, where)
 }
 
-// escalate takes the next available rung of the agent's ladder. Each rung
-// taken is an escalation node in the trace and an entry of the result.
-func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where string) *escalation {
-	if r.run.Ladder.Rungs == nil {
-		r.run.Ladder.Rungs = append([]string{}, r.run.Spec.Agent.Policies.Escalation...)
+// situation is what the run knows of a loop, for policies.ChooseRung.
+func (r *runner) situation(loop *policies.Loop, where string) policies.LoopSituation {
+	s := policies.LoopSituation{InGraph: where != "", LoopStart: policies.LoopSpan(r.run.Events, *loop)}
+	calls := r.loopCalls(loop)
+	s.BlockableCalls = len(calls)
+	lc := make([]policies.LoopCall, len(calls))
+	for i, c := range calls {
+		lc[i] = policies.LoopCall{Tool: c.Tool, Failed: c.Status == signals.StatusFailed}
 	}
-	rung, ok := r.run.Ladder.Climb(func(rung string) bool { return r.rungAvailable(rung, loop, where) })
-	if !ok {
-		rung = policies.RungStop
+	s.LoopTool = policies.LoopTool(lc)
+	if t, ok := r.run.Spec.Tool(s.LoopTool); ok && t.Fallback != "" {
+		s.HasFallback = true
+		s.BreakerOpen = r.breaker(t.Name).State == policies.BreakerOpen
 	}
-	why := fmt.Sprintf("%s loop of period %d repeated %d times", loop.Kind, loop.Period, loop.Repeats)
-	node := r.addNode(ctx, Node{Node: signals.Node{
-		Kind: signals.KindEscalation, Status: signals.StatusCompleted, Parents: r.run.Frontier,
-		Args:      mustJSON(map[string]any{"rung": rung, "loop": loop}),
-		GraphNode: where,
-	}, Step: r.run.Step})
-	id := node.ID
-	r.run.Escalations = append(r.run.Escalations, Escalation{At: id, Action: rung, Why: why})
-
-	switch rung {
-	case policies.RungRetry:
-		attempt := countRungs(r.run.Escalations, policies.RungRetry)
-		d := policies.Backoff(attempt, time.Second, time.Minute, 2, workflow.GetInfo(ctx).WorkflowExecution.ID)
-		r.noteEscalation(id, fmt.Sprintf("waiting %s before going on", d))
-		if err := workflow.Sleep(ctx, d); err != nil {
-			return &escalation{stopErr: r.cancelled(ctx, "")}
+	if g := r.run.Spec.Agent.Graph; s.InGraph && g != nil {
+		_, s.OffCycleEdge = r.offCycleEdge(where, loop)
+		if s.LoopStart > 0 {
+			before, first := r.run.Events[s.LoopStart-1].Where, r.run.Events[s.LoopStart].Where
+			s.EdgeAroundLoop = policies.EdgeAround(before, first, g.Edges, r.run.ExcludedEdges)
 		}
-		return &escalation{}
-	case policies.RungSubstitute:
-		tool := r.loopTool(loop)
-		r.breaker(tool).Trip(workflow.Now(ctx))
-		fb, _ := r.run.Spec.Tool(tool)
-		r.noteEscalation(id, fmt.Sprintf("%s is replaced by its fallback %s while its breaker is open", tool, fb.Fallback))
-		return &escalation{}
-	case policies.RungExplore:
-		if where != "" {
-			to, _ := r.offCycleEdge(where, r.cycleNodes(loop))
-			r.noteEscalation(id, fmt.Sprintf("leaving the cycle: %s -> %s", where, to))
-			return &escalation{goTo: to}
-		}
-		blocked := r.blockLoopCalls(loop)
-		r.noteEscalation(id, fmt.Sprintf("You are repeating the same calls in a loop (%s). Those exact calls are now blocked: change the arguments, use another tool, or finish with what you have.", strings.Join(blocked, "; ")))
-		return &escalation{}
-	case policies.RungRollback:
-		return r.rollback(ctx, id, loop, where)
-	case policies.RungHuman:
-		reply, _, timedOut, err := r.awaitHuman(ctx, "the agent is stuck in a loop: "+why)
-		if err != nil {
-			return &escalation{stopErr: err}
-		}
-		if timedOut {
-			return r.escalate(ctx, loop, where)
-		}
-		r.noteEscalation(id, "a person replied: "+reply.Text)
-		return &escalation{}
-	default:
-		return &escalation{stopErr: r.stop(ctx, fmt.Sprintf("stuck in a %s (cycle %v); rungs tried: %s", why, loop.Cycle, strings.Join(rungNames(r.run.Escalations), ", ")))}
 	}
+	return s
 }
 
-// rungAvailable says whether a rung can act on this loop now.
-func (r *runner) rungAvailable(rung string, loop *policies.Loop, where string) bool {
-	switch rung {
-	case policies.RungRetry, policies.RungHuman, policies.RungStop:
-		return true
-	case policies.RungSubstitute:
-		t, ok := r.run.Spec.Tool(r.loopTool(loop))
-		return ok && t.Fallback != "" && r.breaker(t.Name).State != policies.BreakerOpen
-	case policies.RungExplore:
-		if where != "" {
-			_, ok := r.offCycleEdge(where, r.cycleNodes(loop))
-			return ok
-		}
-		return len(r.loopCalls(loop)) > 0
-	case policies.RungRollback:
-		begin := r.loopStart(loop)
-		if begin == 0 {
-			return false
-		}
-		if where == "" {
-			return true
-		}
-		// In a graph, the node before the loop needs another way out.
-		before, first := r.run.Events[begin-1].Where, r.run.Events[begin].Where
-		for _, e := range r.run.Spec.Agent.Graph.Edges {
-			if e.From == before && e.To != first && !r.excluded(e) {
-				return true
-			}
-		}
-		return false
-	default: // handoff: not in this version
-		return false
-	}
+// offCycleEdge is where path exploration leaves the loop's cycle at a
+// graph node.
+func (r *runner) offCycleEdge(at string, loop *policies.Loop) (string, bool) {
+	cycle := policies.CycleNodes(r.run.Events, *loop)
+	return policies.OffCycleEdge(at, r.run.Spec.Agent.Graph.Edges, cycle, r.run.ExcludedEdges, r.run.Visits)
 }
 
-func (r *runner) noteEscalation(id, text string) {
-	if n := r.run.node(id); n != nil {
-		n.Output = mustJSON(text)
-	}
-}
-
-func countRungs(es []Escalation, rung string) int {
-	n := 0
-	for _, e := range es {
-		if e.Action == rung {
-			n++
+// loopCalls are the trace nodes of the loop's last period that are calls.
+func (r *runner) loopCalls(loop *policies.Loop) []*Node {
+	var out []*Node
+	for _, e := range policies.LastPeriod(r.run.Events, *loop) {
+		if n := r.run.node(e.NodeID); n != nil && n.Kind == signals.KindCall && n.Tool != "" {
+			out = append(out, n)
 		}
-	}
-	return n
-}
-
-func rungNames(es []Escalation) []string {
-	var out []string
-	for _, e := range es {
-		out = append(out, e.Action)
 	}
 	return out
 }

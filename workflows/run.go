@@ -45,7 +45,7 @@ type Run struct {
 	Blocked []string `json:"blocked,omitempty"`
 	// Events are the recent loop events (where, node id), oldest first,
 	// bounded by the loop window: rollback finds where a loop began.
-	Events []loopEvent `json:"events,omitempty"`
+	Events []policies.EventRef `json:"events,omitempty"`
 
 	// Graph walk: where the run is, how often each node was visited, and
 	// edges a rollback excluded ("from->to").
@@ -65,12 +65,6 @@ type resumePoint struct {
 	Node  string `json:"node"`
 	OK    bool   `json:"ok"`
 	Error string `json:"error,omitempty"`
-}
-
-// loopEvent is one event the loop detector saw.
-type loopEvent struct {
-	Where  string `json:"where"` // graph node, or "" for free-form calls
-	NodeID string `json:"node_id"`
 }
 
 // Node is a trace node plus what the engine needs to rebuild the

@@ -44,18 +44,12 @@ func (r *runner) observeCalls(ctx workflow.Context, calls []*stepCall) (bool, *A
 		if c.final {
 			continue
 		}
-		n := r.run.node(c.nodeID)
-		key := callKey("", c.name, n.Args)
-		outcome := "ok"
-		if c.errText != "" {
-			outcome = c.class
-		}
-		signature := key + ":" + outcome
-		if seen[signature] {
+		ev := r.event(c).LoopEvent()
+		if seen[ev.Signature] {
 			continue
 		}
-		seen[signature] = true
-		esc := r.observe(ctx, "", c.nodeID, signature, key, c.errText != "", c.class)
+		seen[ev.Signature] = true
+		esc := r.observe(ctx, "", c.nodeID, ev)
 		switch {
 		case esc == nil:
 		case esc.stopErr != nil:

@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/expr-lang/expr/vm"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -198,17 +198,27 @@ func checkInput(in AgentInput) error {
 // the step ceiling, else one model request and its calls.
 func (r *runner) loop(ctx workflow.Context) (*AgentResult, error) {
 	for {
-		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+		switch move, why := r.nextMove(ctx, false); move {
+		case policies.MoveContinueAsNew:
 			return nil, r.continueAsNew(ctx)
-		}
-		if r.run.Step >= r.run.Spec.Agent.Policies.MaxSteps {
-			return nil, r.stop(ctx, fmt.Sprintf("max_steps (%d) reached without an output", r.run.Spec.Agent.Policies.MaxSteps))
+		case policies.MoveStop:
+			return nil, r.stop(ctx, why)
 		}
 		done, result, err := r.step(ctx)
 		if err != nil || done {
 			return result, err
 		}
 	}
+}
+
+// nextMove asks policies.NextMove what comes before the next step.
+func (r *runner) nextMove(ctx workflow.Context, graph bool) (policies.Move, string) {
+	return policies.NextMove(policies.StepView{
+		ContinueAsNewSuggested: workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
+		Step:                   r.run.Step,
+		MaxSteps:               r.run.Spec.Agent.Policies.MaxSteps,
+		Graph:                  graph,
+	})
 }
 
 // continueAsNew carries the whole run, not a summary, into a new run of

@@ -1,0 +1,138 @@
+package workflows
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// escalation is what a rung of the ladder decided for the walk.
+type escalation struct {
+	stopErr       error
+	continueAsNew bool
+	goTo          string // graph: the node to go to instead of the next edge
+}
+
+// escalate takes the next available rung of the agent's ladder
+// (policies.ChooseRung) and carries it out. Each rung taken is an
+// escalation node in the trace and an entry of the result.
+func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where string) *escalation {
+	situation := r.situation(loop, where)
+	rung := policies.ChooseRung(r.ladder(), situation)
+	why := fmt.Sprintf("%s loop of period %d repeated %d times", loop.Kind, loop.Period, loop.Repeats)
+	node := r.addNode(ctx, Node{Node: signals.Node{
+		Kind: signals.KindEscalation, Status: signals.StatusCompleted, Parents: r.run.Frontier,
+		Args:      mustJSON(map[string]any{"rung": rung, "loop": loop}),
+		GraphNode: where,
+	}, Step: r.run.Step})
+	id := node.ID
+	r.run.Escalations = append(r.run.Escalations, Escalation{At: id, Action: rung, Why: why})
+
+	switch rung {
+	case policies.RungRetry:
+		attempt := policies.RungCount(rungNames(r.run.Escalations), policies.RungRetry)
+		d := policies.Backoff(attempt, time.Second, time.Minute, 2, workflow.GetInfo(ctx).WorkflowExecution.ID)
+		r.noteEscalation(id, fmt.Sprintf("waiting %s before going on", d))
+		if err := workflow.Sleep(ctx, d); err != nil {
+			return &escalation{stopErr: r.cancelled(ctx, "")}
+		}
+		return &escalation{}
+	case policies.RungSubstitute:
+		tool := situation.LoopTool
+		r.breaker(tool).Trip(workflow.Now(ctx))
+		fb, _ := r.run.Spec.Tool(tool)
+		r.noteEscalation(id, fmt.Sprintf("%s is replaced by its fallback %s while its breaker is open", tool, fb.Fallback))
+		return &escalation{}
+	case policies.RungExplore:
+		if where != "" {
+			to, _ := r.offCycleEdge(where, loop)
+			r.noteEscalation(id, fmt.Sprintf("leaving the cycle: %s -> %s", where, to))
+			return &escalation{goTo: to}
+		}
+		blocked := r.blockLoopCalls(loop)
+		r.noteEscalation(id, fmt.Sprintf("You are repeating the same calls in a loop (%s). Those exact calls are now blocked: change the arguments, use another tool, or finish with what you have.", strings.Join(blocked, "; ")))
+		return &escalation{}
+	case policies.RungRollback:
+		return r.rollback(ctx, id, loop, where)
+	case policies.RungHuman:
+		reply, _, timedOut, err := r.awaitHuman(ctx, "the agent is stuck in a loop: "+why)
+		if err != nil {
+			return &escalation{stopErr: err}
+		}
+		if timedOut {
+			return r.escalate(ctx, loop, where)
+		}
+		r.noteEscalation(id, "a person replied: "+reply.Text)
+		return &escalation{}
+	default:
+		return &escalation{stopErr: r.stop(ctx, fmt.Sprintf("stuck in a %s (cycle %v); rungs tried: %s", why, loop.Cycle, strings.Join(rungNames(r.run.Escalations), ", ")))}
+	}
+}
+
+// blockLoopCalls forbids the exact calls of the loop and says which.
+func (r *runner) blockLoopCalls(loop *policies.Loop) []string {
+	var described []string
+	for _, c := range r.loopCalls(loop) {
+		key := policies.BlockKey(c.Tool, c.Args)
+		if !slices.Contains(r.run.Blocked, key) {
+			r.run.Blocked = append(r.run.Blocked, key)
+		}
+		described = append(described, fmt.Sprintf("%s(%s)", c.Tool, shortText(string(c.Args), 120)))
+	}
+	return described
+}
+
+// rollback goes back to just before the loop began and continues as new
+// from there: the loop's nodes are invalidated (the model no longer reads
+// them) and, in a graph, the edge into the loop is excluded.
+func (r *runner) rollback(ctx workflow.Context, escID string, loop *policies.Loop, where string) *escalation {
+	begin := policies.LoopSpan(r.run.Events, *loop)
+	events := r.run.Events[begin:]
+	first := r.run.node(events[0].NodeID)
+	before := r.run.Events[begin-1]
+	for i := range r.run.Nodes {
+		n := &r.run.Nodes[i]
+		if first != nil && n.Step >= first.Step && n.ID != escID && n.Kind != signals.KindEscalation && n.Kind != signals.KindTask {
+			n.Status = signals.StatusInvalidated
+		}
+	}
+	r.run.Frontier = []string{escID}
+	r.run.Events = r.run.Events[:begin]
+	if where != "" {
+		edge := policies.EdgeID(before.Where, events[0].Where)
+		if !slices.Contains(r.run.ExcludedEdges, edge) {
+			r.run.ExcludedEdges = append(r.run.ExcludedEdges, edge)
+		}
+		resume := &resumePoint{Node: before.Where, OK: true}
+		if n := r.run.node(before.NodeID); n != nil && n.Status == signals.StatusFailed {
+			resume.OK, resume.Error = false, n.Error
+		}
+		r.run.ResumeFrom = resume
+		r.noteEscalation(escID, fmt.Sprintf("back to %s, without the edge %s", before.Where, edge))
+	} else {
+		// The conversation shrank: the next request carries it whole.
+		r.run.SentMessages, r.run.LastReplyID = 0, ""
+		r.noteEscalation(escID, fmt.Sprintf("back to before step %d; the loop's steps are invalidated", first.Step))
+	}
+	return &escalation{continueAsNew: true}
+}
+
+func (r *runner) noteEscalation(id, text string) {
+	if n := r.run.node(id); n != nil {
+		n.Output = mustJSON(text)
+	}
+}
+
+func rungNames(es []Escalation) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Action)
+	}
+	return out
+}

@@ -1,0 +1,121 @@
+package workflows
+
+import (
+	"encoding/json"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/refs"
+)
+
+// The life of a call. Every tool call, whether the model asked for it or a
+// graph tool node makes it, walks the same stages, one file each; a rule a
+// stage applies is a pure function of policies/ or policies/repair:
+//
+//	resolve   stage_resolve.go   references (†state.x) replaced by their values
+//	validate  stage_validate.go  the arguments against the tool's schema
+//	repair    stage_repair.go    rule repair, then one focused model request
+//	block     stage_block.go     exact calls the loop ladder blocked
+//	approval  stage_approval.go  a person approves, changes, replaces or rejects
+//	route     stage_route.go     breakers: the tool, its fallback, or no call
+//	ledger    stage_ledger.go    the effect ledger (a pass-through until edits)
+//	run       stage_run.go       the tool activity, with the tool's retry policy
+//	refusal   stage_refusal.go   arguments the tool refused, repaired and re-issued
+//	settle    stage_settle.go    the trace node, State write, breaker and last error
+//
+// Every wait (a repair request, a person's decision, the tool itself) is a
+// future on the pipeline's selector, so no call holds up another; the loop
+// detector reads each settled call as a policies.CallEvent.
+
+// stepCall is one call walking the pipeline.
+type stepCall struct {
+	nodeID string
+	name   string // the tool the call names (the model's text for free-form calls)
+	tool   config.Tool
+	where  string     // the graph node that made the call; "" for the model's calls
+	args   any        // decoded arguments without _outputPath, references unresolved
+	write  *refs.Path // the _outputPath (or output_path), if any
+	reads  []refs.Path
+	deps   []int
+	final  bool // final_output: runs once every other call has finished
+	// Where the call is in its life.
+	started bool
+	done    bool
+	// What happened: the arguments it ran with, and how it ended.
+	resolved json.RawMessage
+	errText  string
+	class    string
+}
+
+// pipeline runs calls through the stages on one selector; running counts
+// the futures on it, and each AddFuture of a stage adds one.
+type pipeline struct {
+	r       *runner
+	sel     workflow.Selector
+	running int
+}
+
+// drive runs calls to their end: each call whose dependencies have
+// finished enters the pipeline (one at a time unless parallel), and the
+// selector takes whichever wait ends first. A final_output call settles
+// once every other call is done; its output, when valid, is the answer.
+func (r *runner) drive(ctx workflow.Context, calls []*stepCall, parallel bool) (final *finalCall, stopErr error) {
+	p := &pipeline{r: r, sel: workflow.NewSelector(ctx)}
+	for {
+		for _, c := range calls {
+			if c.started || c.done || !depsDone(c, calls) {
+				continue
+			}
+			if !parallel && p.running > 0 {
+				break
+			}
+			c.started = true
+			if c.final {
+				f, err := r.settleFinal(ctx, c)
+				c.done = true
+				if f != nil && final == nil {
+					final = f // a later, invalid final_output does not undo it
+				}
+				if err != nil {
+					stopErr = err
+				}
+				continue
+			}
+			p.resolve(ctx, c)
+		}
+		if p.running == 0 {
+			break
+		}
+		p.sel.Select(ctx)
+		p.running--
+	}
+	// Every call gets an answer, even one that could not run.
+	for _, c := range calls {
+		if !c.done {
+			c.errText, c.class, c.done = "never ran: it waits on calls that did not finish", classStructural, true
+			r.finishNode(ctx, c.nodeID, nil, c.errText)
+		}
+	}
+	return final, stopErr
+}
+
+// async runs work in a coroutine and then, on the pipeline's selector, next.
+func (p *pipeline) async(ctx workflow.Context, work func(workflow.Context), next func()) {
+	fut, set := workflow.NewFuture(ctx)
+	workflow.Go(ctx, func(g workflow.Context) {
+		work(g)
+		set.Set(nil, nil)
+	})
+	p.running++
+	p.sel.AddFuture(fut, func(workflow.Future) { next() })
+}
+
+func depsDone(c *stepCall, calls []*stepCall) bool {
+	for _, d := range c.deps {
+		if !calls[d].done {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,37 @@
+package workflows
+
+import (
+	"encoding/json"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+// approval holds a call for a person's decision (approval.go) in a
+// coroutine of its own, so the step's other calls go on. What the person
+// decided is checked again against the blocked calls, then routed.
+func (p *pipeline) approval(ctx workflow.Context, c *stepCall, args json.RawMessage) {
+	if n := p.r.run.node(c.nodeID); n != nil {
+		n.Args = args
+	}
+	var outcome approvalOutcome
+	var waitErr error
+	p.async(ctx, func(g workflow.Context) {
+		outcome, waitErr = p.r.awaitApproval(g, c.nodeID)
+	}, func() {
+		if waitErr != nil {
+			p.fail(ctx, c, errorText(waitErr), classCanceled)
+			return
+		}
+		tool, decided, problem := p.r.decide(ctx, c.nodeID, c.tool, args, outcome)
+		if problem != "" {
+			p.fail(ctx, c, problem, classRefused)
+			return
+		}
+		if p.r.isBlocked(tool.Name, decided) {
+			p.fail(ctx, c, blockedText(tool.Name), classBlocked)
+			return
+		}
+		c.resolved = decided
+		p.route(ctx, c, tool, decided)
+	})
+}

@@ -1,0 +1,36 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
+)
+
+// block fails a call the loop ladder's explore rung forbade (this exact
+// tool and these arguments); the others go on to approval, or straight to
+// routing when their tool needs none.
+func (p *pipeline) block(ctx workflow.Context, c *stepCall, args json.RawMessage) {
+	c.resolved = args
+	if p.r.isBlocked(c.tool.Name, args) {
+		p.fail(ctx, c, blockedText(c.tool.Name), classBlocked)
+		return
+	}
+	if c.tool.Approval == config.ApprovalAlways {
+		p.approval(ctx, c, args)
+		return
+	}
+	p.route(ctx, c, c.tool, args)
+}
+
+func (r *runner) isBlocked(tool string, args []byte) bool {
+	return len(r.run.Blocked) > 0 && slices.Contains(r.run.Blocked, policies.BlockKey(tool, args))
+}
+
+func blockedText(tool string) string {
+	return fmt.Sprintf("blocked: this exact call of %s was repeating in a loop; change the arguments or try another way", tool)
+}

@@ -1,0 +1,43 @@
+package workflows
+
+import (
+	"encoding/json"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
+)
+
+// refusal answers a tool that refused the arguments (invalid_args): the
+// refusal's message is parsed into repairs (or the model is asked) beside
+// the other calls, and the call is issued again with arguments it has not
+// tried; otherwise the refusal settles the call.
+func (p *pipeline) refusal(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, attempt int, refused error) {
+	var fixed json.RawMessage
+	var ok bool
+	p.async(ctx, func(g workflow.Context) {
+		fixed, ok = p.r.repairAfter(g, c.nodeID, tool, args, errorText(refused))
+	}, func() {
+		if !ok || p.r.tried(c.nodeID, fixed) {
+			p.settle(ctx, c, tool, nil, refused)
+			return
+		}
+		c.resolved = fixed
+		p.run(ctx, c, tool, fixed, attempt+1)
+	})
+}
+
+// canRepairRefusal says whether a tool's refusal (invalid_args) may be
+// answered by repairing and re-issuing the call. Never for a tool that
+// needs approval: a person approved those arguments, not repaired ones.
+func (r *runner) canRepairRefusal(ctx workflow.Context, nodeID string, tool config.Tool, args json.RawMessage, err error) bool {
+	if err == nil || cancelled(ctx, err) || failureClass(err) != string(policies.InvalidArgs) {
+		return false
+	}
+	if tool.Approval == config.ApprovalAlways || r.repairsLeft(nodeID) <= 0 {
+		return false
+	}
+	r.tried(nodeID, args)
+	return true
+}

@@ -1,0 +1,41 @@
+package workflows
+
+import (
+	"encoding/json"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/refs"
+)
+
+// resolve is the first stage: the call's references are replaced by their
+// values in State or the run's input; a reference that names nothing fails
+// the call before it runs.
+func (p *pipeline) resolve(ctx workflow.Context, c *stepCall) {
+	args, problem := p.r.resolveArgs(c.args)
+	if problem != "" {
+		p.fail(ctx, c, problem, classStructural)
+		return
+	}
+	p.validate(ctx, c, args)
+}
+
+// resolveArgs replaces references by their values in State or input.
+func (r *runner) resolveArgs(args any) (json.RawMessage, string) {
+	var input any = map[string]any{}
+	if len(r.run.Input.Input) > 0 {
+		if v, err := decodeJSON(r.run.Input.Input); err == nil {
+			input = v
+		}
+	}
+	resolved, errs := refs.Resolve(args, r.run.State, input)
+	if len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, e := range errs {
+			msgs[i] = e.Error()
+		}
+		return nil, strings.Join(msgs, "; ")
+	}
+	return mustJSON(resolved), ""
+}

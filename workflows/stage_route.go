@@ -1,0 +1,33 @@
+package workflows
+
+import (
+	"encoding/json"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
+)
+
+// route applies the circuit breakers (policies.RouteCall): a tool whose
+// breaker is open is replaced by its fallback, or the call is not made.
+// A fallback that needs an approval of its own never stands in.
+func (p *pipeline) route(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage) {
+	r := p.r
+	now := workflow.Now(ctx)
+	lookup := func(name string) (policies.RouteTool, bool) {
+		t, ok := r.run.Spec.Tool(name)
+		return policies.RouteTool{Name: t.Name, Fallback: t.Fallback, NeedsApproval: t.Approval == config.ApprovalAlways}, ok
+	}
+	allow := func(name string) bool { return r.breaker(name).Allow(now) }
+	failures := func(name string) int { return r.breaker(name).Failures }
+	routed := policies.RouteCall(tool.Name, lookup, allow, failures)
+	if routed.Refusal != "" {
+		p.fail(ctx, c, routed.Refusal, classOpen)
+		return
+	}
+	if routed.Tool != tool.Name {
+		tool, _ = r.run.Spec.Tool(routed.Tool)
+	}
+	p.ledger(ctx, c, tool, args)
+}

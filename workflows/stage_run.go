@@ -1,0 +1,47 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// run starts one attempt of a call as a tool activity; when it ends, a
+// refusal the repair can answer is re-issued (stage_refusal.go), anything
+// else settles the call.
+func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, attempt int) {
+	p.running++
+	p.sel.AddFuture(p.r.toolFuture(ctx, c.nodeID, attempt, tool, args), func(f workflow.Future) {
+		var result json.RawMessage
+		err := f.Get(ctx, &result)
+		if p.r.canRepairRefusal(ctx, c.nodeID, tool, args, err) {
+			p.refusal(ctx, c, tool, args, attempt, err)
+			return
+		}
+		p.settle(ctx, c, tool, result, err)
+	})
+}
+
+// toolFuture starts a tool activity with the tool's timeout and retry
+// policy. It names the tool; the activity finds where it lives in the
+// worker's config. attempt > 0 is a repaired re-issue: it gets its own call
+// id, so its idempotency key differs from the refused call's.
+func (r *runner) toolFuture(ctx workflow.Context, nodeID string, attempt int, tool config.Tool, args json.RawMessage) workflow.Future {
+	// The node keeps the tool the call named (blocking and loops go by
+	// it); a substitute shows in the escalation that opened the breaker.
+	if n := r.run.node(nodeID); n != nil {
+		n.Status = signals.StatusRunning
+		n.Args = args
+	}
+	callID := nodeID
+	if attempt > 0 {
+		callID = fmt.Sprintf("%s-r%d", nodeID, attempt)
+	}
+	actx := workflow.WithActivityOptions(ctx, toolOptions(tool))
+	return workflow.ExecuteActivity(actx, acts.RunTool, activities.ToolRequest{CallID: callID, Tool: activities.ToolRef{Name: tool.Name}, Args: args})
+}

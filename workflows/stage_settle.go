@@ -1,0 +1,91 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/refs"
+)
+
+// Classes the engine itself gives to calls that fail before a tool runs.
+const (
+	classStructural = "structural" // arguments, references, schema
+	classBlocked    = "blocked"    // an exact call the loop ladder blocked
+	classOpen       = "circuit_open"
+	classRefused    = "refused"  // a person rejected the call, or no decision came
+	classCanceled   = "canceled" // the run was cancelled while the call waited or ran
+)
+
+// settle records a finished tool call: its node, its tool's breaker, the
+// run's last error, and the _outputPath write (last write wins, in
+// completion order).
+func (p *pipeline) settle(ctx workflow.Context, c *stepCall, tool config.Tool, result json.RawMessage, err error) {
+	r := p.r
+	c.done = true
+	if err != nil {
+		c.errText, c.class = errorText(err), failureClass(err)
+		r.finishNode(ctx, c.nodeID, nil, c.errText)
+		if cancelled(ctx, err) {
+			c.class = classCanceled // neither the tool's failure nor a loop event
+			return
+		}
+		r.run.LastError = c.errText
+		r.breaker(tool.Name).RecordError(workflow.Now(ctx), policies.Class(c.class))
+		return
+	}
+	r.finishNode(ctx, c.nodeID, result, "")
+	if c.write != nil {
+		if v, derr := decodeJSON(result); derr == nil {
+			refs.Write(r.run.State, *c.write, stateValue(v))
+		}
+	}
+	r.breaker(tool.Name).Record(workflow.Now(ctx), true)
+}
+
+// fail settles a call that will not run, with the reason the model (or the
+// graph's edges) will read.
+func (p *pipeline) fail(ctx workflow.Context, c *stepCall, why, class string) {
+	c.errText, c.class, c.done = why, class, true
+	p.r.finishNode(ctx, c.nodeID, nil, why)
+	if class != classCanceled {
+		p.r.run.LastError = why
+	}
+}
+
+// event is a settled call as the loop detector sees it. Free-form calls
+// have always been keyed by their node's arguments (the model's own text
+// when the call never ran) and graph calls by their resolved arguments;
+// recorded histories depend on both, so each keeps its own.
+func (r *runner) event(c *stepCall) policies.CallEvent {
+	outcome := "ok"
+	if c.errText != "" {
+		outcome = c.class
+	}
+	if c.where != "" {
+		return policies.CallEvent{Where: c.where, Tool: c.tool.Name, Args: c.resolved, Outcome: outcome}
+	}
+	var args json.RawMessage
+	if n := r.run.node(c.nodeID); n != nil {
+		args = n.Args
+	}
+	return policies.CallEvent{Tool: c.name, Args: args, Outcome: outcome}
+}
+
+// failureClass is the class of a tool activity's failure (its application
+// error type), or "timeout".
+func failureClass(err error) string {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Type()
+	}
+	var timeout *temporal.TimeoutError
+	if errors.As(err, &timeout) {
+		return "timeout"
+	}
+	return "error"
+}
