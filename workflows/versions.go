@@ -10,4 +10,8 @@ const (
 	// versionArgumentRepair: arguments failing the schema or refused as
 	// invalid_args are repaired (before: the error went to the model).
 	versionArgumentRepair = "argument-repair"
+	// versionOnePipeline: graph tool nodes walk the model's call pipeline;
+	// what a person decided for a graph call is checked against the
+	// blocked calls again (before: it ran unchecked).
+	versionOnePipeline = "one-call-pipeline"
 )
