@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
-	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
@@ -44,9 +43,6 @@ type ModelReply struct {
 	FinishReason string     `json:"finish_reason,omitempty"`
 	Model        string     `json:"model,omitempty"`
 }
-
-// DefaultModelTimeout bounds one model request when the config does not.
-const DefaultModelTimeout = 2 * time.Minute
 
 // CallModel sends one chat-completions request. go-openai does not retry
 // by itself; failures are classed so Temporal retries what is worth it.
@@ -108,7 +104,7 @@ func (a *Activities) model(agent string) (config.Model, error) {
 func (a *Activities) chatClient(m config.Model) (*openai.Client, *headerCapture) {
 	timeout := m.Timeout.D()
 	if timeout <= 0 {
-		timeout = DefaultModelTimeout
+		timeout = config.DefaultModelTimeout.D()
 	}
 	capture := &headerCapture{base: http.DefaultTransport}
 	cfg := openai.DefaultConfig(m.APIKey(a.getenv))
@@ -133,8 +129,10 @@ func (a *Activities) modelContext(ctx context.Context, key, workflowID, runID st
 	val, err := a.querier.QueryWorkflow(ctx, workflowID, runID, signals.QueryModelContext)
 	if err != nil {
 		msg := fmt.Sprintf("model context of %s: query %s: %v", workflowID, signals.QueryModelContext, err)
-		if strings.Contains(err.Error(), "unknown queryType") {
-			// The run's code has no such query: retrying cannot help.
+		var failed *serviceerror.QueryFailed
+		if errors.As(err, &failed) {
+			// The run answered, with a failure (its code has no such
+			// query, or the handler broke): retrying cannot help.
 			return ModelContext{}, temporal.NewNonRetryableApplicationError(msg, "ModelContextUnavailable", err)
 		}
 		return ModelContext{}, errors.New(msg)

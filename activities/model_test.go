@@ -10,7 +10,9 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.uber.org/mock/gomock"
 
@@ -361,4 +363,32 @@ func TestCallModelQueryFailures(t *testing.T) {
 		_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel"))})
 		require.ErrorContains(t, err, "not cached and no Temporal client to query the run")
 	})
+}
+
+// A run that answers the context query with a failure (a run of code
+// without the query) fails the request for good; a server that cannot be
+// reached is retried.
+func TestCallModelContextQueryFailures(t *testing.T) {
+	for name, tc := range map[string]struct {
+		err       error
+		retryable bool
+	}{
+		"query failed":  {serviceerror.NewQueryFailed("unknown queryType unstuck.model_context. KnownQueryTypes=[]"), false},
+		"not reachable": {serviceerror.NewUnavailable("connection refused"), true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
+			f.querier.EXPECT().QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext).Return(nil, tc.err)
+			_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel")), Base: 3, AfterReply: "r1"})
+			require.Error(t, err)
+			var ae *temporal.ApplicationError
+			if tc.retryable {
+				require.False(t, errors.As(err, &ae) && ae.NonRetryable(), "error: %v", err)
+				return
+			}
+			require.ErrorAs(t, err, &ae)
+			require.Equal(t, "ModelContextUnavailable", ae.Type())
+			require.True(t, ae.NonRetryable())
+		})
+	}
 }

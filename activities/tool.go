@@ -17,7 +17,7 @@ import (
 // MaxResultBytes is the largest tool result a run accepts. A larger one is
 // refused here, in the activity, with a clear error: passed on, it would
 // fail the workflow task that records it instead.
-const MaxResultBytes = 1 << 20
+const MaxResultBytes = config.MaxToolResultBytes
 
 // ResultTooLargeError is the application error type of a refused result.
 const ResultTooLargeError = "ResultTooLarge"

@@ -1,7 +1,10 @@
 // Package policies holds the decisions of unstuck as small, pure,
-// deterministic Go functions with no Temporal import: error classes, retry
-// policies, canonical arguments (and, as they arrive, the loop detector,
-// the breaker, the escalation ladder and argument repair). Workflow code
-// only wires them, so each can be table-tested, fuzzed and benchmarked on
-// its own.
+// deterministic Go functions with no Temporal import, each with table
+// tests: error classes and retry policies, canonical arguments and call
+// events (the loop detector's signatures), the loop detector, the circuit
+// breaker, the escalation ladder and the choice of its rung, fallback
+// routing, graph edges (the next edge, the way off a cycle), the spans of
+// loop events, and the step decision. Argument repair is in policies/repair.
+// Time and inputs are passed in; workflow code only wires the functions, so
+// each can be tested, fuzzed and benchmarked on its own.
 package policies

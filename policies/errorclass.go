@@ -24,6 +24,26 @@ const (
 	Fatal Class = "fatal"
 )
 
+// Classes the engine gives to calls that end without the tool's own
+// class: found wrong before running, stopped by a rule or a person, or an
+// activity failure that carries no class.
+const (
+	// Structural: arguments, references or schema wrong before running.
+	Structural Class = "structural"
+	// Blocked: an exact call the loop ladder blocked.
+	Blocked Class = "blocked"
+	// CircuitOpen: the tool's breaker is open and no fallback serves.
+	CircuitOpen Class = "circuit_open"
+	// Refused: a person rejected the call, or no decision came in time.
+	Refused Class = "refused"
+	// Canceled: the run was cancelled while the call waited or ran.
+	Canceled Class = "canceled"
+	// Timeout: the activity timed out (Temporal's timeout, not the tool's).
+	Timeout Class = "timeout"
+	// Unclassified: an activity failure of no known class.
+	Unclassified Class = "error"
+)
+
 // Retryable reports whether Temporal should retry a failure of this class.
 func (c Class) Retryable() bool { return c == Transient }
 

@@ -29,14 +29,20 @@ const (
 	AttrAgentPhase = "AgentPhase"
 )
 
-// Phases of a run, as kept in the AgentPhase search attribute.
+// Phase is where a run is, as kept in the AgentPhase search attribute.
+type Phase string
+
+// Phases of a run.
 const (
-	PhaseRunning          = "running"
-	PhaseAwaitingApproval = "awaiting_approval"
-	PhaseAwaitingHuman    = "awaiting_human"
-	PhaseCompleted        = "completed"
-	PhaseStopped          = "stopped"
+	PhaseRunning          Phase = "running"
+	PhaseAwaitingApproval Phase = "awaiting_approval"
+	PhaseAwaitingHuman    Phase = "awaiting_human"
+	PhaseCompleted        Phase = "completed"
+	PhaseStopped          Phase = "stopped"
 )
+
+// Phases are every phase, in the order CONTRACT.md lists them.
+var Phases = []Phase{PhaseRunning, PhaseAwaitingApproval, PhaseAwaitingHuman, PhaseCompleted, PhaseStopped}
 
 // StoppedErrorType is the application error type of a run that stopped
 // itself (step ceiling, exhausted model retries, ...); its details are the

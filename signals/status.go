@@ -5,7 +5,7 @@ import "encoding/json"
 // Status is the answer to the status query.
 type Status struct {
 	Agent            string            `json:"agent"`
-	Phase            string            `json:"phase"`
+	Phase            Phase             `json:"phase"`
 	Step             int               `json:"step"`
 	Generation       int               `json:"generation"`
 	PendingApprovals []PendingApproval `json:"pending_approvals"`

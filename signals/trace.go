@@ -5,30 +5,42 @@ import (
 	"time"
 )
 
+// NodeKind is what a trace node stands for.
+type NodeKind string
+
 // Node kinds of the trace graph.
 const (
-	KindTask       = "task"
-	KindRequest    = "request"
-	KindCall       = "call"
-	KindRepair     = "repair"
-	KindEscalation = "escalation"
-	KindApproval   = "approval"
-	KindEdit       = "edit"
-	KindHandoff    = "handoff"
-	KindHuman      = "human"
-	KindOutput     = "output"
+	KindTask       NodeKind = "task"
+	KindRequest    NodeKind = "request"
+	KindCall       NodeKind = "call"
+	KindRepair     NodeKind = "repair"
+	KindEscalation NodeKind = "escalation"
+	KindApproval   NodeKind = "approval"
+	KindEdit       NodeKind = "edit"
+	KindHandoff    NodeKind = "handoff"
+	KindHuman      NodeKind = "human"
+	KindOutput     NodeKind = "output"
 )
+
+// NodeKinds are every kind, in the order CONTRACT.md lists them.
+var NodeKinds = []NodeKind{KindTask, KindRequest, KindCall, KindRepair, KindEscalation, KindApproval, KindEdit, KindHandoff, KindHuman, KindOutput}
+
+// NodeStatus is where a trace node is in its life.
+type NodeStatus string
 
 // Node statuses.
 const (
-	StatusPending          = "pending"
-	StatusRunning          = "running"
-	StatusAwaitingApproval = "awaiting_approval"
-	StatusCompleted        = "completed"
-	StatusFailed           = "failed"
-	StatusInvalidated      = "invalidated"
-	StatusSkipped          = "skipped"
+	StatusPending          NodeStatus = "pending"
+	StatusRunning          NodeStatus = "running"
+	StatusAwaitingApproval NodeStatus = "awaiting_approval"
+	StatusCompleted        NodeStatus = "completed"
+	StatusFailed           NodeStatus = "failed"
+	StatusInvalidated      NodeStatus = "invalidated"
+	StatusSkipped          NodeStatus = "skipped"
 )
+
+// NodeStatuses are every status, in the order CONTRACT.md lists them.
+var NodeStatuses = []NodeStatus{StatusPending, StatusRunning, StatusAwaitingApproval, StatusCompleted, StatusFailed, StatusInvalidated, StatusSkipped}
 
 // Trace is the answer to the trace query: every node of the run so far,
 // in the order they were created.
@@ -43,8 +55,8 @@ type Trace struct {
 // survive continue-as-new.
 type Node struct {
 	ID      string          `json:"id"`
-	Kind    string          `json:"kind"`
-	Status  string          `json:"status"`
+	Kind    NodeKind        `json:"kind"`
+	Status  NodeStatus      `json:"status"`
 	Parents []string        `json:"parents"`
 	Agent   string          `json:"agent"`
 	Tool    string          `json:"tool,omitempty"`

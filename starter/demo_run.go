@@ -24,7 +24,7 @@ func followRun(ctx context.Context, out io.Writer, c client.Client, run client.W
 	var res workflows.AgentResult
 	go func() { done <- run.Get(ctx, &res) }()
 
-	shown := map[string]string{}
+	shown := map[string]signals.NodeStatus{}
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -46,7 +46,7 @@ func followRun(ctx context.Context, out io.Writer, c client.Client, run client.W
 	}
 }
 
-func printNewNodes(ctx context.Context, out io.Writer, c client.Client, run client.WorkflowRun, shown map[string]string) {
+func printNewNodes(ctx context.Context, out io.Writer, c client.Client, run client.WorkflowRun, shown map[string]signals.NodeStatus) {
 	tr, err := queryTrace(ctx, c, run.GetID(), run.GetRunID())
 	if err != nil {
 		return
@@ -59,7 +59,7 @@ func printNewNodes(ctx context.Context, out io.Writer, c client.Client, run clie
 		if n.Status == signals.StatusRunning {
 			continue // shown when it settles
 		}
-		what := n.Kind
+		what := string(n.Kind)
 		if n.Tool != "" {
 			what += " " + n.Tool
 		}

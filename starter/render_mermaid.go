@@ -9,7 +9,10 @@ import (
 )
 
 // mermaidClasses style nodes by status, in the order they are declared.
-var mermaidClasses = []struct{ status, style string }{
+var mermaidClasses = []struct {
+	status signals.NodeStatus
+	style  string
+}{
 	{signals.StatusCompleted, "fill:#d4edda,stroke:#28a745,color:#155724"},
 	{signals.StatusFailed, "fill:#f8d7da,stroke:#dc3545,color:#721c24"},
 	{signals.StatusRunning, "fill:#e2e3e5,stroke:#6c757d,color:#383d41"},
@@ -32,7 +35,7 @@ func renderMermaid(w io.Writer, tr signals.Trace) error {
 			fmt.Fprintf(&b, "    %s --> %s\n", mermaidID(p), mermaidID(n.ID))
 		}
 	}
-	byStatus := map[string][]string{}
+	byStatus := map[signals.NodeStatus][]string{}
 	for _, n := range tr.Nodes {
 		byStatus[n.Status] = append(byStatus[n.Status], mermaidID(n.ID))
 	}
@@ -67,11 +70,11 @@ func mermaidID(id string) string {
 
 // mermaidLabel is "id kind", then the tool, then the status, one per line.
 func mermaidLabel(n signals.Node) string {
-	lines := []string{mermaidText(n.ID + " " + n.Kind)}
+	lines := []string{mermaidText(n.ID + " " + string(n.Kind))}
 	if n.Tool != "" {
 		lines = append(lines, mermaidText(n.Tool))
 	}
-	lines = append(lines, mermaidText(n.Status))
+	lines = append(lines, mermaidText(string(n.Status)))
 	return strings.Join(lines, "<br/>")
 }
 

@@ -32,8 +32,8 @@ func renderTable(w io.Writer, tr signals.Trace) error {
 }
 
 // cell keeps a value on one line inside its column; "-" marks empty.
-func cell(s string) string {
-	s = oneLine(s)
+func cell[S ~string](v S) string {
+	s := oneLine(string(v))
 	if s == "" {
 		return "-"
 	}

@@ -129,8 +129,10 @@ func explainStartError(workflowID string, err error) error {
 			workflowID, workflowID)
 	}
 	var invalid *serviceerror.InvalidArgument
-	if errors.As(err, &invalid) && strings.Contains(err.Error(), signals.AttrAgentName) {
-		return fmt.Errorf("start %s: %w\nthe %s search attribute is missing: start the worker once (it registers it) "+
+	if errors.As(err, &invalid) {
+		// The usual cause is a namespace without the search attributes
+		// the run is started with; the server's words say which.
+		return fmt.Errorf("start %s: %w\nif it names the %s search attribute, it is missing: start the worker once (it registers it) "+
 			"or run `temporal operator search-attribute create --name %s --type Keyword`",
 			workflowID, err, signals.AttrAgentName, signals.AttrAgentName)
 	}

@@ -176,7 +176,7 @@ func (s *stack) status(run client.WorkflowRun) signals.Status {
 
 // phase reads a run's phase without failing the test, for polling: a run
 // answers queries only once it has started.
-func (s *stack) phase(run client.WorkflowRun) (string, int) {
+func (s *stack) phase(run client.WorkflowRun) (signals.Phase, int) {
 	v, err := s.client.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), signals.QueryStatus)
 	if err != nil {
 		return "", 0
@@ -196,7 +196,7 @@ func (s *stack) query(run client.WorkflowRun, name string, into any) {
 }
 
 // nodesOf picks the trace nodes of one kind.
-func nodesOf(tr signals.Trace, kind string) []signals.Node {
+func nodesOf(tr signals.Trace, kind signals.NodeKind) []signals.Node {
 	var out []signals.Node
 	for _, n := range tr.Nodes {
 		if n.Kind == kind {

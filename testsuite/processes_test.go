@@ -89,8 +89,8 @@ func TestTemporalCLIDrivesARunOnTheWorkerBinary(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &q), out)
 	require.Len(t, q.QueryResult, 1)
 	tr := q.QueryResult[0]
-	require.Equal(t, "task", tr.Nodes[0].Kind)
-	require.Equal(t, "output", tr.Nodes[len(tr.Nodes)-1].Kind)
+	require.Equal(t, signals.KindTask, tr.Nodes[0].Kind)
+	require.Equal(t, signals.KindOutput, tr.Nodes[len(tr.Nodes)-1].Kind)
 	require.Len(t, nodesOf(tr, signals.KindCall), 3)
 
 	out = temporalCLI(t, "workflow", "list", "--query", fmt.Sprintf("WorkflowId = '%s' AND AgentName = 'travel'", id))

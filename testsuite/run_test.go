@@ -59,7 +59,7 @@ func TestTravelAgentCompletesEndToEnd(t *testing.T) {
 	tr := s.trace(run)
 	var kinds []string
 	for _, n := range tr.Nodes {
-		kinds = append(kinds, n.Kind)
+		kinds = append(kinds, string(n.Kind))
 		require.NotEqual(t, signals.StatusFailed, n.Status, "node %s: %s", n.ID, n.Error)
 	}
 	// The model wrote the date "Jan 15, 2024"; the tool refused it and a

@@ -3,7 +3,6 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -30,10 +29,7 @@ func (r *runner) awaitApproval(ctx workflow.Context, nodeID string) (approvalOut
 	if err := r.approvalPhase(ctx); err != nil {
 		return approvalOutcome{}, err
 	}
-	timeout := r.run.Spec.Agent.Policies.HumanTimeout.D()
-	if timeout <= 0 {
-		timeout = 24 * time.Hour
-	}
+	timeout := humanTimeout(r.run.Spec)
 	got, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool { return r.decisions[nodeID] != nil })
 	delete(r.awaiting, nodeID)
 	if err != nil {
@@ -65,7 +61,7 @@ func (r *runner) approvalPhase(ctx workflow.Context) error {
 // decide applies a decision: the tool and arguments to run, or why the
 // call does not run. Each decision is an approval node in the trace.
 func (r *runner) decide(ctx workflow.Context, nodeID string, tool config.Tool, args json.RawMessage, o approvalOutcome) (config.Tool, json.RawMessage, string) {
-	record := func(status, errText string, out any) {
+	record := func(status signals.NodeStatus, errText string, out any) {
 		var in json.RawMessage
 		if o.decision != nil {
 			in = mustJSON(o.decision)

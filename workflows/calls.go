@@ -10,6 +10,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -65,7 +66,7 @@ func (r *runner) prepareCall(ctx workflow.Context, id string, tc activities.Tool
 	fail := func(msg string) *stepCall {
 		r.finishNode(ctx, id, nil, msg)
 		c.started, c.done = true, true
-		c.errText, c.class = msg, classStructural
+		c.errText, c.class = msg, policies.Structural
 		return c
 	}
 	args, problem := parseArgs(tc.Args)
@@ -135,7 +136,7 @@ func (r *runner) planCalls(ctx workflow.Context, step []*stepCall) {
 		if cyclic[i] && !c.done {
 			c.errText = fmt.Sprintf("cyclic reference: %s waits, through the calls of this step, on its own %s", c.name, describeWaits(c, step))
 			r.finishNode(ctx, c.nodeID, nil, c.errText)
-			c.started, c.done, c.class = true, true, classStructural
+			c.started, c.done, c.class = true, true, policies.Structural
 		}
 	}
 }

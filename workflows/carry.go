@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/unstuck-dev/unstuck/config"
 )
 
 // Continue-as-new carries the whole run (no lossy summary), and Temporal
@@ -14,12 +16,12 @@ import (
 // several times), and one still too large stops with a report instead of
 // being terminated without one.
 const (
-	compressAbove = 64 << 10   // smaller runs travel as plain JSON, readable in the UI
-	maxCarried    = 1536 << 10 // under Temporal's 2 MB payload limit, with room for the rest
+	compressAbove = 64 << 10 // smaller runs travel as plain JSON, readable in the UI
+	maxCarried    = config.MaxPayloadBytes
 	// maxCarriedJSON bounds the run as JSON, on both sides: a carried
 	// run is never larger, and decompression stops there (a small gzip
 	// input may otherwise expand without limit).
-	maxCarriedJSON = 32 << 20
+	maxCarriedJSON = config.MaxCarriedJSONBytes
 )
 
 // carryRun puts the run into the continue-as-new input.

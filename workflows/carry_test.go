@@ -3,6 +3,7 @@ package workflows
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 )
 
 func bigRun(n int, payload string) *Run {
-	run := &Run{Spec: testSpec(), NextID: n, State: map[string]any{}}
+	run := &Run{Spec: testSpec(), Trace: Trace{NextID: n}, Progress: Progress{State: map[string]any{}}}
 	for i := 0; i < n; i++ {
 		run.Nodes = append(run.Nodes, Node{Node: signals.Node{ID: "n", Kind: signals.KindCall, Output: mustJSON(payload)}})
 	}
@@ -92,4 +93,27 @@ func TestCarriedStateDecompressionIsBounded(t *testing.T) {
 	require.Less(t, buf.Len(), 1<<20)
 	_, err := uncarryRun(buf.Bytes())
 	require.ErrorContains(t, err, "expands to over")
+}
+
+// The run's parts are embedded: its JSON stays flat, as runs carried by
+// earlier versions wrote it, and such a run decodes into the parts.
+func TestRunJSONStaysFlat(t *testing.T) {
+	old := `{"input":{"agent":"a","task":"t"},"nodes":[{"id":"n1","kind":"task","status":"completed","parents":[],"agent":"a","at":"2024-01-01T00:00:00Z"}],
+		"next_id":1,"step":4,"generation":2,"phase":"running","state":{"x":1},"frontier":["n1"],"sent_messages":3,
+		"blocked":["k"],"graph_at":"B","visits":{"B":2},"ignored_signals":5,"ladder":{"rungs":["stop"],"next":0}}`
+	var run Run
+	require.NoError(t, json.Unmarshal([]byte(old), &run))
+	require.Len(t, run.Nodes, 1)
+	require.Equal(t, 4, run.Step)
+	require.Equal(t, 2, run.Generation)
+	require.Equal(t, signals.PhaseRunning, run.Phase)
+	require.Equal(t, 3, run.SentMessages)
+	require.Equal(t, []string{"k"}, run.Blocked)
+	require.Equal(t, "B", run.GraphAt)
+	require.Equal(t, 5, run.IgnoredSignals)
+	var back map[string]any
+	require.NoError(t, json.Unmarshal(mustJSON(run), &back))
+	for _, key := range []string{"nodes", "next_id", "step", "state", "sent_messages", "ladder", "blocked", "graph_at", "ignored_signals"} {
+		require.Contains(t, back, key)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -19,65 +20,84 @@ import (
 func buildConversation(run *Run) []activities.Message {
 	msgs := []activities.Message{{Role: "system", Content: systemPrompt(run)}}
 	for i := range run.Nodes {
-		n := &run.Nodes[i]
-		switch n.Kind {
-		case signals.KindTask:
-			msgs = append(msgs, activities.Message{Role: "user", Content: taskText(run)})
-		case signals.KindRequest:
-			if n.Status != signals.StatusCompleted {
-				continue
-			}
-			var rec replyRecord
-			_ = json.Unmarshal(n.Output, &rec)
-			msgs = append(msgs, activities.Message{Role: "assistant", Content: rec.Content, ToolCalls: rec.ToolCalls})
-		case signals.KindCall:
-			if n.Status != signals.StatusCompleted && n.Status != signals.StatusFailed {
-				continue
-			}
-			if n.ModelCallID == "" {
-				// A graph tool node: the model of a later llm node reads
-				// what it did.
-				text := fmt.Sprintf("[graph node %s] %s(%s) returned %s", n.GraphNode, n.Tool, n.Args, n.Output)
-				if n.Status == signals.StatusFailed {
-					text = fmt.Sprintf("[graph node %s] %s(%s) failed: %s", n.GraphNode, n.Tool, n.Args, n.Error)
-				}
-				msgs = append(msgs, activities.Message{Role: "user", Content: text})
-				continue
-			}
-			content := string(n.Output)
-			if n.Status == signals.StatusFailed {
-				content = errorEnvelope(n)
-			} else if n.Tool == FinalOutputTool {
-				content = `{"ok": true}`
-			} else if len(n.RanAs) > 0 {
-				content = string(mustJSON(map[string]any{"changed_by_a_person": n.RanAs, "result": json.RawMessage(n.Output)}))
-			}
-			msgs = append(msgs, activities.Message{Role: "tool", ToolCallID: n.ModelCallID, Content: clip(content)})
-		case signals.KindHuman:
-			if n.Status == signals.StatusCompleted {
-				var reply signals.ReplyRequest
-				_ = json.Unmarshal(n.Output, &reply)
-				text := "A person replied: " + reply.Text
-				if len(reply.Output) > 0 {
-					text += "\nOutput: " + string(reply.Output)
-				}
-				msgs = append(msgs, activities.Message{Role: "user", Content: text})
-			}
-		case signals.KindEscalation:
-			if n.GraphNode == "" && len(n.Output) > 0 {
-				var text string
-				_ = json.Unmarshal(n.Output, &text)
-				msgs = append(msgs, activities.Message{Role: "user", Content: "[unstuck] " + text})
-			}
-		case signals.KindOutput:
-			if n.Status == signals.StatusFailed {
-				msgs = append(msgs, activities.Message{Role: "user", Content: string(mustJSON(map[string]any{
-					"call": map[string]any{"id": n.ID, "tool": "output", "args": n.Output}, "error": n.Error,
-				}))})
-			}
+		if m, ok := nodeMessage(run, &run.Nodes[i]); ok {
+			msgs = append(msgs, m)
 		}
 	}
 	return msgs
+}
+
+// nodeMessage is what the model reads of one trace node, if anything.
+func nodeMessage(run *Run, n *Node) (activities.Message, bool) {
+	switch n.Kind {
+	case signals.KindTask:
+		return userMessage(taskText(run)), true
+	case signals.KindRequest:
+		if n.Status != signals.StatusCompleted {
+			return activities.Message{}, false
+		}
+		var rec replyRecord
+		_ = json.Unmarshal(n.Output, &rec)
+		return activities.Message{Role: "assistant", Content: rec.Content, ToolCalls: rec.ToolCalls}, true
+	case signals.KindCall:
+		if n.Status != signals.StatusCompleted && n.Status != signals.StatusFailed {
+			return activities.Message{}, false
+		}
+		return callMessage(n), true
+	case signals.KindHuman:
+		if n.Status != signals.StatusCompleted {
+			return activities.Message{}, false
+		}
+		var reply signals.ReplyRequest
+		_ = json.Unmarshal(n.Output, &reply)
+		text := "A person replied: " + reply.Text
+		if len(reply.Output) > 0 {
+			text += "\nOutput: " + string(reply.Output)
+		}
+		return userMessage(text), true
+	case signals.KindEscalation:
+		if n.GraphNode != "" || len(n.Output) == 0 {
+			return activities.Message{}, false
+		}
+		var text string
+		_ = json.Unmarshal(n.Output, &text)
+		return userMessage("[unstuck] " + text), true
+	case signals.KindOutput:
+		if n.Status != signals.StatusFailed {
+			return activities.Message{}, false
+		}
+		return userMessage(string(mustJSON(map[string]any{
+			"call": map[string]any{"id": n.ID, "tool": "output", "args": n.Output}, "error": n.Error,
+		}))), true
+	}
+	return activities.Message{}, false
+}
+
+// callMessage is a settled call as the model reads it: the tool message
+// answering its call id, or, for a graph tool node (no model call id), a
+// note of what the node did, for the model of a later llm node.
+func callMessage(n *Node) activities.Message {
+	if n.ModelCallID == "" {
+		text := fmt.Sprintf("[graph node %s] %s(%s) returned %s", n.GraphNode, n.Tool, n.Args, n.Output)
+		if n.Status == signals.StatusFailed {
+			text = fmt.Sprintf("[graph node %s] %s(%s) failed: %s", n.GraphNode, n.Tool, n.Args, n.Error)
+		}
+		return userMessage(text)
+	}
+	content := string(n.Output)
+	switch {
+	case n.Status == signals.StatusFailed:
+		content = errorEnvelope(n)
+	case n.Tool == FinalOutputTool:
+		content = `{"ok": true}`
+	case len(n.RanAs) > 0:
+		content = string(mustJSON(map[string]any{"changed_by_a_person": n.RanAs, "result": json.RawMessage(n.Output)}))
+	}
+	return activities.Message{Role: "tool", ToolCallID: n.ModelCallID, Content: clip(content)}
+}
+
+func userMessage(text string) activities.Message {
+	return activities.Message{Role: "user", Content: text}
 }
 
 func systemPrompt(run *Run) string {
@@ -157,7 +177,7 @@ func withOutputPath(params map[string]any) json.RawMessage {
 // may be 1 MiB, more than a model's context and, for a few parallel calls,
 // more than Temporal accepts as an activity input. The whole result stays
 // in the trace and, with _outputPath, in State for references.
-const maxToolMessage = 128 << 10
+const maxToolMessage = config.MaxToolMessageBytes
 
 func clip(content string) string {
 	if len(content) <= maxToolMessage {

@@ -1,6 +1,20 @@
-// Package workflows holds AgentWorkflow, the durable agent loop: the run
-// state (trace graph, State, counters), the step loop of model requests and
-// tool calls, the queries that read the run, and continue-as-new. It is
-// deterministic Temporal workflow code: no I/O, no wall clock, no ranging
-// over maps in order-dependent code; every side effect is an activity.
+// Package workflows holds AgentWorkflow, the durable agent loop. It wires
+// Temporal to the rules of policies/ and does only Temporal's work:
+// activities, timers, selectors, updates, signals and queries.
+//
+//   - run.go: the Run, the whole memory of a run and the continue-as-new
+//     input (trace, progress, conversation, loop escape, graph walk).
+//   - workflow.go, step.go: start, the step loop (one model request and its
+//     calls), continue-as-new; graph.go walks an explicit graph instead.
+//   - pipeline.go and stage_*.go: the one pipeline every tool call walks,
+//     from the model or a graph tool node, one stage per file.
+//   - loops.go, escalation.go: the loop detector, breakers and ladder, and
+//     the actions of the ladder's rungs.
+//   - approval.go, human.go, messages.go, queries.go: what people send in
+//     and what the run answers.
+//
+// It is deterministic Temporal workflow code: no I/O, no wall clock, no
+// ranging over maps in order-dependent code; every side effect is an
+// activity, and every change of behaviour is gated with GetVersion
+// (versions.go).
 package workflows

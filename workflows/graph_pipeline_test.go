@@ -140,8 +140,9 @@ func bFailsTransiently(req activities.ToolRequest) (json.RawMessage, error) {
 // startedRun is a run as continue-as-new would carry it, just started.
 func startedRun(spec *config.Resolved) *Run {
 	return &Run{
-		Spec: spec, State: map[string]any{}, HandoffPath: []string{}, Escalations: []Escalation{},
-		NextID: 1, Frontier: []string{"n1"},
-		Nodes: []Node{{Node: signals.Node{ID: "n1", Kind: signals.KindTask, Status: signals.StatusCompleted, Parents: []string{}, Agent: spec.Agent.Name}}},
+		Spec:     spec,
+		Progress: Progress{State: map[string]any{}, HandoffPath: []string{}, Escalations: []Escalation{}},
+		Trace: Trace{NextID: 1, Frontier: []string{"n1"},
+			Nodes: []Node{{Node: signals.Node{ID: "n1", Kind: signals.KindTask, Status: signals.StatusCompleted, Parents: []string{}, Agent: spec.Agent.Name}}}},
 	}
 }

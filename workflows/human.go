@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -24,10 +23,7 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string) (reply *signals.Re
 	if err := r.setPhase(ctx, signals.PhaseAwaitingHuman); err != nil {
 		return nil, nodeID, false, err
 	}
-	timeout := r.run.Spec.Agent.Policies.HumanTimeout.D()
-	if timeout <= 0 {
-		timeout = 24 * time.Hour
-	}
+	timeout := humanTimeout(r.run.Spec)
 	got, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool { return r.reply != nil })
 	if err != nil {
 		if cancelled(ctx, err) {

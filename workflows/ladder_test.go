@@ -154,9 +154,9 @@ func TestRollbackInvalidatesTheLoopAndContinuesAsNew(t *testing.T) {
 	var invalidated, kept []string
 	for _, n := range run.Nodes {
 		if n.Status == signals.StatusInvalidated {
-			invalidated = append(invalidated, n.Kind+":"+n.Tool)
+			invalidated = append(invalidated, string(n.Kind)+":"+n.Tool)
 		} else {
-			kept = append(kept, n.Kind+":"+n.Tool)
+			kept = append(kept, string(n.Kind)+":"+n.Tool)
 		}
 	}
 	require.Equal(t, []string{"request:", "call:book_flight", "request:", "call:book_flight", "request:", "call:book_flight"}, invalidated)
@@ -173,7 +173,7 @@ func actions(es []Escalation) []string {
 	return out
 }
 
-func nodesByKind(tr signals.Trace, kind string) []signals.Node {
+func nodesByKind(tr signals.Trace, kind signals.NodeKind) []signals.Node {
 	var out []signals.Node
 	for _, n := range tr.Nodes {
 		if n.Kind == kind {

@@ -28,7 +28,7 @@ func resolveOptions() workflow.ActivityOptions {
 func modelOptions(m config.Model) workflow.ActivityOptions {
 	timeout := m.Timeout.D()
 	if timeout <= 0 {
-		timeout = activities.DefaultModelTimeout
+		timeout = config.DefaultModelTimeout.D()
 	}
 	spec := policies.Retry(m.Retry, policies.DefaultModelRetry, activities.ModelRejectedError)
 	return workflow.ActivityOptions{
@@ -41,7 +41,7 @@ func modelOptions(m config.Model) workflow.ActivityOptions {
 // toolOptions: the tool's own timeout and retry policy; only transient
 // failures are retried.
 func toolOptions(t config.Tool) workflow.ActivityOptions {
-	timeout := activities.DefaultToolTimeout
+	timeout := config.DefaultHTTPTimeout.D()
 	if t.HTTP != nil && t.HTTP.Timeout > 0 {
 		timeout = t.HTTP.Timeout.D()
 	}
@@ -51,6 +51,14 @@ func toolOptions(t config.Tool) workflow.ActivityOptions {
 		StartToCloseTimeout: timeout + 5*time.Second,
 		RetryPolicy:         retryPolicy(spec),
 	}
+}
+
+// humanTimeout is how long a run waits for a person (a reply, an approval).
+func humanTimeout(spec *config.Resolved) time.Duration {
+	if t := spec.Agent.Policies.HumanTimeout.D(); t > 0 {
+		return t
+	}
+	return config.DefaultHumanTimeout.D()
 }
 
 func retryPolicy(s policies.RetrySpec) *temporal.RetryPolicy {

@@ -18,11 +18,11 @@ var (
 )
 
 // setPhase records the run's phase in the run and in the search attributes.
-func (r *runner) setPhase(ctx workflow.Context, phase string) error {
+func (r *runner) setPhase(ctx workflow.Context, phase signals.Phase) error {
 	r.run.Phase = phase
 	return workflow.UpsertTypedSearchAttributes(ctx,
 		AgentNameKey.ValueSet(keyword(r.run.Spec.Agent.Name)),
-		AgentPhaseKey.ValueSet(phase),
+		AgentPhaseKey.ValueSet(string(phase)),
 	)
 }
 
@@ -35,7 +35,7 @@ func markRefused(ctx workflow.Context, agent string) {
 	}
 	_ = workflow.UpsertTypedSearchAttributes(ctx,
 		AgentNameKey.ValueSet(keyword(agent)),
-		AgentPhaseKey.ValueSet(signals.PhaseStopped),
+		AgentPhaseKey.ValueSet(string(signals.PhaseStopped)),
 	)
 }
 

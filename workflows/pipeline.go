@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 )
 
@@ -45,7 +46,7 @@ type stepCall struct {
 	// What happened: the arguments it ran with, and how it ended.
 	resolved json.RawMessage
 	errText  string
-	class    string
+	class    policies.Class
 }
 
 // pipeline runs calls through the stages on one selector; running counts
@@ -93,7 +94,7 @@ func (r *runner) drive(ctx workflow.Context, calls []*stepCall, parallel bool) (
 	// Every call gets an answer, even one that could not run.
 	for _, c := range calls {
 		if !c.done {
-			c.errText, c.class, c.done = "never ran: it waits on calls that did not finish", classStructural, true
+			c.errText, c.class, c.done = "never ran: it waits on calls that did not finish", policies.Structural, true
 			r.finishNode(ctx, c.nodeID, nil, c.errText)
 		}
 	}

@@ -11,30 +11,53 @@ import (
 
 // Run is the whole memory of a run and the continue-as-new input: queries
 // read it, the conversation is derived from it, nothing keeps a second copy.
+// Its parts are embedded, so their fields read as the run's own and its JSON
+// stays flat: runs carried by earlier versions decode unchanged.
 type Run struct {
-	Input       AgentInput       `json:"input"`
-	Spec        *config.Resolved `json:"spec"`
-	Nodes       []Node           `json:"nodes"`
-	NextID      int              `json:"next_id"`
-	Step        int              `json:"step"`
-	Generation  int              `json:"generation"`
-	Phase       string           `json:"phase"`
-	State       map[string]any   `json:"state"`
-	LastError   string           `json:"last_error,omitempty"`
-	HandoffPath []string         `json:"handoff_path"`
-	Escalations []Escalation     `json:"escalations"`
+	Input AgentInput       `json:"input"`
+	Spec  *config.Resolved `json:"spec"` // what the workflow decides on; no address, no secret
+	Trace
+	Progress
+	Conversation
+	LoopEscape
+	GraphWalk
+	// IgnoredSignals counts signals the run could not act on.
+	IgnoredSignals int `json:"ignored_signals,omitempty"`
+}
+
+// Trace is the trace graph: every node so far, and where the next model
+// request follows from.
+type Trace struct {
+	Nodes  []Node `json:"nodes"`
+	NextID int    `json:"next_id"` // node ids keep counting across continue-as-new
 	// Frontier are the nodes the next model request follows from.
 	Frontier []string `json:"frontier"`
+}
+
+// Progress is how far the run has come and what it holds.
+type Progress struct {
+	Step        int            `json:"step"`
+	Generation  int            `json:"generation"`
+	Phase       signals.Phase  `json:"phase"`
+	State       map[string]any `json:"state"`
+	LastError   string         `json:"last_error,omitempty"`
+	HandoffPath []string       `json:"handoff_path"`
+	Escalations []Escalation   `json:"escalations"`
 	// OutputFailures counts outputs refused by the output schema, bounded
 	// by the agent's repair attempts.
 	OutputFailures int `json:"output_failures"`
-	// SentMessages and LastReplyID say what the model activity already
-	// has, so the next request carries only the new messages.
+}
+
+// Conversation says what the model activity already has, so the next
+// request carries only the new messages.
+type Conversation struct {
 	SentMessages int    `json:"sent_messages"`
 	LastReplyID  string `json:"last_reply_id,omitempty"`
+}
 
-	// Loop escape: the detector, the breakers and the ladder live here so
-	// they survive crashes and continue-as-new.
+// LoopEscape holds the loop detector, the breakers and the ladder, so they
+// survive crashes and continue-as-new.
+type LoopEscape struct {
 	Detector  *policies.LoopDetector       `json:"detector,omitempty"`
 	Breakers  map[string]*policies.Breaker `json:"breakers,omitempty"`
 	Ladder    policies.Ladder              `json:"ladder"`
@@ -46,12 +69,12 @@ type Run struct {
 	// Events are the recent loop events (where, node id), oldest first,
 	// bounded by the loop window: rollback finds where a loop began.
 	Events []policies.EventRef `json:"events,omitempty"`
+}
 
-	// Graph walk: where the run is, how often each node was visited, and
-	// edges a rollback excluded ("from->to").
+// GraphWalk is where a graph run is, how often each node was visited, and
+// the edges a rollback excluded ("from->to").
+type GraphWalk struct {
 	GraphAt string `json:"graph_at,omitempty"`
-	// IgnoredSignals counts signals the run could not act on.
-	IgnoredSignals int `json:"ignored_signals,omitempty"`
 	// ResumeFrom: after a rollback, the walk picks the next edge from this
 	// node (with its recorded outcome) instead of visiting it again, so a
 	// write tool there does not run twice.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/policies"
 )
 
 // approval holds a call for a person's decision (approval.go) in a
@@ -19,16 +21,16 @@ func (p *pipeline) approval(ctx workflow.Context, c *stepCall, args json.RawMess
 		outcome, waitErr = p.r.awaitApproval(g, c.nodeID)
 	}, func() {
 		if waitErr != nil {
-			p.fail(ctx, c, errorText(waitErr), classCanceled)
+			p.fail(ctx, c, errorText(waitErr), policies.Canceled)
 			return
 		}
 		tool, decided, problem := p.r.decide(ctx, c.nodeID, c.tool, args, outcome)
 		if problem != "" {
-			p.fail(ctx, c, problem, classRefused)
+			p.fail(ctx, c, problem, policies.Refused)
 			return
 		}
 		if p.recheckBlocked(ctx, c) && p.r.isBlocked(tool.Name, decided) {
-			p.fail(ctx, c, blockedText(tool.Name), classBlocked)
+			p.fail(ctx, c, blockedText(tool.Name), policies.Blocked)
 			return
 		}
 		c.resolved = decided

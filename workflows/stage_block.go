@@ -17,7 +17,7 @@ import (
 func (p *pipeline) block(ctx workflow.Context, c *stepCall, args json.RawMessage) {
 	c.resolved = args
 	if p.r.isBlocked(c.tool.Name, args) {
-		p.fail(ctx, c, blockedText(c.tool.Name), classBlocked)
+		p.fail(ctx, c, blockedText(c.tool.Name), policies.Blocked)
 		return
 	}
 	if c.tool.Approval == config.ApprovalAlways {

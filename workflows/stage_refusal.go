@@ -32,7 +32,7 @@ func (p *pipeline) refusal(ctx workflow.Context, c *stepCall, tool config.Tool, 
 // answered by repairing and re-issuing the call. Never for a tool that
 // needs approval: a person approved those arguments, not repaired ones.
 func (r *runner) canRepairRefusal(ctx workflow.Context, nodeID string, tool config.Tool, args json.RawMessage, err error) bool {
-	if err == nil || cancelled(ctx, err) || failureClass(err) != string(policies.InvalidArgs) {
+	if err == nil || cancelled(ctx, err) || failureClass(err) != policies.InvalidArgs {
 		return false
 	}
 	if tool.Approval == config.ApprovalAlways || r.repairsLeft(nodeID) <= 0 {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/policies"
 )
 
 // repair answers arguments that failed the schema: rules first (no model),
@@ -12,7 +14,7 @@ import (
 // a while: both run in a coroutine the other calls do not wait on.
 func (p *pipeline) repair(ctx workflow.Context, c *stepCall, args json.RawMessage, why string) {
 	if p.r.repairsLeft(c.nodeID) <= 0 {
-		p.fail(ctx, c, why, classStructural)
+		p.fail(ctx, c, why, policies.Structural)
 		return
 	}
 	var fixed json.RawMessage
@@ -21,7 +23,7 @@ func (p *pipeline) repair(ctx workflow.Context, c *stepCall, args json.RawMessag
 		fixed, problem = p.r.repairBefore(g, c.nodeID, c.tool, args, why)
 	}, func() {
 		if problem != "" {
-			p.fail(ctx, c, problem, classStructural)
+			p.fail(ctx, c, problem, policies.Structural)
 			return
 		}
 		p.block(ctx, c, fixed)

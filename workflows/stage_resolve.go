@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 )
 
@@ -15,7 +16,7 @@ import (
 func (p *pipeline) resolve(ctx workflow.Context, c *stepCall) {
 	args, problem := p.r.resolveArgs(c.args)
 	if problem != "" {
-		p.fail(ctx, c, problem, classStructural)
+		p.fail(ctx, c, problem, policies.Structural)
 		return
 	}
 	p.validate(ctx, c, args)

@@ -23,7 +23,7 @@ func (p *pipeline) route(ctx workflow.Context, c *stepCall, tool config.Tool, ar
 	failures := func(name string) int { return r.breaker(name).Failures }
 	routed := policies.RouteCall(tool.Name, lookup, allow, failures)
 	if routed.Refusal != "" {
-		p.fail(ctx, c, routed.Refusal, classOpen)
+		p.fail(ctx, c, routed.Refusal, policies.CircuitOpen)
 		return
 	}
 	if routed.Tool != tool.Name {

@@ -12,15 +12,6 @@ import (
 	"github.com/unstuck-dev/unstuck/refs"
 )
 
-// Classes the engine itself gives to calls that fail before a tool runs.
-const (
-	classStructural = "structural" // arguments, references, schema
-	classBlocked    = "blocked"    // an exact call the loop ladder blocked
-	classOpen       = "circuit_open"
-	classRefused    = "refused"  // a person rejected the call, or no decision came
-	classCanceled   = "canceled" // the run was cancelled while the call waited or ran
-)
-
 // settle records a finished tool call: its node, its tool's breaker, the
 // run's last error, and the _outputPath write (last write wins, in
 // completion order).
@@ -31,11 +22,11 @@ func (p *pipeline) settle(ctx workflow.Context, c *stepCall, tool config.Tool, r
 		c.errText, c.class = errorText(err), failureClass(err)
 		r.finishNode(ctx, c.nodeID, nil, c.errText)
 		if cancelled(ctx, err) {
-			c.class = classCanceled // neither the tool's failure nor a loop event
+			c.class = policies.Canceled // neither the tool's failure nor a loop event
 			return
 		}
 		r.run.LastError = c.errText
-		r.breaker(tool.Name).RecordError(workflow.Now(ctx), policies.Class(c.class))
+		r.breaker(tool.Name).RecordError(workflow.Now(ctx), c.class)
 		return
 	}
 	r.finishNode(ctx, c.nodeID, result, "")
@@ -49,10 +40,10 @@ func (p *pipeline) settle(ctx workflow.Context, c *stepCall, tool config.Tool, r
 
 // fail settles a call that will not run, with the reason the model (or the
 // graph's edges) will read.
-func (p *pipeline) fail(ctx workflow.Context, c *stepCall, why, class string) {
+func (p *pipeline) fail(ctx workflow.Context, c *stepCall, why string, class policies.Class) {
 	c.errText, c.class, c.done = why, class, true
 	p.r.finishNode(ctx, c.nodeID, nil, why)
-	if class != classCanceled {
+	if class != policies.Canceled {
 		p.r.run.LastError = why
 	}
 }
@@ -64,7 +55,7 @@ func (p *pipeline) fail(ctx workflow.Context, c *stepCall, why, class string) {
 func (r *runner) event(c *stepCall) policies.CallEvent {
 	outcome := "ok"
 	if c.errText != "" {
-		outcome = c.class
+		outcome = string(c.class)
 	}
 	if c.where != "" {
 		return policies.CallEvent{Where: c.where, Tool: c.tool.Name, Args: c.resolved, Outcome: outcome}
@@ -77,15 +68,15 @@ func (r *runner) event(c *stepCall) policies.CallEvent {
 }
 
 // failureClass is the class of a tool activity's failure (its application
-// error type), or "timeout".
-func failureClass(err error) string {
+// error type), or Timeout, or Unclassified.
+func failureClass(err error) policies.Class {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
-		return app.Type()
+		return policies.Class(app.Type())
 	}
 	var timeout *temporal.TimeoutError
 	if errors.As(err, &timeout) {
-		return "timeout"
+		return policies.Timeout
 	}
-	return "error"
+	return policies.Unclassified
 }

@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -117,7 +118,7 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 }
 
 // maxRequestBytes keeps a model request under Temporal's 2 MB payload limit.
-const maxRequestBytes = 1536 << 10
+const maxRequestBytes = config.MaxPayloadBytes
 
 // replyView is what a request node shows of the reply.
 type replyRecord struct {

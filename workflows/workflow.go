@@ -118,11 +118,9 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 		return nil, err
 	}
 	run := &Run{
-		Input:       in,
-		Spec:        &spec,
-		State:       map[string]any{},
-		HandoffPath: []string{},
-		Escalations: []Escalation{},
+		Input:    in,
+		Spec:     &spec,
+		Progress: Progress{State: map[string]any{}, HandoffPath: []string{}, Escalations: []Escalation{}},
 	}
 	r, err := newRunner(run)
 	if err != nil {

@@ -133,7 +133,7 @@ func okTool(activities.ToolRequest) (json.RawMessage, error) {
 func kinds(tr signals.Trace) string {
 	var k []string
 	for _, n := range tr.Nodes {
-		k = append(k, n.Kind+":"+n.Status)
+		k = append(k, string(n.Kind)+":"+string(n.Status))
 	}
 	return strings.Join(k, " ")
 }

@@ -1,0 +1,25 @@
+package config
+
+import "time"
+
+// Limits and defaults a run lives by, defined once: the workflow, the
+// activities and the docs refer to these names. Temporal refuses any
+// payload (activity input or result, workflow input or result, update or
+// signal) over 2 MB, and fails the workflow task that tried to send one.
+const (
+	// MaxPayloadBytes is the largest payload the engine sends to Temporal
+	// itself: a model request, a continue-as-new input (compressed). It is
+	// under the 2 MB limit with room for Temporal's own envelope.
+	MaxPayloadBytes = 1536 << 10
+	// MaxToolResultBytes is the largest tool result a run accepts; a
+	// larger one fails the call in the activity with a clear error.
+	MaxToolResultBytes = 1 << 20
+	// MaxToolMessageBytes is what the model reads of one tool result; the
+	// whole result stays in the trace and, with _outputPath, in State.
+	MaxToolMessageBytes = 128 << 10
+	// MaxCarriedJSONBytes bounds the run's state as JSON when it is
+	// carried across continue-as-new (and when it is decompressed).
+	MaxCarriedJSONBytes = 32 << 20
+	// DefaultModelTimeout bounds one model request when the file does not.
+	DefaultModelTimeout = Duration(2 * time.Minute)
+)

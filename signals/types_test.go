@@ -1,0 +1,54 @@
+package signals
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The typed constants travel as the plain strings CONTRACT.md names:
+// a node, a status answer and a search attribute read the same as before
+// the types existed, and decode back to the same constants.
+func TestTypedConstantsRoundTripAsContractStrings(t *testing.T) {
+	roundTrip := func(t *testing.T, v any, want string, back any) {
+		t.Helper()
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		require.Equal(t, `"`+want+`"`, string(b))
+		require.NoError(t, json.Unmarshal(b, back))
+	}
+	kinds := []string{"task", "request", "call", "repair", "escalation", "approval", "edit", "handoff", "human", "output"}
+	require.Len(t, NodeKinds, len(kinds))
+	for i, k := range NodeKinds {
+		var back NodeKind
+		roundTrip(t, k, kinds[i], &back)
+		require.Equal(t, k, back)
+	}
+	statuses := []string{"pending", "running", "awaiting_approval", "completed", "failed", "invalidated", "skipped"}
+	require.Len(t, NodeStatuses, len(statuses))
+	for i, s := range NodeStatuses {
+		var back NodeStatus
+		roundTrip(t, s, statuses[i], &back)
+		require.Equal(t, s, back)
+	}
+	phases := []string{"running", "awaiting_approval", "awaiting_human", "completed", "stopped"}
+	require.Len(t, Phases, len(phases))
+	for i, p := range Phases {
+		var back Phase
+		roundTrip(t, p, phases[i], &back)
+		require.Equal(t, p, back)
+	}
+}
+
+// A trace node and a status decode from the JSON a user (or an earlier
+// version) wrote, typed fields included.
+func TestNodeAndStatusDecodeFromContractJSON(t *testing.T) {
+	var n Node
+	require.NoError(t, json.Unmarshal([]byte(`{"id":"n3","kind":"call","status":"awaiting_approval","parents":["n2"],"agent":"travel","at":"2024-01-01T00:00:00Z"}`), &n))
+	require.Equal(t, KindCall, n.Kind)
+	require.Equal(t, StatusAwaitingApproval, n.Status)
+	var st Status
+	require.NoError(t, json.Unmarshal([]byte(`{"agent":"travel","phase":"awaiting_human"}`), &st))
+	require.Equal(t, PhaseAwaitingHuman, st.Phase)
+}
