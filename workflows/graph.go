@@ -42,11 +42,8 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 		r.run.GraphAt = next
 	}
 	for {
-		switch move, why := r.nextMove(ctx, true); move {
-		case policies.MoveContinueAsNew:
-			return nil, r.continueAsNew(ctx)
-		case policies.MoveStop:
-			return nil, r.stop(ctx, why)
+		if ok, err := r.beforeStep(ctx, true); !ok {
+			return nil, err
 		}
 		at := r.run.GraphAt
 		res := r.visit(ctx, at, g.Nodes[at])

@@ -196,11 +196,8 @@ func checkInput(in AgentInput) error {
 // the step ceiling, else one model request and its calls.
 func (r *runner) loop(ctx workflow.Context) (*AgentResult, error) {
 	for {
-		switch move, why := r.nextMove(ctx, false); move {
-		case policies.MoveContinueAsNew:
-			return nil, r.continueAsNew(ctx)
-		case policies.MoveStop:
-			return nil, r.stop(ctx, why)
+		if ok, err := r.beforeStep(ctx, false); !ok {
+			return nil, err
 		}
 		done, result, err := r.step(ctx)
 		if err != nil || done {
@@ -209,14 +206,23 @@ func (r *runner) loop(ctx workflow.Context) (*AgentResult, error) {
 	}
 }
 
-// nextMove asks policies.NextMove what comes before the next step.
-func (r *runner) nextMove(ctx workflow.Context, graph bool) (policies.Move, string) {
-	return policies.NextMove(policies.StepView{
+// beforeStep carries out policies.NextMove before each step of the loop or
+// the graph walk: ok to take the step, or the run ends (continue-as-new,
+// or a stop at the step ceiling) with err.
+func (r *runner) beforeStep(ctx workflow.Context, graph bool) (ok bool, err error) {
+	move, why := policies.NextMove(policies.StepView{
 		ContinueAsNewSuggested: workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
 		Step:                   r.run.Step,
 		MaxSteps:               r.run.Spec.Agent.Policies.MaxSteps,
 		Graph:                  graph,
 	})
+	switch move {
+	case policies.MoveContinueAsNew:
+		return false, r.continueAsNew(ctx)
+	case policies.MoveStop:
+		return false, r.stop(ctx, why)
+	}
+	return true, nil
 }
 
 // continueAsNew carries the whole run, not a summary, into a new run of
