@@ -20,6 +20,13 @@ const (
 	// MaxCarriedJSONBytes bounds the run's state as JSON when it is
 	// carried across continue-as-new (and when it is decompressed).
 	MaxCarriedJSONBytes = 32 << 20
+	// MaxMessageBytes bounds the payload of one message in (an update or
+	// a signal: reply, approve, edit, handoff); a larger one is rejected
+	// (update) or recorded and ignored (signal).
+	MaxMessageBytes = 256 << 10
+	// MaxIgnoredSignalNodes bounds the trace nodes recorded for ignored
+	// signals of one kind: past it a flood is only counted.
+	MaxIgnoredSignalNodes = 50
 	// DefaultModelTimeout bounds one model request when the file does not.
 	DefaultModelTimeout = Duration(2 * time.Minute)
 )

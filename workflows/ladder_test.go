@@ -49,12 +49,17 @@ type updateResult struct {
 }
 
 func (h *harness) reply(after time.Duration, text string, got *updateResult) {
+	h.replyWith(after, signals.ReplyRequest{Text: text, Audit: signals.Audit{By: "ops"}}, got)
+}
+
+// replyWith sends the reply update after a while; each gets its own id.
+func (h *harness) replyWith(after time.Duration, req signals.ReplyRequest, got *updateResult) {
 	h.env.RegisterDelayedCallback(func() {
-		h.env.UpdateWorkflow(signals.Reply, "reply-1", &testsuite.TestUpdateCallback{
+		h.env.UpdateWorkflow(signals.Reply, "reply-"+after.String(), &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { got.rejected = err },
 			OnAccept:   func() {},
 			OnComplete: func(v any, err error) { got.result, got.err = v, err },
-		}, signals.ReplyRequest{Text: text, Audit: signals.Audit{By: "ops"}})
+		}, req)
 	}, after)
 }
 

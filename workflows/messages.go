@@ -4,22 +4,25 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
 // registerMessages installs the messages a run takes from outside. Each is
 // an update (validated, answered) and a signal of the same name (fire and
 // forget: an invalid one is logged and recorded in the trace, never fails
-// the run).
+// the run). An update whose payload cannot be decoded is rejected by the
+// SDK; one too large is rejected by its validator.
 func (r *runner) registerMessages(ctx workflow.Context) error {
 	err := workflow.SetUpdateHandlerWithOptions(ctx, signals.Reply,
 		func(ctx workflow.Context, req signals.ReplyRequest) (signals.ReplyResult, error) {
 			return r.acceptReply(req)
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.ReplyRequest) error {
-			if err := req.Validate(); err != nil {
+			if err := validMessage(signals.Reply, req, req.Validate); err != nil {
 				return err
 			}
 			return r.replyWanted()
@@ -32,7 +35,7 @@ func (r *runner) registerMessages(ctx workflow.Context) error {
 			return r.acceptApproval(req)
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.ApproveRequest) error {
-			if err := req.Validate(); err != nil {
+			if err := validMessage(signals.Approve, req, req.Validate); err != nil {
 				return err
 			}
 			return r.approveWanted(req)
@@ -53,63 +56,73 @@ func (r *runner) registerMessages(ctx workflow.Context) error {
 	return nil
 }
 
-// maxIgnoredSignalNodes bounds the trace nodes of ignored signals.
-const maxIgnoredSignalNodes = 100
+// validMessage checks a message's size, then its own rules.
+func validMessage(name string, payload any, validate func() error) error {
+	if err := signals.CheckSize(name, payload); err != nil {
+		return err
+	}
+	return validate()
+}
 
 func notYet(name string) error {
 	return fmt.Errorf("%s: not available in this version of unstuck", name)
 }
 
+// signalHandlers are what each signal does with its decoded payload; an
+// error means the signal is recorded and ignored.
+func (r *runner) signalHandlers() map[string]func(json.RawMessage) (signals.Audit, error) {
+	return map[string]func(json.RawMessage) (signals.Audit, error){
+		signals.Reply: func(raw json.RawMessage) (signals.Audit, error) {
+			var req signals.ReplyRequest
+			if err := json.Unmarshal(raw, &req); err != nil {
+				return auditOf(raw), fmt.Errorf("reply: the payload is not a reply object: %v", err)
+			}
+			if err := req.Validate(); err != nil {
+				return req.Audit, err
+			}
+			_, err := r.acceptReply(req)
+			return req.Audit, err
+		},
+		signals.Approve: func(raw json.RawMessage) (signals.Audit, error) {
+			var req signals.ApproveRequest
+			if err := json.Unmarshal(raw, &req); err != nil {
+				return auditOf(raw), fmt.Errorf("approve: the payload is not an approve object: %v", err)
+			}
+			if err := req.Validate(); err != nil {
+				return req.Audit, err
+			}
+			_, err := r.acceptApproval(req)
+			return req.Audit, err
+		},
+		signals.Edit:    func(raw json.RawMessage) (signals.Audit, error) { return auditOf(raw), notYet(signals.Edit) },
+		signals.Handoff: func(raw json.RawMessage) (signals.Audit, error) { return auditOf(raw), notYet(signals.Handoff) },
+	}
+}
+
+// signalNames are the signals a run takes, in a fixed order.
+var signalNames = []string{signals.Reply, signals.Approve, signals.Edit, signals.Handoff}
+
 // receiveSignals handles the signal forms of the messages for the life of
-// the run, in arrival order.
+// the run, in arrival order. Payloads are received raw and decoded here, so
+// one that cannot be decoded (or is too large) is recorded and ignored: the
+// SDK would otherwise drop it inside Receive and block this loop until the
+// next signal of that name, holding up every other message.
 func (r *runner) receiveSignals(ctx workflow.Context) {
-	replies := workflow.GetSignalChannel(ctx, signals.Reply)
-	others := map[string]workflow.ReceiveChannel{}
+	handlers := r.signalHandlers()
 	sel := workflow.NewSelector(ctx)
-	sel.AddReceive(replies, func(c workflow.ReceiveChannel, _ bool) {
-		// Decoded here, not by the SDK, so a payload that is not a reply
-		// is recorded like any other invalid signal instead of dropped.
-		var raw json.RawMessage
-		c.Receive(ctx, &raw)
-		var req signals.ReplyRequest
-		err := json.Unmarshal(raw, &req)
-		if err != nil {
-			err = fmt.Errorf("reply: the payload is not a reply object: %v", err)
-		} else {
-			err = req.Validate()
-		}
-		if err == nil {
-			_, err = r.acceptReply(req)
-		}
-		if err != nil {
-			r.ignoredSignal(ctx, signals.Reply, req.Audit, err)
-		}
-	})
-	sel.AddReceive(workflow.GetSignalChannel(ctx, signals.Approve), func(c workflow.ReceiveChannel, _ bool) {
-		var raw json.RawMessage
-		c.Receive(ctx, &raw)
-		var req signals.ApproveRequest
-		err := json.Unmarshal(raw, &req)
-		if err != nil {
-			err = fmt.Errorf("approve: the payload is not an approve object: %v", err)
-		} else if err = req.Validate(); err == nil {
-			_, err = r.acceptApproval(req)
-		}
-		if err != nil {
-			r.ignoredSignal(ctx, signals.Approve, req.Audit, err)
-		}
-	})
-	for _, name := range []string{signals.Edit, signals.Handoff} {
-		name := name
-		others[name] = workflow.GetSignalChannel(ctx, name)
-		sel.AddReceive(others[name], func(c workflow.ReceiveChannel, _ bool) {
-			var raw json.RawMessage
+	for _, name := range signalNames {
+		name, handle := name, handlers[name]
+		sel.AddReceive(workflow.GetSignalChannel(ctx, name), func(c workflow.ReceiveChannel, _ bool) {
+			var raw converter.RawValue
 			c.Receive(ctx, &raw)
-			var payload map[string]any
-			_ = json.Unmarshal(raw, &payload)
-			by, _ := payload["by"].(string)
-			reason, _ := payload["reason"].(string)
-			r.ignoredSignal(ctx, name, signals.Audit{By: by, Reason: reason}, notYet(name))
+			payload, err := decodeSignal(name, raw)
+			audit := auditOf(payload)
+			if err == nil {
+				audit, err = handle(payload)
+			}
+			if err != nil {
+				r.ignoredSignal(ctx, name, audit, err)
+			}
 		})
 	}
 	for {
@@ -117,18 +130,35 @@ func (r *runner) receiveSignals(ctx workflow.Context) {
 	}
 }
 
+// decodeSignal reads a raw signal payload as JSON, bounded in size.
+func decodeSignal(name string, raw converter.RawValue) (json.RawMessage, error) {
+	p := raw.Payload()
+	if p == nil {
+		return nil, fmt.Errorf("%s: the signal has no payload", name)
+	}
+	if err := signals.CheckRawSize(name, len(p.GetData())); err != nil {
+		return nil, err
+	}
+	var payload json.RawMessage
+	if err := converter.GetDefaultDataConverter().FromPayload(p, &payload); err != nil {
+		return nil, fmt.Errorf("%s: the payload cannot be decoded as JSON: %v", name, err)
+	}
+	return payload, nil
+}
+
 // drainSignals takes the signals still buffered before the run continues
 // as new, where they would be lost, and records them: none of them can act
 // between generations.
 func (r *runner) drainSignals(ctx workflow.Context) {
-	for _, name := range []string{signals.Reply, signals.Approve, signals.Edit, signals.Handoff} {
+	for _, name := range signalNames {
 		ch := workflow.GetSignalChannel(ctx, name)
 		for {
-			var raw json.RawMessage
+			var raw converter.RawValue
 			if !ch.ReceiveAsync(&raw) {
 				break
 			}
-			r.ignoredSignal(ctx, name, auditOf(raw), fmt.Errorf("%s: arrived while the run was continuing as new", name))
+			payload, _ := decodeSignal(name, raw)
+			r.ignoredSignal(ctx, name, auditOf(payload), fmt.Errorf("%s: arrived while the run was continuing as new", name))
 		}
 	}
 }
@@ -144,14 +174,18 @@ func auditOf(raw json.RawMessage) signals.Audit {
 func (r *runner) ignoredSignal(ctx workflow.Context, name string, audit signals.Audit, why error) {
 	workflow.GetLogger(ctx).Warn("ignored signal", "signal", name, "error", why.Error())
 	// A flood of bad signals must not grow the run without bound: past a
-	// hundred, they are counted, not recorded one by one.
+	// bound per kind, they are counted, not recorded one by one.
 	r.run.IgnoredSignals++
-	if r.run.IgnoredSignals > maxIgnoredSignalNodes {
+	if r.run.IgnoredByKind == nil {
+		r.run.IgnoredByKind = map[string]int{}
+	}
+	r.run.IgnoredByKind[name]++
+	if r.run.IgnoredByKind[name] > config.MaxIgnoredSignalNodes {
 		return
 	}
 	r.addNode(ctx, Node{Node: signals.Node{
 		Kind: signals.KindHuman, Status: signals.StatusSkipped, Parents: []string{},
-		Args:  mustJSON(map[string]any{"signal": name, "by": audit.By, "reason": audit.Reason}),
-		Error: "ignored " + name + " signal: " + why.Error(),
+		Args:  mustJSON(map[string]any{"signal": name, "by": shortText(audit.By, 200), "reason": shortText(audit.Reason, 500)}),
+		Error: "ignored " + name + " signal: " + shortText(why.Error(), 1000),
 	}, Step: r.run.Step})
 }

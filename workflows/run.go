@@ -21,8 +21,10 @@ type Run struct {
 	Conversation
 	LoopEscape
 	GraphWalk
-	// IgnoredSignals counts signals the run could not act on.
-	IgnoredSignals int `json:"ignored_signals,omitempty"`
+	// IgnoredSignals counts signals the run could not act on, in all and
+	// by kind (the trace records at most a bounded number of each kind).
+	IgnoredSignals int            `json:"ignored_signals,omitempty"`
+	IgnoredByKind  map[string]int `json:"ignored_by_kind,omitempty"`
 }
 
 // Trace is the trace graph: every node so far, and where the next model
