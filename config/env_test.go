@@ -10,23 +10,31 @@ import (
 func TestExpandEnv(t *testing.T) {
 	getenv := env("HOST", "127.0.0.1", "EMPTY", "", "N", "7")
 	cases := []struct{ in, want string }{
-		{"url: http://${HOST}:8080/v1", "url: http://127.0.0.1:8080/v1"},
-		{"a: ${HOST}${HOST}", "a: 127.0.0.1127.0.0.1"},
-		{"a: ${MISSING:-fallback}", "a: fallback"},
-		{"a: ${HOST:-fallback}", "a: 127.0.0.1"},
-		{"a: ${EMPTY:-fallback}", "a: fallback"},
-		{"a: '${EMPTY}'", "a: ''"},
-		{"a: ${MISSING:-}", "a: "},
-		{"a: ${MISSING:-http://x:1/v1}", "a: http://x:1/v1"},
-		{"a: $${HOST}", "a: ${HOST}"},
-		{"a: $HOST and ${not a ref} and ${1X}", "a: $HOST and ${not a ref} and ${1X}"},
-		{"n: ${N}", "n: 7"},
+		{"http://${HOST}:8080/v1", "http://127.0.0.1:8080/v1"},
+		{"${HOST}${HOST}", "127.0.0.1127.0.0.1"},
+		{"${MISSING:-fallback}", "fallback"},
+		{"${HOST:-fallback}", "127.0.0.1"},
+		{"${EMPTY:-fallback}", "fallback"},
+		{"${EMPTY}", ""},
+		{"${MISSING:-}", ""},
+		{"${MISSING:-http://x:1/v1}", "http://x:1/v1"},
+		{"$${HOST}", "${HOST}"},
+		{"$HOST and ${not a ref} and ${1X}", "$HOST and ${not a ref} and ${1X}"},
+		{"${N}", "7"},
 	}
 	for _, tc := range cases {
-		out, unset := expandEnv([]byte(tc.in), getenv)
-		require.Equal(t, tc.want, string(out), tc.in)
+		out, unset := ExpandEnv(tc.in, getenv)
+		require.Equal(t, tc.want, out, tc.in)
 		require.Empty(t, unset, tc.in)
 	}
+}
+
+// An unset variable without default expands to nothing and is named,
+// once per reference.
+func TestExpandEnvUnset(t *testing.T) {
+	out, unset := ExpandEnv("Bearer ${TOKEN} ${B:-b} ${TOKEN}", env())
+	require.Equal(t, "Bearer  b ", out)
+	require.Equal(t, []string{"TOKEN", "TOKEN"}, unset)
 }
 
 func TestEnvInConfig(t *testing.T) {
@@ -61,14 +69,15 @@ func TestEnvUnset(t *testing.T) {
 }
 
 func TestEnvUnsetEverywhere(t *testing.T) {
-	// In a flow mapping, a key, a quoted string: all reported, once each.
+	// In a flow mapping, a flow sequence, a quoted string: all reported,
+	// once each. (Keys are not expanded: TestEnvKeysAreNotExpanded.)
 	_, err := parse(y(
 		"model: {base_url: \"${A}/v1\", name: m}",
 		"tools:",
 		"  - {name: t, http: {url: ${B}}}",
 		"agents:",
 		"  - name: x",
-		"    ${C}: 1",
+		"    capabilities: [${C}]",
 		"    instructions: ${A}"))
 	ps := Problems(err)
 	require.Len(t, ps, 4, "%v", err)

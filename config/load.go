@@ -19,7 +19,7 @@ type Options struct {
 	Getenv func(string) (string, bool)
 }
 
-// Load reads, expands, decodes, defaults and validates a config file. Its
+// Load reads, parses, expands, decodes, defaults and validates a config file. Its
 // errors name the file, and for a file it could read are *Error values
 // (joined), each with the path and line of one problem.
 func Load(path string, opts Options) (*File, error) {
@@ -37,28 +37,27 @@ func Parse(name string, data []byte, opts Options) (*File, error) {
 	if getenv == nil {
 		getenv = os.LookupEnv
 	}
-	text, unset := expandEnv(data, getenv)
+	// Variables are expanded after parsing, in string values only, so a
+	// value can never change the file's structure (see expandTree).
+	text, mask := maskEnv(data)
 	doc, err := parseNode(name, text)
 	if err != nil {
 		return nil, err
 	}
-	if errs := unsetErrors(name, doc, unset); len(errs) > 0 {
+	if errs := expandTree(name, doc, mask, getenv); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	// The node tree cannot refuse unknown fields (yaml.Node.Decode has no
-	// KnownFields), so a strict decode of the text comes first; the File
-	// itself is then decoded from the tree after stringTimestamps.
-	strict := yaml.NewDecoder(bytes.NewReader(text))
-	strict.KnownFields(true)
-	if err := strict.Decode(&File{}); err != nil && err != io.EOF {
+	unknown, err := unknownFields(text, mask)
+	if err != nil {
 		return nil, decodeErrors(name, doc, err)
 	}
 	stringTimestamps(doc)
 	var f File
 	if len(doc.Content) > 0 {
-		if err := doc.Decode(&f); err != nil {
-			return nil, decodeErrors(name, doc, err)
-		}
+		err = doc.Decode(&f)
+	}
+	if err := mergeDecodeErrors(unknown, err); err != nil {
+		return nil, decodeErrors(name, doc, err)
 	}
 	f.setDefaults(doc)
 	if err := f.validate(name, doc, opts); err != nil {
