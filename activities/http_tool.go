@@ -61,10 +61,15 @@ func (a *Activities) runHTTP(ctx context.Context, wfID, key string, req toolCall
 	if err != nil {
 		return nil, classed(policies.Fatal, fmt.Sprintf("tool %s: bad request to %s: %v", req.Tool.Name, target, err), 0)
 	}
+	hreq.Header.Set("Accept", "application/json")
+	if err := a.setToolHeaders(hreq.Header, req.Tool); err != nil {
+		return nil, err
+	}
 	if body != nil {
 		hreq.Header.Set("Content-Type", "application/json")
+	} else {
+		hreq.Header.Del("Content-Type")
 	}
-	hreq.Header.Set("Accept", "application/json")
 	hreq.Header.Set("Idempotency-Key", key)
 	hreq.Header.Set("Unstuck-Workflow-Id", wfID)
 

@@ -18,6 +18,11 @@ import (
 // so that the decoder resolves the expanded text again: "max_attempts:
 // ${N}" is still an int and "timeout: ${T:-10s}" a duration. A quoted or
 // block scalar stays a string.
+//
+// Tool header values are checked but left as written: the tool activity
+// expands them when it sends a call, so the secrets they name never enter
+// a run's state. Their variables must be set all the same, as the worker
+// will need them for every call.
 func expandTree(file string, doc *yaml.Node, m *envMask, getenv func(string) (string, bool)) []error {
 	if m == nil {
 		return nil
@@ -32,6 +37,10 @@ func expandTree(file string, doc *yaml.Node, m *envMask, getenv func(string) (st
 		for _, u := range unset {
 			errs = append(errs, unsetError(file, p, refLine(n, u.at), u.name))
 		}
+		if isHeaderValue(p) {
+			n.Value = m.original(n.Value)
+			return
+		}
 		if v == n.Value {
 			return
 		}
@@ -41,6 +50,11 @@ func expandTree(file string, doc *yaml.Node, m *envMask, getenv func(string) (st
 		}
 	})
 	return errs
+}
+
+// isHeaderValue reports whether p is tools[i].http.headers.NAME.
+func isHeaderValue(p path) bool {
+	return len(p) == 5 && p[0] == "tools" && p[2] == "http" && p[3] == "headers"
 }
 
 func unsetError(file string, p path, line int, name string) error {

@@ -128,13 +128,15 @@ func TestWithoutEndpoints(t *testing.T) {
 	f := resolveFile(t)
 	r, err := f.Resolve("remote", env())
 	require.NoError(t, err)
-	r.Tools = append(r.Tools, Tool{Name: "h", HTTP: &HTTPTool{Method: "POST", URL: "http://secret/x", Timeout: Duration(7)}})
+	r.Tools = append(r.Tools, Tool{Name: "h", HTTP: &HTTPTool{Method: "POST", URL: "http://secret/x", Timeout: Duration(7),
+		Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}}})
 	kept := r.WithoutEndpoints()
 	require.Equal(t, Model{Name: "other"}, kept.Model)
 	require.Equal(t, &Model{Name: "other"}, kept.Agent.Model)
 	h, ok := kept.Tool("h")
 	require.True(t, ok)
 	require.Equal(t, &HTTPTool{Timeout: Duration(7)}, h.HTTP)
+	require.Nil(t, h.HTTP.Headers, "headers, even unexpanded, are the worker's business")
 	require.Equal(t, "http://secret/x", r.Tools[len(r.Tools)-1].HTTP.URL, "the original is untouched")
 	require.Equal(t, "http://remote/v1", f.Agents[2].Model.BaseURL)
 }

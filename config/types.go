@@ -57,6 +57,10 @@ type HTTPTool struct {
 	Method  string   `yaml:"method" json:"method"`
 	URL     string   `yaml:"url" json:"url"`
 	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
+	// Headers are sent with every call. Their values are kept as written,
+	// ${VAR} included: the tool activity expands them when it sends a
+	// call, so a token they name is never in the config a run keeps.
+	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`
 }
 
 // Retry is a tool's Temporal retry policy, in config words.

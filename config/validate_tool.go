@@ -83,6 +83,7 @@ func (c *checker) httpTool(p path, h *HTTPTool) {
 	if h.Timeout <= 0 {
 		c.add(p.key("timeout"), "must be > 0, got %s", h.Timeout.D())
 	}
+	c.headers(p.key("headers"), h.Headers)
 }
 
 func (c *checker) retry(p path, r *Retry) {
