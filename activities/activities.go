@@ -33,8 +33,12 @@ func New(cfg *config.File, querier Querier) *Activities {
 		config:  cfg,
 		querier: querier,
 		// Each tool request carries its own timeout; this client only
-		// pools connections.
-		http:   &http.Client{},
+		// pools connections. It never follows a redirect: that would
+		// re-send the call's body and headers (a token among them) to
+		// wherever the reply points, so a 3xx is the tool's answer.
+		http: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		}},
 		getenv: os.LookupEnv,
 		convos: newConversationCache(1024),
 	}

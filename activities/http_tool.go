@@ -90,6 +90,9 @@ func (a *Activities) runHTTP(ctx context.Context, wfID, key string, req toolCall
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		msg := errorText(data)
+		if where := resp.Header.Get("Location"); resp.StatusCode/100 == 3 && where != "" {
+			msg = fmt.Sprintf("redirect to %s refused (tools must answer directly)", where)
+		}
 		class := policies.Classify(resp.StatusCode, msg, req.Tool.Errors)
 		return nil, classed(class, fmt.Sprintf("tool %s: HTTP %d: %s", req.Tool.Name, resp.StatusCode, msg),
 			parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()))
