@@ -29,6 +29,7 @@ const maxErrorText = 2048
 // JSON body is the result, anything else a classed error.
 func (a *Activities) runHTTP(ctx context.Context, wfID, key string, req toolCall) (json.RawMessage, error) {
 	spec := req.Tool.HTTP
+	red := redactorFor(spec.URL)
 	timeout := spec.Timeout.D()
 	if timeout <= 0 {
 		timeout = DefaultToolTimeout
@@ -59,7 +60,7 @@ func (a *Activities) runHTTP(ctx context.Context, wfID, key string, req toolCall
 	}
 	hreq, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
-		return nil, classed(policies.Fatal, fmt.Sprintf("tool %s: bad request to %s: %v", req.Tool.Name, target, err), 0)
+		return nil, classed(policies.Fatal, red.apply(fmt.Sprintf("tool %s: %s %s: bad request: %s", req.Tool.Name, method, safeURL(spec.URL), errText(err))), 0)
 	}
 	hreq.Header.Set("Accept", "application/json")
 	if err := a.setToolHeaders(hreq.Header, req.Tool); err != nil {
@@ -79,19 +80,20 @@ func (a *Activities) runHTTP(ctx context.Context, wfID, key string, req toolCall
 		if errors.Is(err, context.DeadlineExceeded) {
 			what = fmt.Sprintf("timed out after %s", timeout)
 		}
-		return nil, classed(policies.Classify(policies.StatusTransport, err.Error(), req.Tool.Errors),
-			fmt.Sprintf("tool %s: %s %s: %s: %v", req.Tool.Name, method, spec.URL, what, err), 0)
+		text := red.apply(errText(err))
+		return nil, classed(policies.Classify(policies.StatusTransport, text, req.Tool.Errors),
+			fmt.Sprintf("tool %s: %s %s: %s: %s", req.Tool.Name, method, safeURL(spec.URL), what, text), 0)
 	}
 	defer resp.Body.Close()
 	// Read one byte past the limit to tell "exactly 1 MiB" from "more".
 	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResultBytes+1))
 	if err != nil {
-		return nil, classed(policies.Transient, fmt.Sprintf("tool %s: reading the reply: %v", req.Tool.Name, err), 0)
+		return nil, classed(policies.Transient, red.apply(fmt.Sprintf("tool %s: reading the reply: %s", req.Tool.Name, errText(err))), 0)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		msg := errorText(data)
+		msg := red.apply(errorText(data))
 		if where := resp.Header.Get("Location"); resp.StatusCode/100 == 3 && where != "" {
-			msg = fmt.Sprintf("redirect to %s refused (tools must answer directly)", where)
+			msg = fmt.Sprintf("redirect to %s refused (tools must answer directly)", safeURL(where))
 		}
 		class := policies.Classify(resp.StatusCode, msg, req.Tool.Errors)
 		return nil, classed(class, fmt.Sprintf("tool %s: HTTP %d: %s", req.Tool.Name, resp.StatusCode, msg),
