@@ -37,10 +37,12 @@ func modelError(m config.Model, err error, retryAfter time.Duration) error {
 	case errors.As(err, &reqErr):
 		status = reqErr.HTTPStatusCode
 	}
-	where := fmt.Sprintf("model %q at %s", m.Name, m.BaseURL)
+	// The endpoint's host only: its path, query or userinfo may hold a
+	// secret, and this message goes into the run's history.
+	where := fmt.Sprintf("model %q at %s", m.Name, safeURL(m.BaseURL))
 	// A proxy's error page can be large or not UTF-8; failures travel as
 	// protobuf strings, so keep the text short and valid.
-	text := strings.ToValidUTF8(shorten(err.Error()), "\uFFFD")
+	text := strings.ToValidUTF8(shorten(redactorFor(m.BaseURL).apply(errText(err))), "\uFFFD")
 	msg := fmt.Sprintf("%s: %s", where, text)
 	if status != 0 {
 		msg = fmt.Sprintf("%s: HTTP %d: %s", where, status, text)

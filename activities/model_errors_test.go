@@ -123,3 +123,18 @@ func TestCallModelErrorMessageIsBoundedAndValidUTF8(t *testing.T) {
 	require.True(t, utf8.ValidString(ae.Error()), "the message must be valid UTF-8")
 	require.Less(t, len(ae.Message()), 4*maxErrorText, "the message must be bounded")
 }
+
+// A model endpoint's query string or userinfo (where a key may hide) never
+// reaches an error message: those go into the run's history.
+func TestModelErrorsHoldNoEndpointSecret(t *testing.T) {
+	acts := newTestActivities()
+	acts.config.Model = config.Model{BaseURL: "http://user:pw-s3cret@" + refusedAddr(t) + "/v1?key=s3cret", Name: "gpt"}
+	acts.config.Agents = []config.Agent{{Name: "a"}}
+	acts.convos.put(testWorkflowID+"/"+testRunID, ModelContext{}, "")
+	env := newActivityEnv(t, acts)
+	_, err := env.ExecuteActivity(acts.CallModel, ModelRequest{Agent: "a"})
+	ae := requireClass(t, err, ModelUnavailableError, true)
+	require.Contains(t, ae.Message(), `model "gpt" at http://`)
+	require.NotContains(t, ae.Error(), "s3cret")
+	require.NotContains(t, ae.Error(), "key=")
+}
