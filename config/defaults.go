@@ -19,6 +19,10 @@ const (
 	DefaultCooldown     = Duration(30 * time.Second)
 	DefaultHumanTimeout = Duration(24 * time.Hour)
 	DefaultRepairMax    = 3
+	// DefaultCallsPerReply and DefaultCallsInFlight are an agent's limits
+	// (policies.limits); both far below Temporal's 2,000 pending activities.
+	DefaultCallsPerReply = 64
+	DefaultCallsInFlight = 16
 )
 
 // DefaultRetry is a tool's retry policy when the file says nothing.
@@ -124,4 +128,6 @@ func (a *Agent) setDefaults(p path, fill func(path) bool) {
 	}
 	setDefault(&pol.HumanTimeout, DefaultHumanTimeout, pp.key("human_timeout"), fill)
 	setDefault(&pol.Repair.MaxAttempts, DefaultRepairMax, pp.key("repair").key("max_attempts"), fill)
+	setDefault(&pol.Limits.CallsPerReply, DefaultCallsPerReply, pp.key("limits").key("calls_per_reply"), fill)
+	setDefault(&pol.Limits.CallsInFlight, DefaultCallsInFlight, pp.key("limits").key("calls_in_flight"), fill)
 }

@@ -36,6 +36,7 @@ func TestDefaults(t *testing.T) {
 		Escalation:   []string{"retry", "substitute", "explore", "rollback", "handoff", "human", "stop"},
 		HumanTimeout: Duration(24 * time.Hour),
 		Repair:       RepairPolicy{MaxAttempts: 3},
+		Limits:       Limits{CallsPerReply: 64, CallsInFlight: 16},
 	}, x.Policies)
 }
 

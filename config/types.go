@@ -137,6 +137,18 @@ type Policies struct {
 	Escalation   []string      `yaml:"escalation" json:"escalation,omitempty"`
 	HumanTimeout Duration      `yaml:"human_timeout" json:"human_timeout,omitempty"`
 	Repair       RepairPolicy  `yaml:"repair" json:"repair"`
+	Limits       Limits        `yaml:"limits" json:"limits"`
+}
+
+// Limits keep a run inside Temporal's limits (2,000 pending activities per
+// workflow, payload sizes) by failing or queueing the smallest thing.
+type Limits struct {
+	// CallsPerReply: calls of one model reply past this many are answered
+	// with {call, error} instead of running.
+	CallsPerReply int `yaml:"calls_per_reply" json:"calls_per_reply,omitempty"`
+	// CallsInFlight: tool activities of a run running at once; the rest
+	// wait in line.
+	CallsInFlight int `yaml:"calls_in_flight" json:"calls_in_flight,omitempty"`
 }
 
 // LoopPolicy: a cycle repeated Repeats times inside Window events is a loop.

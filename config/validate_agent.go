@@ -97,4 +97,12 @@ func (c *checker) policies(p path, pol *Policies) {
 	if pol.Repair.MaxAttempts < 0 {
 		c.add(p.key("repair").key("max_attempts"), "must be at least 0 (0: no repair), got %d", pol.Repair.MaxAttempts)
 	}
+	// Temporal refuses more than 2,000 pending activities per workflow.
+	limits := p.key("limits")
+	if n := pol.Limits.CallsPerReply; n < 1 || n > 1000 {
+		c.add(limits.key("calls_per_reply"), "must be between 1 and 1000, got %d", n)
+	}
+	if n := pol.Limits.CallsInFlight; n < 1 || n > 1000 {
+		c.add(limits.key("calls_in_flight"), "must be between 1 and 1000, got %d", n)
+	}
 }

@@ -39,7 +39,18 @@ type finalCall struct {
 func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities.ToolCall) (*finalCall, []*stepCall, error) {
 	step := make([]*stepCall, len(calls))
 	ids := make([]string, len(calls))
+	limit := len(calls)
+	if max := r.callsPerReply(); len(calls) > max && r.limitsOn(ctx) {
+		limit = max
+	}
 	for i, tc := range calls {
+		if i >= limit {
+			// Answered, since the model expects an answer to each call,
+			// but not run (and its arguments not kept a second time).
+			step[i] = r.refuseCall(ctx, reqID, tc, overCallsPerReply(len(calls), limit))
+			ids[i] = step[i].nodeID
+			continue
+		}
 		node := r.addNode(ctx, Node{Node: signals.Node{
 			Kind: signals.KindCall, Status: signals.StatusPending, Parents: []string{reqID},
 			Tool: tc.Name, Args: rawOrString(tc.Args),
@@ -56,6 +67,15 @@ func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities
 		return nil, step, stopErr
 	}
 	return final, step, nil
+}
+
+// refuseCall answers a call of a reply that will not run, without its
+// arguments.
+func (r *runner) refuseCall(ctx workflow.Context, reqID string, tc activities.ToolCall, why string) *stepCall {
+	node := r.addNode(ctx, Node{Node: signals.Node{
+		Kind: signals.KindCall, Status: signals.StatusFailed, Parents: []string{reqID}, Tool: tc.Name, Error: why,
+	}, ModelCallID: tc.ID, Step: r.run.Step})
+	return &stepCall{nodeID: node.ID, name: tc.Name, started: true, done: true, errText: why, class: policies.Structural}
 }
 
 // prepareCall checks what can be checked before any call runs: the tool
@@ -161,7 +181,7 @@ func (r *runner) settleFinal(ctx workflow.Context, c *stepCall) (*finalCall, err
 	args, problem := r.resolveArgs(c.args)
 	if problem == "" {
 		var errText string
-		args, errText = r.checkOutput(args)
+		args, errText = r.checkOutput(ctx, args)
 		problem = errText
 	}
 	if problem != "" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -24,7 +25,95 @@ func buildConversation(run *Run) []activities.Message {
 			msgs = append(msgs, m)
 		}
 	}
+	if run.Fitted {
+		fitConversation(msgs, conversationBudget(run))
+	}
 	return msgs
+}
+
+// conversationBudget is what the messages of a model request may take:
+// Temporal's payload limit, less the tool definitions and a margin for
+// JSON's escaping and the request's other fields.
+func conversationBudget(run *Run) int {
+	return config.MaxPayloadBytes - len(mustJSON(toolDefs(run))) - 128<<10
+}
+
+// fitConversation cuts the oldest observations (tool results, notes) so
+// the conversation fits in budget (policies.FitMessages), each with a
+// marker; the instructions, the task, the model's own replies and the last
+// step are cut only if they alone are too large.
+func fitConversation(msgs []activities.Message, budget int) {
+	sizes := make([]int, len(msgs))
+	protected := make([]bool, len(msgs))
+	last := 0 // the last step: from the model's last reply on
+	for i, m := range msgs {
+		sizes[i] = messageSize(m)
+		protected[i] = m.Role == "system" || m.Role == "assistant"
+		if m.Role == "assistant" {
+			last = i
+		}
+	}
+	for i, m := range msgs {
+		if m.Role == "user" { // the task is the first user message
+			protected[i] = true
+			break
+		}
+	}
+	for i := last; i < len(msgs) && last > 0; i++ {
+		protected[i] = true
+	}
+	keep := policies.FitMessages(sizes, protected, budget)
+	for i := range msgs {
+		if keep[i] < sizes[i] {
+			cutMessage(&msgs[i], keep[i])
+		}
+	}
+}
+
+// messageSize is what a message weighs: its text and its calls' arguments.
+func messageSize(m activities.Message) int {
+	n := len(m.Content)
+	for _, tc := range m.ToolCalls {
+		n += len(tc.Args)
+	}
+	return n
+}
+
+// cutMessage cuts a message down to about keep bytes, with a marker: large
+// call arguments first (replaced by a JSON note of their size, so they stay
+// JSON), then the text.
+func cutMessage(m *activities.Message, keep int) {
+	size := messageSize(*m)
+	if len(m.ToolCalls) > 0 {
+		calls := append([]activities.ToolCall(nil), m.ToolCalls...)
+		for i := range calls {
+			if size <= keep {
+				break
+			}
+			if n := len(calls[i].Args); n > 1<<10 {
+				calls[i].Args = string(mustJSON(map[string]any{"_unstuck_cut": fmt.Sprintf("%d bytes of arguments cut to keep the request under Temporal's payload limit", n)}))
+				size -= n - len(calls[i].Args)
+			}
+		}
+		m.ToolCalls = calls
+	}
+	if size > keep {
+		cut := size - keep
+		m.Content = cutText(m.Content, len(m.Content)-cut) +
+			fmt.Sprintf("\n[unstuck: %d bytes of this were cut to keep the request under Temporal's payload limit]", min(cut, len(m.Content)))
+	}
+}
+
+// cutText is the first n bytes of s, not splitting a character.
+func cutText(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	cut := s[:max(n, 0)]
+	for !utf8.ValidString(cut) {
+		cut = cut[:len(cut)-1]
+	}
+	return cut
 }
 
 // nodeMessage is what the model reads of one trace node, if anything.

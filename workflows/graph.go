@@ -177,7 +177,11 @@ func (r *runner) visitEnd(ctx workflow.Context, at string, n config.GraphNode) v
 		_ = json.Unmarshal(resolved, &m)
 		out = m["output"]
 	}
-	return visitResult{done: true, output: mustJSON(out)}
+	output := mustJSON(out)
+	if len(output) > config.MaxPayloadBytes && r.limitsOn(ctx) {
+		return visitResult{stopErr: r.stop(ctx, fmt.Sprintf("end node %s: %s", at, overPayload("the output is", len(output))))}
+	}
+	return visitResult{done: true, output: output}
 }
 
 // nextNode takes the first outgoing edge whose condition holds (an edge

@@ -14,7 +14,12 @@ import (
 
 // checkOutput validates an output against the output schema, if any, and
 // answers it as JSON, or the reason it is refused.
-func (r *runner) checkOutput(out json.RawMessage) (json.RawMessage, string) {
+func (r *runner) checkOutput(ctx workflow.Context, out json.RawMessage) (json.RawMessage, string) {
+	if len(out) > config.MaxPayloadBytes && r.limitsOn(ctx) {
+		// The result would be refused by Temporal, failing the run's
+		// last workflow task for good.
+		return nil, overPayload("the output is", len(out)) + ": return a summary, and keep large data in a tool's store"
+	}
 	doc, err := decodeJSON(out)
 	if err != nil {
 		return nil, fmt.Sprintf("output is not JSON: %v", err)
@@ -35,7 +40,7 @@ func (r *runner) contentOutput(ctx workflow.Context, reqID, content, finish stri
 	if r.outputSchema != nil {
 		out = json.RawMessage(stripFences(content))
 	}
-	checked, errText := r.checkOutput(out)
+	checked, errText := r.checkOutput(ctx, out)
 	if strings.TrimSpace(content) == "" {
 		// An empty reply (cut off, filtered) is no answer: ask again.
 		errText = fmt.Sprintf("the reply was empty (finish_reason %q): call a tool or give the result", finish)

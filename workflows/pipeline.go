@@ -55,6 +55,10 @@ type pipeline struct {
 	r       *runner
 	sel     workflow.Selector
 	running int
+	// inFlight counts the tool activities running; past the agent's
+	// calls_in_flight, calls wait in line (queued) for one to end.
+	inFlight int
+	queued   []func()
 }
 
 // drive runs calls to their end: each call whose dependencies have

@@ -55,6 +55,9 @@ type Progress struct {
 type Conversation struct {
 	SentMessages int    `json:"sent_messages"`
 	LastReplyID  string `json:"last_reply_id,omitempty"`
+	// Fitted: the conversation outgrew the payload limit once, and is since
+	// fitted to it (oldest observations cut, with a marker).
+	Fitted bool `json:"fitted,omitempty"`
 }
 
 // LoopEscape holds the loop detector, the breakers and the ladder, so they

@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 )
@@ -17,6 +18,13 @@ func (p *pipeline) resolve(ctx workflow.Context, c *stepCall) {
 	args, problem := p.r.resolveArgs(c.args)
 	if problem != "" {
 		p.fail(ctx, c, problem, policies.Structural)
+		return
+	}
+	if len(args) > config.MaxPayloadBytes && p.r.limitsOn(ctx) {
+		// References copy whole values; two large ones make an activity
+		// input Temporal refuses.
+		p.fail(ctx, c, overPayload("the resolved arguments are", len(args))+
+			": references copy whole values, so pass a part ("+refs.Prefix+"state.x.id) instead", policies.Structural)
 		return
 	}
 	p.validate(ctx, c, args)

@@ -15,8 +15,20 @@ import (
 // refusal the repair can answer is re-issued (stage_refusal.go), anything
 // else settles the call.
 func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, attempt int) {
+	if p.inFlight >= p.r.callsInFlight() && p.r.limitsOn(ctx) {
+		// A running call starts it when it ends (below).
+		p.queued = append(p.queued, func() { p.run(ctx, c, tool, args, attempt) })
+		return
+	}
 	p.running++
+	p.inFlight++
 	p.sel.AddFuture(p.r.toolFuture(ctx, c.nodeID, attempt, tool, args), func(f workflow.Future) {
+		p.inFlight--
+		if len(p.queued) > 0 {
+			next := p.queued[0]
+			p.queued = p.queued[1:]
+			next()
+		}
 		var result json.RawMessage
 		err := f.Get(ctx, &result)
 		if p.r.canRepairRefusal(ctx, c.nodeID, tool, args, err) {

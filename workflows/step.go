@@ -78,6 +78,13 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 	reqID := node.ID
 
 	conv := buildConversation(run)
+	if !run.Fitted && len(mustJSON(conv)) > conversationBudget(run) && r.limitsOn(ctx) {
+		// From now on the conversation is fitted to the payload limit;
+		// what the model activity has cached is not what it will be sent.
+		run.Fitted = true
+		run.SentMessages, run.LastReplyID = 0, ""
+		conv = buildConversation(run)
+	}
 	req := activities.ModelRequest{
 		Agent:      run.Spec.Agent.Name,
 		Base:       run.SentMessages,
@@ -131,10 +138,19 @@ func replyView(r activities.ModelReply) replyRecord {
 	return replyRecord{Content: r.Content, ToolCalls: r.ToolCalls, FinishReason: r.FinishReason}
 }
 
-// describeCall is the "call" of an error message to the model.
+// describeCall is the "call" of an error message to the model. Large
+// arguments are not repeated (the model's own reply holds them), so the
+// error is never lost behind them.
 func describeCall(nodeID, tool string, args []byte) map[string]any {
-	return map[string]any{"id": nodeID, "tool": tool, "args": rawOrString(string(args))}
+	shown := rawOrString(string(args))
+	if len(args) > maxArgsInError {
+		shown = mustJSON(fmt.Sprintf("(%d bytes of arguments, not repeated here)", len(args)))
+	}
+	return map[string]any{"id": nodeID, "tool": tool, "args": shown}
 }
+
+// maxArgsInError bounds the arguments an error message repeats.
+const maxArgsInError = 4 << 10
 
 // errorEnvelope is the {"call": ..., "error": ...} message the model gets
 // for a call that failed, before or after running.

@@ -14,4 +14,10 @@ const (
 	// what a person decided for a graph call is checked against the
 	// blocked calls again (before: it ran unchecked).
 	versionOnePipeline = "one-call-pipeline"
+	// versionLimits: the guards of policies.limits and of payload sizes
+	// (calls past calls_per_reply answered with an error, tool activities
+	// past calls_in_flight queued, oversized arguments and outputs refused,
+	// an oversized model request clipped). Asked only when a guard would
+	// act, so runs that never reach one record no marker.
+	versionLimits = "limits"
 )

@@ -41,6 +41,8 @@ type runner struct {
 	// person settled that the waiting code has not taken yet.
 	awaiting  map[string]bool
 	decisions map[string]*signals.ApproveRequest
+	// limitsVersion caches the GetVersion of the limits guards.
+	limitsVersion *workflow.Version
 }
 
 // toolSchema compiles a tool's parameters once per runner.

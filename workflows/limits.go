@@ -1,0 +1,49 @@
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/config"
+)
+
+// The guards that keep a run inside Temporal's limits fail (or queue) the
+// smallest thing with a clear error instead of failing the workflow task
+// for good: a reply's calls past calls_per_reply, tool activities past
+// calls_in_flight, arguments or an output over the payload limit.
+
+// limitsOn says whether the guards apply: runs recorded before they existed
+// replay without them. It is asked only where a guard would act.
+func (r *runner) limitsOn(ctx workflow.Context) bool {
+	if r.limitsVersion == nil {
+		v := workflow.GetVersion(ctx, versionLimits, workflow.DefaultVersion, 1)
+		r.limitsVersion = &v
+	}
+	return *r.limitsVersion >= 1
+}
+
+// callsPerReply is the agent's limit (runs carried from before limits
+// existed have none in their spec: the default).
+func (r *runner) callsPerReply() int {
+	if n := r.run.Spec.Agent.Policies.Limits.CallsPerReply; n > 0 {
+		return n
+	}
+	return config.DefaultCallsPerReply
+}
+
+// callsInFlight is the agent's limit of tool activities running at once.
+func (r *runner) callsInFlight() int {
+	if n := r.run.Spec.Agent.Policies.Limits.CallsInFlight; n > 0 {
+		return n
+	}
+	return config.DefaultCallsInFlight
+}
+
+func overCallsPerReply(n, limit int) string {
+	return fmt.Sprintf("not run: the reply made %d calls, over the limit of %d calls per reply (policies.limits.calls_per_reply); make at most %d calls at once", n, limit, limit)
+}
+
+func overPayload(what string, size int) string {
+	return fmt.Sprintf("%s %d KiB, over the %d KiB Temporal may carry in one payload", what, size>>10, config.MaxPayloadBytes>>10)
+}
