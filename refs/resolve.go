@@ -6,11 +6,15 @@ import (
 	"strconv"
 )
 
-// Lookup finds a path's value in the run's State or input.
+// Lookup finds a path's value in the run's State or input (either may be
+// a State or plain decoded JSON).
 func Lookup(p Path, state, input any) (any, bool) {
 	cur := state
 	if p.Root == RootInput {
 		cur = input
+	}
+	if s, ok := cur.(State); ok {
+		cur = map[string]any(s)
 	}
 	for _, step := range p.Steps {
 		switch x := cur.(type) {

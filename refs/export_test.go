@@ -1,0 +1,4 @@
+package refs
+
+// SameDecimal exposes sameDecimal to the tests.
+var SameDecimal = sameDecimal
