@@ -244,28 +244,12 @@ func boolText(b bool) string {
 	return "failed"
 }
 
-// stateValue turns JSON numbers into int64 (when whole and in range) or
-// float64, so edge conditions compare them as numbers ("state.n == 2")
-// and whole numbers stay exact.
+// stateValue makes the numbers of a value written to State exact and
+// still numbers where they can be (refs.Exact): int64 for integers in
+// range, float64 when its shortest form is the same decimal, json.Number
+// (its text) otherwise. Edge conditions compare the first two as numbers
+// ("state.n == 2") and a json.Number only as text
+// (string(state.id) == "123456789012345678901234567890").
 func stateValue(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for k, e := range x { // each entry is rewritten in place: order does not matter
-			x[k] = stateValue(e)
-		}
-		return x
-	case []any:
-		for i, e := range x {
-			x[i] = stateValue(e)
-		}
-		return x
-	default:
-		return v
-	}
+	return refs.Exact(v)
 }

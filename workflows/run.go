@@ -6,6 +6,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -38,13 +39,13 @@ type Trace struct {
 
 // Progress is how far the run has come and what it holds.
 type Progress struct {
-	Step        int            `json:"step"`
-	Generation  int            `json:"generation"`
-	Phase       signals.Phase  `json:"phase"`
-	State       map[string]any `json:"state"`
-	LastError   string         `json:"last_error,omitempty"`
-	HandoffPath []string       `json:"handoff_path"`
-	Escalations []Escalation   `json:"escalations"`
+	Step        int           `json:"step"`
+	Generation  int           `json:"generation"`
+	Phase       signals.Phase `json:"phase"`
+	State       refs.State    `json:"state"` // decodes its numbers exact (refs.Exact)
+	LastError   string        `json:"last_error,omitempty"`
+	HandoffPath []string      `json:"handoff_path"`
+	Escalations []Escalation  `json:"escalations"`
 	// OutputFailures counts outputs refused by the output schema, bounded
 	// by the agent's repair attempts.
 	OutputFailures int `json:"output_failures"`
