@@ -173,9 +173,11 @@ func (r *runner) visitEnd(ctx workflow.Context, at string, n config.GraphNode) v
 		if problem != "" {
 			return visitResult{stopErr: r.stop(ctx, fmt.Sprintf("end node %s: %s", at, problem))}
 		}
-		var m map[string]any
+		var m struct {
+			Output json.RawMessage `json:"output"` // as resolved: numbers keep their text
+		}
 		_ = json.Unmarshal(resolved, &m)
-		out = m["output"]
+		out = m.Output
 	}
 	output := mustJSON(out)
 	if len(output) > config.MaxPayloadBytes && r.limitsOn(ctx) {
