@@ -32,6 +32,10 @@ type ToolRequest struct {
 	CallID string          `json:"call_id"`
 	Tool   ToolRef         `json:"tool"`
 	Args   json.RawMessage `json:"args"`
+	// Chain is the first run id of the run's continue-as-new chain: in the
+	// key, it tells apart two runs that reuse one workflow id. Requests
+	// scheduled by earlier versions have none and keep their old key.
+	Chain string `json:"chain,omitempty"`
 }
 
 // ToolRef names a tool of the worker's config. It is an object, not a
@@ -59,7 +63,7 @@ func (a *Activities) RunTool(ctx context.Context, r ToolRequest) (json.RawMessag
 		return nil, classed(policies.Fatal, fmt.Sprintf("tool %s is not in this worker's config (removed or renamed since the run started)", r.Tool.Name), 0)
 	}
 	req := toolCall{CallID: r.CallID, Tool: tool, Args: r.Args}
-	key, err := IdempotencyKey(wfID, req.CallID, req.Tool, req.Args)
+	key, err := ChainIdempotencyKey(wfID, r.Chain, req.CallID, req.Tool, req.Args)
 	if err != nil {
 		return nil, classed(policies.InvalidArgs, fmt.Sprintf("tool %s: arguments are not JSON: %v", req.Tool.Name, err), 0)
 	}

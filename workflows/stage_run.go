@@ -42,7 +42,8 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 // toolFuture starts a tool activity with the tool's timeout and retry
 // policy. It names the tool; the activity finds where it lives in the
 // worker's config. attempt > 0 is a repaired re-issue: it gets its own call
-// id, so its idempotency key differs from the refused call's.
+// id, so its idempotency key differs from the refused call's. The request
+// carries the chain (the first run id) for the key.
 func (r *runner) toolFuture(ctx workflow.Context, nodeID string, attempt int, tool config.Tool, args json.RawMessage) workflow.Future {
 	// The node keeps the tool the call named (blocking and loops go by
 	// it); a substitute shows in the escalation that opened the breaker.
@@ -55,5 +56,10 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID string, attempt int, to
 		callID = fmt.Sprintf("%s-r%d", nodeID, attempt)
 	}
 	actx := workflow.WithActivityOptions(ctx, toolOptions(tool))
-	return workflow.ExecuteActivity(actx, acts.RunTool, activities.ToolRequest{CallID: callID, Tool: activities.ToolRef{Name: tool.Name}, Args: args})
+	// The chain's first run id keeps the idempotency keys of a new run that
+	// reuses the workflow id (node ids start again at n1) apart from the
+	// earlier run's; it is the same across continue-as-new.
+	return workflow.ExecuteActivity(actx, acts.RunTool, activities.ToolRequest{
+		CallID: callID, Tool: activities.ToolRef{Name: tool.Name}, Args: args, Chain: workflow.GetInfo(ctx).FirstRunID,
+	})
 }
