@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"math"
 	"time"
 
 	"github.com/unstuck-dev/unstuck/config"
@@ -50,4 +51,47 @@ func Retry(r *config.Retry, def config.Retry, nonRetryable ...string) RetrySpec 
 		MaxAttempts:     eff.MaxAttempts,
 		NonRetryable:    append([]string(nil), nonRetryable...),
 	}
+}
+
+// ScheduleToClose bounds all attempts of an activity under a retry policy:
+// every attempt's start-to-close plus every wait between two attempts
+// (initial interval × backoff^k, capped by the max interval, as Temporal
+// waits). A call that keeps timing out therefore ends when its attempts
+// would have, instead of holding its step. It answers 0, no bound, when
+// the attempts are unlimited (MaxAttempts 0), the start-to-close is not
+// set, or the bound is past what a Duration holds. Intervals the spec
+// leaves at zero are Temporal's defaults (1s, backoff 2, max 100 × initial).
+func ScheduleToClose(s RetrySpec, startToClose time.Duration) time.Duration {
+	if s.MaxAttempts <= 0 || startToClose <= 0 {
+		return 0
+	}
+	initial, backoff, maxInterval := s.InitialInterval, s.Backoff, s.MaxInterval
+	if initial <= 0 {
+		initial = time.Second
+	}
+	if backoff < 1 {
+		backoff = 2
+	}
+	if maxInterval <= 0 {
+		maxInterval = 100 * initial
+	}
+	if maxInterval < initial {
+		maxInterval = initial
+	}
+	const limit = float64(math.MaxInt64)
+	total := float64(s.MaxAttempts) * float64(startToClose)
+	wait := float64(initial)
+	for k := 1; k < s.MaxAttempts && total < limit; k++ {
+		if wait >= float64(maxInterval) {
+			// Capped from here on: the remaining waits are all the max.
+			total += float64(s.MaxAttempts-k) * float64(maxInterval)
+			break
+		}
+		total += float64(time.Duration(wait))
+		wait *= backoff
+	}
+	if total >= limit {
+		return 0
+	}
+	return time.Duration(total)
 }

@@ -39,7 +39,9 @@ func modelOptions(m config.Model) workflow.ActivityOptions {
 }
 
 // toolOptions: the tool's own timeout and retry policy; only transient
-// failures are retried.
+// failures are retried. All attempts together are bounded by what the
+// policy allows (policies.ScheduleToClose), so a tool that keeps timing
+// out cannot hold a step forever; unlimited attempts stay unbounded.
 func toolOptions(t config.Tool) workflow.ActivityOptions {
 	timeout := config.DefaultHTTPTimeout.D()
 	if t.HTTP != nil && t.HTTP.Timeout > 0 {
@@ -47,9 +49,11 @@ func toolOptions(t config.Tool) workflow.ActivityOptions {
 	}
 	nonRetryable := append(append([]string{}, policies.NonRetryableClasses...), activities.ResultTooLargeError)
 	spec := policies.Retry(t.Retry, policies.DefaultToolRetry, nonRetryable...)
+	startToClose := timeout + 5*time.Second
 	return workflow.ActivityOptions{
-		StartToCloseTimeout: timeout + 5*time.Second,
-		RetryPolicy:         retryPolicy(spec),
+		StartToCloseTimeout:    startToClose,
+		ScheduleToCloseTimeout: policies.ScheduleToClose(spec, startToClose),
+		RetryPolicy:            retryPolicy(spec),
 	}
 }
 
