@@ -42,12 +42,42 @@ const (
 // NodeStatuses are every status, in the order CONTRACT.md lists them.
 var NodeStatuses = []NodeStatus{StatusPending, StatusRunning, StatusAwaitingApproval, StatusCompleted, StatusFailed, StatusInvalidated, StatusSkipped}
 
-// Trace is the answer to the trace query: every node of the run so far,
-// in the order they were created.
+// Trace is the answer to the trace query: the nodes of the run so far, in
+// the order they were created. Next is set when the answer is a page and
+// more nodes remain: ask again with TracePage{Since: Next}.
 type Trace struct {
 	Generation int    `json:"generation"`
 	Nodes      []Node `json:"nodes"`
+	Next       string `json:"next,omitempty"`
 }
+
+// TracePage is the optional argument of the trace query
+// (`{"since": "<node id>", "limit": 500}`): the nodes after Since
+// (exclusive, in trace order; empty: from the first node), at most Limit
+// of them (0: DefaultTracePageLimit; capped at MaxTracePageLimit), and
+// never more than MaxQueryAnswerBytes of JSON (but always at least one
+// node, so paging makes progress). Without an argument the query answers
+// every node, unless they exceed MaxQueryAnswerBytes: then it answers the
+// first page, with Next.
+type TracePage struct {
+	Since string `json:"since,omitempty"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// Page sizes of the trace query.
+const (
+	DefaultTracePageLimit = 500
+	MaxTracePageLimit     = 5000
+)
+
+// MaxQueryAnswerBytes bounds the JSON of one page of a query answer (the
+// trace's nodes, the model context's messages). Temporal refuses query
+// results over its blob size limit (2 MB by default, and gRPC's 4 MB
+// message size behind it), and then the query fails for good however often
+// it is asked; 1 MiB keeps a page well under that with room for the
+// envelope, the payload's metadata and a node larger than its estimate.
+// A single node or message over the bound is still answered, alone.
+const MaxQueryAnswerBytes = 1 << 20
 
 // Node is one thing that happened in a run: the task, a model request, a
 // tool call, a repair, an escalation, an approval, an edit, a handoff, a

@@ -1,6 +1,9 @@
 package workflows
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
@@ -9,9 +12,14 @@ import (
 
 // registerQueries installs the trace, status and (internal) model context
 // queries; they read the run and change nothing.
+//
+// The trace and model context handlers take an optional argument (a
+// pointer: the SDK passes nil when a caller sends none, as the Web UI, the
+// temporal CLI and earlier versions do) that pages a long answer, so no
+// answer outgrows Temporal's limit on query results.
 func (r *runner) registerQueries(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, signals.QueryTrace, func() (signals.Trace, error) {
-		return r.trace(), nil
+	if err := workflow.SetQueryHandler(ctx, signals.QueryTrace, func(page *signals.TracePage) (signals.Trace, error) {
+		return tracePage(r.run, page)
 	}); err != nil {
 		return err
 	}
@@ -20,17 +28,110 @@ func (r *runner) registerQueries(ctx workflow.Context) error {
 	}); err != nil {
 		return err
 	}
-	return workflow.SetQueryHandler(ctx, signals.QueryModelContext, func() (activities.ModelContext, error) {
-		return activities.ModelContext{Messages: buildConversation(r.run), Tools: toolDefs(r.run)}, nil
+	return workflow.SetQueryHandler(ctx, signals.QueryModelContext, func(q *activities.ModelContextQuery) (activities.ModelContextPage, error) {
+		return modelContextPage(r.run, q)
 	})
 }
 
-func (r *runner) trace() signals.Trace {
-	nodes := make([]signals.Node, len(r.run.Nodes))
-	for i, n := range r.run.Nodes {
-		nodes[i] = n.Node
+// tracePage answers the trace query: without an argument every node, or
+// the first MaxQueryAnswerBytes of them with Next; with one, the page it
+// asks for (signals.TracePage).
+func tracePage(run *Run, page *signals.TracePage) (signals.Trace, error) {
+	start, limit := 0, len(run.Nodes)
+	if page != nil {
+		switch {
+		case page.Limit < 0:
+			return signals.Trace{}, fmt.Errorf("trace: limit is %d (want 1 to %d, or 0 for %d)",
+				page.Limit, signals.MaxTracePageLimit, signals.DefaultTracePageLimit)
+		case page.Limit == 0:
+			limit = signals.DefaultTracePageLimit
+		default:
+			limit = min(page.Limit, signals.MaxTracePageLimit)
+		}
+		if page.Since != "" {
+			i := nodeIndex(run, page.Since)
+			if i < 0 {
+				return signals.Trace{}, fmt.Errorf("trace: since %q names no node of this run", page.Since)
+			}
+			start = i + 1
+		}
 	}
-	return signals.Trace{Generation: r.run.Generation, Nodes: nodes}
+	all := make([]signals.Node, len(run.Nodes)-start)
+	for i := range all {
+		all[i] = run.Nodes[start+i].Node
+	}
+	envelope := len(mustJSON(signals.Trace{Generation: run.Generation, Nodes: []signals.Node{}})) + nextAllowance
+	n := fitting(all, limit, signals.MaxQueryAnswerBytes-envelope)
+	tr := signals.Trace{Generation: run.Generation, Nodes: all[:n:n]}
+	if n < len(all) {
+		tr.Next = all[n-1].ID
+	}
+	return tr, nil
+}
+
+// nodeIndex is the index of the node id in the trace, -1 if none.
+func nodeIndex(run *Run, id string) int {
+	for i := range run.Nodes {
+		if run.Nodes[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// modelContextPage answers the model context query: without an argument
+// the whole conversation (a model activity of an earlier version reads no
+// Next, so a page would pass for the whole), with one the page it asks for
+// (activities.ModelContextQuery); the tools come with the first page.
+func modelContextPage(run *Run, q *activities.ModelContextQuery) (activities.ModelContextPage, error) {
+	msgs := buildConversation(run)
+	if q == nil {
+		return activities.ModelContextPage{Messages: msgs, Tools: toolDefs(run)}, nil
+	}
+	if q.Since < 0 || q.Since > len(msgs) {
+		return activities.ModelContextPage{}, fmt.Errorf("model context: since %d is outside the conversation (0 to %d)", q.Since, len(msgs))
+	}
+	limit := len(msgs)
+	if q.Limit > 0 {
+		limit = q.Limit
+	}
+	page := activities.ModelContextPage{Messages: []activities.Message{}}
+	if q.Since == 0 {
+		page.Tools = toolDefs(run)
+	}
+	envelope := len(mustJSON(page)) + nextAllowance
+	rest := msgs[q.Since:]
+	n := fitting(rest, limit, signals.MaxQueryAnswerBytes-envelope)
+	page.Messages = rest[:n:n]
+	if q.Since+n < len(msgs) {
+		page.Next = q.Since + n
+	}
+	return page, nil
+}
+
+// nextAllowance is room in a page for its "next" field.
+const nextAllowance = 64
+
+// fitting is how many of items, from the first, make a page: at most
+// limit, at most budget bytes of JSON in all (each with its comma), and
+// at least one when there is one, so that paging always makes progress.
+func fitting[T any](items []T, limit, budget int) int {
+	used := 0
+	for i := range items {
+		if i >= limit {
+			return i
+		}
+		b, err := json.Marshal(items[i])
+		size := len(b) + 1
+		if err != nil {
+			size = 0 // the answer's own encoding will report it
+		}
+		if i > 0 && used+size > budget {
+			return i
+		}
+		used += size
+	}
+	return len(items)
 }
 
 func (r *runner) status() signals.Status {
