@@ -126,22 +126,47 @@ func (a *Activities) modelContext(ctx context.Context, key, workflowID, runID st
 	if a.querier == nil {
 		return ModelContext{}, fmt.Errorf("model context of %s: not cached and no Temporal client to query the run", workflowID)
 	}
-	val, err := a.querier.QueryWorkflow(ctx, workflowID, runID, signals.QueryModelContext)
-	if err != nil {
-		msg := fmt.Sprintf("model context of %s: query %s: %v", workflowID, signals.QueryModelContext, err)
-		var failed *serviceerror.QueryFailed
-		if errors.As(err, &failed) {
-			// The run answered, with a failure (its code has no such
-			// query, or the handler broke): retrying cannot help.
-			return ModelContext{}, temporal.NewNonRetryableApplicationError(msg, "ModelContextUnavailable", err)
-		}
-		return ModelContext{}, errors.New(msg)
-	}
+	return a.queryModelContext(ctx, workflowID, runID)
+}
+
+// queryModelContext reads the run's conversation with the model context
+// query, page by page (ModelContextQuery), so a conversation larger than
+// Temporal's limit on a query result still arrives. A run of an earlier
+// version ignores the argument and answers the whole conversation without
+// next: that answer is taken as it is, as before paging existed.
+func (a *Activities) queryModelContext(ctx context.Context, workflowID, runID string) (ModelContext, error) {
 	var mc ModelContext
-	if err := val.Get(&mc); err != nil {
-		return ModelContext{}, fmt.Errorf("model context of %s: decode: %w", workflowID, err)
+	since := 0
+	for {
+		val, err := a.querier.QueryWorkflow(ctx, workflowID, runID, signals.QueryModelContext, ModelContextQuery{Since: since})
+		if err != nil {
+			msg := fmt.Sprintf("model context of %s: query %s: %v", workflowID, signals.QueryModelContext, err)
+			var failed *serviceerror.QueryFailed
+			if errors.As(err, &failed) {
+				// The run answered, with a failure (its code has no such
+				// query, or the handler broke): retrying cannot help.
+				return ModelContext{}, temporal.NewNonRetryableApplicationError(msg, "ModelContextUnavailable", err)
+			}
+			return ModelContext{}, errors.New(msg)
+		}
+		var page ModelContextPage
+		if err := val.Get(&page); err != nil {
+			return ModelContext{}, fmt.Errorf("model context of %s: decode: %w", workflowID, err)
+		}
+		if since == 0 {
+			mc.Tools = page.Tools
+		}
+		mc.Messages = append(mc.Messages, page.Messages...)
+		if page.Next == 0 {
+			return mc, nil
+		}
+		if len(page.Messages) == 0 || page.Next != since+len(page.Messages) {
+			// Never from this code's run; asking again could loop forever.
+			return ModelContext{}, fmt.Errorf("model context of %s: the page from message %d holds %d messages but says next is %d",
+				workflowID, since, len(page.Messages), page.Next)
+		}
+		since = page.Next
 	}
-	return mc, nil
 }
 
 func toOpenAIMessages(msgs []Message) []openai.ChatCompletionMessage {

@@ -70,10 +70,11 @@ func (f *modelFixture) agent(m config.Model) string {
 	return name
 }
 
-// expectQuery expects the run to be queried times times, answering mc.
+// expectQuery expects the run to be queried times times, answering mc:
+// the whole conversation, as a run of any version answers a small one.
 func (f *modelFixture) expectQuery(mc ModelContext, times int) {
 	f.querier.EXPECT().
-		QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext).
+		QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext, ModelContextQuery{}).
 		Return(encoded(f.t, mc), nil).
 		Times(times)
 }
@@ -340,7 +341,7 @@ func TestCallModelTransportFailuresAreRetryable(t *testing.T) {
 func TestCallModelQueryFailures(t *testing.T) {
 	t.Run("query error", func(t *testing.T) {
 		f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
-		f.querier.EXPECT().QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext).
+		f.querier.EXPECT().QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext, ModelContextQuery{}).
 			Return(nil, errors.New("workflow not found")).Times(1)
 		_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel"))})
 		ae := appError(t, err)
@@ -351,7 +352,7 @@ func TestCallModelQueryFailures(t *testing.T) {
 	})
 	t.Run("undecodable answer", func(t *testing.T) {
 		f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
-		f.querier.EXPECT().QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext).
+		f.querier.EXPECT().QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext, ModelContextQuery{}).
 			Return(encoded(t, "not a conversation"), nil).Times(1)
 		_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel"))})
 		require.ErrorContains(t, err, "decode")
@@ -378,7 +379,7 @@ func TestCallModelContextQueryFailures(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
-			f.querier.EXPECT().QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext).Return(nil, tc.err)
+			f.querier.EXPECT().QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext, ModelContextQuery{}).Return(nil, tc.err)
 			_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel")), Base: 3, AfterReply: "r1"})
 			require.Error(t, err)
 			var ae *temporal.ApplicationError
