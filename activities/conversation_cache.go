@@ -5,11 +5,28 @@ import (
 	"sync"
 )
 
-// conversationCache keeps the latest conversation of recent runs in the
-// worker's memory, so a model request usually needs only the messages
+// conversationCache keeps the latest conversation of recent workflows in
+// the worker's memory, so a model request usually needs only the messages
 // added since the previous one (a delta) and the event history grows
 // linearly. A miss (another worker, a restart, an edit) falls back to
 // querying the run, which is always right.
+//
+// Entries are keyed by workflow id, not run id, so that continue-as-new
+// (a new run id) does not empty the cache and make the first request of
+// every generation query the whole conversation. An entry is used only
+// when it is exactly the conversation the request follows (see get):
+// Base messages ending with the reply AfterReply. Within one run that
+// suffices: the run only appends messages, and ReplyIDs hold the
+// provider's id and the attempt, so a reply the run never recorded (a
+// timed-out attempt) or another run's reply does not match; a run that
+// reuses the workflow id starts with Base 0 (no cache) and its later
+// requests name its own replies. Across runs it does not quite: a
+// rollback that invalidates steps changes earlier messages, and a new
+// generation of a graph run keeps Base and AfterReply after one. So an
+// entry put by another run of the workflow id is confirmed against the
+// new run's digest of its first Base messages and tools before it is
+// used (Activities.carriedContext), which costs a query answering only
+// the delta instead of the whole conversation.
 type conversationCache struct {
 	mu       sync.Mutex
 	max      int // conversations
@@ -20,7 +37,8 @@ type conversationCache struct {
 }
 
 type cachedConversation struct {
-	key     string
+	key     string // workflow id
+	runID   string // the run whose conversation it is
 	context ModelContext
 	// replyID identifies the last assistant reply appended, so a reply
 	// that the run never recorded (a timed-out attempt) is not trusted.
@@ -51,29 +69,32 @@ func sizeOf(mc ModelContext) int {
 	return n
 }
 
-// get returns a copy of the cached conversation of key when it is exactly
-// the one the run built: base messages, ending with reply replyID.
-func (c *conversationCache) get(key string, base int, replyID string) (ModelContext, bool) {
+// get returns a copy of the cached conversation of workflow id key when it
+// is exactly the one the run built: base messages, ending with reply
+// replyID; and the id of the run that put it.
+func (c *conversationCache) get(key string, base int, replyID string) (ModelContext, string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.byKey[key]
 	if !ok {
-		return ModelContext{}, false
+		return ModelContext{}, "", false
 	}
 	cc := el.Value.(*cachedConversation)
 	if len(cc.context.Messages) != base || cc.replyID != replyID {
-		return ModelContext{}, false
+		return ModelContext{}, "", false
 	}
 	c.order.MoveToFront(el)
 	msgs := make([]Message, len(cc.context.Messages), len(cc.context.Messages)+8)
 	copy(msgs, cc.context.Messages)
-	return ModelContext{Messages: msgs, Tools: cc.context.Tools}, true
+	return ModelContext{Messages: msgs, Tools: cc.context.Tools}, cc.runID, true
 }
 
-func (c *conversationCache) put(key string, mc ModelContext, replyID string) {
+// put keeps mc, ending with reply replyID, as the conversation of workflow
+// id key, built by run runID.
+func (c *conversationCache) put(key, runID string, mc ModelContext, replyID string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	entry := &cachedConversation{key: key, context: mc, replyID: replyID, bytes: sizeOf(mc)}
+	entry := &cachedConversation{key: key, runID: runID, context: mc, replyID: replyID, bytes: sizeOf(mc)}
 	if el, ok := c.byKey[key]; ok {
 		c.bytes -= el.Value.(*cachedConversation).bytes
 		el.Value = entry

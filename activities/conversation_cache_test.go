@@ -17,27 +17,28 @@ func convo(texts ...string) ModelContext {
 }
 
 // get answers only the exact conversation the run built: its length and
-// the id of its last reply.
+// the id of its last reply, with the run that put it.
 func TestConversationCacheGetNeedsBaseAndReply(t *testing.T) {
 	c := newConversationCache(4)
-	c.put("wf/run", convo("a", "b"), "r1")
+	c.put("wf", "run", convo("a", "b"), "r1")
 
-	mc, ok := c.get("wf/run", 2, "r1")
+	mc, run, ok := c.get("wf", 2, "r1")
 	require.True(t, ok)
 	require.Equal(t, convo("a", "b"), mc)
+	require.Equal(t, "run", run)
 
 	for _, miss := range []struct {
 		key   string
 		base  int
 		reply string
 	}{
-		{"wf/other-run", 2, "r1"},
-		{"wf/run", 1, "r1"},
-		{"wf/run", 3, "r1"},
-		{"wf/run", 2, "r0"},
-		{"wf/run", 2, ""},
+		{"other-wf", 2, "r1"},
+		{"wf", 1, "r1"},
+		{"wf", 3, "r1"},
+		{"wf", 2, "r0"},
+		{"wf", 2, ""},
 	} {
-		_, ok := c.get(miss.key, miss.base, miss.reply)
+		_, _, ok := c.get(miss.key, miss.base, miss.reply)
 		require.False(t, ok, "%+v", miss)
 	}
 }
@@ -45,11 +46,11 @@ func TestConversationCacheGetNeedsBaseAndReply(t *testing.T) {
 // Putting a key again replaces its conversation.
 func TestConversationCachePutReplaces(t *testing.T) {
 	c := newConversationCache(4)
-	c.put("k", convo("a"), "r1")
-	c.put("k", convo("a", "b", "c"), "r2")
-	_, ok := c.get("k", 1, "r1")
+	c.put("k", "run", convo("a"), "r1")
+	c.put("k", "run", convo("a", "b", "c"), "r2")
+	_, _, ok := c.get("k", 1, "r1")
 	require.False(t, ok)
-	mc, ok := c.get("k", 3, "r2")
+	mc, _, ok := c.get("k", 3, "r2")
 	require.True(t, ok)
 	require.Len(t, mc.Messages, 3)
 	require.Equal(t, 1, c.order.Len())
@@ -58,26 +59,26 @@ func TestConversationCachePutReplaces(t *testing.T) {
 // Past max entries the least recently used goes; a get counts as a use.
 func TestConversationCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	c := newConversationCache(2)
-	c.put("a", convo("1"), "ra")
-	c.put("b", convo("1"), "rb")
-	_, ok := c.get("a", 1, "ra") // a is now the most recent
+	c.put("a", "run", convo("1"), "ra")
+	c.put("b", "run", convo("1"), "rb")
+	_, _, ok := c.get("a", 1, "ra") // a is now the most recent
 	require.True(t, ok)
-	c.put("c", convo("1"), "rc") // evicts b
+	c.put("c", "run", convo("1"), "rc") // evicts b
 
-	_, ok = c.get("b", 1, "rb")
+	_, _, ok = c.get("b", 1, "rb")
 	require.False(t, ok, "b was least recently used")
-	_, ok = c.get("a", 1, "ra")
+	_, _, ok = c.get("a", 1, "ra")
 	require.True(t, ok)
-	_, ok = c.get("c", 1, "rc")
+	_, _, ok = c.get("c", 1, "rc")
 	require.True(t, ok)
 	require.Equal(t, 2, c.order.Len())
 	require.Len(t, c.byKey, 2)
 
-	c.put("a", convo("1", "2"), "ra2") // a replaced and most recent: c is next to go
-	c.put("d", convo("1"), "rd")
-	_, ok = c.get("c", 1, "rc")
+	c.put("a", "run", convo("1", "2"), "ra2") // a replaced and most recent: c is next to go
+	c.put("d", "run", convo("1"), "rd")
+	_, _, ok = c.get("c", 1, "rc")
 	require.False(t, ok)
-	_, ok = c.get("a", 2, "ra2")
+	_, _, ok = c.get("a", 2, "ra2")
 	require.True(t, ok)
 }
 
@@ -85,11 +86,11 @@ func TestConversationCacheEvictsLeastRecentlyUsed(t *testing.T) {
 // change what the cache holds or what another reader got.
 func TestConversationCacheGetCopies(t *testing.T) {
 	c := newConversationCache(2)
-	c.put("k", convo("a", "b"), "r1")
+	c.put("k", "run", convo("a", "b"), "r1")
 
-	one, ok := c.get("k", 2, "r1")
+	one, _, ok := c.get("k", 2, "r1")
 	require.True(t, ok)
-	two, ok := c.get("k", 2, "r1")
+	two, _, ok := c.get("k", 2, "r1")
 	require.True(t, ok)
 
 	one.Messages = append(one.Messages, Message{Role: "tool", Content: "delta one"})
@@ -98,7 +99,7 @@ func TestConversationCacheGetCopies(t *testing.T) {
 	require.Equal(t, "delta two", two.Messages[2].Content)
 	one.Messages[0].Content = "edited"
 
-	again, ok := c.get("k", 2, "r1")
+	again, _, ok := c.get("k", 2, "r1")
 	require.True(t, ok, "the cached conversation did not grow")
 	require.Equal(t, convo("a", "b"), again)
 }
@@ -112,8 +113,8 @@ func TestConversationCacheIsSafeForConcurrentUse(t *testing.T) {
 			defer wg.Done()
 			key := fmt.Sprint("k", i%10)
 			for j := range 200 {
-				c.put(key, convo("x"), fmt.Sprint(j))
-				if mc, ok := c.get(key, 1, fmt.Sprint(j)); ok {
+				c.put(key, "run", convo("x"), fmt.Sprint(j))
+				if mc, _, ok := c.get(key, 1, fmt.Sprint(j)); ok {
 					_ = append(mc.Messages, Message{Role: "tool"})
 				}
 			}
@@ -122,4 +123,24 @@ func TestConversationCacheIsSafeForConcurrentUse(t *testing.T) {
 	wg.Wait()
 	require.LessOrEqual(t, c.order.Len(), 8)
 	require.Equal(t, c.order.Len(), len(c.byKey))
+}
+
+// The cache is keyed by workflow id: a new run of it (continue-as-new)
+// finds the conversation the previous run left, and says whose it is; a
+// put by the new run replaces it.
+func TestConversationCacheIsKeyedByWorkflowID(t *testing.T) {
+	c := newConversationCache(4)
+	c.put("wf", "run-1", convo("a", "b"), "r1")
+	mc, run, ok := c.get("wf", 2, "r1")
+	require.True(t, ok)
+	require.Equal(t, "run-1", run)
+	require.Equal(t, convo("a", "b"), mc)
+
+	c.put("wf", "run-2", convo("a", "b", "c", "d"), "r2")
+	_, run, ok = c.get("wf", 4, "r2")
+	require.True(t, ok)
+	require.Equal(t, "run-2", run)
+	_, _, ok = c.get("wf", 2, "r1")
+	require.False(t, ok, "one entry per workflow id: the latest")
+	require.Equal(t, 1, c.order.Len())
 }

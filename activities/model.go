@@ -49,13 +49,12 @@ type ModelReply struct {
 func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelReply, error) {
 	info := activity.GetInfo(ctx)
 	wf := info.WorkflowExecution
-	key := wf.ID + "/" + wf.RunID
 
 	model, err := a.model(req.Agent)
 	if err != nil {
 		return nil, err
 	}
-	mc, err := a.modelContext(ctx, key, wf.ID, wf.RunID, req)
+	mc, err := a.modelContext(ctx, wf.ID, wf.RunID, req)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +83,7 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 		reply.ToolCalls = append(reply.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments})
 	}
 	mc.Messages = append(mc.Messages, Message{Role: openai.ChatMessageRoleAssistant, Content: reply.Content, ToolCalls: reply.ToolCalls})
-	a.convos.put(key, mc, reply.ReplyID)
+	a.convos.put(wf.ID, wf.RunID, mc, reply.ReplyID)
 	return reply, nil
 }
 
@@ -115,18 +114,44 @@ func (a *Activities) chatClient(m config.Model) (*openai.Client, *headerCapture)
 
 // modelContext assembles the conversation: the cached one plus the delta
 // when the cache holds exactly what the run had, else the run's own answer.
-func (a *Activities) modelContext(ctx context.Context, key, workflowID, runID string, req ModelRequest) (ModelContext, error) {
+func (a *Activities) modelContext(ctx context.Context, workflowID, runID string, req ModelRequest) (ModelContext, error) {
 	if req.Base == 0 && req.Tools != nil {
 		return ModelContext{Messages: append([]Message(nil), req.Delta...), Tools: req.Tools}, nil
 	}
-	if mc, ok := a.convos.get(key, req.Base, req.AfterReply); ok {
+	mc, from, ok := a.convos.get(workflowID, req.Base, req.AfterReply)
+	if ok && from == runID {
 		mc.Messages = append(mc.Messages, req.Delta...)
 		return mc, nil
 	}
 	if a.querier == nil {
 		return ModelContext{}, fmt.Errorf("model context of %s: not cached and no Temporal client to query the run", workflowID)
 	}
+	if ok {
+		return a.carriedContext(ctx, workflowID, runID, mc, req.Base)
+	}
 	return a.queryModelContext(ctx, workflowID, runID)
+}
+
+// carriedContext is the conversation of the first request of a new run of
+// the workflow id (continue-as-new) whose Base and AfterReply match what
+// an earlier run left in the cache. The new run confirms it by digest (a
+// rollback may have changed earlier messages without changing those) and
+// answers only the messages from Base on; on a mismatch it is read whole.
+func (a *Activities) carriedContext(ctx context.Context, workflowID, runID string, cached ModelContext, base int) (ModelContext, error) {
+	page, err := a.queryPage(ctx, workflowID, runID, ModelContextQuery{Since: base, Digest: true})
+	if err != nil {
+		return ModelContext{}, err
+	}
+	switch page.Digest {
+	case "":
+		// A run of an earlier version ignores the argument and answers
+		// the whole conversation.
+		return ModelContext{Messages: page.Messages, Tools: page.Tools}, nil
+	case ConversationDigest(cached.Messages, cached.Tools):
+		return a.restOfPages(ctx, workflowID, runID, cached, base, page)
+	default:
+		return a.queryModelContext(ctx, workflowID, runID)
+	}
 }
 
 // queryModelContext reads the run's conversation with the model context
@@ -135,27 +160,17 @@ func (a *Activities) modelContext(ctx context.Context, key, workflowID, runID st
 // version ignores the argument and answers the whole conversation without
 // next: that answer is taken as it is, as before paging existed.
 func (a *Activities) queryModelContext(ctx context.Context, workflowID, runID string) (ModelContext, error) {
-	var mc ModelContext
-	since := 0
+	page, err := a.queryPage(ctx, workflowID, runID, ModelContextQuery{})
+	if err != nil {
+		return ModelContext{}, err
+	}
+	return a.restOfPages(ctx, workflowID, runID, ModelContext{Tools: page.Tools}, 0, page)
+}
+
+// restOfPages appends page, answered from message since, and the pages
+// after it to mc.
+func (a *Activities) restOfPages(ctx context.Context, workflowID, runID string, mc ModelContext, since int, page ModelContextPage) (ModelContext, error) {
 	for {
-		val, err := a.querier.QueryWorkflow(ctx, workflowID, runID, signals.QueryModelContext, ModelContextQuery{Since: since})
-		if err != nil {
-			msg := fmt.Sprintf("model context of %s: query %s: %v", workflowID, signals.QueryModelContext, err)
-			var failed *serviceerror.QueryFailed
-			if errors.As(err, &failed) {
-				// The run answered, with a failure (its code has no such
-				// query, or the handler broke): retrying cannot help.
-				return ModelContext{}, temporal.NewNonRetryableApplicationError(msg, "ModelContextUnavailable", err)
-			}
-			return ModelContext{}, errors.New(msg)
-		}
-		var page ModelContextPage
-		if err := val.Get(&page); err != nil {
-			return ModelContext{}, fmt.Errorf("model context of %s: decode: %w", workflowID, err)
-		}
-		if since == 0 {
-			mc.Tools = page.Tools
-		}
 		mc.Messages = append(mc.Messages, page.Messages...)
 		if page.Next == 0 {
 			return mc, nil
@@ -166,7 +181,31 @@ func (a *Activities) queryModelContext(ctx context.Context, workflowID, runID st
 				workflowID, since, len(page.Messages), page.Next)
 		}
 		since = page.Next
+		var err error
+		if page, err = a.queryPage(ctx, workflowID, runID, ModelContextQuery{Since: since}); err != nil {
+			return ModelContext{}, err
+		}
 	}
+}
+
+// queryPage asks the run for one page of its conversation.
+func (a *Activities) queryPage(ctx context.Context, workflowID, runID string, q ModelContextQuery) (ModelContextPage, error) {
+	val, err := a.querier.QueryWorkflow(ctx, workflowID, runID, signals.QueryModelContext, q)
+	if err != nil {
+		msg := fmt.Sprintf("model context of %s: query %s: %v", workflowID, signals.QueryModelContext, err)
+		var failed *serviceerror.QueryFailed
+		if errors.As(err, &failed) {
+			// The run answered, with a failure (its code has no such
+			// query, or the handler broke): retrying cannot help.
+			return ModelContextPage{}, temporal.NewNonRetryableApplicationError(msg, "ModelContextUnavailable", err)
+		}
+		return ModelContextPage{}, errors.New(msg)
+	}
+	var page ModelContextPage
+	if err := val.Get(&page); err != nil {
+		return ModelContextPage{}, fmt.Errorf("model context of %s: decode: %w", workflowID, err)
+	}
+	return page, nil
 }
 
 func toOpenAIMessages(msgs []Message) []openai.ChatCompletionMessage {

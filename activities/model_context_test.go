@@ -83,3 +83,116 @@ func TestCallModelRefusesAPageThatDoesNotAdvance(t *testing.T) {
 		})
 	}
 }
+
+// previousRun is what the run before this one (continue-as-new) left in
+// the cache: the travel conversation and a reply, ending with reply
+// "r-prev".
+func (f *modelFixture) previousRun() ModelContext {
+	mc := ModelContext{
+		Messages: append(append([]Message(nil), travelConversation.Messages...), Message{Role: "assistant", Content: "searching"}),
+		Tools:    travelConversation.Tools,
+	}
+	f.acts.convos.put(testWorkflowID, "the-previous-run", mc, "r-prev")
+	return mc
+}
+
+// After continue-as-new the first request finds the previous run's
+// conversation (the cache is keyed by workflow id). The new run confirms
+// it by digest and answers only the messages from Base on: the whole
+// conversation is not read again.
+func TestCallModelReusesThePreviousRunsConversation(t *testing.T) {
+	f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
+	prev := f.previousRun()
+	f.querier.EXPECT().
+		QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext, ModelContextQuery{Since: 3, Digest: true}).
+		Return(encoded(t, ModelContextPage{
+			Messages: []Message{{Role: "user", Content: "go on"}},
+			Digest:   ConversationDigest(prev.Messages, prev.Tools),
+		}), nil).
+		Times(1)
+
+	first, err := f.call(ModelRequest{Agent: f.agent(f.model("travel")), Base: 3, AfterReply: "r-prev",
+		Delta: []Message{{Role: "user", Content: "go on"}}})
+	require.NoError(t, err)
+	reqs := f.srv.Requests()
+	require.Equal(t, []string{
+		"system: You are a travel agent.",
+		"user: Book NYC to LAX on 2024-01-15",
+		"assistant: searching",
+		"user: go on",
+	}, sent(reqs[0]))
+	require.Len(t, reqs[0].Tools, 1, "the tools come from the cache")
+
+	// The entry is this run's now: its next request is a plain hit.
+	_, err = f.call(ModelRequest{Agent: f.agent(f.model("travel")), Base: 5, AfterReply: first.ReplyID,
+		Delta: []Message{{Role: "user", Content: "thanks"}}})
+	require.NoError(t, err)
+	require.Len(t, f.srv.Requests()[1].Messages, 6)
+}
+
+// A new run whose conversation differs from the cached one although Base
+// and AfterReply match (a rollback invalidated earlier steps) answers
+// another digest: the activity reads the whole conversation instead.
+func TestCallModelRereadsAConversationARollbackChanged(t *testing.T) {
+	f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
+	f.previousRun()
+	now := ModelContext{Messages: append(append([]Message(nil), travelConversation.Messages...),
+		Message{Role: "user", Content: "[graph node a] lookup() returned {}"}, Message{Role: "user", Content: "go on"}),
+		Tools: travelConversation.Tools}
+	gomock.InOrder(
+		f.querier.EXPECT().
+			QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext, ModelContextQuery{Since: 3, Digest: true}).
+			Return(encoded(t, ModelContextPage{Messages: now.Messages[3:], Digest: ConversationDigest(now.Messages[:3], now.Tools)}), nil),
+		f.expectPage(0, ModelContextPage{Messages: now.Messages, Tools: now.Tools}),
+	)
+
+	_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel")), Base: 3, AfterReply: "r-prev", Delta: now.Messages[3:]})
+	require.NoError(t, err)
+	require.Equal(t, []string{
+		"system: You are a travel agent.",
+		"user: Book NYC to LAX on 2024-01-15",
+		"user: [graph node a] lookup() returned {}",
+		"user: go on",
+	}, sent(f.srv.Requests()[0]))
+}
+
+// A new run of an earlier version ignores the argument and answers its
+// whole conversation without a digest: that answer is taken as it is.
+func TestCallModelTakesAnOldNewRunsWholeAnswer(t *testing.T) {
+	f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
+	f.previousRun()
+	whole := ModelContext{Messages: append(append([]Message(nil), travelConversation.Messages...),
+		Message{Role: "assistant", Content: "from the run"}, Message{Role: "user", Content: "go on"}), Tools: travelConversation.Tools}
+	f.querier.EXPECT().
+		QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext, ModelContextQuery{Since: 3, Digest: true}).
+		Return(encoded(t, whole), nil).
+		Times(1)
+
+	_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel")), Base: 3, AfterReply: "r-prev"})
+	require.NoError(t, err)
+	require.Equal(t, []string{
+		"system: You are a travel agent.",
+		"user: Book NYC to LAX on 2024-01-15",
+		"assistant: from the run",
+		"user: go on",
+	}, sent(f.srv.Requests()[0]))
+}
+
+// Another run of the workflow id whose request does not follow the cached
+// conversation (another Base or reply) is a plain miss.
+func TestCallModelAnotherRunsMismatchIsAMiss(t *testing.T) {
+	for name, req := range map[string]ModelRequest{
+		"other reply": {Base: 3, AfterReply: "r-other"},
+		"other base":  {Base: 4, AfterReply: "r-prev"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": travelScript()})
+			f.previousRun()
+			f.expectQuery(travelConversation, 1)
+			req.Agent = f.agent(f.model("travel"))
+			_, err := f.call(req)
+			require.NoError(t, err)
+			require.Len(t, f.srv.Requests()[0].Messages, 2, "the run's answer, not the cache")
+		})
+	}
+}

@@ -114,7 +114,7 @@ func TestHeaderCaptureKeepsTheLastRetryAfter(t *testing.T) {
 func TestCallModelErrorMessageIsBoundedAndValidUTF8(t *testing.T) {
 	proxy := newToolServer(t, answer(http.StatusBadGateway, "<html>"+strings.Repeat("passerelle d\xe9faillante ", 10000)+"</html>"))
 	acts := newTestActivities()
-	acts.convos.put(testWorkflowID+"/"+testRunID, ModelContext{}, "") // a cache hit: no query
+	acts.convos.put(testWorkflowID, testRunID, ModelContext{}, "") // a cache hit: no query
 	acts.config.Model = config.Model{BaseURL: proxy.URL + "/v1", Name: "gpt"}
 	acts.config.Agents = []config.Agent{{Name: "a"}}
 	env := newActivityEnv(t, acts)

@@ -82,7 +82,8 @@ func nodeIndex(run *Run, id string) int {
 // modelContextPage answers the model context query: without an argument
 // the whole conversation (a model activity of an earlier version reads no
 // Next, so a page would pass for the whole), with one the page it asks for
-// (activities.ModelContextQuery); the tools come with the first page.
+// (activities.ModelContextQuery); the tools come with the first page, the
+// digest of what precedes the page when asked.
 func modelContextPage(run *Run, q *activities.ModelContextQuery) (activities.ModelContextPage, error) {
 	msgs := buildConversation(run)
 	if q == nil {
@@ -95,9 +96,13 @@ func modelContextPage(run *Run, q *activities.ModelContextQuery) (activities.Mod
 	if q.Limit > 0 {
 		limit = q.Limit
 	}
+	tools := toolDefs(run)
 	page := activities.ModelContextPage{Messages: []activities.Message{}}
 	if q.Since == 0 {
-		page.Tools = toolDefs(run)
+		page.Tools = tools
+	}
+	if q.Digest {
+		page.Digest = activities.ConversationDigest(msgs[:q.Since], tools)
 	}
 	envelope := len(mustJSON(page)) + nextAllowance
 	rest := msgs[q.Since:]

@@ -203,6 +203,15 @@ func TestModelContextQueryPages(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, whole, all, "no limit: what fits, here everything")
 
+	// The digest of what precedes a page, for a model activity that holds
+	// a conversation cached from an earlier run of the workflow id.
+	p, err := h.queryContext(&activities.ModelContextQuery{Since: 6, Digest: true})
+	require.NoError(t, err)
+	require.Equal(t, whole.Messages[6:], p.Messages)
+	require.Equal(t, activities.ConversationDigest(whole.Messages[:6], whole.Tools), p.Digest)
+	require.NotEqual(t, activities.ConversationDigest(whole.Messages[:5], whole.Tools), p.Digest)
+	require.Empty(t, whole.Digest, "only when asked")
+
 	_, err = h.queryContext(&activities.ModelContextQuery{Since: 11})
 	require.ErrorContains(t, err, "since 11 is outside the conversation (0 to 10)")
 	_, err = h.queryContext(&activities.ModelContextQuery{Since: -1})
