@@ -61,9 +61,15 @@ func (c *cli) query(ctx context.Context, workflowID, runID, name string, out any
 		return err
 	}
 	defer tc.Close()
+	return c.queryWith(ctx, tc, workflowID, runID, name, out)
+}
+
+// queryWith asks a run for one of its queries, with args, on a client
+// already dialed, and decodes the answer into out.
+func (c *cli) queryWith(ctx context.Context, tc client.Client, workflowID, runID, name string, out any, args ...any) error {
 	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	v, err := tc.QueryWorkflow(qctx, workflowID, runID, name)
+	v, err := tc.QueryWorkflow(qctx, workflowID, runID, name, args...)
 	if err != nil {
 		timedOut := qctx.Err() != nil && ctx.Err() == nil
 		return c.explainQueryError(workflowID, name, err, timedOut)

@@ -69,12 +69,13 @@ func printNewNodes(ctx context.Context, out io.Writer, c client.Client, run clie
 }
 
 func queryTrace(ctx context.Context, c client.Client, id, runID string) (signals.Trace, error) {
-	var tr signals.Trace
-	v, err := c.QueryWorkflow(ctx, id, runID, signals.QueryTrace)
-	if err != nil {
-		return tr, err
-	}
-	return tr, v.Get(&tr)
+	return pageTrace(ctx, func(ctx context.Context, out *signals.Trace, args ...any) error {
+		v, err := c.QueryWorkflow(ctx, id, runID, signals.QueryTrace, args...)
+		if err != nil {
+			return err
+		}
+		return v.Get(out)
+	})
 }
 
 // describeRunError turns an AgentStopped failure into its reason.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -25,6 +27,43 @@ func renderTrace(format string, w io.Writer, tr signals.Trace) error {
 	}
 }
 
+// traceQuery asks a run's trace query with args (none, or a TracePage).
+type traceQuery func(ctx context.Context, out *signals.Trace, args ...any) error
+
+// maxTracePages bounds the pages of one trace, against a run that would
+// answer next forever: MaxTracePageLimit nodes each, far beyond any run.
+const maxTracePages = 10_000
+
+// pageTrace reads a whole trace, page by page. The first query has no
+// argument, as every caller of earlier versions asked: a run answers every
+// node when they fit in one answer (a run of an earlier version always
+// does), else the first page and next. The following pages are asked from
+// next with the largest limit; each answer stays under the run's byte
+// bound (signals.MaxQueryAnswerBytes) anyway.
+func pageTrace(ctx context.Context, ask traceQuery) (signals.Trace, error) {
+	var tr signals.Trace
+	if err := ask(ctx, &tr); err != nil {
+		return signals.Trace{}, err
+	}
+	for pages := 1; tr.Next != ""; pages++ {
+		since := tr.Next
+		if pages >= maxTracePages {
+			return signals.Trace{}, fmt.Errorf("the trace is still not whole after %d pages (next %q)", pages, since)
+		}
+		var page signals.Trace
+		if err := ask(ctx, &page, signals.TracePage{Since: since, Limit: signals.MaxTracePageLimit}); err != nil {
+			return signals.Trace{}, err
+		}
+		if page.Next == since || (len(page.Nodes) == 0 && page.Next != "") {
+			return signals.Trace{}, fmt.Errorf("the trace page after %q does not advance (next %q)", since, page.Next)
+		}
+		tr.Nodes = append(tr.Nodes, page.Nodes...)
+		tr.Generation = page.Generation // the run may have continued as new meanwhile
+		tr.Next = page.Next
+	}
+	return tr, nil
+}
+
 func newTraceCmd(c *cli) *cobra.Command {
 	var runID, format string
 	cmd := &cobra.Command{
@@ -32,7 +71,8 @@ func newTraceCmd(c *cli) *cobra.Command {
 		Short: "Show everything a run did, as a table, JSON or a Mermaid graph",
 		Long: `Query a run's trace (the "trace" query of AgentWorkflow): one node per task,
 model request, tool call, repair, escalation, approval, edit, handoff, human
-step and output, with its parents.
+step and output, with its parents. A long trace comes in pages (the query's
+{"since", "limit"} argument and "next"), all of them read and shown as one.
 
 Formats:
   table    one row per node: id, kind, status, agent, tool, parents, time
@@ -41,7 +81,8 @@ Formats:
   mermaid  a "flowchart TD" graph, coloured by status; paste it into a
            Markdown file or https://mermaid.live
 
-Equivalent temporal command:
+Equivalent temporal command (one page; while the answer has "next", ask
+again with --input '{"since": "<next>", "limit": 5000}'):
   temporal workflow query --workflow-id WORKFLOW_ID --name trace`,
 		Example: `  unstuck trace travel-20240115-093000-1a2b3c
   unstuck trace travel-20240115-093000-1a2b3c --format json | jq '.nodes[] | select(.status == "failed")'
@@ -51,8 +92,16 @@ Equivalent temporal command:
 			if !slices.Contains(traceFormats, format) {
 				return usageErrorf("unknown --format %q: use one of %s", format, strings.Join(traceFormats, ", "))
 			}
-			var tr signals.Trace
-			if err := c.query(cmd.Context(), args[0], runID, signals.QueryTrace, &tr); err != nil {
+			tc, err := c.client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer tc.Close()
+			id := args[0]
+			tr, err := pageTrace(cmd.Context(), func(ctx context.Context, out *signals.Trace, qargs ...any) error {
+				return c.queryWith(ctx, tc, id, runID, signals.QueryTrace, out, qargs...)
+			})
+			if err != nil {
 				return err
 			}
 			return renderTrace(format, cmd.OutOrStdout(), tr)
