@@ -130,7 +130,7 @@ func TestModelErrorsHoldNoEndpointSecret(t *testing.T) {
 	acts := newTestActivities()
 	acts.config.Model = config.Model{BaseURL: "http://user:pw-s3cret@" + refusedAddr(t) + "/v1?key=s3cret", Name: "gpt"}
 	acts.config.Agents = []config.Agent{{Name: "a"}}
-	acts.convos.put(testWorkflowID+"/"+testRunID, ModelContext{}, "")
+	acts.convos.put(testWorkflowID, testRunID, ModelContext{}, "")
 	env := newActivityEnv(t, acts)
 	_, err := env.ExecuteActivity(acts.CallModel, ModelRequest{Agent: "a"})
 	ae := requireClass(t, err, ModelUnavailableError, true)

@@ -164,6 +164,14 @@ func (s *stack) trace(run client.WorkflowRun) signals.Trace {
 	s.t.Helper()
 	var tr signals.Trace
 	s.query(run, signals.QueryTrace, &tr)
+	// A long trace comes in pages: read them all.
+	for next := tr.Next; next != ""; {
+		var page signals.Trace
+		s.query(run, signals.QueryTrace, &page, signals.TracePage{Since: next})
+		tr.Nodes = append(tr.Nodes, page.Nodes...)
+		next = page.Next
+	}
+	tr.Next = ""
 	return tr
 }
 
@@ -188,9 +196,9 @@ func (s *stack) phase(run client.WorkflowRun) (signals.Phase, int) {
 	return st.Phase, st.Step
 }
 
-func (s *stack) query(run client.WorkflowRun, name string, into any) {
+func (s *stack) query(run client.WorkflowRun, name string, into any, args ...any) {
 	s.t.Helper()
-	v, err := s.client.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), name)
+	v, err := s.client.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), name, args...)
 	require.NoError(s.t, err)
 	require.NoError(s.t, v.Get(into))
 }

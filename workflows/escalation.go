@@ -104,6 +104,8 @@ func (r *runner) rollback(ctx workflow.Context, escID string, loop *policies.Loo
 	}
 	r.run.Frontier = []string{escID}
 	r.run.Events = r.run.Events[:begin]
+	// The conversation shrank: the next request carries it whole.
+	r.run.SentMessages, r.run.LastReplyID = 0, ""
 	if where != "" {
 		edge := policies.EdgeID(before.Where, events[0].Where)
 		if !slices.Contains(r.run.ExcludedEdges, edge) {
@@ -116,8 +118,6 @@ func (r *runner) rollback(ctx workflow.Context, escID string, loop *policies.Loo
 		r.run.ResumeFrom = resume
 		r.noteEscalation(escID, fmt.Sprintf("back to %s, without the edge %s", before.Where, edge))
 	} else {
-		// The conversation shrank: the next request carries it whole.
-		r.run.SentMessages, r.run.LastReplyID = 0, ""
 		r.noteEscalation(escID, fmt.Sprintf("back to before step %d; the loop's steps are invalidated", first.Step))
 	}
 	return &escalation{continueAsNew: true}
