@@ -35,7 +35,11 @@ func (r *runner) canRepairRefusal(ctx workflow.Context, nodeID string, tool conf
 	if err == nil || cancelled(ctx, err) || failureClass(err) != policies.InvalidArgs {
 		return false
 	}
-	if tool.Approval == config.ApprovalAlways || r.repairsLeft(nodeID) <= 0 {
+	if r.repairsLeft(nodeID) <= 0 {
+		return false
+	}
+	if tool.Approval == config.ApprovalAlways &&
+		workflow.GetVersion(ctx, versionApprovedNotRepaired, workflow.DefaultVersion, 1) >= 1 {
 		return false
 	}
 	r.tried(nodeID, args)

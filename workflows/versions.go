@@ -20,4 +20,8 @@ const (
 	// an oversized model request clipped). Asked only when a guard would
 	// act, so runs that never reach one record no marker.
 	versionLimits = "limits"
+	// versionApprovedNotRepaired: a tool's refusal of arguments a person
+	// approved is not repaired and re-issued behind the person's back
+	// (before: it was, like any refusal). Asked only for such a refusal.
+	versionApprovedNotRepaired = "approved-not-repaired"
 )
