@@ -15,6 +15,15 @@ type RouteTool struct {
 type Route struct {
 	Tool    string
 	Refusal string
+	// NeedsApproval: Tool is a fallback that needs an approval of its own
+	// (a person approved, or would approve, a call of the first tool).
+	NeedsApproval bool
+}
+
+// ApprovalRefusal is why a call is not made when its fallback needs an
+// approval that will not be asked for.
+func (r Route) ApprovalRefusal(first string) string {
+	return fmt.Sprintf("circuit open: %s is not called until its cooldown passes, and its fallback %s needs an approval of its own", first, r.Tool)
 }
 
 // FallbackOf is the tool the call was for, when Tool is a fallback serving
@@ -37,8 +46,9 @@ func (r Route) FallbackOf(first string) string {
 // fallback). Each tool is visited once, so a fallback cycle ends the
 // chain. failures(first) is asked only for the refusal, after the chain.
 //
-// A fallback that needs an approval of its own is never run in place of
-// first: a person approved (or would approve) a call of first, not of it.
+// A fallback that needs an approval of its own is answered with
+// NeedsApproval: a person approved (or would approve) a call of first,
+// not of it, so it must be approved before it runs.
 func RouteCall(first string, lookup func(name string) (RouteTool, bool), allow func(name string) bool, failures func(name string) int) Route {
 	tool, ok := lookup(first)
 	if !ok {
@@ -48,7 +58,7 @@ func RouteCall(first string, lookup func(name string) (RouteTool, bool), allow f
 		seen[tool.Name] = true
 		if allow(tool.Name) {
 			if tool.Name != first && tool.NeedsApproval {
-				return Route{Tool: first, Refusal: fmt.Sprintf("circuit open: %s is not called until its cooldown passes, and its fallback %s needs an approval of its own", first, tool.Name)}
+				return Route{Tool: tool.Name, NeedsApproval: true}
 			}
 			return Route{Tool: tool.Name}
 		}

@@ -42,8 +42,8 @@ func TestRouteCall(t *testing.T) {
 		{"a fallback cycle ends", "ping", []string{"ping", "pong"}, Route{Tool: "ping", Refusal: "circuit open: ping failed 5 times in a row; it is not called until its cooldown passes"}, "", []string{"ping", "pong"}},
 		{"a tool its own fallback", "self", []string{"self"}, Route{Tool: "self", Refusal: "circuit open: self failed 2 times in a row; it is not called until its cooldown passes"}, "", []string{"self"}},
 		{"a first that needs approval runs itself", "pay", nil, Route{Tool: "pay"}, "", []string{"pay"}},
-		{"a fallback that needs approval is refused", "pay", []string{"pay"}, Route{Tool: "pay", Refusal: "circuit open: pay is not called until its cooldown passes, and its fallback pay2 needs an approval of its own"}, "", []string{"pay", "pay2"}},
-		{"even for a first without approval", "send", []string{"send"}, Route{Tool: "send", Refusal: "circuit open: send is not called until its cooldown passes, and its fallback pay2 needs an approval of its own"}, "", []string{"send", "pay2"}},
+		{"a fallback that needs approval asks for it", "pay", []string{"pay"}, Route{Tool: "pay2", NeedsApproval: true}, "pay", []string{"pay", "pay2"}},
+		{"even for a first without approval", "send", []string{"send"}, Route{Tool: "pay2", NeedsApproval: true}, "send", []string{"send", "pay2"}},
 		{"an unknown first: allowed", "ghost", nil, Route{Tool: "ghost"}, "", []string{"ghost"}},
 		{"an unknown first: open", "ghost", []string{"ghost"}, Route{Tool: "ghost", Refusal: "circuit open: ghost failed 1 times in a row; it is not called until its cooldown passes"}, "", []string{"ghost"}},
 	}

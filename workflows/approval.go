@@ -20,11 +20,11 @@ type approvalOutcome struct {
 // status.pending_approvals, phase awaiting_approval) until a person's
 // approve message settles it or the agent's human_timeout passes. Other
 // calls of the step go on meanwhile.
-func (r *runner) awaitApproval(ctx workflow.Context, nodeID string) (approvalOutcome, error) {
+func (r *runner) awaitApproval(ctx workflow.Context, nodeID, tool string) (approvalOutcome, error) {
 	if n := r.run.node(nodeID); n != nil {
 		n.Status = signals.StatusAwaitingApproval
 	}
-	r.awaiting[nodeID] = true
+	r.awaiting[nodeID] = tool
 	defer delete(r.awaiting, nodeID)
 	if err := r.approvalPhase(ctx); err != nil {
 		return approvalOutcome{}, err
@@ -122,7 +122,8 @@ func (r *runner) approveWanted(req signals.ApproveRequest) error {
 	if n == nil || n.Kind != signals.KindCall {
 		return fmt.Errorf("approve: %q is not a call of this run (status lists pending_approvals)", req.CallID)
 	}
-	if n.Status != signals.StatusAwaitingApproval || !r.awaiting[req.CallID] {
+	waitsFor, waiting := r.awaiting[req.CallID]
+	if n.Status != signals.StatusAwaitingApproval || !waiting {
 		return fmt.Errorf("approve: call %s is %s, not awaiting approval", req.CallID, n.Status)
 	}
 	if r.decisions[req.CallID] != nil {
@@ -130,7 +131,7 @@ func (r *runner) approveWanted(req signals.ApproveRequest) error {
 	}
 	// Arguments a person gives are checked now, so a mistake is answered
 	// and the call keeps waiting for a better decision.
-	tool, _ := r.agentTool(n.Tool)
+	tool, _ := r.run.Spec.Tool(waitsFor) // the call's tool, or a fallback standing in
 	args := req.Args
 	if req.Decision == signals.DecisionReplace {
 		t, ok := r.agentTool(req.Call.Tool)
@@ -163,7 +164,11 @@ func (r *runner) pendingApprovals() []signals.PendingApproval {
 	out := []signals.PendingApproval{}
 	for _, n := range r.run.Nodes {
 		if n.Kind == signals.KindCall && n.Status == signals.StatusAwaitingApproval {
-			out = append(out, signals.PendingApproval{CallID: n.ID, Tool: n.Tool, Args: n.Args})
+			tool := n.Tool
+			if t, ok := r.awaiting[n.ID]; ok {
+				tool = t // a fallback standing in for the call's tool
+			}
+			out = append(out, signals.PendingApproval{CallID: n.ID, Tool: tool, Args: n.Args})
 		}
 	}
 	return out

@@ -146,3 +146,39 @@ func startedRun(spec *config.Resolved) *Run {
 			Nodes: []Node{{Node: signals.Node{ID: "n1", Kind: signals.KindTask, Status: signals.StatusCompleted, Parents: []string{}, Agent: spec.Agent.Name}}}},
 	}
 }
+
+// A fallback that needs an approval of its own asks for it before it
+// stands in: the pending approval names the fallback, and once approved
+// the fallback runs.
+func TestAFallbackThatNeedsApprovalAsksForIt(t *testing.T) {
+	spec := echoSpec()
+	for i := range spec.Tools {
+		switch spec.Tools[i].Name {
+		case "b":
+			spec.Tools[i].Fallback = "c"
+		case "c":
+			spec.Tools[i].Approval = config.ApprovalAlways
+		}
+	}
+	spec.Agent.Policies.HumanTimeout = config.Duration(time.Hour)
+	spec.Agent.Policies.Breaker = config.BreakerPolicy{Failures: 1, Cooldown: config.Duration(time.Hour)}
+	spec.Agent.Policies.Loop = config.LoopPolicy{Window: 64, Repeats: 10}
+	spec.Agent.Graph = oneNodeGraph("b", map[string]any{"q": 1})
+	h := newHarness(t, spec, nil, bFailsTransiently)
+	var pending signals.Status
+	h.env.RegisterDelayedCallback(func() { pending = h.status() }, 30*time.Second)
+	var got updateResult
+	// Visit 1 is call n2 (b fails, its breaker opens); visit 2 is n3.
+	h.approve(time.Minute, signals.ApproveRequest{CallID: "n3", Decision: signals.DecisionApprove}, &got)
+	res, err := h.run(AgentInput{Agent: "agent", Task: "walk"})
+	require.NoError(t, err)
+	require.NoError(t, got.rejected)
+	require.JSONEq(t, `{"q":1}`, string(res.Output))
+	require.Len(t, pending.PendingApprovals, 1)
+	require.Equal(t, "c", pending.PendingApprovals[0].Tool, "the approval asked for is the fallback's")
+	var tools []string
+	for _, r := range h.toolReqs {
+		tools = append(tools, r.Tool.Name)
+	}
+	require.Equal(t, []string{"b", "c"}, tools)
+}

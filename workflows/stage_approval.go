@@ -5,26 +5,28 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 )
 
-// approval holds a call for a person's decision (approval.go) in a
+// approval holds a call of tool for a person's decision (approval.go) in a
 // coroutine of its own, so the step's other calls go on. What the person
-// decided is checked again against the blocked calls, then routed.
-func (p *pipeline) approval(ctx workflow.Context, c *stepCall, args json.RawMessage) {
+// decided is checked again against the blocked calls, then goes to next:
+// routing, or (for a fallback that needed its own approval) the ledger.
+func (p *pipeline) approval(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, next func(config.Tool, json.RawMessage)) {
 	if n := p.r.run.node(c.nodeID); n != nil {
 		n.Args = args
 	}
 	var outcome approvalOutcome
 	var waitErr error
 	p.async(ctx, func(g workflow.Context) {
-		outcome, waitErr = p.r.awaitApproval(g, c.nodeID)
+		outcome, waitErr = p.r.awaitApproval(g, c.nodeID, tool.Name)
 	}, func() {
 		if waitErr != nil {
 			p.fail(ctx, c, errorText(waitErr), policies.Canceled)
 			return
 		}
-		tool, decided, problem := p.r.decide(ctx, c.nodeID, c.tool, args, outcome)
+		tool, decided, problem := p.r.decide(ctx, c.nodeID, tool, args, outcome)
 		if problem != "" {
 			p.fail(ctx, c, problem, policies.Refused)
 			return
@@ -34,7 +36,7 @@ func (p *pipeline) approval(ctx workflow.Context, c *stepCall, args json.RawMess
 			return
 		}
 		c.resolved = decided
-		p.route(ctx, c, tool, decided)
+		next(tool, decided)
 	})
 }
 

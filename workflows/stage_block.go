@@ -21,7 +21,7 @@ func (p *pipeline) block(ctx workflow.Context, c *stepCall, args json.RawMessage
 		return
 	}
 	if c.tool.Approval == config.ApprovalAlways {
-		p.approval(ctx, c, args)
+		p.approval(ctx, c, c.tool, args, func(tool config.Tool, decided json.RawMessage) { p.route(ctx, c, tool, decided) })
 		return
 	}
 	p.route(ctx, c, c.tool, args)

@@ -11,7 +11,8 @@ import (
 
 // route applies the circuit breakers (policies.RouteCall): a tool whose
 // breaker is open is replaced by its fallback, or the call is not made.
-// A fallback that needs an approval of its own never stands in.
+// A fallback that needs an approval of its own runs only once a person
+// approves it.
 func (p *pipeline) route(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage) {
 	r := p.r
 	now := workflow.Now(ctx)
@@ -27,7 +28,16 @@ func (p *pipeline) route(ctx workflow.Context, c *stepCall, tool config.Tool, ar
 		return
 	}
 	if routed.Tool != tool.Name {
-		tool, _ = r.run.Spec.Tool(routed.Tool)
+		fallback, _ := r.run.Spec.Tool(routed.Tool)
+		if routed.NeedsApproval {
+			if workflow.GetVersion(ctx, versionFallbackApproval, workflow.DefaultVersion, 1) < 1 {
+				p.fail(ctx, c, routed.ApprovalRefusal(tool.Name), policies.CircuitOpen)
+				return
+			}
+			p.approval(ctx, c, fallback, args, func(t config.Tool, decided json.RawMessage) { p.ledger(ctx, c, t, decided) })
+			return
+		}
+		tool = fallback
 	}
 	p.ledger(ctx, c, tool, args)
 }

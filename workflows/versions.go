@@ -24,4 +24,7 @@ const (
 	// approved is not repaired and re-issued behind the person's back
 	// (before: it was, like any refusal). Asked only for such a refusal.
 	versionApprovedNotRepaired = "approved-not-repaired"
+	// versionFallbackApproval: a fallback that needs an approval of its own
+	// asks a person before it stands in (before: the call was refused).
+	versionFallbackApproval = "fallback-approval"
 )

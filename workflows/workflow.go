@@ -39,7 +39,7 @@ type runner struct {
 	triedArgs map[string]map[string]bool
 	// awaiting are the calls waiting for approval; decisions the ones a
 	// person settled that the waiting code has not taken yet.
-	awaiting  map[string]bool
+	awaiting  map[string]string // call node id -> the tool to approve
 	decisions map[string]*signals.ApproveRequest
 	// limitsVersion caches the GetVersion of the limits guards.
 	limitsVersion *workflow.Version
@@ -138,7 +138,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 
 func newRunner(run *Run) (*runner, error) {
 	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, whens: map[int]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
-		awaiting: map[string]bool{}, decisions: map[string]*signals.ApproveRequest{}}
+		awaiting: map[string]string{}, decisions: map[string]*signals.ApproveRequest{}}
 	if run.Visits == nil {
 		run.Visits = map[string]int{}
 	}
