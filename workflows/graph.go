@@ -223,10 +223,15 @@ func (r *runner) tagGraphNode(id, at string) {
 	}
 }
 
+// inputMap is the run's input for edge conditions, its numbers exact as
+// State's are (refs.State decodes them).
 func (r *runner) inputMap() map[string]any {
-	m := map[string]any{}
+	m := refs.State{}
 	if len(r.run.Input.Input) > 0 {
 		_ = json.Unmarshal(r.run.Input.Input, &m)
+	}
+	if m == nil {
+		return map[string]any{}
 	}
 	return m
 }
