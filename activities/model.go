@@ -82,6 +82,13 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 	for _, tc := range choice.Message.ToolCalls {
 		reply.ToolCalls = append(reply.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments})
 	}
+	// The reply is this activity's result: over Temporal's payload limit it
+	// could not be recorded, and every retry would fail the same way.
+	if size := replySize(reply); size > config.MaxPayloadBytes {
+		return nil, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("model %q: the reply is %d KiB, over the %d KiB Temporal may carry in one payload", model.Name, size>>10, config.MaxPayloadBytes>>10),
+			ModelRejectedError, nil)
+	}
 	mc.Messages = append(mc.Messages, Message{Role: openai.ChatMessageRoleAssistant, Content: reply.Content, ToolCalls: reply.ToolCalls})
 	a.convos.put(wf.ID, wf.RunID, mc, reply.ReplyID)
 	return reply, nil
@@ -231,4 +238,13 @@ func toOpenAITools(defs []ToolDef) []openai.Tool {
 		}})
 	}
 	return out
+}
+
+// replySize is about what a reply weighs as a payload.
+func replySize(r *ModelReply) int {
+	n := len(r.Content) + len(r.ReplyID) + len(r.Model) + 128
+	for _, tc := range r.ToolCalls {
+		n += len(tc.ID) + len(tc.Name) + len(tc.Args) + 64
+	}
+	return n
 }

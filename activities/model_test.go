@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -392,4 +393,15 @@ func TestCallModelContextQueryFailures(t *testing.T) {
 			require.True(t, ae.NonRetryable())
 		})
 	}
+}
+
+// A reply over Temporal's payload limit could never be recorded: the
+// request fails for good, with the size, instead of being retried.
+func TestCallModelRefusesAReplyOverThePayloadLimit(t *testing.T) {
+	huge := scriptedmodel.Sequence(scriptedmodel.CallTurn("search_flights", map[string]string{"from": strings.Repeat("x", 1600<<10)}))
+	f := newModelFixture(t, map[string]scriptedmodel.Script{"travel": huge})
+	f.expectQuery(travelConversation, 1)
+	_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel"))})
+	ae := requireClass(t, err, ModelRejectedError, false)
+	require.Contains(t, ae.Message(), "the reply is 1600 KiB, over the 1536 KiB")
 }

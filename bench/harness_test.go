@@ -13,6 +13,7 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 	temporaltest "go.temporal.io/sdk/testsuite"
@@ -74,7 +75,7 @@ tools:
   - { name: noop, builtin: noop, parameters: { type: object } }
   - { name: sleep, builtin: sleep, parameters: { type: object, properties: { ms: { type: integer } } } }
 agents:
-  - { name: bench, instructions: Benchmark., tools: [noop, sleep], policies: { max_steps: 1000 } }
+  - { name: bench, instructions: Benchmark., tools: [noop, sleep], policies: { max_steps: 2000 } }
 `, model.URL())), config.Options{KnownBuiltin: builtin.Known})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -102,6 +103,24 @@ agents:
 func benchScript(req openai.ChatCompletionRequest) scriptedmodel.Turn {
 	task := scriptedmodel.Task(req)
 	turn := scriptedmodel.AssistantTurns(req)
+	if k, ok := strings.CutPrefix(task, "reply="); ok { // one reply of K calls
+		if turn > 0 {
+			return scriptedmodel.CallTurn("final_output", map[string]any{"done": true})
+		}
+		n, _ := strconv.Atoi(k)
+		calls := make([]scriptedmodel.Call, n)
+		for i := range calls {
+			calls[i] = scriptedmodel.NewCall("noop", map[string]any{"i": i})
+		}
+		return scriptedmodel.CallsTurn(calls...)
+	}
+	if k, ok := strings.CutPrefix(task, "args="); ok { // one call with K KiB of arguments
+		if turn > 0 {
+			return scriptedmodel.CallTurn("final_output", map[string]any{"done": true})
+		}
+		n, _ := strconv.Atoi(k)
+		return scriptedmodel.CallTurn("noop", map[string]any{"blob": strings.Repeat("a", n<<10)})
+	}
 	if k, ok := strings.CutPrefix(task, "parallel="); ok {
 		if turn > 0 {
 			return scriptedmodel.CallTurn("final_output", map[string]any{"done": true})
@@ -121,6 +140,52 @@ func benchScript(req openai.ChatCompletionRequest) scriptedmodel.Turn {
 }
 
 var runSeq int
+
+// outcome is how a run ended, read from its whole history (every
+// generation of a continue-as-new chain).
+type outcome struct {
+	err         error
+	failedTasks int // workflow tasks that failed: what the guards prevent
+	generations int
+	calls       int // tool activities scheduled
+}
+
+// executeChain runs a workflow and reads its history, generation by
+// generation, without failing the benchmark when the run stops.
+func executeChain(b *testing.B, in workflows.AgentInput) outcome {
+	b.Helper()
+	runSeq++
+	id := fmt.Sprintf("bench-limits-%d-%d", time.Now().UnixNano(), runSeq)
+	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, workflows.WorkflowName, in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var o outcome
+	o.err = run.Get(context.Background(), nil)
+	for runID := run.GetRunID(); runID != ""; {
+		o.generations++
+		next := ""
+		iter := devClient.GetWorkflowHistory(context.Background(), id, runID, false, 0)
+		for iter.HasNext() {
+			ev, err := iter.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			switch ev.GetEventType() {
+			case enumspb.EVENT_TYPE_WORKFLOW_TASK_FAILED:
+				o.failedTasks++
+			case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+				if ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() == "RunTool" {
+					o.calls++
+				}
+			case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
+				next = ev.GetWorkflowExecutionContinuedAsNewEventAttributes().GetNewExecutionRunId()
+			}
+		}
+		runID = next
+	}
+	return o
+}
 
 // execute runs a workflow to its end and answers its wall time and the
 // bytes of its event history.
