@@ -6,5 +6,8 @@
 //
 // The types here are also what a run carries: the workflow resolves its
 // agent once, in an activity, and keeps the resolved Agent and Tools in its
-// state, so a worker restarted with another file never breaks replay.
+// state (Resolved.WithoutEndpoints: schemas, policies, approvals, timeouts,
+// but no URL, header or key variable), so a worker restarted with another
+// file never breaks replay and the history holds no address or secret.
+// limits.go and defaults.go define every limit and default once.
 package config

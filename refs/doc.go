@@ -5,5 +5,6 @@
 // its result is written. The package parses references, finds them in
 // arguments, resolves them against State and input, writes output paths
 // and tells which paths overlap, so the workflow can order the calls of a
-// step by what they read and write. It is pure, deterministic Go.
+// step by what they read and write. State (state.go) decodes numbers
+// exactly (Exact). It is pure, deterministic Go.
 package refs
