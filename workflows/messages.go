@@ -73,30 +73,34 @@ func notYet(name string) error {
 func (r *runner) signalHandlers() map[string]func(json.RawMessage) (signals.Audit, error) {
 	return map[string]func(json.RawMessage) (signals.Audit, error){
 		signals.Reply: func(raw json.RawMessage) (signals.Audit, error) {
-			var req signals.ReplyRequest
-			if err := json.Unmarshal(raw, &req); err != nil {
-				return auditOf(raw), fmt.Errorf("reply: the payload is not a reply object: %v", err)
-			}
-			if err := req.Validate(); err != nil {
-				return req.Audit, err
-			}
-			_, err := r.acceptReply(req)
-			return req.Audit, err
+			return handleMessage(signals.Reply, "a reply", raw, signals.ReplyRequest.Validate, func(req signals.ReplyRequest) error {
+				_, err := r.acceptReply(req)
+				return err
+			})
 		},
 		signals.Approve: func(raw json.RawMessage) (signals.Audit, error) {
-			var req signals.ApproveRequest
-			if err := json.Unmarshal(raw, &req); err != nil {
-				return auditOf(raw), fmt.Errorf("approve: the payload is not an approve object: %v", err)
-			}
-			if err := req.Validate(); err != nil {
-				return req.Audit, err
-			}
-			_, err := r.acceptApproval(req)
-			return req.Audit, err
+			return handleMessage(signals.Approve, "an approve", raw, signals.ApproveRequest.Validate, func(req signals.ApproveRequest) error {
+				_, err := r.acceptApproval(req)
+				return err
+			})
 		},
 		signals.Edit:    func(raw json.RawMessage) (signals.Audit, error) { return auditOf(raw), notYet(signals.Edit) },
 		signals.Handoff: func(raw json.RawMessage) (signals.Audit, error) { return auditOf(raw), notYet(signals.Handoff) },
 	}
+}
+
+// handleMessage decodes a signal's payload as a T, validates it and hands
+// it to accept; the audit (by, reason) is read from the payload either way.
+func handleMessage[T any](name, what string, raw json.RawMessage, validate func(T) error, accept func(T) error) (signals.Audit, error) {
+	audit := auditOf(raw)
+	var req T
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return audit, fmt.Errorf("%s: the payload is not %s object: %v", name, what, err)
+	}
+	if err := validate(req); err != nil {
+		return audit, err
+	}
+	return audit, accept(req)
 }
 
 // signalNames are the signals a run takes, in a fixed order.
