@@ -1,0 +1,93 @@
+package testsuite
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// The limits with small values: a reply of four calls where two may run,
+// one at a time. Two run, in turn; two are answered. The history is kept:
+// it holds the limits version marker.
+func TestSmallLimitsAnswerAndQueue(t *testing.T) {
+	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		time.Sleep(100 * time.Millisecond)
+		writeJSON(w, 200, map[string]any{"ok": true})
+	})
+	cfg := `
+model: { base_url: "{{MODEL}}", name: small }
+tools:
+  - { name: mark, http: { method: POST, url: "` + tools.URL + `/mark" } }
+agents:
+  - { name: marker, instructions: Mark., tools: [mark], policies: { limits: { calls_per_reply: 2, calls_in_flight: 1 } } }
+`
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"small": scriptedmodel.Sequence(
+		scriptedmodel.CallsTurn(
+			scriptedmodel.NewCall("mark", map[string]int{"i": 1}), scriptedmodel.NewCall("mark", map[string]int{"i": 2}),
+			scriptedmodel.NewCall("mark", map[string]int{"i": 3}), scriptedmodel.NewCall("mark", map[string]int{"i": 4}),
+		),
+		scriptedmodel.Reply("marked"),
+	)})
+	run := s.start(workflows.AgentInput{Agent: "marker", Task: "mark four"})
+	res, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `"marked"`, string(res.Output))
+	require.Len(t, tools.requests("/mark"), 2)
+	calls := nodesOf(s.trace(run), signals.KindCall)
+	require.Len(t, calls, 4)
+	require.Contains(t, calls[3].Error, "over the limit of 2 calls per reply")
+	recordAndReplay(t, run, "limits_small")
+}
+
+// A graph tool node that needs approval waits for a person like a model's
+// call does, and runs what was approved. The history is kept.
+func TestGraphToolNodeApprovalOnTheServer(t *testing.T) {
+	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		var a map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&a)
+		writeJSON(w, 200, a)
+	})
+	cfg := `
+model: { base_url: "{{MODEL}}", name: unused }
+tools:
+  - { name: pay, http: { method: POST, url: "` + tools.URL + `/pay" }, effect: write, approval: always,
+      parameters: { type: object, required: [amount], properties: { amount: { type: integer } } } }
+agents:
+  - name: payer
+    instructions: Pay.
+    tools: [pay]
+    graph:
+      start: P
+      nodes: { P: { tool: pay, args: { amount: "†input.amount" }, output_path: "†state.paid" }, E: { end: true, output: "†state.paid" } }
+      edges: [ { from: P, to: E } ]
+`
+	s := newStack(t, cfg, nil)
+	run := s.start(workflows.AgentInput{Agent: "payer", Task: "pay", Input: json.RawMessage(`{"amount": "12"}`)})
+	var st signals.Status
+	require.Eventually(t, func() bool {
+		st = signals.Status{}
+		v, err := s.client.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), signals.QueryStatus)
+		return err == nil && v.Get(&st) == nil && len(st.PendingApprovals) == 1
+	}, 20*time.Second, 100*time.Millisecond)
+	require.JSONEq(t, `{"amount": 12}`, string(st.PendingApprovals[0].Args), "repaired by rule before the person sees it")
+	h, err := s.client.UpdateWorkflow(context.Background(), client.UpdateWorkflowOptions{
+		WorkflowID: run.GetID(), UpdateName: signals.Approve, WaitForStage: client.WorkflowUpdateStageCompleted,
+		Args: []any{signals.ApproveRequest{CallID: st.PendingApprovals[0].CallID, Decision: signals.DecisionModify, Args: json.RawMessage(`{"amount": 10}`)}},
+	})
+	require.NoError(t, err)
+	require.NoError(t, h.Get(context.Background(), nil))
+	res, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"amount": 10}`, string(res.Output))
+	require.Len(t, tools.requests("/pay"), 1)
+	recordAndReplay(t, run, "graph_tool_approval")
+}
