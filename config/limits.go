@@ -30,3 +30,20 @@ const (
 	// DefaultModelTimeout bounds one model request when the file does not.
 	DefaultModelTimeout = Duration(2 * time.Minute)
 )
+
+// PerReply is calls_per_reply, or its default where a spec has none (runs
+// carried from before limits existed).
+func (l Limits) PerReply() int {
+	if l.CallsPerReply > 0 {
+		return l.CallsPerReply
+	}
+	return DefaultCallsPerReply
+}
+
+// InFlight is calls_in_flight, or its default where a spec has none.
+func (l Limits) InFlight() int {
+	if l.CallsInFlight > 0 {
+		return l.CallsInFlight
+	}
+	return DefaultCallsInFlight
+}

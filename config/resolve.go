@@ -153,6 +153,17 @@ func (f *File) toolClosure(names []string) []Tool {
 	return out
 }
 
+// AgentTool finds one of the agent's own tools, the ones offered to the
+// model (fallbacks are resolved too, but never offered).
+func (r *Resolved) AgentTool(name string) (Tool, bool) {
+	for _, n := range r.Agent.Tools {
+		if n == name {
+			return r.Tool(name)
+		}
+	}
+	return Tool{}, false
+}
+
 // Tool finds one of the resolved tools by name.
 func (r *Resolved) Tool(name string) (Tool, bool) {
 	for _, t := range r.Tools {

@@ -140,3 +140,25 @@ func TestWithoutEndpoints(t *testing.T) {
 	require.Equal(t, "http://secret/x", r.Tools[len(r.Tools)-1].HTTP.URL, "the original is untouched")
 	require.Equal(t, "http://remote/v1", f.Agents[2].Model.BaseURL)
 }
+
+// The model is offered the agent's own tools; fallbacks are resolved (a
+// breaker may need them) but never offered.
+func TestAgentToolIsOnlyTheAgentsOwn(t *testing.T) {
+	f := resolveFile(t)
+	r, err := f.Resolve("travel", env())
+	require.NoError(t, err)
+	_, ok := r.AgentTool("book")
+	require.True(t, ok)
+	_, ok = r.Tool("book_backup")
+	require.True(t, ok, "resolved for the breaker")
+	_, ok = r.AgentTool("book_backup")
+	require.False(t, ok, "never offered to the model")
+}
+
+// A spec carried from before limits existed has none: the defaults apply.
+func TestLimitsDefaultWhereASpecHasNone(t *testing.T) {
+	require.Equal(t, DefaultCallsPerReply, Limits{}.PerReply())
+	require.Equal(t, DefaultCallsInFlight, Limits{}.InFlight())
+	require.Equal(t, 3, Limits{CallsPerReply: 3, CallsInFlight: 2}.PerReply())
+	require.Equal(t, 2, Limits{CallsPerReply: 3, CallsInFlight: 2}.InFlight())
+}

@@ -94,9 +94,9 @@ func (r *runner) decide(ctx workflow.Context, nodeID string, tool config.Tool, a
 	case signals.DecisionModify:
 		args = d.Args
 	case signals.DecisionReplace:
-		t, ok := r.agentTool(d.Call.Tool)
+		t, ok := r.run.Spec.AgentTool(d.Call.Tool)
 		if !ok {
-			why := "the approver's replacement names " + unknownTool(d.Call.Tool, r.toolNames())
+			why := "the approver's replacement names " + unknownTool(d.Call.Tool, toolNames(r.run.Spec))
 			record(signals.StatusFailed, why, nil)
 			return tool, nil, why
 		}
@@ -134,9 +134,9 @@ func (r *runner) approveWanted(req signals.ApproveRequest) error {
 	tool, _ := r.run.Spec.Tool(waitsFor) // the call's tool, or a fallback standing in
 	args := req.Args
 	if req.Decision == signals.DecisionReplace {
-		t, ok := r.agentTool(req.Call.Tool)
+		t, ok := r.run.Spec.AgentTool(req.Call.Tool)
 		if !ok {
-			return fmt.Errorf("approve: replace names %s", unknownTool(req.Call.Tool, r.toolNames()))
+			return fmt.Errorf("approve: replace names %s", unknownTool(req.Call.Tool, toolNames(r.run.Spec)))
 		}
 		tool, args = t, req.Call.Args
 	}

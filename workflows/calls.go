@@ -40,7 +40,7 @@ func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities
 	step := make([]*stepCall, len(calls))
 	ids := make([]string, len(calls))
 	limit := len(calls)
-	if max := r.callsPerReply(); len(calls) > max && r.limitsOn(ctx) {
+	if max := r.run.Spec.Agent.Policies.Limits.PerReply(); len(calls) > max && r.limitsOn(ctx) {
 		limit = max
 	}
 	for i, tc := range calls {
@@ -96,9 +96,9 @@ func (r *runner) prepareCall(ctx workflow.Context, id string, tc activities.Tool
 	if tc.Name == FinalOutputTool {
 		c.final = true
 	} else {
-		tool, ok := r.agentTool(tc.Name)
+		tool, ok := r.run.Spec.AgentTool(tc.Name)
 		if !ok {
-			return fail(unknownTool(tc.Name, r.toolNames()))
+			return fail(unknownTool(tc.Name, toolNames(r.run.Spec)))
 		}
 		c.tool = tool
 	}
@@ -220,18 +220,7 @@ func shortText(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// agentTool finds one of the agent's own tools (fallbacks are not offered
-// to the model).
-func (r *runner) agentTool(name string) (config.Tool, bool) {
-	for _, n := range r.run.Spec.Agent.Tools {
-		if n == name {
-			return r.run.Spec.Tool(name)
-		}
-	}
-	return config.Tool{}, false
-}
-
 // toolNames lists what the model may call.
-func (r *runner) toolNames() []string {
-	return append(append([]string{}, r.run.Spec.Agent.Tools...), FinalOutputTool)
+func toolNames(spec *config.Resolved) []string {
+	return append(append([]string{}, spec.Agent.Tools...), FinalOutputTool)
 }

@@ -119,7 +119,7 @@ func (r *runner) visitTool(ctx workflow.Context, at string, n config.GraphNode) 
 	id := node.ID
 	r.run.Frontier = []string{id}
 	if !ok {
-		r.finishNode(ctx, id, nil, unknownTool(n.Tool, r.toolNames()))
+		r.finishNode(ctx, id, nil, unknownTool(n.Tool, toolNames(r.run.Spec)))
 		return visitResult{errText: "unknown tool", event: policies.UnknownToolEvent(at)}
 	}
 	c := &stepCall{nodeID: id, name: tool.Name, tool: tool, where: at, args: map[string]any{}}

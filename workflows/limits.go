@@ -23,23 +23,6 @@ func (r *runner) limitsOn(ctx workflow.Context) bool {
 	return *r.limitsVersion >= 1
 }
 
-// callsPerReply is the agent's limit (runs carried from before limits
-// existed have none in their spec: the default).
-func (r *runner) callsPerReply() int {
-	if n := r.run.Spec.Agent.Policies.Limits.CallsPerReply; n > 0 {
-		return n
-	}
-	return config.DefaultCallsPerReply
-}
-
-// callsInFlight is the agent's limit of tool activities running at once.
-func (r *runner) callsInFlight() int {
-	if n := r.run.Spec.Agent.Policies.Limits.CallsInFlight; n > 0 {
-		return n
-	}
-	return config.DefaultCallsInFlight
-}
-
 func overCallsPerReply(n, limit int) string {
 	return fmt.Sprintf("not run: the reply made %d calls, over the limit of %d calls per reply (policies.limits.calls_per_reply); make at most %d calls at once", n, limit, limit)
 }

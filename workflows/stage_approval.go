@@ -31,7 +31,7 @@ func (p *pipeline) approval(ctx workflow.Context, c *stepCall, tool config.Tool,
 			p.fail(ctx, c, problem, policies.Refused)
 			return
 		}
-		if p.recheckBlocked(ctx, c) && p.r.isBlocked(tool.Name, decided) {
+		if p.recheckBlocked(ctx, c) && isBlocked(p.r.run, tool.Name, decided) {
 			p.fail(ctx, c, blockedText(tool.Name), policies.Blocked)
 			return
 		}

@@ -16,7 +16,7 @@ import (
 // routing when their tool needs none.
 func (p *pipeline) block(ctx workflow.Context, c *stepCall, args json.RawMessage) {
 	c.resolved = args
-	if p.r.isBlocked(c.tool.Name, args) {
+	if isBlocked(p.r.run, c.tool.Name, args) {
 		p.fail(ctx, c, blockedText(c.tool.Name), policies.Blocked)
 		return
 	}
@@ -27,8 +27,9 @@ func (p *pipeline) block(ctx workflow.Context, c *stepCall, args json.RawMessage
 	p.route(ctx, c, c.tool, args)
 }
 
-func (r *runner) isBlocked(tool string, args []byte) bool {
-	return len(r.run.Blocked) > 0 && slices.Contains(r.run.Blocked, policies.BlockKey(tool, args))
+// isBlocked says whether the loop ladder blocked this exact call.
+func isBlocked(run *Run, tool string, args []byte) bool {
+	return len(run.Blocked) > 0 && slices.Contains(run.Blocked, policies.BlockKey(tool, args))
 }
 
 func blockedText(tool string) string {

@@ -15,7 +15,7 @@ import (
 // refusal the repair can answer is re-issued (stage_refusal.go), anything
 // else settles the call.
 func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, attempt int) {
-	if p.inFlight >= p.r.callsInFlight() && p.r.limitsOn(ctx) {
+	if p.inFlight >= p.r.run.Spec.Agent.Policies.Limits.InFlight() && p.r.limitsOn(ctx) {
 		// A running call starts it when it ends (below).
 		p.queued = append(p.queued, func() { p.run(ctx, c, tool, args, attempt) })
 		return
