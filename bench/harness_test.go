@@ -160,9 +160,10 @@ func executeChain(b *testing.B, in workflows.AgentInput) outcome {
 	if err != nil {
 		b.Fatal(err)
 	}
+	first := run.GetRunID() // Get follows the chain: read the first id before
 	var o outcome
 	o.err = run.Get(context.Background(), nil)
-	for runID := run.GetRunID(); runID != ""; {
+	for runID := first; runID != ""; {
 		o.generations++
 		next := ""
 		iter := devClient.GetWorkflowHistory(context.Background(), id, runID, false, 0)
