@@ -78,10 +78,12 @@ lint: fmt-check vet workflowcheck staticcheck
 test: lint $(TEMPORAL_STAMP) build
 	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
-# Re-record testsuite/histories from the integration scenarios (commit them:
-# every later change must keep replaying them).
+# Record the histories of integration scenarios that have none yet
+# (RUN=TestName picks the scenarios) into testsuite/histories; commit them.
+# A history already recorded is never overwritten: it is how runs started by
+# an earlier version keep replaying.
 histories: $(TEMPORAL_STAMP)
-	UNSTUCK_RECORD_HISTORIES=1 UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -count=1 ./testsuite
+	UNSTUCK_RECORD_HISTORIES=1 UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -count=1 -run '$(or $(RUN),.)' ./testsuite
 
 # End-to-end ratios on the real dev server (each variant side by side in one
 # run), then the policy micro-benchmarks. Figures go to bench/RESULTS.md.
