@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/converter"
@@ -120,6 +121,9 @@ func (r *runner) receiveSignals(ctx workflow.Context) {
 			var raw converter.RawValue
 			c.Receive(ctx, &raw)
 			payload, err := decodeSignal(name, raw)
+			if errors.Is(err, errTooLarge) && !r.messageSizeOn(ctx) {
+				payload, err = decodeJSONPayload(name, raw) // as runs before the bound did
+			}
 			audit := auditOf(payload)
 			if err == nil {
 				audit, err = handle(payload)
@@ -134,20 +138,36 @@ func (r *runner) receiveSignals(ctx workflow.Context) {
 	}
 }
 
+// errTooLarge marks a payload over the message bound.
+var errTooLarge = errors.New("too large")
+
 // decodeSignal reads a raw signal payload as JSON, bounded in size.
 func decodeSignal(name string, raw converter.RawValue) (json.RawMessage, error) {
+	if p := raw.Payload(); p != nil {
+		if err := signals.CheckRawSize(name, len(p.GetData())); err != nil {
+			return nil, fmt.Errorf("%w: %v", errTooLarge, err)
+		}
+	}
+	return decodeJSONPayload(name, raw)
+}
+
+// decodeJSONPayload reads a raw signal payload as JSON.
+func decodeJSONPayload(name string, raw converter.RawValue) (json.RawMessage, error) {
 	p := raw.Payload()
 	if p == nil {
 		return nil, fmt.Errorf("%s: the signal has no payload", name)
-	}
-	if err := signals.CheckRawSize(name, len(p.GetData())); err != nil {
-		return nil, err
 	}
 	var payload json.RawMessage
 	if err := converter.GetDefaultDataConverter().FromPayload(p, &payload); err != nil {
 		return nil, fmt.Errorf("%s: the payload cannot be decoded as JSON: %v", name, err)
 	}
 	return payload, nil
+}
+
+// messageSizeOn says whether oversized signals are ignored: runs recorded
+// before the bound took them. Asked only for an oversized signal.
+func (r *runner) messageSizeOn(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, versionMessageSize, workflow.DefaultVersion, 1) >= 1
 }
 
 // drainSignals takes the signals still buffered before the run continues

@@ -38,8 +38,7 @@ func (r *runner) canRepairRefusal(ctx workflow.Context, nodeID string, tool conf
 	if r.repairsLeft(nodeID) <= 0 {
 		return false
 	}
-	if tool.Approval == config.ApprovalAlways &&
-		workflow.GetVersion(ctx, versionApprovedNotRepaired, workflow.DefaultVersion, 1) >= 1 {
+	if tool.Approval == config.ApprovalAlways {
 		return false
 	}
 	r.tried(nodeID, args)

@@ -20,11 +20,10 @@ const (
 	// an oversized model request clipped). Asked only when a guard would
 	// act, so runs that never reach one record no marker.
 	versionLimits = "limits"
-	// versionApprovedNotRepaired: a tool's refusal of arguments a person
-	// approved is not repaired and re-issued behind the person's back
-	// (before: it was, like any refusal). Asked only for such a refusal.
-	versionApprovedNotRepaired = "approved-not-repaired"
 	// versionFallbackApproval: a fallback that needs an approval of its own
 	// asks a person before it stands in (before: the call was refused).
 	versionFallbackApproval = "fallback-approval"
+	// versionMessageSize: a signal over config.MaxMessageBytes is recorded
+	// and ignored (before: it was taken). Asked only for such a signal.
+	versionMessageSize = "message-size"
 )
