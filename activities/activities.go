@@ -21,6 +21,7 @@ type Querier interface {
 type Activities struct {
 	config  *config.File
 	querier Querier
+	history HistoryReader // nil when the client given to New cannot read histories
 	http    *http.Client
 	getenv  func(string) (string, bool)
 	convos  *conversationCache
@@ -29,7 +30,7 @@ type Activities struct {
 // New builds the activity set over a loaded config and a Temporal client
 // (used only to query the calling run's conversation on a cache miss).
 func New(cfg *config.File, querier Querier) *Activities {
-	return &Activities{
+	a := &Activities{
 		config:  cfg,
 		querier: querier,
 		// Each tool request carries its own timeout; this client only
@@ -42,4 +43,6 @@ func New(cfg *config.File, querier Querier) *Activities {
 		getenv: os.LookupEnv,
 		convos: newConversationCache(1024),
 	}
+	a.history, _ = querier.(HistoryReader)
+	return a
 }

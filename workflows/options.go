@@ -23,6 +23,17 @@ func resolveOptions() workflow.ActivityOptions {
 	}
 }
 
+// verifyOptions: reading the previous run's close event; a refusal is final.
+func verifyOptions() workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			MaximumAttempts:        5,
+			NonRetryableErrorTypes: []string{activities.CarriedRefusedError},
+		},
+	}
+}
+
 // modelOptions: the model's retry policy from config; a rejected request
 // (bad key, unknown model) is final.
 func modelOptions(m config.Model) workflow.ActivityOptions {

@@ -26,4 +26,8 @@ const (
 	// versionMessageSize: a signal over config.MaxMessageBytes is recorded
 	// and ignored (before: it was taken). Asked only for such a signal.
 	versionMessageSize = "message-size"
+	// versionVerifyCarried: a continued run checks, in an activity, that
+	// its previous run continued as new into it (cron runs and retries
+	// also have a previous run, and the starter's input).
+	versionVerifyCarried = "verify-carried"
 )

@@ -86,14 +86,10 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 // or the run carried over by continue-as-new.
 func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 	carried := in.Continued != nil || len(in.ContinuedGzip) > 0
-	if carried && workflow.GetInfo(ctx).ContinuedExecutionRunID == "" {
-		// Carried state holds the agent's spec (tools, approvals, policies):
-		// taken from a starter, it would let anyone who may start a run
-		// skip approvals or rewrite the agent. Only the run's own
-		// continue-as-new may carry it.
-		return nil, temporal.NewNonRetryableApplicationError(
-			"input.continued: carried state is accepted only on the run's own continue-as-new, never from a starter: "+
-				`start runs with {"agent", "task", "input", "output_schema"} only`, BadInputError, nil)
+	if carried {
+		if err := verifyCarried(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if len(in.ContinuedGzip) > 0 {
 		run, err := uncarryRun(in.ContinuedGzip)
@@ -166,6 +162,31 @@ func newRunner(run *Run) (*runner, error) {
 		r.outputSchema = s
 	}
 	return r, nil
+}
+
+// verifyCarried accepts carried state only on the run's own continue-as-new.
+// Carried state holds the agent's spec (tools, approvals, policies): taken
+// from a starter, it would let anyone who may start a run skip approvals or
+// rewrite the agent. A first run has no continued execution; a cron run or
+// a retry has one but starts again from the starter's input, so the server's
+// record of the previous run is checked too (activity VerifyCarried).
+func verifyCarried(ctx workflow.Context) error {
+	refused := func(why string) error {
+		return temporal.NewNonRetryableApplicationError("input.continued: carried state is accepted only on the run's own continue-as-new, never from a starter"+
+			why+`: start runs with {"agent", "task", "input", "output_schema"} only`, BadInputError, nil)
+	}
+	previous := workflow.GetInfo(ctx).ContinuedExecutionRunID
+	if previous == "" {
+		return refused("")
+	}
+	if workflow.GetVersion(ctx, versionVerifyCarried, workflow.DefaultVersion, 1) < 1 {
+		return nil // runs recorded before the check
+	}
+	actx := workflow.WithActivityOptions(ctx, verifyOptions())
+	if err := workflow.ExecuteActivity(actx, acts.VerifyCarried, previous).Get(ctx, nil); err != nil {
+		return refused(" (" + errorText(err) + ")")
+	}
+	return nil
 }
 
 // checkInput refuses input the run could not start from, naming the field.

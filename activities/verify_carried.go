@@ -1,0 +1,93 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"google.golang.org/protobuf/proto"
+)
+
+// CarriedRefusedError is the application error type of carried state that
+// did not come from the run's own continue-as-new.
+const CarriedRefusedError = "CarriedRefused"
+
+// HistoryReader is the part of the Temporal client that reads a run's
+// events; the Temporal client has it.
+type HistoryReader interface {
+	GetWorkflowHistory(ctx context.Context, workflowID, runID string, isLongPoll bool, filterType enumspb.HistoryEventFilterType) client.HistoryEventIterator
+}
+
+// VerifyCarried confirms, from the server's own record, that the calling
+// run was made by its previous run's own continue-as-new: that run closed
+// by continuing as new, initiated by the workflow itself, into this very
+// run. Temporal closes a run the same way when a cron schedule or a retry
+// starts the next one (initiator cron_schedule or retry), and those start
+// again from the starter's own input: carried state such an input holds was
+// never the engine's and is refused.
+func (a *Activities) VerifyCarried(ctx context.Context, previousRunID string) error {
+	wf := activity.GetInfo(ctx).WorkflowExecution
+	if a.history == nil {
+		return temporal.NewNonRetryableApplicationError("cannot verify carried state: the worker has no Temporal client to read histories", CarriedRefusedError, nil)
+	}
+	it := a.history.GetWorkflowHistory(ctx, wf.ID, previousRunID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+	var closed *historypb.HistoryEvent
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return fmt.Errorf("read the close event of run %s: %w", previousRunID, err) // retried
+		}
+		closed = ev
+	}
+	switch {
+	case closed == nil:
+		return refuseCarried("run %s has no close event", previousRunID)
+	case closed.GetEventType() != enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
+		return refuseCarried("run %s ended as %s, not by continuing as new (a cron run or a retry starts again from the starter's input)",
+			previousRunID, closed.GetEventType())
+	case closed.GetWorkflowExecutionContinuedAsNewEventAttributes().GetNewExecutionRunId() != wf.RunID:
+		return refuseCarried("run %s continued as new into another run", previousRunID)
+	case !ownInitiator(closed.GetWorkflowExecutionContinuedAsNewEventAttributes().GetInitiator()):
+		return refuseCarried("run %s was followed by a %s run, not by continuing as new (a cron run or a retry starts again from the starter's input)",
+			previousRunID, closed.GetWorkflowExecutionContinuedAsNewEventAttributes().GetInitiator())
+	}
+	// The server records a cron or retry successor as continued-as-new too,
+	// without always saying so in its initiator; only the workflow's own
+	// continue-as-new carries the input this run started with.
+	started, err := a.firstEvent(ctx, wf.ID, wf.RunID)
+	if err != nil {
+		return err
+	}
+	carried := closed.GetWorkflowExecutionContinuedAsNewEventAttributes().GetInput()
+	if carried == nil || !proto.Equal(carried, started.GetWorkflowExecutionStartedEventAttributes().GetInput()) {
+		return refuseCarried("run %s was followed by this run, not by continuing as new into it with this input (a cron run or a retry starts again from the starter's input)", previousRunID)
+	}
+	return nil
+}
+
+// firstEvent is the first event of a run: its start, with its input.
+func (a *Activities) firstEvent(ctx context.Context, workflowID, runID string) (*historypb.HistoryEvent, error) {
+	it := a.history.GetWorkflowHistory(ctx, workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return nil, fmt.Errorf("run %s has no events", runID) // retried
+	}
+	ev, err := it.Next()
+	if err != nil {
+		return nil, fmt.Errorf("read the start of run %s: %w", runID, err)
+	}
+	return ev, nil
+}
+
+// ownInitiator: the workflow's own continue-as-new (servers record it as
+// workflow, or leave it unspecified); cron and retry are not.
+func ownInitiator(i enumspb.ContinueAsNewInitiator) bool {
+	return i == enumspb.CONTINUE_AS_NEW_INITIATOR_WORKFLOW || i == enumspb.CONTINUE_AS_NEW_INITIATOR_UNSPECIFIED
+}
+
+func refuseCarried(format string, args ...any) error {
+	return temporal.NewNonRetryableApplicationError("carried state refused: "+fmt.Sprintf(format, args...), CarriedRefusedError, nil)
+}
