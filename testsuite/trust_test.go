@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -143,17 +144,34 @@ func TestForgedCarriedStateIsRefusedOnCronRuns(t *testing.T) {
 		desc, err := s.client.DescribeWorkflowExecution(ctx, id, second)
 		return err == nil && desc.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_RUNNING
 	}, 30*time.Second, 200*time.Millisecond)
-	it := s.client.GetWorkflowHistory(ctx, id, second, false, enums.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
-	require.True(t, it.HasNext())
-	closed, err := it.Next()
-	require.NoError(t, err)
-	// A cron run that fails is closed by the next cron run: its failure is
-	// in that close event.
-	failure := closed.GetWorkflowExecutionFailedEventAttributes().GetFailure()
-	if failure == nil {
-		failure = closed.GetWorkflowExecutionContinuedAsNewEventAttributes().GetFailure()
+	// The refusal is in the run's own record: VerifyCarried failed, and
+	// no model request was made.
+	var refusal string
+	models := 0
+	it := s.client.GetWorkflowHistory(ctx, id, second, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		if f := ev.GetActivityTaskFailedEventAttributes().GetFailure(); f != nil {
+			require.Equal(t, activities.CarriedRefusedError, f.GetApplicationFailureInfo().GetType())
+			refusal = f.GetMessage()
+		}
+		if ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() == "CallModel" {
+			models++
+		}
 	}
-	require.Equal(t, workflows.BadInputError, failure.GetApplicationFailureInfo().GetType())
-	require.Contains(t, failure.GetMessage(), "not by continuing as new into it with this input")
+	require.Contains(t, refusal, "not by continuing as new into it with this input")
+	require.Zero(t, models)
 	require.Empty(t, attacker.requests("/v1/chat/completions"))
+}
+
+// A start with a field the input does not know (a typo) is refused, naming
+// it, instead of running without it.
+func TestUnknownInputFieldIsRefused(t *testing.T) {
+	s := newStack(t, travelConfig, scriptedmodel.Scenarios())
+	_, err := s.result(s.startAny(t, map[string]any{"agent": "travel", "task": "book", "outputSchema": map[string]any{"type": "object"}}))
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(err, &app), "want BadInput, got %v", err)
+	require.Equal(t, workflows.BadInputError, app.Type())
+	require.Contains(t, app.Message(), "unknown field(s) outputSchema")
 }

@@ -117,3 +117,18 @@ func TestRunJSONStaysFlat(t *testing.T) {
 		require.Contains(t, back, key)
 	}
 }
+
+// The input notes the fields it does not know (a first run refuses them:
+// TestUnknownInputFieldIsRefused on the real server), and decodes the rest.
+func TestInputNotesUnknownFields(t *testing.T) {
+	var in AgentInput
+	require.NoError(t, json.Unmarshal([]byte(`{"agent": "agent", "task": "t", "outputSchema": {}, "priority": 1}`), &in))
+	require.Equal(t, []string{"outputSchema", "priority"}, in.Unknown)
+	require.Equal(t, "agent", in.Agent)
+
+	var known AgentInput
+	require.NoError(t, json.Unmarshal([]byte(`{"agent": "a", "task": "t", "input": {"x": 1}, "output_schema": {"type": "object"}}`), &known))
+	require.Empty(t, known.Unknown)
+	require.JSONEq(t, `{"x": 1}`, string(known.Input))
+	require.Error(t, json.Unmarshal([]byte(`{"agent": 3}`), &known), "a wrong type is still an error")
+}

@@ -35,7 +35,7 @@ func exactState(t *testing.T) refs.State {
 	t.Helper()
 	v, err := decodeJSON([]byte(exactDoc))
 	require.NoError(t, err)
-	return refs.State{"order": stateValue(v)}
+	return refs.State{"order": refs.Exact(v)}
 }
 
 // A tool's result written to State, read by the next call's references
@@ -130,8 +130,28 @@ func TestCarriedStateKeepsExactNumbers(t *testing.T) {
 	})
 }
 
-// A human's reply written to State keeps its numbers too.
+// A human's reply written to State keeps its numbers too; a run recorded
+// before exact numbers holds them as it did then.
 func TestStateValueKeepsExactNumbers(t *testing.T) {
-	v := stateValue(decodeOrString(json.RawMessage(`{"id":` + exactID + `,"n":3,"f":0.25,"big":` + exactBig + `}`)))
-	require.Equal(t, map[string]any{"id": int64(9007199254740993), "n": int64(3), "f": 0.25, "big": json.Number(exactBig)}, v)
+	doc := json.RawMessage(`{"id":` + exactID + `,"n":3,"f":0.25,"big":` + exactBig + `}`)
+	exact := &runner{exactNumbers: true}
+	require.Equal(t, map[string]any{"id": int64(9007199254740993), "n": int64(3), "f": 0.25, "big": json.Number(exactBig)},
+		exact.stateValue(decodeOrString(doc)))
+	before := &runner{}
+	big, _ := json.Number(exactBig).Float64()
+	require.Equal(t, map[string]any{"id": int64(9007199254740993), "n": int64(3), "f": 0.25, "big": big},
+		before.stateValue(decodeOrString(doc)))
+}
+
+// Runs recorded before exact numbers: carried State is all float64 again,
+// and edge conditions read the input as float64, as they did.
+func TestRunsBeforeExactNumbersKeepTheFloatView(t *testing.T) {
+	r := &runner{run: &Run{Progress: Progress{State: refs.State{"n": int64(4), "x": map[string]any{"id": json.Number(exactBig)}}}}}
+	r.run.Input.Input = json.RawMessage(`{"n": 4}`)
+	r.run.State = refs.State(floatNumbers(map[string]any(r.run.State)).(map[string]any))
+	require.Equal(t, float64(4), r.run.State["n"])
+	require.IsType(t, float64(0), r.run.State["x"].(map[string]any)["id"])
+	require.Equal(t, float64(4), r.inputMap()["n"])
+	r.exactNumbers = true
+	require.Equal(t, int64(4), r.inputMap()["n"])
 }

@@ -101,7 +101,7 @@ func (r *runner) visit(ctx workflow.Context, at string, n config.GraphNode) visi
 			return visitResult{ok: false, errText: "no reply", event: policies.HumanNodeEvent(at, false)}
 		}
 		if len(reply.Output) > 0 {
-			r.run.State["human"] = stateValue(decodeOrString(reply.Output))
+			r.run.State["human"] = r.stateValue(decodeOrString(reply.Output))
 		}
 		return visitResult{ok: true, event: policies.HumanNodeEvent(at, true)}
 	}
@@ -223,19 +223,6 @@ func (r *runner) tagGraphNode(id, at string) {
 	}
 }
 
-// inputMap is the run's input for edge conditions, its numbers exact as
-// State's are (refs.State decodes them).
-func (r *runner) inputMap() map[string]any {
-	m := refs.State{}
-	if len(r.run.Input.Input) > 0 {
-		_ = json.Unmarshal(r.run.Input.Input, &m)
-	}
-	if m == nil {
-		return map[string]any{}
-	}
-	return m
-}
-
 func decodeOrString(raw json.RawMessage) any {
 	v, err := decodeJSON(raw)
 	if err != nil {
@@ -249,14 +236,4 @@ func boolText(b bool) string {
 		return "ok"
 	}
 	return "failed"
-}
-
-// stateValue makes the numbers of a value written to State exact and
-// still numbers where they can be (refs.Exact): int64 for integers in
-// range, float64 when its shortest form is the same decimal, json.Number
-// (its text) otherwise. Edge conditions compare the first two as numbers
-// ("state.n == 2") and a json.Number only as text
-// (string(state.id) == "123456789012345678901234567890").
-func stateValue(v any) any {
-	return refs.Exact(v)
 }

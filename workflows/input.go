@@ -1,7 +1,9 @@
 package workflows
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
 )
 
 // WorkflowName is the workflow type users start, and TaskQueue its default
@@ -22,6 +24,42 @@ type AgentInput struct {
 	// never set it. A large run travels gzip-compressed in ContinuedGzip.
 	Continued     *Run   `json:"continued,omitempty"`
 	ContinuedGzip []byte `json:"continued_gzip,omitempty"`
+	// Unknown are fields of the input that are none of the above, in the
+	// order written: a first run refuses them (CONTRACT.md).
+	Unknown []string `json:"-"`
+}
+
+// inputFields are the fields AgentInput knows.
+var inputFields = []string{"agent", "task", "input", "output_schema", "from", "continued", "continued_gzip"}
+
+// UnmarshalJSON decodes the input and notes the fields it does not know,
+// so a typo ("outputSchema") is refused instead of silently ignored.
+func (in *AgentInput) UnmarshalJSON(b []byte) error {
+	type plain AgentInput // without this method
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*in = AgentInput(p)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil // not an object: decoding above answered already
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		if !slices.Contains(inputFields, key) {
+			in.Unknown = append(in.Unknown, key)
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ForkFrom starts a run as a fork of another run at one of its nodes.

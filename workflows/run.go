@@ -49,6 +49,9 @@ type Progress struct {
 	// OutputFailures counts outputs refused by the output schema, bounded
 	// by the agent's repair attempts.
 	OutputFailures int `json:"output_failures"`
+	// ChainKeys: the chain's first run id is part of its calls' idempotency
+	// keys (decided when the chain started, kept for all its runs).
+	ChainKeys bool `json:"chain_keys,omitempty"`
 }
 
 // Conversation says what the model activity already has, so the next

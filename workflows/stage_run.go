@@ -60,6 +60,17 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID string, attempt int, to
 	// reuses the workflow id (node ids start again at n1) apart from the
 	// earlier run's; it is the same across continue-as-new.
 	return workflow.ExecuteActivity(actx, acts.RunTool, activities.ToolRequest{
-		CallID: callID, Tool: activities.ToolRef{Name: tool.Name}, Args: args, Chain: workflow.GetInfo(ctx).FirstRunID,
+		CallID: callID, Tool: activities.ToolRef{Name: tool.Name}, Args: args, Chain: r.keyChain(ctx),
 	})
+}
+
+// keyChain is what makes the calls' idempotency keys differ between two
+// runs that reuse a workflow id: the first run id of the continue-as-new
+// chain. Chains started before it existed keep the keys they began with
+// (the flag is carried), so an identical call of one chain keeps its key.
+func (r *runner) keyChain(ctx workflow.Context) string {
+	if !r.run.ChainKeys {
+		return ""
+	}
+	return workflow.GetInfo(ctx).FirstRunID
 }

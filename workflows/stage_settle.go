@@ -32,7 +32,7 @@ func (p *pipeline) settle(ctx workflow.Context, c *stepCall, tool config.Tool, r
 	r.finishNode(ctx, c.nodeID, result, "")
 	if c.write != nil {
 		if v, derr := decodeJSON(result); derr == nil {
-			refs.Write(r.run.State, *c.write, stateValue(v))
+			refs.Write(r.run.State, *c.write, r.stateValue(v))
 		}
 	}
 	r.breaker(tool.Name).Record(workflow.Now(ctx), true)

@@ -30,4 +30,16 @@ const (
 	// its previous run continued as new into it (cron runs and retries
 	// also have a previous run, and the starter's input).
 	versionVerifyCarried = "verify-carried"
+	// versionExactNumbers: numbers in State and in the input that edge
+	// conditions read keep their exact value (before: State carried
+	// across continue-as-new and the input were float64, and numbers
+	// beyond int64 were float64 everywhere). Asked once per run.
+	versionExactNumbers = "exact-numbers"
+	// versionChainKeys: a chain started now puts its first run id in its
+	// calls' idempotency keys (Run.ChainKeys, carried to every run).
+	versionChainKeys = "chain-keys"
+	// versionStrictInput: a first run whose input has fields AgentInput
+	// does not know is refused (before: they were ignored). Asked only for
+	// such an input.
+	versionStrictInput = "strict-input"
 )

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/expr-lang/expr/vm"
@@ -43,6 +44,8 @@ type runner struct {
 	decisions map[string]*signals.ApproveRequest
 	// limitsVersion caches the GetVersion of the limits guards.
 	limitsVersion *workflow.Version
+	// exactNumbers: State and the input keep numbers exact (numbers.go).
+	exactNumbers bool
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -66,6 +69,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 		markRefused(ctx, in.Agent)
 		return nil, err
 	}
+	r.useNumbers(ctx)
 	if err := r.registerQueries(ctx); err != nil {
 		return nil, err
 	}
@@ -107,6 +111,10 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 		run.Generation++
 		return newRunner(run)
 	}
+	if len(in.Unknown) > 0 && workflow.GetVersion(ctx, versionStrictInput, workflow.DefaultVersion, 1) >= 1 {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+			"input: unknown field(s) %s: a run takes agent, task, input, output_schema and from", strings.Join(in.Unknown, ", ")), BadInputError, nil)
+	}
 	if err := checkInput(in); err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), BadInputError, nil)
 	}
@@ -116,9 +124,10 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 		return nil, err
 	}
 	run := &Run{
-		Input:    in,
-		Spec:     &spec,
-		Progress: Progress{State: map[string]any{}, HandoffPath: []string{}, Escalations: []Escalation{}},
+		Input: in,
+		Spec:  &spec,
+		Progress: Progress{State: map[string]any{}, HandoffPath: []string{}, Escalations: []Escalation{},
+			ChainKeys: workflow.GetVersion(ctx, versionChainKeys, workflow.DefaultVersion, 1) >= 1},
 	}
 	r, err := newRunner(run)
 	if err != nil {
