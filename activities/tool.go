@@ -36,6 +36,9 @@ type ToolRequest struct {
 	// key, it tells apart two runs that reuse one workflow id. Requests
 	// scheduled by earlier versions have none and keep their old key.
 	Chain string `json:"chain,omitempty"`
+	// Agent is the agent whose call this is: a tool outside its tools and
+	// their fallbacks is refused. Requests of earlier versions have none.
+	Agent string `json:"agent,omitempty"`
 }
 
 // ToolRef names a tool of the worker's config. It is an object, not a
@@ -61,6 +64,9 @@ func (a *Activities) RunTool(ctx context.Context, r ToolRequest) (json.RawMessag
 	tool, ok := a.config.Tool(r.Tool.Name)
 	if !ok {
 		return nil, classed(policies.Fatal, fmt.Sprintf("tool %s is not in this worker's config (removed or renamed since the run started)", r.Tool.Name), 0)
+	}
+	if r.Agent != "" && !a.agentMayCall(r.Agent, r.Tool.Name) {
+		return nil, classed(policies.Fatal, fmt.Sprintf("tool %s is not one of agent %s's tools (or their fallbacks) in this worker's config", r.Tool.Name, r.Agent), 0)
 	}
 	req := toolCall{CallID: r.CallID, Tool: tool, Args: r.Args}
 	key, err := ChainIdempotencyKey(wfID, r.Chain, req.CallID, req.Tool, req.Args)
@@ -110,4 +116,15 @@ func runBuiltin(ctx context.Context, wfID, key string, req toolCall) (json.RawMe
 		return nil, classed(policies.Persistent, fmt.Sprintf("tool %s: result is not JSON: %v", req.Tool.Name, err), 0)
 	}
 	return b, nil
+}
+
+// agentMayCall says whether the worker's config gives an agent a tool: one
+// of its tools or, transitively, their fallbacks.
+func (a *Activities) agentMayCall(agent, tool string) bool {
+	resolved, err := a.config.Resolve(agent, a.getenv)
+	if err != nil {
+		return false
+	}
+	_, ok := resolved.Tool(tool)
+	return ok
 }

@@ -76,3 +76,17 @@ func TestResolveAgentAnswersNamesOnly(t *testing.T) {
 	require.Equal(t, config.Duration(5e9), book.HTTP.Timeout, "what the workflow decides on stays")
 	require.Equal(t, "gpt", spec.Model.Name)
 }
+
+// A call names its agent: a tool of the config that is not the agent's
+// (nor a fallback of its tools) is refused, even if it exists.
+func TestToolOutsideTheAgentsToolsIsRefused(t *testing.T) {
+	acts := newTestActivities()
+	acts.config.Tools = []config.Tool{builtinTool("echo", "echo"), builtinTool("admin", "echo")}
+	acts.config.Agents = []config.Agent{{Name: "travel", Tools: []string{"echo"}}}
+	env := newActivityEnv(t, acts)
+	_, err := env.ExecuteActivity(acts.RunTool, ToolRequest{CallID: "n1", Tool: ToolRef{Name: "admin"}, Args: json.RawMessage(`{}`), Agent: "travel"})
+	ae := requireClass(t, err, string(policies.Fatal), false)
+	require.Contains(t, ae.Message(), "tool admin is not one of agent travel's tools")
+	_, err = env.ExecuteActivity(acts.RunTool, ToolRequest{CallID: "n2", Tool: ToolRef{Name: "echo"}, Args: json.RawMessage(`{}`), Agent: "travel"})
+	require.NoError(t, err)
+}

@@ -60,7 +60,7 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID string, attempt int, to
 	// reuses the workflow id (node ids start again at n1) apart from the
 	// earlier run's; it is the same across continue-as-new.
 	return workflow.ExecuteActivity(actx, acts.RunTool, activities.ToolRequest{
-		CallID: callID, Tool: activities.ToolRef{Name: tool.Name}, Args: args, Chain: r.keyChain(ctx),
+		CallID: callID, Tool: activities.ToolRef{Name: tool.Name}, Args: args, Chain: r.keyChain(ctx), Agent: r.run.Spec.Agent.Name,
 	})
 }
 
