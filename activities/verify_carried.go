@@ -23,50 +23,71 @@ type HistoryReader interface {
 }
 
 // VerifyCarried confirms, from the server's own record, that the calling
-// run was made by its previous run's own continue-as-new: that run closed
-// by continuing as new, initiated by the workflow itself, into this very
-// run. Temporal closes a run the same way when a cron schedule or a retry
-// starts the next one (initiator cron_schedule or retry), and those start
-// again from the starter's own input: carried state such an input holds was
-// never the engine's and is refused.
+// run was made by its previous run's own continue-as-new: that run, a run
+// of this same workflow type, closed by continuing as new into this very
+// run (or into the run this one is a reset of) with exactly the input this
+// run started with. Temporal closes a run the same way when a cron schedule
+// or a retry starts the next one, and those start again from the starter's
+// own input, without carrying it in the close event: carried state such an
+// input holds was never the engine's and is refused. The previous run, of
+// this type, was verified the same way when it started, so by induction
+// every link of the chain was made by the engine.
 func (a *Activities) VerifyCarried(ctx context.Context, previousRunID string) error {
 	wf := activity.GetInfo(ctx).WorkflowExecution
 	if a.history == nil {
 		return temporal.NewNonRetryableApplicationError("cannot verify carried state: the worker has no Temporal client to read histories", CarriedRefusedError, nil)
 	}
-	it := a.history.GetWorkflowHistory(ctx, wf.ID, previousRunID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
-	var closed *historypb.HistoryEvent
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			return fmt.Errorf("read the close event of run %s: %w", previousRunID, err) // retried
-		}
-		closed = ev
+	closed, err := a.closeEvent(ctx, wf.ID, previousRunID)
+	if err != nil {
+		return err
 	}
-	switch {
-	case closed == nil:
+	if closed == nil {
 		return refuseCarried("run %s has no close event", previousRunID)
-	case closed.GetEventType() != enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
+	}
+	if closed.GetEventType() != enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW {
 		return refuseCarried("run %s ended as %s, not by continuing as new (a cron run or a retry starts again from the starter's input)",
 			previousRunID, closed.GetEventType())
-	case closed.GetWorkflowExecutionContinuedAsNewEventAttributes().GetNewExecutionRunId() != wf.RunID:
-		return refuseCarried("run %s continued as new into another run", previousRunID)
-	case !ownInitiator(closed.GetWorkflowExecutionContinuedAsNewEventAttributes().GetInitiator()):
-		return refuseCarried("run %s was followed by a %s run, not by continuing as new (a cron run or a retry starts again from the starter's input)",
-			previousRunID, closed.GetWorkflowExecutionContinuedAsNewEventAttributes().GetInitiator())
 	}
-	// The server records a cron or retry successor as continued-as-new too,
-	// without always saying so in its initiator; only the workflow's own
-	// continue-as-new carries the input this run started with.
+	can := closed.GetWorkflowExecutionContinuedAsNewEventAttributes()
+	if !ownInitiator(can.GetInitiator()) {
+		return refuseCarried("run %s was followed by a %s run, not by continuing as new (a cron run or a retry starts again from the starter's input)",
+			previousRunID, can.GetInitiator())
+	}
 	started, err := a.firstEvent(ctx, wf.ID, wf.RunID)
 	if err != nil {
 		return err
 	}
-	carried := closed.GetWorkflowExecutionContinuedAsNewEventAttributes().GetInput()
-	if carried == nil || !proto.Equal(carried, started.GetWorkflowExecutionStartedEventAttributes().GetInput()) {
+	start := started.GetWorkflowExecutionStartedEventAttributes()
+	// A reset run is a copy of the run it resets, under a new run id.
+	if into := can.GetNewExecutionRunId(); into != wf.RunID && into != start.GetOriginalExecutionRunId() {
+		return refuseCarried("run %s continued as new into another run", previousRunID)
+	}
+	if can.GetInput() == nil || !proto.Equal(can.GetInput(), start.GetInput()) {
 		return refuseCarried("run %s was followed by this run, not by continuing as new into it with this input (a cron run or a retry starts again from the starter's input)", previousRunID)
 	}
+	previous, err := a.firstEvent(ctx, wf.ID, previousRunID)
+	if err != nil {
+		return err
+	}
+	own := start.GetWorkflowType().GetName()
+	if typ := previous.GetWorkflowExecutionStartedEventAttributes().GetWorkflowType().GetName(); typ != own {
+		return refuseCarried("run %s is a %s, not a %s: only the engine's own run may continue as new into it", previousRunID, typ, own)
+	}
 	return nil
+}
+
+// closeEvent is the event that closed a run (nil: none yet).
+func (a *Activities) closeEvent(ctx context.Context, workflowID, runID string) (*historypb.HistoryEvent, error) {
+	it := a.history.GetWorkflowHistory(ctx, workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+	var closed *historypb.HistoryEvent
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return nil, fmt.Errorf("read the close event of run %s: %w", runID, err) // retried
+		}
+		closed = ev
+	}
+	return closed, nil
 }
 
 // firstEvent is the first event of a run: its start, with its input.

@@ -13,19 +13,32 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 )
 
-// runEvents answers the previous run's close event and the calling run's
-// start event, which started with startInput.
-type runEvents struct{ closed *historypb.HistoryEvent }
+// runEvents answers the previous run's close and start events and the
+// calling run's start event, which started with startInput.
+type runEvents struct {
+	closed       *historypb.HistoryEvent
+	previousType string // "" the calling run's own type
+	original     string // the calling run's original run id (a reset)
+}
 
 var startInput = &commonpb.Payloads{Payloads: []*commonpb.Payload{{Data: []byte(`{"continued": {}}`)}}}
 
-func (r runEvents) GetWorkflowHistory(_ context.Context, _, _ string, _ bool, filter enumspb.HistoryEventFilterType) client.HistoryEventIterator {
+// testWorkflowType is the type the test activity environment reports.
+const testWorkflowType = "default-test-workflow-type-name"
+
+func (r runEvents) GetWorkflowHistory(_ context.Context, _, runID string, _ bool, filter enumspb.HistoryEventFilterType) client.HistoryEventIterator {
 	if filter == enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT {
 		return &events{list: []*historypb.HistoryEvent{r.closed}}
 	}
+	start := &historypb.WorkflowExecutionStartedEventAttributes{WorkflowType: &commonpb.WorkflowType{Name: testWorkflowType}}
+	if runID == testRunID {
+		start.Input, start.OriginalExecutionRunId = startInput, r.original
+	} else if r.previousType != "" {
+		start.WorkflowType.Name = r.previousType
+	}
 	return &events{list: []*historypb.HistoryEvent{{
 		EventType:  enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
-		Attributes: &historypb.HistoryEvent_WorkflowExecutionStartedEventAttributes{WorkflowExecutionStartedEventAttributes: &historypb.WorkflowExecutionStartedEventAttributes{Input: startInput}},
+		Attributes: &historypb.HistoryEvent_WorkflowExecutionStartedEventAttributes{WorkflowExecutionStartedEventAttributes: start},
 	}}}
 }
 
@@ -58,21 +71,26 @@ func TestVerifyCarried(t *testing.T) {
 	for name, tc := range map[string]struct {
 		closed *historypb.HistoryEvent
 		want   string // "" accepted
+		events runEvents
 	}{
-		"continued as new into this run": {canInto(testRunID, own), ""},
-		"continued as new into another":  {canInto("another-run", own), "continued as new into another run"},
-		"initiator left unspecified":     {canInto(testRunID, enumspb.CONTINUE_AS_NEW_INITIATOR_UNSPECIFIED), ""},
-		"followed by a cron run":         {canInto(testRunID, enumspb.CONTINUE_AS_NEW_INITIATOR_CRON_SCHEDULE), "followed by a CronSchedule run"},
-		"followed by a retry":            {canInto(testRunID, enumspb.CONTINUE_AS_NEW_INITIATOR_RETRY), "followed by a Retry run"},
-		"a cron run":                     {&historypb.HistoryEvent{EventType: enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED}, "ended as WorkflowExecutionCompleted"},
-		"a retry":                        {&historypb.HistoryEvent{EventType: enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED}, "ended as WorkflowExecutionFailed"},
-		"no close event":                 {nil, "has no close event"},
-		"a cron successor, unmarked":     {canWith(testRunID, enumspb.CONTINUE_AS_NEW_INITIATOR_UNSPECIFIED, nil), "not by continuing as new into it with this input"},
-		"another input":                  {canWith(testRunID, own, other), "not by continuing as new into it with this input"},
+		"continued as new into this run":          {canInto(testRunID, own), "", runEvents{}},
+		"continued as new into another":           {canInto("another-run", own), "continued as new into another run", runEvents{}},
+		"initiator left unspecified":              {canInto(testRunID, enumspb.CONTINUE_AS_NEW_INITIATOR_UNSPECIFIED), "", runEvents{}},
+		"followed by a cron run":                  {canInto(testRunID, enumspb.CONTINUE_AS_NEW_INITIATOR_CRON_SCHEDULE), "followed by a CronSchedule run", runEvents{}},
+		"followed by a retry":                     {canInto(testRunID, enumspb.CONTINUE_AS_NEW_INITIATOR_RETRY), "followed by a Retry run", runEvents{}},
+		"a cron run":                              {&historypb.HistoryEvent{EventType: enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED}, "ended as WorkflowExecutionCompleted", runEvents{}},
+		"a retry":                                 {&historypb.HistoryEvent{EventType: enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED}, "ended as WorkflowExecutionFailed", runEvents{}},
+		"no close event":                          {nil, "has no close event", runEvents{}},
+		"a reset of the run continued into":       {canInto("the-run-before-reset", own), "", runEvents{original: "the-run-before-reset"}},
+		"another workflow type continued into it": {canInto(testRunID, own), "is a Evil, not a " + testWorkflowType, runEvents{previousType: "Evil"}},
+		"a cron successor, unmarked":              {canWith(testRunID, enumspb.CONTINUE_AS_NEW_INITIATOR_UNSPECIFIED, nil), "not by continuing as new into it with this input", runEvents{}},
+		"another input":                           {canWith(testRunID, own, other), "not by continuing as new into it with this input", runEvents{}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			acts := New(&config.File{}, nil)
-			acts.history = runEvents{tc.closed}
+			ev := tc.events
+			ev.closed = tc.closed
+			acts.history = ev
 			env := newActivityEnv(t, acts)
 			_, err := env.ExecuteActivity(acts.VerifyCarried, "previous-run")
 			if tc.want == "" {

@@ -124,6 +124,9 @@ func (r *runner) receiveSignals(ctx workflow.Context) {
 			if errors.Is(err, errTooLarge) && !r.messageSizeOn(ctx) {
 				payload, err = decodeJSONPayload(name, raw) // as runs before the bound did
 			}
+			if errors.Is(err, errUndecodable) && !r.undecodableOn(ctx) {
+				payload, err = r.receiveDecodable(ctx, c, name) // as runs before did
+			}
 			audit := auditOf(payload)
 			if err == nil {
 				audit, err = handle(payload)
@@ -151,6 +154,9 @@ func decodeSignal(name string, raw converter.RawValue) (json.RawMessage, error) 
 	return decodeJSONPayload(name, raw)
 }
 
+// errUndecodable marks a payload that is not JSON.
+var errUndecodable = errors.New("undecodable")
+
 // decodeJSONPayload reads a raw signal payload as JSON.
 func decodeJSONPayload(name string, raw converter.RawValue) (json.RawMessage, error) {
 	p := raw.Payload()
@@ -159,9 +165,30 @@ func decodeJSONPayload(name string, raw converter.RawValue) (json.RawMessage, er
 	}
 	var payload json.RawMessage
 	if err := converter.GetDefaultDataConverter().FromPayload(p, &payload); err != nil {
-		return nil, fmt.Errorf("%s: the payload cannot be decoded as JSON: %v", name, err)
+		return nil, fmt.Errorf("%w: %s: the payload cannot be decoded as JSON: %v", errUndecodable, name, err)
 	}
 	return payload, nil
+}
+
+// undecodableOn says whether a signal that cannot be decoded is recorded
+// and passed over: runs recorded before that did what the SDK did (drop it
+// and wait for the next signal of that name, holding up the others). Asked
+// only for such a signal.
+func (r *runner) undecodableOn(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, versionUndecodableSignal, workflow.DefaultVersion, 1) >= 1
+}
+
+// receiveDecodable is the SDK's old way with a signal it could not decode:
+// drop it and block on the channel until one decodes.
+func (r *runner) receiveDecodable(ctx workflow.Context, c workflow.ReceiveChannel, name string) (json.RawMessage, error) {
+	for {
+		var raw converter.RawValue
+		c.Receive(ctx, &raw)
+		payload, err := decodeJSONPayload(name, raw)
+		if !errors.Is(err, errUndecodable) {
+			return payload, err
+		}
+	}
 }
 
 // messageSizeOn says whether oversized signals are ignored: runs recorded

@@ -23,12 +23,16 @@ func resolveOptions() workflow.ActivityOptions {
 	}
 }
 
-// verifyOptions: reading the previous run's close event; a refusal is final.
+// verifyOptions: reading the previous run's record. A refusal is final;
+// anything else (the server busy or away) is retried until it answers, so
+// a passing outage never costs a legitimate run its state.
 func verifyOptions() workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{
-			MaximumAttempts:        5,
+			InitialInterval:        time.Second,
+			BackoffCoefficient:     2,
+			MaximumInterval:        time.Minute,
 			NonRetryableErrorTypes: []string{activities.CarriedRefusedError},
 		},
 	}

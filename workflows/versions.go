@@ -42,4 +42,9 @@ const (
 	// does not know is refused (before: they were ignored). Asked only for
 	// such an input.
 	versionStrictInput = "strict-input"
+	// versionUndecodableSignal: a signal whose payload cannot be decoded is
+	// recorded and passed over (before: the SDK dropped it and the run's
+	// message loop waited for the next signal of that name). Asked only for
+	// such a signal.
+	versionUndecodableSignal = "undecodable-signal"
 )

@@ -192,10 +192,12 @@ func verifyCarried(ctx workflow.Context) error {
 		return nil // runs recorded before the check
 	}
 	actx := workflow.WithActivityOptions(ctx, verifyOptions())
-	if err := workflow.ExecuteActivity(actx, acts.VerifyCarried, previous).Get(ctx, nil); err != nil {
+	err := workflow.ExecuteActivity(actx, acts.VerifyCarried, previous).Get(ctx, nil)
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.Type() == activities.CarriedRefusedError {
 		return refused(" (" + errorText(err) + ")")
 	}
-	return nil
+	return err // nil, or the run was cancelled
 }
 
 // checkInput refuses input the run could not start from, naming the field.
