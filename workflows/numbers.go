@@ -56,48 +56,49 @@ func (r *runner) inputMap() map[string]any {
 
 // int64OrFloat is how State held numbers before exact numbers.
 func int64OrFloat(v any) any {
-	switch x := v.(type) {
-	case json.Number:
+	return rewriteNumbers(v, func(n any) any {
+		x, ok := n.(json.Number)
+		if !ok {
+			return n
+		}
 		if i, err := x.Int64(); err == nil {
 			return i
 		}
 		f, _ := x.Float64()
 		return f
-	case map[string]any:
-		for k, e := range x { //workflowcheck:ignore each entry is rewritten in place: order does not matter
-			x[k] = int64OrFloat(e)
-		}
-		return x
-	case []any:
-		for i, e := range x {
-			x[i] = int64OrFloat(e)
-		}
-		return x
-	default:
-		return v
-	}
+	})
 }
 
 // floatNumbers turns every number into a float64, as encoding/json decoded
 // carried State before exact numbers.
 func floatNumbers(v any) any {
+	return rewriteNumbers(v, func(n any) any {
+		switch x := n.(type) {
+		case json.Number:
+			f, _ := x.Float64()
+			return f
+		case int64:
+			return float64(x)
+		}
+		return n
+	})
+}
+
+// rewriteNumbers applies f to every leaf of a decoded JSON value, rewriting
+// maps and slices in place.
+func rewriteNumbers(v any, f func(any) any) any {
 	switch x := v.(type) {
-	case json.Number:
-		f, _ := x.Float64()
-		return f
-	case int64:
-		return float64(x)
 	case map[string]any:
-		for k, e := range x { //workflowcheck:ignore each entry is rewritten in place: order does not matter
-			x[k] = floatNumbers(e)
+		for k, e := range x { // each entry is rewritten in place: order does not matter
+			x[k] = rewriteNumbers(e, f)
 		}
 		return x
 	case []any:
 		for i, e := range x {
-			x[i] = floatNumbers(e)
+			x[i] = rewriteNumbers(e, f)
 		}
 		return x
 	default:
-		return v
+		return f(v)
 	}
 }
