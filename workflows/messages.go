@@ -17,7 +17,7 @@ import (
 // forget: an invalid one is logged and recorded in the trace, never fails
 // the run). An update whose payload cannot be decoded is rejected by the
 // SDK; one too large is rejected by its validator.
-func (r *runner) registerMessages(ctx workflow.Context) error {
+func (r *runner) registerUpdates(ctx workflow.Context) error {
 	err := workflow.SetUpdateHandlerWithOptions(ctx, signals.Reply,
 		func(ctx workflow.Context, req signals.ReplyRequest) (signals.ReplyResult, error) {
 			return r.acceptReply(req)
@@ -25,6 +25,9 @@ func (r *runner) registerMessages(ctx workflow.Context) error {
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.ReplyRequest) error {
 			if err := validMessage(signals.Reply, req, req.Validate); err != nil {
 				return err
+			}
+			if r.run == nil {
+				return errStarting(signals.Reply, "nothing waits for a reply")
 			}
 			return r.replyWanted()
 		}})
@@ -38,6 +41,9 @@ func (r *runner) registerMessages(ctx workflow.Context) error {
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.ApproveRequest) error {
 			if err := validMessage(signals.Approve, req, req.Validate); err != nil {
 				return err
+			}
+			if r.run == nil {
+				return errStarting(signals.Approve, "no call waits for approval")
 			}
 			return r.approveWanted(req)
 		}})
@@ -53,8 +59,13 @@ func (r *runner) registerMessages(ctx workflow.Context) error {
 			return err
 		}
 	}
-	workflow.Go(ctx, func(ctx workflow.Context) { r.receiveSignals(ctx) })
 	return nil
+}
+
+// errStarting answers a message that arrives while the run resolves its
+// agent: nothing can wait for it yet.
+func errStarting(name, what string) error {
+	return fmt.Errorf("%s: %s yet (the run is starting)", name, what)
 }
 
 // validMessage checks a message's size, then its own rules.

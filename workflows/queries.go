@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/workflow"
@@ -19,19 +20,31 @@ import (
 // answer outgrows Temporal's limit on query results.
 func (r *runner) registerQueries(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, signals.QueryTrace, func(page *signals.TracePage) (signals.Trace, error) {
+		if r.run == nil {
+			return signals.Trace{}, errRunStarting
+		}
 		return tracePage(r.run, page)
 	}); err != nil {
 		return err
 	}
 	if err := workflow.SetQueryHandler(ctx, signals.QueryStatus, func() (signals.Status, error) {
+		if r.run == nil {
+			return signals.Status{}, errRunStarting
+		}
 		return r.status(), nil
 	}); err != nil {
 		return err
 	}
 	return workflow.SetQueryHandler(ctx, signals.QueryModelContext, func(q *activities.ModelContextQuery) (activities.ModelContextPage, error) {
+		if r.run == nil {
+			return activities.ModelContextPage{}, errRunStarting
+		}
 		return modelContextPage(r.run, q)
 	})
 }
+
+// errRunStarting answers a query while the run resolves its agent.
+var errRunStarting = errors.New("the run is starting: ask again in a moment")
 
 // tracePage answers the trace query: without an argument every node, or
 // the first MaxQueryAnswerBytes of them with Next; with one, the page it

@@ -64,18 +64,25 @@ func (r *runner) toolSchema(t config.Tool) (*jsonschema.Schema, error) {
 // AgentWorkflow runs an agent until it produces an output, stops itself
 // with a report (AgentStopped), or is cancelled.
 func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
-	r, err := start(ctx, in)
+	// Queries and updates are answered from the first workflow task on
+	// (while the agent resolves they answer that the run is starting),
+	// never "unknown update"; signals wait in their channels until the
+	// run exists.
+	r := &runner{}
+	if err := r.registerQueries(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.registerUpdates(ctx); err != nil {
+		return nil, err
+	}
+	built, err := start(ctx, in)
 	if err != nil {
 		markRefused(ctx, in.Agent)
 		return nil, err
 	}
+	*r = *built
 	r.useNumbers(ctx)
-	if err := r.registerQueries(ctx); err != nil {
-		return nil, err
-	}
-	if err := r.registerMessages(ctx); err != nil {
-		return nil, err
-	}
+	workflow.Go(ctx, func(ctx workflow.Context) { r.receiveSignals(ctx) })
 	r.repairOn = workflow.GetVersion(ctx, versionArgumentRepair, workflow.DefaultVersion, 1) >= 1
 	if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
 		return nil, err
