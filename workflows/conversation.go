@@ -38,6 +38,26 @@ func conversationBudget(run *Run) int {
 	return config.MaxPayloadBytes - len(mustJSON(toolDefs(run))) - 128<<10
 }
 
+// overBudget says whether a conversation's JSON is over budget. Encoding
+// the whole conversation at every request would make each step cost the
+// length of the run, so it is encoded only when a cheap upper bound (every
+// byte escaped to at most six, plus each message's own fields) could be
+// over.
+func overBudget(msgs []activities.Message, budget int) bool {
+	const escapeMax, perMessage, perCall = 6, 256, 128
+	bound := 0
+	for _, m := range msgs {
+		bound += escapeMax*(messageSize(m)+len(m.ToolCallID)+len(m.Role)) + perMessage
+		for _, tc := range m.ToolCalls {
+			bound += escapeMax*(len(tc.ID)+len(tc.Name)) + perCall
+		}
+	}
+	if bound <= budget {
+		return false
+	}
+	return len(mustJSON(msgs)) > budget
+}
+
 // fitConversation cuts the oldest observations (tool results, notes) so
 // the conversation fits in budget (policies.FitMessages), each with a
 // marker; the instructions, the task, the model's own replies and the last

@@ -117,3 +117,13 @@ func TestAConversationOverThePayloadLimitIsFitted(t *testing.T) {
 	require.NotNil(t, whole, "the fitted conversation was sent whole once")
 	require.Contains(t, whole.Delta[1].Content, "keep going", "the task is never cut")
 }
+
+// The cheap bound never says "fits" for a conversation whose JSON does not.
+func TestOverBudgetAgreesWithTheEncodedSize(t *testing.T) {
+	for _, content := range []string{strings.Repeat("a", 1000), strings.Repeat("<>&\"\n", 200), strings.Repeat("é", 500)} {
+		msgs := []activities.Message{{Role: "user", Content: content}, {Role: "assistant", ToolCalls: []activities.ToolCall{call("k1", "a", `{"x": "`+content+`"}`)}}}
+		size := len(mustJSON(msgs))
+		require.True(t, overBudget(msgs, size-1), "content %.10q", content)
+		require.False(t, overBudget(msgs, size), "content %.10q", content)
+	}
+}

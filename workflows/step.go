@@ -78,7 +78,7 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 	reqID := node.ID
 
 	conv := buildConversation(run)
-	if !run.Fitted && len(mustJSON(conv)) > conversationBudget(run) && r.limitsOn(ctx) {
+	if !run.Fitted && overBudget(conv, conversationBudget(run)) && r.limitsOn(ctx) {
 		// From now on the conversation is fitted to the payload limit;
 		// what the model activity has cached is not what it will be sent.
 		run.Fitted = true
