@@ -1,15 +1,12 @@
 package testsuite
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -43,18 +40,8 @@ agents:
 	}
 	s := newStack(t, cfg, map[string]scriptedmodel.Script{"approvedrefusal": script})
 	run := s.start(workflows.AgentInput{Agent: "booker", Task: "book on Oct 26, 2024"})
-	var st signals.Status
-	require.Eventually(t, func() bool {
-		st = signals.Status{}
-		v, err := s.client.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), signals.QueryStatus)
-		return err == nil && v.Get(&st) == nil && len(st.PendingApprovals) == 1
-	}, 20*time.Second, 100*time.Millisecond)
-	h, err := s.client.UpdateWorkflow(context.Background(), client.UpdateWorkflowOptions{
-		WorkflowID: run.GetID(), UpdateName: signals.Approve, WaitForStage: client.WorkflowUpdateStageCompleted,
-		Args: []any{signals.ApproveRequest{CallID: st.PendingApprovals[0].CallID, Decision: signals.DecisionApprove, Audit: signals.Audit{By: "alice"}}},
-	})
-	require.NoError(t, err)
-	require.NoError(t, h.Get(context.Background(), nil))
+	pending := s.pendingApproval(run)
+	require.NoError(t, s.update(run, signals.Approve, signals.ApproveRequest{CallID: pending.CallID, Decision: signals.DecisionApprove, Audit: signals.Audit{By: "alice"}}))
 	res, err := s.result(run)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"done": true}`, string(res.Output))

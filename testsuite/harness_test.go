@@ -182,6 +182,32 @@ func (s *stack) status(run client.WorkflowRun) signals.Status {
 	return st
 }
 
+// update sends an update to a run and waits for its outcome: the
+// validator's rejection, the handler's error, or nil.
+func (s *stack) update(run client.WorkflowRun, name string, arg any) error {
+	ctx := context.Background()
+	h, err := s.client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: run.GetID(), UpdateName: name, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return err
+	}
+	return h.Get(ctx, nil)
+}
+
+// pendingApproval waits until exactly one call of the run waits for
+// approval, and answers it.
+func (s *stack) pendingApproval(run client.WorkflowRun) signals.PendingApproval {
+	s.t.Helper()
+	var st signals.Status
+	require.Eventually(s.t, func() bool {
+		st = signals.Status{}
+		v, err := s.client.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), signals.QueryStatus)
+		return err == nil && v.Get(&st) == nil && len(st.PendingApprovals) == 1
+	}, 20*time.Second, 100*time.Millisecond)
+	return st.PendingApprovals[0]
+}
+
 // phase reads a run's phase without failing the test, for polling: a run
 // answers queries only once it has started.
 func (s *stack) phase(run client.WorkflowRun) (signals.Phase, int) {

@@ -52,15 +52,7 @@ agents:
 	require.NoError(t, s.client.SignalWorkflow(ctx, run.GetID(), "", signals.Reply, corrupt))
 	big := signals.ReplyRequest{Text: strings.Repeat("x", config.MaxMessageBytes+1)}
 	require.NoError(t, s.client.SignalWorkflow(ctx, run.GetID(), "", signals.Reply, big))
-	update := func(arg any) error {
-		h, err := s.client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-			WorkflowID: run.GetID(), UpdateName: signals.Reply, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted,
-		})
-		if err != nil {
-			return err
-		}
-		return h.Get(ctx, nil)
-	}
+	update := func(arg any) error { return s.update(run, signals.Reply, arg) }
 	require.ErrorContains(t, update(big), "over the 256 KiB a message may carry")
 	require.ErrorContains(t, update(corrupt), "unable to decode", "an undecodable update is rejected")
 	require.NoError(t, update(signals.ReplyRequest{Text: "yes", Output: json.RawMessage(`{"ok": true}`)}))
@@ -226,12 +218,7 @@ agents:
 	second := startWorker(after)
 	t.Cleanup(second.Stop)
 
-	h, err := devClient.UpdateWorkflow(context.Background(), client.UpdateWorkflowOptions{
-		WorkflowID: run.GetID(), UpdateName: signals.Approve, WaitForStage: client.WorkflowUpdateStageCompleted,
-		Args: []any{signals.ApproveRequest{CallID: callID, Decision: signals.DecisionApprove}},
-	})
-	require.NoError(t, err)
-	require.NoError(t, h.Get(context.Background(), nil))
+	require.NoError(t, s.update(run, signals.Approve, signals.ApproveRequest{CallID: callID, Decision: signals.DecisionApprove}))
 	res, err := s.result(run)
 	require.NoError(t, err)
 	require.JSONEq(t, `"could not pay"`, string(res.Output))

@@ -1,14 +1,12 @@
 package testsuite
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -72,19 +70,9 @@ agents:
 `
 	s := newStack(t, cfg, nil)
 	run := s.start(workflows.AgentInput{Agent: "payer", Task: "pay", Input: json.RawMessage(`{"amount": "12"}`)})
-	var st signals.Status
-	require.Eventually(t, func() bool {
-		st = signals.Status{}
-		v, err := s.client.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), signals.QueryStatus)
-		return err == nil && v.Get(&st) == nil && len(st.PendingApprovals) == 1
-	}, 20*time.Second, 100*time.Millisecond)
-	require.JSONEq(t, `{"amount": 12}`, string(st.PendingApprovals[0].Args), "repaired by rule before the person sees it")
-	h, err := s.client.UpdateWorkflow(context.Background(), client.UpdateWorkflowOptions{
-		WorkflowID: run.GetID(), UpdateName: signals.Approve, WaitForStage: client.WorkflowUpdateStageCompleted,
-		Args: []any{signals.ApproveRequest{CallID: st.PendingApprovals[0].CallID, Decision: signals.DecisionModify, Args: json.RawMessage(`{"amount": 10}`)}},
-	})
-	require.NoError(t, err)
-	require.NoError(t, h.Get(context.Background(), nil))
+	pending := s.pendingApproval(run)
+	require.JSONEq(t, `{"amount": 12}`, string(pending.Args), "repaired by rule before the person sees it")
+	require.NoError(t, s.update(run, signals.Approve, signals.ApproveRequest{CallID: pending.CallID, Decision: signals.DecisionModify, Args: json.RawMessage(`{"amount": 10}`)}))
 	res, err := s.result(run)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"amount": 10}`, string(res.Output))
