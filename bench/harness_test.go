@@ -14,6 +14,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 	temporaltest "go.temporal.io/sdk/testsuite"
@@ -166,12 +167,7 @@ func executeChain(b *testing.B, in workflows.AgentInput) outcome {
 	for runID := first; runID != ""; {
 		o.generations++
 		next := ""
-		iter := devClient.GetWorkflowHistory(context.Background(), id, runID, false, 0)
-		for iter.HasNext() {
-			ev, err := iter.Next()
-			if err != nil {
-				b.Fatal(err)
-			}
+		eachEvent(b, id, runID, func(ev *historypb.HistoryEvent) {
 			switch ev.GetEventType() {
 			case enumspb.EVENT_TYPE_WORKFLOW_TASK_FAILED:
 				o.failedTasks++
@@ -182,7 +178,7 @@ func executeChain(b *testing.B, in workflows.AgentInput) outcome {
 			case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
 				next = ev.GetWorkflowExecutionContinuedAsNewEventAttributes().GetNewExecutionRunId()
 			}
-		}
+		})
 		runID = next
 	}
 	return o
@@ -204,13 +200,19 @@ func execute(b *testing.B, workflowType string, in workflows.AgentInput) (time.D
 	}
 	elapsed := time.Since(start)
 	size := 0
-	iter := devClient.GetWorkflowHistory(context.Background(), id, "", false, 0)
+	eachEvent(b, id, "", func(ev *historypb.HistoryEvent) { size += proto.Size(ev) })
+	return elapsed, size
+}
+
+// eachEvent calls f with every event of a run's history ("" the latest run).
+func eachEvent(b *testing.B, workflowID, runID string, f func(*historypb.HistoryEvent)) {
+	b.Helper()
+	iter := devClient.GetWorkflowHistory(context.Background(), workflowID, runID, false, 0)
 	for iter.HasNext() {
 		ev, err := iter.Next()
 		if err != nil {
 			b.Fatal(err)
 		}
-		size += proto.Size(ev)
+		f(ev)
 	}
-	return elapsed, size
 }
