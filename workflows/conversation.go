@@ -292,10 +292,7 @@ func clip(content string) string {
 	if len(content) <= maxToolMessage {
 		return content
 	}
-	cut := content[:maxToolMessage]
-	for !utf8.ValidString(cut) {
-		cut = cut[:len(cut)-1]
-	}
+	cut := cutText(content, maxToolMessage)
 	return cut + fmt.Sprintf("\n[unstuck: the result is %d bytes; the first %d are shown. Store it with %s and pass %sstate references instead of reading it whole.]",
 		len(content), len(cut), OutputPathArg, refs.Prefix)
 }

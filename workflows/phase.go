@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -42,13 +41,5 @@ func markRefused(ctx workflow.Context, agent string) {
 // keyword bounds a search attribute value: the server refuses long ones,
 // and a refused upsert would fail every workflow task of the run.
 func keyword(s string) string {
-	const max = 255
-	if len(s) <= max {
-		return s
-	}
-	s = s[:max]
-	for !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
+	return cutText(s, 255)
 }
