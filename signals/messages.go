@@ -103,3 +103,50 @@ func isObject(raw json.RawMessage) bool {
 	var m map[string]json.RawMessage
 	return len(raw) > 0 && json.Unmarshal(raw, &m) == nil && m != nil
 }
+
+// EditRequest changes a node of a run (CONTRACT.md "edit"): Output
+// replaces what the node produced (the task, a model request's thought
+// and calls, a call's result, a person's reply); Args replaces a call's
+// arguments, so it runs again with them. Fork starts a new workflow from
+// the edited point and leaves the run as it is.
+type EditRequest struct {
+	Audit
+	NodeID string          `json:"node_id"`
+	Output json.RawMessage `json:"output,omitempty"`
+	Args   json.RawMessage `json:"args,omitempty"`
+	Fork   bool            `json:"fork,omitempty"`
+}
+
+// Validate checks the payload itself; whether the node can be edited is
+// the run's to say.
+func (e EditRequest) Validate() error {
+	var problems []string
+	if strings.TrimSpace(e.NodeID) == "" {
+		problems = append(problems, `edit: "node_id" is empty (the trace query lists the nodes)`)
+	}
+	switch {
+	case len(e.Output) == 0 && len(e.Args) == 0:
+		problems = append(problems, `edit: give "output" (the node's new output) or "args" (a call's new arguments)`)
+	case len(e.Output) > 0 && len(e.Args) > 0:
+		problems = append(problems, `edit: give "output" or "args", not both`)
+	case len(e.Output) > 0 && !json.Valid(e.Output):
+		problems = append(problems, `edit: "output" is not valid JSON`)
+	case len(e.Args) > 0 && !isObject(e.Args):
+		problems = append(problems, `edit: "args" must be a JSON object`)
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// EditResult is the edit update's answer: the edit node, the nodes it
+// invalidated, and the generation the run resumes in; for a fork, the new
+// workflow's id instead of a generation of this run.
+type EditResult struct {
+	NodeID      string   `json:"node_id"`
+	Edited      string   `json:"edited"`
+	Invalidated []string `json:"invalidated"`
+	Generation  int      `json:"generation"`
+	WorkflowID  string   `json:"workflow_id,omitempty"`
+}

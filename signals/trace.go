@@ -97,4 +97,14 @@ type Node struct {
 	// GraphNode names the node of an explicit graph this node visited (an
 	// addition to CONTRACT.md's fields, absent for free-form runs).
 	GraphNode string `json:"graph_node,omitempty"`
+	// By, Reason, Before and After are an edit node's audit: who changed
+	// the node it names, why, and its value before and after.
+	By     string          `json:"by,omitempty"`
+	Reason string          `json:"reason,omitempty"`
+	Before json.RawMessage `json:"before,omitempty"`
+	After  json.RawMessage `json:"after,omitempty"`
+	// ReusedFrom: a write re-issued after an edit that the effect ledger
+	// answered with the recorded result of this earlier call, instead of
+	// running it twice (an addition to CONTRACT.md's fields).
+	ReusedFrom string `json:"reused_from,omitempty"`
 }
