@@ -12,8 +12,9 @@ import (
 
 // approvalOutcome is how a wait for approval ended.
 type approvalOutcome struct {
-	decision *signals.ApproveRequest
-	timedOut bool
+	decision    *signals.ApproveRequest
+	timedOut    bool
+	interrupted bool // an edit came first (interrupt.go)
 }
 
 // awaitApproval holds a call (status awaiting_approval, listed in
@@ -30,10 +31,13 @@ func (r *runner) awaitApproval(ctx workflow.Context, nodeID, tool string) (appro
 		return approvalOutcome{}, err
 	}
 	timeout := humanTimeout(r.run.Spec)
-	got, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool { return r.decisions[nodeID] != nil })
+	got, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool { return r.decisions[nodeID] != nil || r.interrupting() })
 	delete(r.awaiting, nodeID)
 	if err != nil {
 		return approvalOutcome{}, err
+	}
+	if got && r.decisions[nodeID] == nil {
+		return approvalOutcome{interrupted: true}, nil
 	}
 	if err := r.approvalPhase(ctx); err != nil {
 		return approvalOutcome{}, err

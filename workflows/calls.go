@@ -37,6 +37,13 @@ type finalCall struct {
 // after (the tool's) settle the call's node, and the model reads them in
 // the next request. A valid final_output is the step's output.
 func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities.ToolCall) (*finalCall, []*stepCall, error) {
+	return r.runCallsOf(ctx, reqID, calls, nil)
+}
+
+// runCallsOf runs the calls of a reply; after an edit (resume), the calls
+// the edit kept are not run again and a call a person gave new arguments
+// runs with them.
+func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activities.ToolCall, resume *editResume) (*finalCall, []*stepCall, error) {
 	step := make([]*stepCall, len(calls))
 	ids := make([]string, len(calls))
 	limit := len(calls)
@@ -44,6 +51,10 @@ func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities
 		limit = max
 	}
 	for i, tc := range calls {
+		if c := r.keptCall(reqID, tc, resume); c != nil {
+			step[i], ids[i] = c, c.nodeID
+			continue
+		}
 		if i >= limit {
 			// Answered, since the model expects an answer to each call,
 			// but not run (and its arguments not kept a second time).
@@ -51,10 +62,11 @@ func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities
 			ids[i] = step[i].nodeID
 			continue
 		}
+		tc, ranAs := resume.editedCall(tc)
 		node := r.addNode(ctx, Node{Node: signals.Node{
 			Kind: signals.KindCall, Status: signals.StatusPending, Parents: []string{reqID},
 			Tool: tc.Name, Args: rawOrString(tc.Args),
-		}, ModelCallID: tc.ID, Step: r.run.Step})
+		}, ModelCallID: tc.ID, Step: r.run.Step, RanAs: ranAs})
 		ids[i] = node.ID
 		step[i] = r.prepareCall(ctx, node.ID, tc)
 	}
@@ -62,6 +74,11 @@ func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities
 	// Runs recorded before parallel calls existed ran them one at a time.
 	parallel := workflow.GetVersion(ctx, versionParallelCalls, workflow.DefaultVersion, 1) >= 1
 	final, stopErr := r.drive(ctx, step, parallel)
+	for _, c := range step {
+		if n := r.run.node(c.nodeID); n != nil && c.class != "" {
+			n.Class = c.class // so an edit that keeps the call sees how it failed
+		}
+	}
 	r.run.Frontier = ids
 	if stopErr != nil {
 		return nil, step, stopErr

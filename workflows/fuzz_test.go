@@ -44,7 +44,7 @@ func FuzzSignalPayload(f *testing.F) {
 	f.Add(signals.Edit, "binary/null", []byte{})
 	f.Add(signals.Handoff, "json/plain", []byte(`null`))
 	f.Fuzz(func(t *testing.T, name, encoding string, data []byte) {
-		handle, ok := newFuzzRunner().signalHandlers()[name]
+		handle, ok := newFuzzRunner().signalHandlers(nil)[name]
 		if !ok {
 			return
 		}

@@ -18,18 +18,22 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string) (reply *signals.Re
 		Args: mustJSON(map[string]string{"why": why}),
 	}, Step: r.run.Step})
 	nodeID = node.ID
+	r.checkpoint(nodeID)
 	r.waitingHuman = nodeID
 	defer func() { r.waitingHuman = "" }()
 	if err := r.setPhase(ctx, signals.PhaseAwaitingHuman); err != nil {
 		return nil, nodeID, false, err
 	}
 	timeout := humanTimeout(r.run.Spec)
-	got, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool { return r.reply != nil })
+	got, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool { return r.reply != nil || r.interrupting() })
 	if err != nil {
 		if cancelled(ctx, err) {
 			return nil, nodeID, false, r.cancelled(ctx, nodeID)
 		}
 		return nil, nodeID, false, err
+	}
+	if got && r.reply == nil {
+		return nil, nodeID, false, errInterrupted
 	}
 	if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
 		return nil, nodeID, false, err

@@ -50,16 +50,25 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range []string{signals.Edit, signals.Handoff} {
-		name := name
-		err := workflow.SetUpdateHandlerWithOptions(ctx, name,
-			func(ctx workflow.Context, _ map[string]any) (string, error) { return "", notYet(name) },
-			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, _ map[string]any) error { return notYet(name) }})
-		if err != nil {
-			return err
-		}
+	err = workflow.SetUpdateHandlerWithOptions(ctx, signals.Edit,
+		func(ctx workflow.Context, req signals.EditRequest) (signals.EditResult, error) {
+			return r.acceptEdit(ctx, req, true)
+		},
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.EditRequest) error {
+			if err := validMessage(signals.Edit, req, req.Validate); err != nil {
+				return err
+			}
+			if r.run == nil {
+				return errStarting(signals.Edit, "no node can be edited")
+			}
+			return r.editWanted(req)
+		}})
+	if err != nil {
+		return err
 	}
-	return nil
+	return workflow.SetUpdateHandlerWithOptions(ctx, signals.Handoff,
+		func(ctx workflow.Context, _ map[string]any) (string, error) { return "", notYet(signals.Handoff) },
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, _ map[string]any) error { return notYet(signals.Handoff) }})
 }
 
 // errStarting answers a message that arrives while the run resolves its
@@ -82,7 +91,7 @@ func notYet(name string) error {
 
 // signalHandlers are what each signal does with its decoded payload; an
 // error means the signal is recorded and ignored.
-func (r *runner) signalHandlers() map[string]func(json.RawMessage) (signals.Audit, error) {
+func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMessage) (signals.Audit, error) {
 	return map[string]func(json.RawMessage) (signals.Audit, error){
 		signals.Reply: func(raw json.RawMessage) (signals.Audit, error) {
 			return handleMessage(signals.Reply, "a reply", raw, signals.ReplyRequest.Validate, func(req signals.ReplyRequest) error {
@@ -96,7 +105,12 @@ func (r *runner) signalHandlers() map[string]func(json.RawMessage) (signals.Audi
 				return err
 			})
 		},
-		signals.Edit:    func(raw json.RawMessage) (signals.Audit, error) { return auditOf(raw), notYet(signals.Edit) },
+		signals.Edit: func(raw json.RawMessage) (signals.Audit, error) {
+			return handleMessage(signals.Edit, "an edit", raw, signals.EditRequest.Validate, func(req signals.EditRequest) error {
+				_, err := r.acceptEdit(ctx, req, false)
+				return err
+			})
+		},
 		signals.Handoff: func(raw json.RawMessage) (signals.Audit, error) { return auditOf(raw), notYet(signals.Handoff) },
 	}
 }
@@ -124,7 +138,7 @@ var signalNames = []string{signals.Reply, signals.Approve, signals.Edit, signals
 // SDK would otherwise drop it inside Receive and block this loop until the
 // next signal of that name, holding up every other message.
 func (r *runner) receiveSignals(ctx workflow.Context) {
-	handlers := r.signalHandlers()
+	handlers := r.signalHandlers(ctx)
 	sel := workflow.NewSelector(ctx)
 	for _, name := range signalNames {
 		name, handle := name, handlers[name]

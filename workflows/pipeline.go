@@ -72,7 +72,7 @@ func (r *runner) drive(ctx workflow.Context, calls []*stepCall, parallel bool) (
 			if c.started || c.done || !depsDone(c, calls) {
 				continue
 			}
-			if !parallel && p.running > 0 {
+			if (!parallel && p.running > 0) || r.interrupting() {
 				break
 			}
 			c.started = true

@@ -35,6 +35,9 @@ type Trace struct {
 	NextID int    `json:"next_id"` // node ids keep counting across continue-as-new
 	// Frontier are the nodes the next model request follows from.
 	Frontier []string `json:"frontier"`
+	// Settles counts the calls that completed, in order (Node.Settled):
+	// an edit rebuilds State from their writes in that order.
+	Settles int `json:"settles,omitempty"`
 }
 
 // Progress is how far the run has come and what it holds.
@@ -52,6 +55,8 @@ type Progress struct {
 	// ChainKeys: the chain's first run id is part of its calls' idempotency
 	// keys (decided when the chain started, kept for all its runs).
 	ChainKeys bool `json:"chain_keys,omitempty"`
+	// Resume is where a run continued as new by an edit picks up.
+	Resume *editResume `json:"resume,omitempty"`
 }
 
 // Conversation says what the model activity already has, so the next
@@ -110,6 +115,18 @@ type Node struct {
 	// replace); the model is told, so it does not report its own version.
 	RanAs json.RawMessage `json:"ran_as,omitempty"`
 	Step  int             `json:"step,omitempty"`
+	// Class is how a failed call failed (the loop detector's outcome), kept
+	// so a call an edit keeps is seen as it was.
+	Class policies.Class `json:"class,omitempty"`
+	// Settled orders the completed calls (Trace.Settles); Executed says
+	// the tool ran (or the effect ledger answered for it): an identical
+	// write re-issued after the call is invalidated is not run twice.
+	Settled  int  `json:"settled,omitempty"`
+	Executed bool `json:"executed,omitempty"`
+	// Checkpoint, on a request or human node, is the run's loop escape
+	// and counters as they were when the node began: an edit from there
+	// restores them (only the latest maxCheckpoints are kept).
+	Checkpoint json.RawMessage `json:"checkpoint,omitempty"`
 }
 
 // node finds a node by id.

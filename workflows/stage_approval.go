@@ -26,6 +26,13 @@ func (p *pipeline) approval(ctx workflow.Context, c *stepCall, tool config.Tool,
 			p.fail(ctx, c, errorText(waitErr), policies.Canceled)
 			return
 		}
+		if outcome.interrupted {
+			p.fail(ctx, c, interruptedText, policies.Canceled)
+			return
+		}
+		if n := p.r.run.node(c.nodeID); n != nil {
+			args = n.Args // a person may have edited them while the call waited
+		}
 		tool, decided, problem := p.r.decide(ctx, c.nodeID, tool, args, outcome)
 		if problem != "" {
 			p.fail(ctx, c, problem, policies.Refused)
@@ -34,6 +41,9 @@ func (p *pipeline) approval(ctx workflow.Context, c *stepCall, tool config.Tool,
 		if p.recheckBlocked(ctx, c) && isBlocked(p.r.run, tool.Name, decided) {
 			p.fail(ctx, c, blockedText(tool.Name), policies.Blocked)
 			return
+		}
+		if audit, ok := p.r.argsEdited[c.nodeID]; ok {
+			p.r.markEditedArgs(c.nodeID, audit, tool.Name, decided)
 		}
 		c.resolved = decided
 		next(tool, decided)

@@ -1,17 +1,115 @@
 package workflows
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/signals"
 )
 
-// ledger is where the effect ledger will answer a write re-issued after an
-// edit with its recorded result instead of running it twice (the tool's
-// reexecute: reuse | ask). Until edits exist nothing is re-issued, so every
-// call goes on to run.
+// ledger is the effect ledger: every call that ran is in the trace with
+// its tool, arguments and result. A write re-issued after an edit (or a
+// rollback) invalidated the call that made it is not run twice: the
+// recorded result answers it (the tool's reexecute: reuse, the default),
+// or a person decides (reexecute: ask). Reads run again; an idempotent
+// tool runs again with the same Idempotency-Key (its key is made of the
+// tool and its canonical arguments), so the tool itself answers.
 func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage) {
-	p.run(ctx, c, tool, args, 0)
+	if tool.Effect != config.EffectWrite {
+		p.run(ctx, c, tool, args, 0)
+		return
+	}
+	prior := p.r.executedWrite(tool.Name, args)
+	if prior == nil || workflow.GetVersion(ctx, versionEffectLedger, workflow.DefaultVersion, 1) < 1 {
+		p.run(ctx, c, tool, args, 0)
+		return
+	}
+	if tool.Reexecute == config.ReexecuteAsk {
+		p.askReexecute(ctx, c, tool, args, prior)
+		return
+	}
+	p.reuse(ctx, c, tool, args, prior)
+}
+
+// executedWrite is the invalidated call that already ran this exact write
+// (tool and canonical arguments), if any: the latest.
+func (r *runner) executedWrite(tool string, args json.RawMessage) *Node {
+	want, err := policies.CanonicalJSON(args)
+	if err != nil {
+		return nil
+	}
+	for i := len(r.run.Nodes) - 1; i >= 0; i-- {
+		n := &r.run.Nodes[i]
+		if n.Kind != signals.KindCall || n.Status != signals.StatusInvalidated || !n.Executed || n.Tool != tool {
+			continue
+		}
+		if got, err := policies.CanonicalJSON(n.Args); err == nil && bytes.Equal(got, want) {
+			return n
+		}
+	}
+	return nil
+}
+
+// reuse answers a re-issued write with what it returned when it ran.
+func (p *pipeline) reuse(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, prior *Node) {
+	priorID, output := prior.ID, prior.Output
+	if n := p.r.run.node(c.nodeID); n != nil {
+		n.Args, n.ReusedFrom = args, priorID
+	}
+	c.resolved = args
+	p.settleResult(ctx, c, tool, output, false)
+}
+
+// askReexecute holds a re-issued write for a person: approve (or modify,
+// replace) runs it again; reject, or no decision within human_timeout,
+// answers it with the recorded result, so nothing runs twice unasked.
+func (p *pipeline) askReexecute(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, prior *Node) {
+	priorID := prior.ID
+	if n := p.r.run.node(c.nodeID); n != nil {
+		n.Args = args
+		n.Error = fmt.Sprintf("this exact write already ran as %s: approve runs it again, reject answers it with the recorded result", priorID)
+	}
+	var outcome approvalOutcome
+	var waitErr error
+	p.async(ctx, func(g workflow.Context) {
+		outcome, waitErr = p.r.awaitApproval(g, c.nodeID, tool.Name)
+	}, func() {
+		if n := p.r.run.node(c.nodeID); n != nil {
+			n.Error = ""
+		}
+		switch {
+		case waitErr != nil:
+			p.fail(ctx, c, errorText(waitErr), policies.Canceled)
+		case outcome.interrupted:
+			p.fail(ctx, c, interruptedText, policies.Canceled)
+		case outcome.timedOut || outcome.decision.Decision == signals.DecisionReject:
+			decision := "timeout"
+			if !outcome.timedOut {
+				decision = signals.DecisionReject
+			}
+			p.r.addNode(ctx, Node{Node: signals.Node{
+				Kind: signals.KindApproval, Status: signals.StatusCompleted, Parents: []string{c.nodeID}, Tool: tool.Name,
+				Output: mustJSON(map[string]any{"decision": decision, "reused_from": priorID}),
+			}, Step: p.r.run.Step})
+			if prior := p.r.run.node(priorID); prior != nil {
+				p.reuse(ctx, c, tool, args, prior)
+			}
+		default:
+			if n := p.r.run.node(c.nodeID); n != nil {
+				args = n.Args
+			}
+			tool, decided, problem := p.r.decide(ctx, c.nodeID, tool, args, outcome)
+			if problem != "" {
+				p.fail(ctx, c, problem, policies.Refused)
+				return
+			}
+			c.resolved = decided
+			p.run(ctx, c, tool, decided, 0)
+		}
+	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -15,6 +16,10 @@ import (
 // refusal the repair can answer is re-issued (stage_refusal.go), anything
 // else settles the call.
 func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, attempt int) {
+	if p.r.interrupting() {
+		p.fail(ctx, c, interruptedText, policies.Canceled)
+		return
+	}
 	if p.inFlight >= p.r.run.Spec.Agent.Policies.Limits.InFlight() && p.r.limitsOn(ctx) {
 		// A running call starts it when it ends (below).
 		p.queued = append(p.queued, func() { p.run(ctx, c, tool, args, attempt) })

@@ -29,13 +29,27 @@ func (p *pipeline) settle(ctx workflow.Context, c *stepCall, tool config.Tool, r
 		r.breaker(tool.Name).RecordError(workflow.Now(ctx), c.class)
 		return
 	}
+	p.settleResult(ctx, c, tool, result, true)
+}
+
+// settleResult records a call's result: from the tool (ran, which its
+// breaker counts) or from the effect ledger.
+func (p *pipeline) settleResult(ctx workflow.Context, c *stepCall, tool config.Tool, result json.RawMessage, ran bool) {
+	r := p.r
+	c.done = true
 	r.finishNode(ctx, c.nodeID, result, "")
+	if n := r.run.node(c.nodeID); n != nil {
+		r.run.Settles++
+		n.Settled, n.Executed = r.run.Settles, true
+	}
 	if c.write != nil {
 		if v, derr := decodeJSON(result); derr == nil {
 			refs.Write(r.run.State, *c.write, r.stateValue(v))
 		}
 	}
-	r.breaker(tool.Name).Record(workflow.Now(ctx), true)
+	if ran {
+		r.breaker(tool.Name).Record(workflow.Now(ctx), true)
+	}
 }
 
 // fail settles a call that will not run, with the reason the model (or the

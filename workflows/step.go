@@ -22,8 +22,17 @@ func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err
 		return r.contentOutput(ctx, reqID, reply.Content, reply.FinishReason)
 	}
 	final, calls, err := r.runCalls(ctx, reqID, reply.ToolCalls)
+	return r.afterCalls(ctx, final, calls, err)
+}
+
+// afterCalls ends a step once its calls are settled: the output, or the
+// calls fed to the loop detector.
+func (r *runner) afterCalls(ctx workflow.Context, final *finalCall, calls []*stepCall, err error) (bool, *AgentResult, error) {
 	if err != nil {
 		return true, nil, err
+	}
+	if r.interrupting() {
+		return true, nil, errInterrupted
 	}
 	if ctx.Err() != nil {
 		return true, nil, r.cancelled(ctx, "")
@@ -106,9 +115,16 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		run.LastError = msg
 		return nil, reqID, r.stop(ctx, msg)
 	}
+	r.checkpoint(reqID)
 	var reply activities.ModelReply
 	actx := workflow.WithActivityOptions(ctx, modelOptions(run.Spec.Model))
-	if err := workflow.ExecuteActivity(actx, acts.CallModel, req).Get(ctx, &reply); err != nil {
+	fut := workflow.ExecuteActivity(actx, acts.CallModel, req)
+	if !r.awaitOrInterrupt(ctx, fut) {
+		// An edit came first: the reply would answer a conversation the
+		// edit changes, so it is not waited for.
+		return nil, reqID, errInterrupted
+	}
+	if err := fut.Get(ctx, &reply); err != nil {
 		if cancelled(ctx, err) {
 			return nil, reqID, r.cancelled(ctx, reqID)
 		}

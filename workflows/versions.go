@@ -47,4 +47,9 @@ const (
 	// message loop waited for the next signal of that name). Asked only for
 	// such a signal.
 	versionUndecodableSignal = "undecodable-signal"
+	// versionEffectLedger: a write re-issued after the call that made it
+	// was invalidated (by a rollback; edits came with it) is answered by
+	// the recorded result or a person (before: it ran again). Asked only
+	// when such a write is re-issued.
+	versionEffectLedger = "effect-ledger"
 )

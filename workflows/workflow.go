@@ -46,6 +46,10 @@ type runner struct {
 	limitsVersion *workflow.Version
 	// exactNumbers: State and the input keep numbers exact (numbers.go).
 	exactNumbers bool
+	// editing is the edit being applied (interrupt.go); argsEdited the
+	// calls waiting for approval whose arguments a person edited.
+	editing    *pendingEdit
+	argsEdited map[string]signals.Audit
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -150,7 +154,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 
 func newRunner(run *Run) (*runner, error) {
 	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, whens: map[int]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
-		awaiting: map[string]string{}, decisions: map[string]*signals.ApproveRequest{}}
+		awaiting: map[string]string{}, decisions: map[string]*signals.ApproveRequest{}, argsEdited: map[string]signals.Audit{}}
 	if run.Visits == nil {
 		run.Visits = map[string]int{}
 	}
@@ -236,11 +240,29 @@ func checkInput(in AgentInput) error {
 // loop is the step loop: continue-as-new when Temporal suggests it, stop at
 // the step ceiling, else one model request and its calls.
 func (r *runner) loop(ctx workflow.Context) (*AgentResult, error) {
+	if r.run.Resume != nil {
+		// The first step of a run an edit continued: the edited request's
+		// calls, which count as the step they belong to.
+		done, result, err := r.resume(ctx)
+		if r.interrupting() && ctx.Err() == nil {
+			return nil, r.applyAndContinue(ctx)
+		}
+		if err != nil || done {
+			return result, err
+		}
+	}
 	for {
+		if r.interrupting() {
+			return nil, r.applyAndContinue(ctx)
+		}
 		if ok, err := r.beforeStep(ctx, false); !ok {
 			return nil, err
 		}
 		done, result, err := r.step(ctx)
+		if r.interrupting() && ctx.Err() == nil {
+			// What the step did is recorded; the edit decides what stays.
+			return nil, r.applyAndContinue(ctx)
+		}
 		if err != nil || done {
 			return result, err
 		}

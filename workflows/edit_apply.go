@@ -1,0 +1,236 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/refs"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// editResume is where the first step of a run an edit continued picks up:
+// the calls of Request run again (those the edit did not keep), or, with
+// no Request, the next model request follows from the frontier.
+type editResume struct {
+	Request string `json:"request,omitempty"`
+	// Args are the arguments a person gave a call (by the model's call
+	// id): the call runs again with them.
+	Args map[string]editedArgs `json:"args,omitempty"`
+}
+
+// editedArgs are a call's new arguments and who gave them.
+type editedArgs struct {
+	signals.Audit
+	Args json.RawMessage `json:"args"`
+}
+
+// applyAndContinue applies the edit the run was interrupted for and
+// continues as new from the edited node. Should the edit no longer apply
+// (it was checked when it arrived, so this is not expected), it is
+// answered with the reason and the run goes on with its next step.
+func (r *runner) applyAndContinue(ctx workflow.Context) error {
+	pe := r.editing
+	pe.result, pe.err = r.applyEdit(ctx, pe.req)
+	pe.done = true
+	if pe.err != nil {
+		r.editing = nil
+		workflow.GetLogger(ctx).Warn("edit not applied", "node", pe.req.NodeID, "error", pe.err.Error())
+		return r.continueAsNew(ctx) // the interrupted step is not picked up; the next request follows
+	}
+	return r.continueAsNew(ctx)
+}
+
+// applyEdit changes the edited node, invalidates what depended on it
+// (policies.PlanEdit), restores the loop escape and counters as they were
+// at the node, rebuilds State from the calls that stay, and records the
+// edit; the next generation resumes from there.
+func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest) (signals.EditResult, error) {
+	run := r.run
+	editing := r.editing
+	r.editing = nil // editWanted refuses while an edit is pending
+	err := r.editWanted(req)
+	r.editing = editing
+	if err != nil {
+		return signals.EditResult{}, err
+	}
+	n := run.node(req.NodeID)
+	rerun := len(req.Args) > 0
+	plan, err := policies.PlanEdit(r.lineage(), policies.Edit{Node: n.ID, Rerun: rerun})
+	if err != nil {
+		return signals.EditResult{}, fmt.Errorf("edit: %v", err)
+	}
+	var before, after json.RawMessage
+	switch {
+	case n.Kind == signals.KindTask:
+		after, _ = r.editedValue(n, req)
+		before, n.Args = n.Args, after
+		var t struct {
+			Task  string          `json:"task"`
+			Input json.RawMessage `json:"input"`
+		}
+		_ = json.Unmarshal(after, &t)
+		run.Input.Task, run.Input.Input = t.Task, t.Input
+	case n.Kind == signals.KindCall && rerun:
+		before, after = mustJSON(map[string]any{"args": n.Args}), mustJSON(map[string]any{"args": req.Args})
+	case n.Kind == signals.KindCall:
+		before = n.Output
+		if n.Status == signals.StatusFailed {
+			before = mustJSON(map[string]any{"error": n.Error})
+		}
+		after = req.Output
+		n.Output, n.Error, n.Status, n.Class = req.Output, "", signals.StatusCompleted, ""
+		if n.Settled == 0 {
+			run.Settles++
+			n.Settled = run.Settles
+		}
+	default: // a request or a person's reply
+		after, _ = r.editedValue(n, req)
+		before, n.Output = n.Output, after
+	}
+	for _, id := range plan.Invalidated {
+		if m := run.node(id); m != nil {
+			m.Status = signals.StatusInvalidated
+		}
+	}
+	r.restoreAt(n)
+	run.State = r.rebuiltState()
+	// The conversation changed before its end: the next request carries it whole.
+	run.SentMessages, run.LastReplyID = 0, ""
+	run.Resume = &editResume{Request: plan.ResumeCalls}
+	if rerun {
+		run.Resume.Args = map[string]editedArgs{n.ModelCallID: {Audit: req.Audit, Args: req.Args}}
+	}
+	if plan.ResumeCalls == "" {
+		run.Frontier = []string{n.ID}
+	}
+	edited := n.ID
+	id := r.addEditNode(ctx, edited, req.Audit, before, after, plan.Invalidated)
+	if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
+		return signals.EditResult{}, err
+	}
+	return signals.EditResult{NodeID: id, Edited: edited, Invalidated: nonNil(plan.Invalidated), Generation: run.Generation + 1}, nil
+}
+
+// checkpoint is what an edit restores of the run as it was when a request
+// or a person's reply began.
+type checkpoint struct {
+	LoopEscape
+	Step           int          `json:"step"`
+	Escalations    []Escalation `json:"escalations"`
+	OutputFailures int          `json:"output_failures"`
+	LastError      string       `json:"last_error,omitempty"`
+}
+
+// maxCheckpoints bounds the checkpoints a run keeps (on its latest request
+// and human nodes), and so what they add to the carried run. An edit of an
+// older node starts the loop escape afresh (the breakers stay as they are).
+const maxCheckpoints = 64
+
+// checkpoint records the loop escape and counters on a node that is
+// beginning, and drops the checkpoint past the bound.
+func (r *runner) checkpoint(nodeID string) {
+	run := r.run
+	n := run.node(nodeID)
+	if n == nil {
+		return
+	}
+	n.Checkpoint = mustJSON(checkpoint{LoopEscape: run.LoopEscape, Step: run.Step, Escalations: run.Escalations,
+		OutputFailures: run.OutputFailures, LastError: run.LastError})
+	kept := 0
+	for i := len(run.Nodes) - 1; i >= 0; i-- {
+		if len(run.Nodes[i].Checkpoint) == 0 {
+			continue
+		}
+		if kept++; kept > maxCheckpoints {
+			run.Nodes[i].Checkpoint = nil
+			return
+		}
+	}
+}
+
+// restoreAt puts back the loop escape and counters as they were at the
+// edited node: for the task, a fresh run; for a call, its request's.
+func (r *runner) restoreAt(n *Node) {
+	run := r.run
+	at := n
+	if n.Kind == signals.KindCall {
+		at = run.node(n.Parents[0])
+	}
+	if n.Kind == signals.KindTask || at == nil {
+		run.LoopEscape, run.Step, run.Escalations, run.OutputFailures, run.LastError = LoopEscape{Loops: []signals.Loop{}}, 0, []Escalation{}, 0, ""
+		return
+	}
+	var cp checkpoint
+	if len(at.Checkpoint) == 0 || json.Unmarshal(at.Checkpoint, &cp) != nil {
+		// Beyond the checkpoints kept: the loop escape starts afresh, the
+		// breakers say what they know of the tools now.
+		breakers := run.Breakers
+		run.LoopEscape = LoopEscape{Loops: []signals.Loop{}, Breakers: breakers}
+		run.Step = at.Step
+		return
+	}
+	run.LoopEscape, run.Step, run.OutputFailures, run.LastError = cp.LoopEscape, cp.Step, cp.OutputFailures, cp.LastError
+	run.Escalations = cp.Escalations
+	if run.Escalations == nil {
+		run.Escalations = []Escalation{}
+	}
+	if run.Loops == nil {
+		run.Loops = []signals.Loop{}
+	}
+}
+
+// rebuiltState is State as the calls that stay wrote it: each completed
+// call's result at its _outputPath, in the order the calls completed.
+func (r *runner) rebuiltState() refs.State {
+	run := r.run
+	type write struct {
+		order int
+		path  refs.Path
+		value json.RawMessage
+	}
+	var writes []write
+	for i := range run.Nodes {
+		n := &run.Nodes[i]
+		if n.Kind != signals.KindCall || n.Status != signals.StatusCompleted || n.Tool == FinalOutputTool {
+			continue
+		}
+		if p := callWrite(run, n); p != nil {
+			writes = append(writes, write{order: n.Settled, path: *p, value: n.Output})
+		}
+	}
+	// Calls completed before the order was kept (Settled 0) came first.
+	sort.SliceStable(writes, func(i, j int) bool { return writes[i].order < writes[j].order })
+	state := refs.State{}
+	for _, w := range writes {
+		if v, err := decodeJSON(w.value); err == nil {
+			refs.Write(state, w.path, r.stateValue(v))
+		}
+	}
+	return state
+}
+
+// callWrite is the State path a model's call writes (its _outputPath), as
+// its request's reply gives it.
+func callWrite(run *Run, n *Node) *refs.Path {
+	if n.ModelCallID == "" || len(n.Parents) != 1 {
+		return nil
+	}
+	req := run.node(n.Parents[0])
+	if req == nil {
+		return nil
+	}
+	var rec replyRecord
+	if json.Unmarshal(req.Output, &rec) != nil {
+		return nil
+	}
+	for _, tc := range rec.ToolCalls {
+		if tc.ID == n.ModelCallID {
+			return callIO(tc).Write
+		}
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package workflows
+
+import (
+	"encoding/json"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// resume is the first step of a run an edit continued as new: the calls of
+// the edited request (or of the edited call's request) that the edit did
+// not keep run again, and the step ends as any step does; with no request
+// to resume, the next model request follows from the edited node.
+func (r *runner) resume(ctx workflow.Context) (bool, *AgentResult, error) {
+	res := r.run.Resume
+	r.run.Resume = nil
+	req := r.run.node(res.Request)
+	if res.Request == "" || req == nil {
+		return false, nil, nil
+	}
+	var rec replyRecord
+	_ = json.Unmarshal(req.Output, &rec)
+	if len(rec.ToolCalls) == 0 {
+		return r.contentOutput(ctx, req.ID, rec.Content, rec.FinishReason)
+	}
+	final, calls, err := r.runCallsOf(ctx, req.ID, rec.ToolCalls, res)
+	return r.afterCalls(ctx, final, calls, err)
+}
+
+// keptCall is a call of a resumed reply that the edit kept: settled, it
+// is not run again. final_output is always settled again (it reads what
+// the step's calls wrote, and running it has no effect).
+func (r *runner) keptCall(reqID string, tc activities.ToolCall, resume *editResume) *stepCall {
+	if resume == nil || tc.Name == FinalOutputTool {
+		return nil
+	}
+	n := validCall(r.run, reqID, tc.ID)
+	if n == nil || (n.Status != signals.StatusCompleted && n.Status != signals.StatusFailed) {
+		return nil
+	}
+	return &stepCall{nodeID: n.ID, name: tc.Name, started: true, done: true, errText: n.Error, class: n.Class}
+}
+
+// editedCall gives a call the arguments a person set by an edit (keeping
+// the State path it writes), and what the model is told of the change.
+func (res *editResume) editedCall(tc activities.ToolCall) (activities.ToolCall, json.RawMessage) {
+	if res == nil {
+		return tc, nil
+	}
+	e, ok := res.Args[tc.ID]
+	if !ok {
+		return tc, nil
+	}
+	args := map[string]any{}
+	if doc, err := decodeJSON(e.Args); err == nil {
+		if obj, ok := doc.(map[string]any); ok {
+			args = obj
+		}
+	}
+	if orig, problem := parseArgs(tc.Args); problem == "" {
+		var o map[string]any
+		if json.Unmarshal(orig, &o) == nil {
+			if p, ok := o[OutputPathArg]; ok {
+				args[OutputPathArg] = p
+			}
+		}
+	}
+	tc.Args = string(mustJSON(args))
+	return tc, mustJSON(map[string]any{"decision": "edit", "by": e.By, "reason": e.Reason, "tool": tc.Name, "args": e.Args})
+}

@@ -1,0 +1,43 @@
+package workflows
+
+import (
+	"errors"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// An accepted edit interrupts the run at its next wait: the model request
+// in flight is abandoned, calls waiting for approval or not yet started do
+// not run, tool calls already running are waited for (so what they did is
+// recorded, and the effect ledger knows of it), and the run then applies
+// the edit and continues as new from the edited node (edit_apply.go).
+
+// pendingEdit is an accepted edit the run has not applied yet; done is set
+// once it is, with the update's answer.
+type pendingEdit struct {
+	req    signals.EditRequest
+	done   bool
+	result signals.EditResult
+	err    error
+}
+
+// errInterrupted ends a step that an edit interrupted.
+var errInterrupted = errors.New("interrupted by an edit")
+
+// interruptedText is what a call that an edit stopped says.
+const interruptedText = "not run: a person edited the run before it ran"
+
+// interrupting says an edit waits to be applied.
+func (r *runner) interrupting() bool {
+	return r.editing != nil && !r.editing.done
+}
+
+// awaitOrInterrupt waits for a future, or for an edit to interrupt the
+// wait; it answers whether the future is ready. On a cancelled run it
+// answers at once, and the caller's Get reports the cancellation.
+func (r *runner) awaitOrInterrupt(ctx workflow.Context, f workflow.Future) bool {
+	_ = workflow.Await(ctx, func() bool { return f.IsReady() || r.interrupting() })
+	return f.IsReady() || ctx.Err() != nil
+}
