@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -81,7 +82,6 @@ start" to wait):
 
 // run starts the workflow and, with --wait, reports its result.
 func (c *cli) run(cmd *cobra.Command, o *runOptions, in workflows.AgentInput) error {
-	ctx := cmd.Context()
 	id := o.id
 	if id == "" {
 		var err error
@@ -89,38 +89,67 @@ func (c *cli) run(cmd *cobra.Command, o *runOptions, in workflows.AgentInput) er
 			return err
 		}
 	}
+	return c.start(cmd, startSpec{id: id, taskQueue: o.taskQueue, agent: o.agent, wait: o.wait, json: o.json}, in)
+}
+
+// startSpec is how start starts an AgentWorkflow run: run and fork differ
+// only in the id, the input and what they check and say first.
+type startSpec struct {
+	id, taskQueue string
+	// agent sets the AgentName search attribute at start; empty (a fork,
+	// whose agent is the source's) leaves it to the workflow.
+	agent      string
+	wait, json bool
+	// check runs on the dialed client before anything is started.
+	check func(ctx context.Context, tc client.Client) error
+	// intro is a line printed before the start block (not with --json).
+	intro string
+}
+
+// start starts the workflow with input in, prints where it is and, with
+// --wait, reports its result.
+func (c *cli) start(cmd *cobra.Command, s startSpec, in workflows.AgentInput) error {
+	ctx := cmd.Context()
 	tc, err := c.client(ctx)
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
+	if s.check != nil {
+		if err := s.check(ctx, tc); err != nil {
+			return err
+		}
+	}
 
-	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID:                    id,
-		TaskQueue:             o.taskQueue,
-		TypedSearchAttributes: temporal.NewSearchAttributes(agentNameKey.ValueSet(o.agent)),
+	opts := client.StartWorkflowOptions{
+		ID:        s.id,
+		TaskQueue: s.taskQueue,
 		// Otherwise the SDK silently returns the running workflow of that
 		// id, and "started" would be a lie.
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
-	}, workflows.WorkflowName, in)
+	}
+	if s.agent != "" {
+		opts.TypedSearchAttributes = temporal.NewSearchAttributes(agentNameKey.ValueSet(s.agent))
+	}
+	wr, err := tc.ExecuteWorkflow(ctx, opts, workflows.WorkflowName, in)
 	if err != nil {
-		return explainStartError(id, err)
+		return explainStartError(s.id, err)
 	}
 
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	switch {
-	case o.json && !o.wait:
+	case s.json && !s.wait:
 		return printJSON(stdout, startedRun{WorkflowID: wr.GetID(), RunID: wr.GetRunID()})
-	case o.json:
+	case s.json:
 		// stdout is reserved for the result; the ids still reach the user.
-		printStarted(stderr, wr.GetID(), wr.GetRunID())
+		printStarted(stderr, s.intro, wr.GetID(), wr.GetRunID())
 	default:
-		printStarted(stdout, wr.GetID(), wr.GetRunID())
+		printStarted(stdout, s.intro, wr.GetID(), wr.GetRunID())
 	}
-	if !o.wait {
+	if !s.wait {
 		return nil
 	}
-	return waitResult(ctx, wr, o.json, stdout, stderr)
+	return waitResult(ctx, wr, s.json, stdout, stderr)
 }
 
 // startedRun is the --json answer of run without --wait.
@@ -129,8 +158,12 @@ type startedRun struct {
 	RunID      string `json:"run_id"`
 }
 
-// printStarted tells where the run is and how to follow it.
-func printStarted(w io.Writer, workflowID, runID string) {
+// printStarted tells where the run is and how to follow it, after intro
+// (a line of its own, when not empty).
+func printStarted(w io.Writer, intro, workflowID, runID string) {
+	if intro != "" {
+		fmt.Fprintln(w, intro)
+	}
 	fmt.Fprintf(w, "started workflow %s\n  workflow id: %s\n  run id:      %s\n", workflows.WorkflowName, workflowID, runID)
 	fmt.Fprintf(w, "follow it with:\n  unstuck status %s\n  unstuck trace %s\n", workflowID, workflowID)
 }
