@@ -106,7 +106,7 @@ func TestConnectionFlagsDefaultFromEnvironment(t *testing.T) {
 }
 
 func TestHelpDoesNotDial(t *testing.T) {
-	for _, args := range [][]string{{}, {"--help"}, {"run", "--help"}, {"status", "-h"}, {"help", "trace"}} {
+	for _, args := range [][]string{{}, {"--help"}, {"run", "--help"}, {"status", "-h"}, {"help", "trace"}, {"edit", "--help"}, {"fork", "-h"}} {
 		r := runCLI(t, noDial(t), args...)
 		require.Equal(t, exitOK, r.code, "%v: %s", args, r.stderr)
 		require.Contains(t, r.stdout, "Usage:", "%v", args)
@@ -141,6 +141,10 @@ func TestCommandsNameTheirTemporalEquivalent(t *testing.T) {
 		"run":    "temporal workflow start --type AgentWorkflow --task-queue agents",
 		"status": "temporal workflow query --workflow-id WORKFLOW_ID --name status",
 		"trace":  "temporal workflow query --workflow-id WORKFLOW_ID --name trace",
+		"edit":   "temporal workflow update execute --workflow-id WORKFLOW_ID --name edit",
+		"fork": `temporal workflow start --type AgentWorkflow --task-queue agents \
+    --workflow-id travel-1-fork-1 \
+    --input '{"from": {"workflow_id": "travel-1", "node_id": "n7"`,
 	} {
 		cmd, _, err := root.Find([]string{name})
 		require.NoError(t, err)

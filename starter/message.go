@@ -12,7 +12,7 @@ import (
 // updateTimeout bounds waiting for a run to answer an update.
 const updateTimeout = 30 * time.Second
 
-// send delivers a message in (reply, approve): as a signal, fire and
+// send delivers a message in (reply, approve, edit): as a signal, fire and
 // forget, saying so; or as an update, whose answer decodes into result.
 // An update's refusal or failure is returned as is for the caller to word.
 func (c *cli) send(ctx context.Context, cmd *cobra.Command, workflowID, runID, name string, signal bool, req, result any) error {

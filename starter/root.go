@@ -57,6 +57,8 @@ Exit codes: 0 ok, 1 error, 2 usage error, 3 the agent stopped itself.`,
 		newTraceCmd(c),
 		newReplyCmd(c),
 		newApproveCmd(c),
+		newEditCmd(c),
+		newForkCmd(c),
 		newDemoCmd(),
 	)
 	return root
