@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -9,9 +10,14 @@ import (
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
-// renderTable writes one row per trace node, in trace (creation) order.
+// renderTable writes one row per trace node, in trace (creation) order,
+// then the edits in full (their before and after hardly fit a row).
 func renderTable(w io.Writer, tr signals.Trace) error {
-	fmt.Fprintf(w, "generation %d, %d nodes\n", tr.Generation, len(tr.Nodes))
+	head := fmt.Sprintf("generation %d, %d nodes", tr.Generation, len(tr.Nodes))
+	if n := countStatus(tr.Nodes, signals.StatusInvalidated); n > 0 {
+		head += fmt.Sprintf(", %d invalidated", n)
+	}
+	fmt.Fprintln(w, head)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tAGENT\tTOOL\tPARENTS\tAT\tSUMMARY")
 	for _, n := range tr.Nodes {
@@ -28,7 +34,56 @@ func renderTable(w io.Writer, tr signals.Trace) error {
 			cell(n.ID), cell(n.Kind), cell(n.Status), cell(n.Agent), cell(n.Tool),
 			cell(parents), at, cell(nodeSummary(n)))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return renderEdits(w, tr.Nodes)
+}
+
+func countStatus(nodes []signals.Node, status signals.NodeStatus) int {
+	n := 0
+	for _, node := range nodes {
+		if node.Status == status {
+			n++
+		}
+	}
+	return n
+}
+
+// editWidth is how many characters of an edit's before and after the
+// edits section shows.
+const editWidth = 200
+
+// renderEdits writes each edit node's audit: who, why, before and after.
+// Nothing at all when the trace has no edit.
+func renderEdits(w io.Writer, nodes []signals.Node) error {
+	var edits []signals.Node
+	for _, n := range nodes {
+		if isEdit(n) {
+			edits = append(edits, n)
+		}
+	}
+	if len(edits) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nedits:")
+	for _, n := range edits {
+		fmt.Fprintf(w, "  %s by %s, reason: %s\n", cell(n.ID), cell(n.By), cell(n.Reason))
+		fmt.Fprintf(w, "    before: %s\n", editValue(n.Before))
+		fmt.Fprintf(w, "    after:  %s\n", editValue(n.After))
+	}
+	return nil
+}
+
+func isEdit(n signals.Node) bool {
+	return n.Kind == signals.KindEdit
+}
+
+func editValue(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "-"
+	}
+	return truncate(oneLine(compactJSON(raw)), editWidth)
 }
 
 // cell keeps a value on one line inside its column; "-" marks empty.
@@ -41,16 +96,27 @@ func cell[S ~string](v S) string {
 }
 
 // nodeSummary is the most telling part of a node on one short line: why
-// it failed, else what it produced, else what it was asked.
+// it failed, else (an edit) who changed what, else what it produced, else
+// what it was asked. A write answered from the effect ledger says whose
+// result it reused.
 func nodeSummary(n signals.Node) string {
 	var s string
 	switch {
 	case n.Error != "":
 		s = "error: " + n.Error
+	case isEdit(n):
+		s = "by " + orDash(n.By)
+		if n.Reason != "" {
+			s += " (" + n.Reason + ")"
+		}
+		s += ": " + editValue(n.Before) + " -> " + editValue(n.After)
 	case len(n.Output) > 0 && string(n.Output) != "null":
 		s = "output: " + compactJSON(n.Output)
 	case len(n.Args) > 0 && string(n.Args) != "null":
 		s = "args: " + compactJSON(n.Args)
+	}
+	if n.ReusedFrom != "" {
+		s = strings.TrimSuffix("reused "+n.ReusedFrom+"; "+s, "; ")
 	}
 	return truncate(oneLine(s), summaryWidth)
 }

@@ -111,3 +111,59 @@ func TestNodeSummaryTruncates(t *testing.T) {
 		})
 	}
 }
+
+func TestRenderTableEditsAndInvalidated(t *testing.T) {
+	tr := signals.Trace{Generation: 3, Nodes: []signals.Node{
+		{ID: "n7", Kind: signals.KindCall, Status: signals.StatusCompleted, Agent: "travel", Tool: "search", Output: json.RawMessage(`{"flights":[1]}`), At: t0},
+		{ID: "n8", Kind: signals.KindRequest, Status: signals.StatusInvalidated, Parents: []string{"n7"}, Agent: "travel", At: t0},
+		{ID: "n9", Kind: signals.KindCall, Status: signals.StatusInvalidated, Parents: []string{"n8"}, Agent: "travel", Tool: "book", At: t0},
+		{ID: "n10", Kind: signals.KindEdit, Status: signals.StatusCompleted, Parents: []string{"n7"}, Agent: "travel", At: t0,
+			By: "alice", Reason: "wrong\ndate", Before: json.RawMessage(`{"date": "2024-01-15"}`), After: json.RawMessage(`{"date": "2024-01-16"}`)},
+		{ID: "n11", Kind: signals.KindCall, Status: signals.StatusCompleted, Parents: []string{"n10"}, Agent: "travel", Tool: "book",
+			Output: json.RawMessage(`{"booking_id":"B1"}`), ReusedFrom: "n5", At: t0},
+		{ID: "n12", Kind: signals.KindEdit, Status: signals.StatusCompleted, Parents: []string{"n1"}, Agent: "travel", After: json.RawMessage(`"new task"`), At: t0},
+	}}
+	var buf bytes.Buffer
+	require.NoError(t, renderTable(&buf, tr))
+	out := buf.String()
+	lines := strings.Split(out, "\n")
+
+	require.Equal(t, "generation 3, 6 nodes, 2 invalidated", lines[0])
+	require.Equal(t, []string{"n8", "request", "invalidated", "travel", "-", "n7", "09:30:00.123", "-"}, strings.Fields(lines[3]))
+	// The row is clipped like any summary; the edits section has it whole.
+	require.Equal(t, []string{"n10", "edit", "completed", "travel", "-", "n7", "09:30:00.123",
+		"by", "alice", "(wrong", "date):", `{"date":"2024-01-15"}`, "->", `{"date":"20…`}, strings.Fields(lines[5]))
+	require.Equal(t, []string{"n11", "call", "completed", "travel", "book", "n10", "09:30:00.123",
+		"reused", "n5;", "output:", `{"booking_id":"B1"}`}, strings.Fields(lines[6]))
+	require.Equal(t, []string{"n12", "edit", "completed", "travel", "-", "n1", "09:30:00.123",
+		"by", "-:", "-", "->", `"new`, `task"`}, strings.Fields(lines[7]))
+
+	require.Contains(t, out, "\nedits:\n"+
+		"  n10 by alice, reason: wrong date\n"+
+		"    before: {\"date\":\"2024-01-15\"}\n"+
+		"    after:  {\"date\":\"2024-01-16\"}\n"+
+		"  n12 by -, reason: -\n"+
+		"    before: -\n"+
+		"    after:  \"new task\"\n")
+}
+
+func TestRenderTableWithoutEditsHasNoEditsSection(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, renderTable(&buf, signals.Trace{Nodes: []signals.Node{
+		{ID: "n1", Kind: signals.KindTask, Status: signals.StatusCompleted, Agent: "a", At: t0},
+	}}))
+	require.NotContains(t, buf.String(), "edits:")
+	require.NotContains(t, buf.String(), "invalidated")
+	require.True(t, strings.HasPrefix(buf.String(), "generation 0, 1 nodes\n"), buf.String())
+}
+
+func TestNodeSummaryOfAReusedWriteWithoutOutput(t *testing.T) {
+	require.Equal(t, "reused n5", nodeSummary(signals.Node{Kind: signals.KindCall, ReusedFrom: "n5"}))
+}
+
+func TestEditValueIsClipped(t *testing.T) {
+	long := json.RawMessage(`"` + strings.Repeat("x", 500) + `"`)
+	got := editValue(long)
+	require.Len(t, []rune(got), editWidth)
+	require.True(t, strings.HasSuffix(got, "…"))
+}

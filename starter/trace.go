@@ -74,9 +74,17 @@ model request, tool call, repair, escalation, approval, edit, handoff, human
 step and output, with its parents. A long trace comes in pages (the query's
 {"since", "limit"} argument and "next"), all of them read and shown as one.
 
+The node ids (n1, n2, ...) are what "unstuck edit" and "unstuck fork" take
+as --node, and a waiting call's id is approve's --call-id. Nodes an edit or
+a rollback replaced stay in the trace with status invalidated; the run no
+longer reads them.
+
 Formats:
   table    one row per node: id, kind, status, agent, tool, parents, time
-           and a one-line summary of its error, output or args
+           and a one-line summary of its error, output or args (an edit:
+           by whom, why, before -> after; a write answered with an earlier
+           call's recorded result: "reused <id>"); the first line counts
+           the invalidated nodes, and the edits follow the table in full
   json     the query answer, indented
   mermaid  a "flowchart TD" graph, coloured by status; paste it into a
            Markdown file or https://mermaid.live
@@ -86,7 +94,8 @@ again with --input '{"since": "<next>", "limit": 5000}'):
   temporal workflow query --workflow-id WORKFLOW_ID --name trace`,
 		Example: `  unstuck trace travel-20240115-093000-1a2b3c
   unstuck trace travel-20240115-093000-1a2b3c --format json | jq '.nodes[] | select(.status == "failed")'
-  unstuck trace travel-20240115-093000-1a2b3c --format mermaid > trace.mmd`,
+  unstuck trace travel-20240115-093000-1a2b3c --format mermaid > trace.mmd
+  unstuck trace travel-20240115-093000-1a2b3c --format json | jq -r '.nodes[] | select(.kind == "call") | .id + " " + .tool'`,
 		Args: oneWorkflowID,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains(traceFormats, format) {
