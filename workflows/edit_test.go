@@ -289,13 +289,13 @@ func TestEditingACallsArgumentsRunsItAgainWithThem(t *testing.T) {
 func TestBadEditsAreRefusedAndTheRunIsUnchanged(t *testing.T) {
 	h := newHarness(t, editSpec(), lineageReplies(), echoTool)
 	bad := map[string]signals.EditRequest{
-		`"n99" is not a node of this run`:         {NodeID: "n99", Output: json.RawMessage(`1`)},
-		`n7 waits for approval and has not run`:   {NodeID: "n7", Output: json.RawMessage(`1`)},
-		`give "output" or "args", not both`:       {NodeID: "n3", Output: json.RawMessage(`1`), Args: json.RawMessage(`{}`)},
-		`"args" may not set _outputPath`:          {NodeID: "n3", Args: json.RawMessage(`{"_outputPath": "†state.y"}`)},
-		`n1 is a task: "args" edits a call's`:     {NodeID: "n1", Args: json.RawMessage(`{}`)},
-		`tool_calls[0] names unknown tool "nope"`: {NodeID: "n2", Output: json.RawMessage(`{"tool_calls": [{"name": "nope"}]}`)},
-		`the task would be empty`:                 {NodeID: "n1", Output: json.RawMessage(`""`)},
+		`"n99" is not a node of this run`:                   {NodeID: "n99", Output: json.RawMessage(`1`)},
+		`n7 waits for approval and has not run`:             {NodeID: "n7", Output: json.RawMessage(`1`)},
+		`give "output" or "args", not both`:                 {NodeID: "n3", Output: json.RawMessage(`1`), Args: json.RawMessage(`{}`)},
+		`"args" may not set _outputPath`:                    {NodeID: "n3", Args: json.RawMessage(`{"_outputPath": "†state.y"}`)},
+		`n1 is a task: "args" edits a call's`:               {NodeID: "n1", Args: json.RawMessage(`{}`)},
+		`tool_calls[0] names unknown tool "nope"`:           {NodeID: "n2", Output: json.RawMessage(`{"tool_calls": [{"name": "nope"}]}`)},
+		`the task would be empty`:                           {NodeID: "n1", Output: json.RawMessage(`""`)},
 		`n8 is a node of kind edit, which cannot be edited`: {NodeID: "n8", Output: json.RawMessage(`1`)},
 	}
 	results := map[string]*updateResult{}
