@@ -11,6 +11,10 @@ const (
 	// instead of receiving the whole conversation as input, which would
 	// make the history grow quadratically with the run.
 	QueryModelContext = "unstuck.model_context"
+	// QueryRun answers the whole run, gzip-compressed JSON, as it would be
+	// carried across continue-as-new. It is internal: a fork reads its
+	// source run with it (also a closed one).
+	QueryRun = "unstuck.run"
 )
 
 // Update and signal names: each message in is both an update (validated,

@@ -252,6 +252,16 @@ func (r *runner) acceptEdit(ctx workflow.Context, req signals.EditRequest, wait 
 	if err := r.editWanted(req); err != nil {
 		return signals.EditResult{}, err
 	}
+	if req.Fork && !wait {
+		// A signal: the fork starts in a coroutine of its own, so the
+		// run's other messages are not held up; a failure is in the trace.
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			if _, err := r.fork(ctx, req); err != nil {
+				workflow.GetLogger(ctx).Warn("fork not started", "node", req.NodeID, "error", err.Error())
+			}
+		})
+		return signals.EditResult{}, nil
+	}
 	if req.Fork {
 		return r.fork(ctx, req)
 	}

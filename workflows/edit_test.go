@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
@@ -337,4 +338,70 @@ func nodeByID(tr signals.Trace, id string) signals.Node {
 		}
 	}
 	return signals.Node{}
+}
+
+// A fork reads its source whole (mocked here), resolves the agent from the
+// worker's config, and starts where the source was at the node, with the
+// edit applied and nothing of what followed.
+func TestAForkStartsFromTheSourceWithTheEdit(t *testing.T) {
+	src := newHarness(t, editSpec(), lineageReplies(), echoTool)
+	var approved updateResult
+	src.approve(time.Minute, signals.ApproveRequest{CallID: "n7", Decision: "approve"}, &approved)
+	_, err := src.run(AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, err)
+	var packed []byte
+	v, err := src.env.QueryWorkflow(signals.QueryRun)
+	require.NoError(t, err)
+	require.NoError(t, v.Get(&packed))
+
+	fork := newHarness(t, editSpec(), []activities.ModelReply{{Content: "forked"}}, echoTool)
+	fork.env.OnActivity(acts.ReadRun, mock.Anything, "source-1").Return(packed, nil)
+	res, err := fork.run(AgentInput{From: &ForkFrom{WorkflowID: "source-1", NodeID: "n3",
+		Edit: json.RawMessage(`{"output": {"v": "forked"}, "by": "carol"}`)}})
+	require.NoError(t, err)
+	require.JSONEq(t, `"forked"`, string(res.Output))
+	require.Equal(t, 0, res.Generation)
+	require.Equal(t, []string{"b"}, toolNamesOf(fork.toolReqs), "only what read the edited output runs")
+	require.JSONEq(t, `{"got":{"v":"forked"}}`, string(fork.toolReqs[0].Args))
+	ids := map[string]bool{}
+	for _, n := range fork.trace().Nodes {
+		ids[n.ID] = true
+		require.NotEqual(t, signals.StatusInvalidated, n.Status, "the source's future is not the fork's past: %s", n.ID)
+	}
+	require.True(t, ids["n3"] && ids["n5"], "kept nodes keep their ids")
+	require.False(t, ids["n6"], "the source's later step is dropped")
+	e := nodesByKind(fork.trace(), signals.KindEdit)
+	require.Len(t, e, 1)
+	require.Equal(t, "carol", e[0].By)
+	require.Contains(t, string(e[0].Output), `"forked_from":{"node_id":"n3","workflow_id":"source-1"}`)
+}
+
+func TestBadForksAreRefusedNamingTheField(t *testing.T) {
+	src := newHarness(t, editSpec(), []activities.ModelReply{{Content: "done"}}, echoTool)
+	_, err := src.run(AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, err)
+	v, err := src.env.QueryWorkflow(signals.QueryRun)
+	require.NoError(t, err)
+	var packed []byte
+	require.NoError(t, v.Get(&packed))
+	for _, tt := range []struct {
+		from ForkFrom
+		in   AgentInput
+		want string
+	}{
+		{ForkFrom{NodeID: "n1"}, AgentInput{}, "input.from.workflow_id is empty"},
+		{ForkFrom{WorkflowID: "s"}, AgentInput{}, "input.from.node_id is empty"},
+		{ForkFrom{WorkflowID: "s", NodeID: "n1"}, AgentInput{Task: "other"}, "a fork takes the task, input and output_schema of the run it forks"},
+		{ForkFrom{WorkflowID: "s", NodeID: "n1", Edit: json.RawMessage(`{"outptu": 1}`)}, AgentInput{}, `input.from.edit: want {"output"?`},
+		{ForkFrom{WorkflowID: "s", NodeID: "n99"}, AgentInput{}, `input.from: "n99" is not a node of this run`},
+		{ForkFrom{WorkflowID: "s", NodeID: "n1"}, AgentInput{Agent: "travel"}, `input.agent is "travel" but run "s" is agent "agent"`},
+	} {
+		h := newHarness(t, editSpec(), nil, echoTool)
+		h.env.OnActivity(acts.ReadRun, mock.Anything, "s").Return(packed, nil)
+		in := tt.in
+		from := tt.from
+		in.From = &from
+		_, err := h.run(in)
+		require.ErrorContains(t, err, tt.want)
+	}
 }

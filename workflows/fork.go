@@ -1,14 +1,219 @@
 package workflows
 
 import (
-	"errors"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
-// fork starts a new workflow from the edited point (not yet).
+// A fork is a new workflow that starts where another run was at one of its
+// nodes, with an edit applied: the source is read whole (query
+// signals.QueryRun, also of a closed run), the agent is resolved from the
+// worker's config as for any run, what followed the node is dropped, and
+// the run resumes from the node as after an edit. The source is left as
+// it was, and the fork's writes are its own: its idempotency keys carry
+// its own workflow id, and the effect ledger never answers one of its
+// writes with one the source made.
+
+// fork answers an edit with fork: true: the fork starts as a workflow of
+// its own (a child the run abandons, so it outlives it), and the run
+// records the edit, changes nothing else, and goes on.
 func (r *runner) fork(ctx workflow.Context, req signals.EditRequest) (signals.EditResult, error) {
-	return signals.EditResult{}, errors.New("edit: fork is not available yet")
+	self := workflow.GetInfo(ctx)
+	edit := req
+	edit.NodeID, edit.Fork = "", false
+	editID := r.addEditNode(ctx, req.NodeID, req.Audit, nil, nil, nil)
+	forkID := fmt.Sprintf("%s-fork-%s", self.WorkflowExecution.ID, editID)
+	n := r.run.node(editID)
+	n.Output = mustJSON(map[string]any{"fork": forkID})
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:        forkID,
+		TaskQueue:         self.TaskQueueName,
+		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
+	})
+	child := workflow.ExecuteChildWorkflow(cctx, WorkflowName, AgentInput{
+		Agent: r.run.Spec.Agent.Name,
+		From:  &ForkFrom{WorkflowID: self.WorkflowExecution.ID, NodeID: req.NodeID, Edit: mustJSON(edit)},
+	})
+	if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
+		n.Status, n.Error = signals.StatusFailed, "the fork did not start: "+errorText(err)
+		return signals.EditResult{}, fmt.Errorf("edit: the fork %s did not start: %v", forkID, errorText(err))
+	}
+	return signals.EditResult{NodeID: editID, Edited: req.NodeID, Invalidated: []string{}, Generation: r.run.Generation, WorkflowID: forkID}, nil
+}
+
+// checkFork refuses a fork's input that would not say where it starts.
+func checkFork(in AgentInput) error {
+	var problems []string
+	f := in.From
+	if strings.TrimSpace(f.WorkflowID) == "" {
+		problems = append(problems, `input.from.workflow_id is empty: name the run to fork`)
+	}
+	if strings.TrimSpace(f.NodeID) == "" {
+		problems = append(problems, `input.from.node_id is empty: name the node to fork from (the trace query lists them)`)
+	}
+	if in.Task != "" || len(in.Input) > 0 || in.OutputSchema != nil {
+		problems = append(problems, `input: a fork takes the task, input and output_schema of the run it forks: to change the task, edit its task node (from.edit)`)
+	}
+	if len(f.Edit) > 0 && string(f.Edit) != "null" {
+		if _, err := forkEdit(f); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// forkEdit is the edit a fork applies at its node: the one from.edit
+// gives, or none (the node keeps its value; what followed runs again).
+func forkEdit(f *ForkFrom) (*signals.EditRequest, error) {
+	if len(f.Edit) == 0 || string(f.Edit) == "null" {
+		return nil, nil
+	}
+	var e signals.EditRequest
+	dec := json.NewDecoder(bytes.NewReader(f.Edit))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		return nil, fmt.Errorf(`input.from.edit: want {"output"?, "args"?, "by"?, "reason"?}: %v`, err)
+	}
+	if e.NodeID != "" && e.NodeID != f.NodeID {
+		return nil, fmt.Errorf("input.from.edit.node_id is %q but from.node_id is %q: give the node once, in from.node_id", e.NodeID, f.NodeID)
+	}
+	e.NodeID = f.NodeID
+	if e.Fork {
+		return nil, fmt.Errorf(`input.from.edit.fork: the run is the fork already`)
+	}
+	if err := e.Validate(); err != nil {
+		return nil, fmt.Errorf("input.from.%v", err)
+	}
+	return &e, nil
+}
+
+// startFork builds a fork's run: the source read whole, the agent resolved
+// from the worker's config, the edit applied, what followed the node
+// dropped.
+func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
+	bad := func(msg string) error { return temporal.NewNonRetryableApplicationError(msg, BadInputError, nil) }
+	if err := checkFork(in); err != nil {
+		return nil, bad(err.Error())
+	}
+	var packed []byte
+	actx := workflow.WithActivityOptions(ctx, forkReadOptions())
+	if err := workflow.ExecuteActivity(actx, acts.ReadRun, in.From.WorkflowID).Get(ctx, &packed); err != nil {
+		return nil, err
+	}
+	src, err := uncarryRun(packed)
+	if err != nil || src.Spec == nil {
+		return nil, bad(fmt.Sprintf("input.from.workflow_id: run %q answered something that is not a run of unstuck", in.From.WorkflowID))
+	}
+	agent := src.Spec.Agent.Name
+	if in.Agent != "" && in.Agent != agent {
+		return nil, bad(fmt.Sprintf("input.agent is %q but run %q is agent %q: a fork goes on with the agent of its source (leave agent out)", in.Agent, in.From.WorkflowID, agent))
+	}
+	if src.Spec.Agent.Graph != nil {
+		return nil, bad(fmt.Sprintf("input.from: run %q walks a graph, and forking a graph run is not available in this version of unstuck", in.From.WorkflowID))
+	}
+	var spec config.Resolved
+	rctx := workflow.WithActivityOptions(ctx, resolveOptions())
+	if err := workflow.ExecuteActivity(rctx, acts.ResolveAgent, agent).Get(ctx, &spec); err != nil {
+		return nil, err
+	}
+	run := forkedRun(src, &spec)
+	run.ChainKeys = workflow.GetVersion(ctx, versionChainKeys, workflow.DefaultVersion, 1) >= 1
+	r, err := newRunner(run)
+	if err != nil {
+		return nil, err
+	}
+	e, _ := forkEdit(in.From)
+	if e == nil {
+		e = &signals.EditRequest{NodeID: in.From.NodeID}
+	}
+	res, err := r.applyEdit(ctx, *e)
+	if err != nil {
+		return nil, bad("input.from: " + strings.TrimPrefix(err.Error(), "edit: "))
+	}
+	r.dropInvalidated(res.Invalidated)
+	if n := run.node(res.NodeID); n != nil {
+		var out map[string]any
+		_ = json.Unmarshal(n.Output, &out)
+		out["forked_from"] = map[string]string{"workflow_id": in.From.WorkflowID, "node_id": in.From.NodeID}
+		n.Output = mustJSON(out)
+	}
+	return r, nil
+}
+
+// forkedRun is the source run as a fork starts from it: the worker's spec,
+// a first generation, and no write of the source's for the effect ledger.
+func forkedRun(src *Run, spec *config.Resolved) *Run {
+	run := src
+	run.Spec = spec
+	run.Input.From, run.Input.Continued, run.Input.ContinuedGzip = nil, nil, nil
+	run.Input.Agent = spec.Agent.Name
+	run.Generation, run.Resume, run.Phase = 0, nil, signals.PhaseRunning
+	run.IgnoredSignals, run.IgnoredByKind = 0, nil
+	for i := range run.Nodes {
+		run.Nodes[i].Executed = false
+	}
+	return run
+}
+
+// dropInvalidated removes from a fork the nodes its edit invalidated: they
+// are the source's future, not the fork's past. Node ids keep counting
+// from the source's, so none is given twice.
+func (r *runner) dropInvalidated(ids []string) {
+	drop := map[string]bool{}
+	for _, id := range ids {
+		drop[id] = true
+	}
+	kept := r.run.Nodes[:0]
+	for _, n := range r.run.Nodes {
+		if !drop[n.ID] {
+			kept = append(kept, n)
+		}
+	}
+	r.run.Nodes = kept
+}
+
+// packRun is the whole run as the QueryRun query answers it.
+func packRun(run *Run) ([]byte, error) {
+	data, err := json.Marshal(run)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	_, _ = zw.Write(data)
+	_ = zw.Close()
+	if buf.Len() > maxCarried {
+		return nil, fmt.Errorf("the run is %d KiB compressed, over the %d KiB a fork can read", buf.Len()>>10, maxCarried>>10)
+	}
+	return buf.Bytes(), nil
+}
+
+// forkReadOptions: reading the source run. A source that does not exist
+// or is not a run is final; anything else is retried for a while.
+func forkReadOptions() workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        time.Second,
+			BackoffCoefficient:     2,
+			MaximumInterval:        30 * time.Second,
+			MaximumAttempts:        10,
+			NonRetryableErrorTypes: []string{activities.ForkSourceError},
+		},
+	}
 }

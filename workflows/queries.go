@@ -35,6 +35,14 @@ func (r *runner) registerQueries(ctx workflow.Context) error {
 	}); err != nil {
 		return err
 	}
+	if err := workflow.SetQueryHandler(ctx, signals.QueryRun, func() ([]byte, error) {
+		if r.run == nil {
+			return nil, errRunStarting
+		}
+		return packRun(r.run)
+	}); err != nil {
+		return err
+	}
 	return workflow.SetQueryHandler(ctx, signals.QueryModelContext, func(q *activities.ModelContextQuery) (activities.ModelContextPage, error) {
 		if r.run == nil {
 			return activities.ModelContextPage{}, errRunStarting

@@ -126,6 +126,9 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 			"input: unknown field(s) %s: a run takes agent, task, input, output_schema and from", strings.Join(in.Unknown, ", ")), BadInputError, nil)
 	}
+	if in.From != nil {
+		return startFork(ctx, in)
+	}
 	if err := checkInput(in); err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), BadInputError, nil)
 	}
@@ -222,9 +225,6 @@ func checkInput(in AgentInput) error {
 	}
 	if len(in.Input) > 0 && !isJSONObject(in.Input) {
 		problems = append(problems, `input.input must be a JSON object`)
-	}
-	if in.From != nil {
-		problems = append(problems, `input.from: forking a run is not available in this version of unstuck`)
 	}
 	if in.OutputSchema != nil {
 		if _, err := config.CompileSchema("input.output_schema", in.OutputSchema); err != nil {
