@@ -32,9 +32,15 @@ func (r *runner) editWanted(req signals.EditRequest) error {
 		return fmt.Errorf("edit: an edit of %s is being applied; the run goes on in generation %d: send this edit again then, against the trace it shows",
 			r.editing.req.NodeID, run.Generation+1)
 	}
+	if r.closing {
+		return fmt.Errorf("edit: the run is continuing as new into generation %d: send the edit again in a moment", run.Generation+1)
+	}
 	n := run.node(req.NodeID)
 	if n == nil {
 		return fmt.Errorf("edit: %q is not a node of this run (the trace query lists them)", req.NodeID)
+	}
+	if n.Kind == signals.KindHuman && n.Status == signals.StatusSkipped {
+		return fmt.Errorf("edit: %s is the record of an ignored message, which cannot be edited", n.ID)
 	}
 	if n.Status == signals.StatusInvalidated {
 		return fmt.Errorf("edit: %s was invalidated by an earlier edit or a rollback: edit a node that is still valid (status is not %q)", n.ID, signals.StatusInvalidated)

@@ -31,15 +31,14 @@ type editedArgs struct {
 // applyAndContinue applies the edit the run was interrupted for and
 // continues as new from the edited node. Should the edit no longer apply
 // (it was checked when it arrived, so this is not expected), it is
-// answered with the reason and the run goes on with its next step.
+// answered with the reason and the run continues as new all the same: the
+// step the edit interrupted is not picked up, the next request follows.
 func (r *runner) applyAndContinue(ctx workflow.Context) error {
 	pe := r.editing
 	pe.result, pe.err = r.applyEdit(ctx, pe.req)
 	pe.done = true
 	if pe.err != nil {
-		r.editing = nil
 		workflow.GetLogger(ctx).Warn("edit not applied", "node", pe.req.NodeID, "error", pe.err.Error())
-		return r.continueAsNew(ctx) // the interrupted step is not picked up; the next request follows
 	}
 	return r.continueAsNew(ctx)
 }

@@ -50,6 +50,9 @@ type runner struct {
 	// calls waiting for approval whose arguments a person edited.
 	editing    *pendingEdit
 	argsEdited map[string]signals.Audit
+	// closing: the run is continuing as new, and takes no edit (its
+	// handlers must finish first, and an edit would wait for the run).
+	closing bool
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -291,6 +294,7 @@ func (r *runner) beforeStep(ctx workflow.Context, graph bool) (ok bool, err erro
 // continueAsNew carries the whole run, not a summary, into a new run of
 // the same workflow id, once every update handler has finished.
 func (r *runner) continueAsNew(ctx workflow.Context) error {
+	r.closing = true
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}
