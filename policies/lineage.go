@@ -35,6 +35,9 @@ type Edit struct {
 	Node string
 	// Rerun: a call's arguments changed, so the call itself runs again.
 	Rerun bool
+	// Unchanged are, for an edited model request, its calls that the edit
+	// left as they were (same call, tool and arguments).
+	Unchanged []string
 }
 
 // EditPlan is what an edit invalidates and where the run resumes.
@@ -51,9 +54,10 @@ type EditPlan struct {
 
 // PlanEdit applies invalidation by lineage. A model request depends on the
 // whole conversation before it, so everything after the edited node is
-// invalidated, except for an edited call: the calls of its step that did
-// not read it (through their references, directly or through another call
-// of the step) and have finished are kept with what belongs to them; the
+// invalidated, except within the step of an edited call or request: the
+// calls of the step the edit did not change, that did not read a changed
+// one (through their references, directly or through another call of the
+// step) and that have finished are kept with what belongs to them; the
 // step's calls that had not finished are invalidated and run again.
 // Records of messages (Audit) are never invalidated.
 func PlanEdit(nodes []LineageNode, e Edit) (EditPlan, error) {
@@ -78,13 +82,21 @@ func PlanEdit(nodes []LineageNode, e Edit) (EditPlan, error) {
 	switch edited.Kind {
 	case "request":
 		plan.ResumeCalls = edited.ID
+		changed := map[string]bool{}
+		for _, n := range nodes {
+			if n.Kind == "call" && n.Request == edited.ID && !slices.Contains(e.Unchanged, n.ID) {
+				changed[n.ID] = true
+			}
+		}
+		keep = keptCalls(nodes, edited.ID, changed)
 	case "call":
 		plan.ResumeCalls = edited.Request
 		from = slices.IndexFunc(nodes, func(n LineageNode) bool { return n.ID == edited.Request })
 		if from < 0 {
 			return EditPlan{}, fmt.Errorf("call %s names request %s, which is not in the trace", e.Node, edited.Request)
 		}
-		keep = keptSiblings(nodes, edited, e.Rerun)
+		keep = keptCalls(nodes, edited.Request, map[string]bool{edited.ID: true})
+		keep[edited.ID] = !e.Rerun
 	}
 	for _, n := range nodes[from+1:] {
 		if n.Audit || n.Invalid || keep[n.ID] || (n.Of != "" && keep[n.Of]) {
@@ -95,15 +107,13 @@ func PlanEdit(nodes []LineageNode, e Edit) (EditPlan, error) {
 	return plan, nil
 }
 
-// keptSiblings are the calls of an edited call's step that stay: finished
-// and reading nothing the edit changed. The edited call stays unless it
-// runs again.
-func keptSiblings(nodes []LineageNode, edited LineageNode, rerun bool) map[string]bool {
-	changed := map[string]bool{edited.ID: true}
+// keptCalls are the calls of a step that stay: not changed by the edit,
+// finished, and reading nothing it changed.
+func keptCalls(nodes []LineageNode, request string, changed map[string]bool) map[string]bool {
 	for grew := true; grew; {
 		grew = false
 		for _, n := range nodes {
-			if n.Kind != "call" || n.Request != edited.Request || n.Invalid || changed[n.ID] {
+			if n.Kind != "call" || n.Request != request || n.Invalid || changed[n.ID] {
 				continue
 			}
 			if slices.ContainsFunc(n.DependsOn, func(d string) bool { return changed[d] }) {
@@ -113,13 +123,7 @@ func keptSiblings(nodes []LineageNode, edited LineageNode, rerun bool) map[strin
 	}
 	keep := map[string]bool{}
 	for _, n := range nodes {
-		if n.Kind != "call" || n.Request != edited.Request || n.Invalid {
-			continue
-		}
-		switch {
-		case n.ID == edited.ID:
-			keep[n.ID] = !rerun
-		case !changed[n.ID] && n.Settled:
+		if n.Kind == "call" && n.Request == request && !n.Invalid && !changed[n.ID] && n.Settled {
 			keep[n.ID] = true
 		}
 	}

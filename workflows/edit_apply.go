@@ -58,7 +58,12 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest) (signa
 	}
 	n := run.node(req.NodeID)
 	rerun := len(req.Args) > 0
-	plan, err := policies.PlanEdit(r.lineage(), policies.Edit{Node: n.ID, Rerun: rerun})
+	edit := policies.Edit{Node: n.ID, Rerun: rerun}
+	if n.Kind == signals.KindRequest {
+		after, _ := r.editedValue(n, req)
+		edit.Unchanged = unchangedCalls(run, n, after)
+	}
+	plan, err := policies.PlanEdit(r.lineage(), edit)
 	if err != nil {
 		return signals.EditResult{}, fmt.Errorf("edit: %v", err)
 	}
@@ -112,6 +117,29 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest) (signa
 		return signals.EditResult{}, err
 	}
 	return signals.EditResult{NodeID: id, Edited: edited, Invalidated: nonNil(plan.Invalidated), Generation: run.Generation + 1}, nil
+}
+
+// unchangedCalls are the calls of an edited request that the edit left as
+// they were: the same call id, tool and arguments. final_output is always
+// settled again (it reads what the others wrote, and has no effect).
+func unchangedCalls(run *Run, req *Node, after json.RawMessage) []string {
+	var before, now replyRecord
+	_ = json.Unmarshal(req.Output, &before)
+	_ = json.Unmarshal(after, &now)
+	var same []string
+	for _, tc := range now.ToolCalls {
+		if tc.Name == FinalOutputTool {
+			continue
+		}
+		for _, old := range before.ToolCalls {
+			if old == tc {
+				if n := validCall(run, req.ID, tc.ID); n != nil {
+					same = append(same, n.ID)
+				}
+			}
+		}
+	}
+	return same
 }
 
 // checkpoint is what an edit restores of the run as it was when a request

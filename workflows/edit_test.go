@@ -177,24 +177,32 @@ func TestEditOfAWaitingCallChangesItsArgumentsInPlace(t *testing.T) {
 	require.JSONEq(t, `{"args":{"seat":"12A"}}`, string(e[0].Before))
 }
 
-// The look-up / write / confirm run: the write ran; an edit of the thought
-// before it re-issues the same write, which the ledger answers.
-func TestAWriteReissuedAfterAnEditIsNotRunTwice(t *testing.T) {
-	replies := []activities.ModelReply{
+// The look-up / write / confirm run (n3 the look-up, n5 the write, n7
+// the confirmation waiting for approval).
+func lookupWriteConfirm() []activities.ModelReply {
+	return []activities.ModelReply{
 		{Content: "look up", ToolCalls: []activities.ToolCall{call("k1", "a", `{"q": "order"}`)}},
 		{Content: "write", ToolCalls: []activities.ToolCall{call("k2", "w", `{"order": 7}`)}},
 		{ToolCalls: []activities.ToolCall{call("k3", "hold", `{}`)}},
 	}
-	h := newHarness(t, editSpec(), replies, echoTool)
+}
+
+// The write ran; an edit of the look-up's result invalidates it, the model
+// re-issues the same write, and the ledger answers it.
+func TestAWriteReissuedAfterAnEditIsNotRunTwice(t *testing.T) {
+	h := newHarness(t, editSpec(), lookupWriteConfirm(), echoTool)
 	var got updateResult
-	// n4 is the request that wrote (n5 the write).
-	h.edit(time.Minute, signals.EditRequest{NodeID: "n4", Output: json.RawMessage(`"write it, and say so"`)}, &got)
+	h.edit(time.Minute, signals.EditRequest{NodeID: "n3", Output: json.RawMessage(`{"q": "the order, checked"}`)}, &got)
 	h.env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "agent", Task: "t"})
 	require.NoError(t, got.rejected)
 	require.Equal(t, []string{"a", "w"}, toolNamesOf(h.toolReqs))
+	require.Equal(t, []string{"n4", "n5", "n6", "n7"}, got.result.(signals.EditResult).Invalidated)
 	next := continuedInput(t, h)
 
-	h2 := newHarness(t, editSpec(), []activities.ModelReply{{Content: "done"}}, echoTool)
+	h2 := newHarness(t, editSpec(), []activities.ModelReply{
+		{ToolCalls: []activities.ToolCall{call("k4", "w", `{"order": 7}`)}},
+		{Content: "done"},
+	}, echoTool)
 	_, err := h2.run(next)
 	require.NoError(t, err)
 	require.Empty(t, h2.toolReqs, "the identical write is answered by the ledger")
@@ -206,6 +214,23 @@ func TestAWriteReissuedAfterAnEditIsNotRunTwice(t *testing.T) {
 	}
 	require.Equal(t, "n5", reused.ReusedFrom)
 	require.JSONEq(t, `{"order":7}`, string(reused.Output))
+}
+
+// An edit of a thought alone keeps the calls it made: none runs again,
+// and the model reads the new thought.
+func TestEditOfAThoughtKeepsItsCalls(t *testing.T) {
+	h := newHarness(t, editSpec(), lookupWriteConfirm(), echoTool)
+	var got updateResult
+	h.edit(time.Minute, signals.EditRequest{NodeID: "n4", Output: json.RawMessage(`"write it, and say so"`)}, &got)
+	h.env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, got.rejected)
+	require.Equal(t, []string{"n6", "n7"}, got.result.(signals.EditResult).Invalidated, "the write n5 stays")
+	next := continuedInput(t, h)
+
+	h2 := newHarness(t, editSpec(), []activities.ModelReply{{Content: "done"}}, echoTool)
+	_, err := h2.run(next)
+	require.NoError(t, err)
+	require.Empty(t, h2.toolReqs, "nothing the edit did not change runs again")
 	var thought string
 	for _, m := range h2.requests[0].Delta {
 		if m.Role == "assistant" && len(m.ToolCalls) > 0 && m.ToolCalls[0].Name == "w" {
@@ -222,7 +247,9 @@ func TestAnAskWriteWaitsForAPersonAndRejectReusesTheResult(t *testing.T) {
 	}
 	h := newHarness(t, editSpec(), replies, echoTool)
 	var got updateResult
-	h.edit(time.Minute, signals.EditRequest{NodeID: "n2", Output: json.RawMessage(`"again"`)}, &got)
+	// The thought and the call ids change: the call is re-issued as new.
+	h.edit(time.Minute, signals.EditRequest{NodeID: "n2", Output: json.RawMessage(
+		`{"content": "again", "tool_calls": [{"id": "k9", "name": "ask", "args": {"order": 7}}]}`)}, &got)
 	h.env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "agent", Task: "t"})
 	require.NoError(t, got.rejected)
 	next := continuedInput(t, h)

@@ -107,6 +107,12 @@ func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMe
 		},
 		signals.Edit: func(raw json.RawMessage) (signals.Audit, error) {
 			return handleMessage(signals.Edit, "an edit", raw, signals.EditRequest.Validate, func(req signals.EditRequest) error {
+				if err := r.editWanted(req); err != nil {
+					return err
+				}
+				if workflow.GetVersion(ctx, versionEdit, workflow.DefaultVersion, 1) < 1 {
+					return notYet(signals.Edit) // as runs recorded before edits existed
+				}
 				_, err := r.acceptEdit(ctx, req, false)
 				return err
 			})

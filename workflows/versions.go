@@ -52,4 +52,8 @@ const (
 	// the recorded result or a person (before: it ran again). Asked only
 	// when such a write is re-issued.
 	versionEffectLedger = "effect-ledger"
+	// versionEdit: an edit signal that can apply is applied, and a "from"
+	// input starts a fork (before: both were refused as not available).
+	// Asked only for such a signal or input.
+	versionEdit = "edit"
 )

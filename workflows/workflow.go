@@ -129,8 +129,11 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 			"input: unknown field(s) %s: a run takes agent, task, input, output_schema and from", strings.Join(in.Unknown, ", ")), BadInputError, nil)
 	}
-	if in.From != nil {
+	if in.From != nil && workflow.GetVersion(ctx, versionEdit, workflow.DefaultVersion, 1) >= 1 {
 		return startFork(ctx, in)
+	}
+	if in.From != nil {
+		return nil, temporal.NewNonRetryableApplicationError(`input.from: forking a run is not available in this version of unstuck`, BadInputError, nil)
 	}
 	if err := checkInput(in); err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), BadInputError, nil)
