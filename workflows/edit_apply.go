@@ -91,7 +91,11 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest) (signa
 			run.Settles++
 			n.Settled = run.Settles
 		}
-	default: // a request or a person's reply
+	case n.Kind == signals.KindHuman:
+		after, _ = r.editedValue(n, req)
+		r.renoteReply(n.Output, after)
+		before, n.Output = n.Output, after
+	default: // a request
 		after, _ = r.editedValue(n, req)
 		before, n.Output = n.Output, after
 	}
@@ -117,6 +121,21 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest) (signa
 		return signals.EditResult{}, err
 	}
 	return signals.EditResult{NodeID: id, Edited: edited, Invalidated: nonNil(plan.Invalidated), Generation: run.Generation + 1}, nil
+}
+
+// renoteReply changes the note a human rung's escalation kept of a reply
+// (escalation.go) to the edited reply, so the model does not read both.
+func (r *runner) renoteReply(before, after json.RawMessage) {
+	var was, now signals.ReplyRequest
+	_ = json.Unmarshal(before, &was)
+	_ = json.Unmarshal(after, &now)
+	old := mustJSON("a person replied: " + was.Text)
+	for i := range r.run.Nodes {
+		n := &r.run.Nodes[i]
+		if n.Kind == signals.KindEscalation && string(n.Output) == string(old) {
+			n.Output = mustJSON("a person replied: " + now.Text)
+		}
+	}
 }
 
 // unchangedCalls are the calls of an edited request that the edit left as

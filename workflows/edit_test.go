@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -431,4 +432,42 @@ func TestBadForksAreRefusedNamingTheField(t *testing.T) {
 		_, err := h.run(in)
 		require.ErrorContains(t, err, tt.want)
 	}
+}
+
+// A person's reply, edited: the model reads the new reply (and the
+// ladder's note of it), never the old one.
+func TestEditOfAPersonsReply(t *testing.T) {
+	spec := editSpec()
+	spec.Agent.Policies.Loop = config.LoopPolicy{Window: 16, Repeats: 3}
+	spec.Agent.Policies.Escalation = []string{"human", "stop"}
+	failing := call("k", "a", `{"q": 1}`)
+	replies := append(repeat(3, failing, activities.ModelReply{}), activities.ModelReply{})[:3]
+	replies = append(replies, activities.ModelReply{ToolCalls: []activities.ToolCall{call("kh", "hold", `{}`)}})
+	h := newHarness(t, spec, replies, func(req activities.ToolRequest) (json.RawMessage, error) {
+		if req.Tool.Name == "a" {
+			return failingTool(req)
+		}
+		return echoTool(req)
+	})
+	var replied, edited updateResult
+	h.reply(time.Minute, "try b", &replied)
+	h.edit(2*time.Minute, signals.EditRequest{NodeID: "n9", Output: json.RawMessage(`"use c"`)}, &edited)
+	h.env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, replied.rejected)
+	require.NoError(t, edited.rejected)
+	next := continuedInput(t, h)
+	require.Equal(t, signals.KindHuman, next.Continued.node("n9").Kind)
+
+	h2 := newHarness(t, spec, []activities.ModelReply{{Content: "done"}}, echoTool)
+	_, err := h2.run(next)
+	require.NoError(t, err)
+	var texts []string
+	for _, m := range h2.requests[0].Delta {
+		texts = append(texts, m.Content)
+	}
+	all := strings.Join(texts, "\n")
+	require.Contains(t, all, "A person replied: use c")
+	require.Contains(t, all, "[unstuck] a person replied: use c")
+	require.NotContains(t, all, "try b")
+	require.NotContains(t, all, "hold", "the step after the reply is invalidated")
 }
