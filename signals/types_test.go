@@ -52,3 +52,26 @@ func TestNodeAndStatusDecodeFromContractJSON(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(`{"agent":"travel","phase":"awaiting_human"}`), &st))
 	require.Equal(t, PhaseAwaitingHuman, st.Phase)
 }
+
+func TestEditRequestValidate(t *testing.T) {
+	tests := []struct {
+		req  EditRequest
+		want string
+	}{
+		{EditRequest{NodeID: "n3", Output: json.RawMessage(`{"a": 1}`)}, ""},
+		{EditRequest{NodeID: "n3", Args: json.RawMessage(`{"a": 1}`)}, ""},
+		{EditRequest{Output: json.RawMessage(`1`)}, `edit: "node_id" is empty`},
+		{EditRequest{NodeID: "n3"}, `edit: give "output" (the node's new output) or "args"`},
+		{EditRequest{NodeID: "n3", Output: json.RawMessage(`1`), Args: json.RawMessage(`{}`)}, `give "output" or "args", not both`},
+		{EditRequest{NodeID: "n3", Output: json.RawMessage(`{`)}, `"output" is not valid JSON`},
+		{EditRequest{NodeID: "n3", Args: json.RawMessage(`[1]`)}, `"args" must be a JSON object`},
+	}
+	for _, tt := range tests {
+		err := tt.req.Validate()
+		if tt.want == "" {
+			require.NoError(t, err)
+			continue
+		}
+		require.ErrorContains(t, err, tt.want)
+	}
+}
