@@ -62,6 +62,23 @@ func Task(req openai.ChatCompletionRequest) string {
 	return ""
 }
 
+// ThoughtOf is the text of the assistant message that made the tool call
+// callID: what the model thought as it made the call, as the conversation
+// now has it (a person may have edited it). "" when no message made it.
+func ThoughtOf(req openai.ChatCompletionRequest, callID string) string {
+	for _, m := range req.Messages {
+		if m.Role != openai.ChatMessageRoleAssistant {
+			continue
+		}
+		for _, c := range m.ToolCalls {
+			if c.ID == callID {
+				return text(m)
+			}
+		}
+	}
+	return ""
+}
+
 // AssistantTurns is the number of assistant messages in the conversation,
 // i.e. how many times the model has already answered in this run.
 func AssistantTurns(req openai.ChatCompletionRequest) int {

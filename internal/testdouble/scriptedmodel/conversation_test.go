@@ -34,6 +34,10 @@ func TestConversationHelpers(t *testing.T) {
 		{CallID: "call_2_0", Name: "a", Args: `{}`, Content: `{"ok":true}`},
 	}, LastToolResults(req))
 	require.True(t, LastToolResults(req)[0].IsError())
+	req.Messages[4].Content = "both at once"
+	require.Equal(t, "both at once", ThoughtOf(req, "call_2_1"), "the text of the message that made the call")
+	require.Empty(t, ThoughtOf(req, "call_1_0"), "a call made without a thought")
+	require.Empty(t, ThoughtOf(req, "call_9_9"))
 	require.False(t, LastToolResults(req)[1].IsError())
 }
 

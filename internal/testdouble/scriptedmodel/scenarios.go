@@ -3,6 +3,7 @@ package scriptedmodel
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -11,6 +12,7 @@ import (
 // Names of the built-in scenarios, to use as the model name.
 const (
 	TravelDemo  = "travel-demo"
+	StockDemo   = "stock-demo"
 	Echo        = "echo"
 	FinalOutput = "final-output"
 )
@@ -22,6 +24,7 @@ const (
 func Scenarios() map[string]Script {
 	return map[string]Script{
 		TravelDemo:  travelDemo,
+		StockDemo:   stockDemo,
 		Echo:        echo,
 		FinalOutput: finalOutput,
 	}
@@ -86,6 +89,77 @@ func travelDemo(req openai.ChatCompletionRequest) Turn {
 	// Something other than a tool result followed the last turn (a human
 	// reply, say): the scripted flow has no step for it, so end plainly.
 	return Reply("I could not complete the booking: the scripted travel demo has no step for this conversation")
+}
+
+// StockThought is the stock demo's first thought, wrong on purpose (the
+// quote it then looks up shows a rising week), for a person to edit.
+const StockThought = "AAPL is trending down, recommend SELL."
+
+// stockDemo analyses AAPL for `unstuck demo edit`. It thinks first
+// (StockThought) while it looks the quote up, then writes a report
+// recommending what that thought recommends, whatever the quote says, then
+// ends with the report. The thought it goes by is the one it reads in the
+// conversation it is sent, so a person who edits the thought (the edit
+// message) changes the report: after an edit saying "recommend BUY" it
+// writes BUY.
+func stockDemo(req openai.ChatCompletionRequest) Turn {
+	results := LastToolResults(req)
+	if r, ok := failed(results); ok {
+		return cannotComplete(r)
+	}
+	if r, ok := find(results, "write_report"); ok {
+		var report struct {
+			ReportID       any `json:"report_id"`
+			Symbol         any `json:"symbol"`
+			Recommendation any `json:"recommendation"`
+		}
+		var call struct {
+			Summary any `json:"summary"`
+		}
+		_ = json.Unmarshal([]byte(r.Args), &call)
+		if json.Unmarshal([]byte(r.Content), &report) != nil || report.ReportID == nil {
+			return Reply("I could not complete the analysis: the report result has no report_id: " + r.Content)
+		}
+		return CallTurn("final_output", map[string]any{
+			"symbol": report.Symbol, "recommendation": report.Recommendation, "report_id": report.ReportID, "summary": call.Summary,
+		})
+	}
+	if r, ok := find(results, "get_quote"); ok {
+		thought := ThoughtOf(req, r.CallID)
+		rec := Recommendation(thought)
+		if rec == "" {
+			return Reply(fmt.Sprintf("I could not complete the analysis: my thought %q recommends neither BUY, HOLD nor SELL", thought))
+		}
+		var quote struct {
+			Symbol string `json:"symbol"`
+			Price  any    `json:"price"`
+			Change any    `json:"change_5d_pct"`
+		}
+		if json.Unmarshal([]byte(r.Content), &quote) != nil || quote.Symbol == "" {
+			return Reply("I could not complete the analysis: the quote has no symbol: " + r.Content)
+		}
+		return CallTurn("write_report", map[string]any{
+			"symbol":         quote.Symbol,
+			"recommendation": rec,
+			"summary":        fmt.Sprintf("%s at %v USD, %v%% over 5 sessions. %s", quote.Symbol, quote.Price, quote.Change, thought),
+		})
+	}
+	if AssistantTurns(req) == 0 {
+		return Turn{Content: StockThought, Calls: []Call{NewCall("get_quote", map[string]any{"symbol": "AAPL"})}}
+	}
+	return Reply("I could not complete the analysis: the scripted stock demo has no step for this conversation")
+}
+
+var recommendationPattern = regexp.MustCompile(`(?i)\brecommend(?:s|ing|ation)?\b[\s:,-]*\b(buy|hold|sell)\b`)
+
+// Recommendation is what a text recommends, "BUY", "HOLD" or "SELL", as the
+// last "recommend X" in it says; "" when it recommends none of them.
+func Recommendation(text string) string {
+	m := recommendationPattern.FindAllStringSubmatch(text, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	return strings.ToUpper(m[len(m)-1][1])
 }
 
 // failed is the first error among results.

@@ -2,6 +2,7 @@ package scriptedmodel
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -84,4 +85,106 @@ func TestFinalOutputScenario(t *testing.T) {
 	ch := converse(t, c, FinalOutput, &msgs)
 	require.Equal(t, openai.FinishReasonStop, ch.FinishReason)
 	require.Contains(t, ch.Message.Content, "could not complete")
+}
+
+// stockQuote is a get_quote result as the builtin answers it.
+const stockQuote = `{"symbol":"AAPL","price":243.36,"currency":"USD","change_5d_pct":4.06,"trend_5d":"up"}`
+
+// The stock demo goes by the thought it reads: as it thought it, SELL; once
+// a person has edited the thought in the conversation, what the edit says.
+func TestStockDemoFollowsTheThoughtItReads(t *testing.T) {
+	s, c := start(t, Scenarios(), "")
+	msgs := []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: "You analyse stocks."},
+		user("Analyse AAPL and write a report"),
+	}
+	first := converse(t, c, StockDemo, &msgs)
+	quote := onlyCall(t, first, "get_quote")
+	require.Equal(t, StockThought, first.Message.Content, "the thought comes with the call")
+	require.JSONEq(t, `{"symbol":"AAPL"}`, quote.Function.Arguments)
+	msgs = append(msgs, toolMsg(quote.ID, stockQuote))
+	asked := len(msgs)
+
+	write := onlyCall(t, converse(t, c, StockDemo, &msgs), "write_report")
+	var args struct{ Symbol, Recommendation, Summary string }
+	require.NoError(t, json.Unmarshal([]byte(write.Function.Arguments), &args))
+	require.Equal(t, "AAPL", args.Symbol)
+	require.Equal(t, "SELL", args.Recommendation, "the quote rises, but the thought says SELL")
+	require.Contains(t, args.Summary, StockThought)
+
+	// A person edits the thought: the conversation is sent again, whole,
+	// with the edited text on the same call.
+	edited := append([]openai.ChatCompletionMessage(nil), msgs[:asked]...)
+	edited[2].Content = "AAPL is trending up: five rising closes. Recommend BUY."
+	write = onlyCall(t, converse(t, c, StockDemo, &edited), "write_report")
+	require.NoError(t, json.Unmarshal([]byte(write.Function.Arguments), &args))
+	require.Equal(t, "BUY", args.Recommendation)
+	require.Contains(t, args.Summary, "five rising closes")
+	edited = append(edited, toolMsg(write.ID, `{"report_id":"RPT-123456","symbol":"AAPL","recommendation":"BUY","status":"written"}`))
+
+	final := onlyCall(t, converse(t, c, StockDemo, &edited), "final_output")
+	var out map[string]any
+	require.NoError(t, json.Unmarshal([]byte(final.Function.Arguments), &out))
+	require.Equal(t, "BUY", out["recommendation"])
+	require.Equal(t, "RPT-123456", out["report_id"])
+	require.Equal(t, "AAPL", out["symbol"])
+	require.Equal(t, args.Summary, out["summary"])
+	require.Equal(t, 4, s.RequestCount())
+}
+
+func TestStockDemoEndsWithContentWhenItCannotGoOn(t *testing.T) {
+	_, c := start(t, Scenarios(), "")
+	begin := func() ([]openai.ChatCompletionMessage, openai.ToolCall) {
+		msgs := []openai.ChatCompletionMessage{user("Analyse AAPL")}
+		return msgs, onlyCall(t, converse(t, c, StockDemo, &msgs), "get_quote")
+	}
+	cases := map[string]func() []openai.ChatCompletionMessage{
+		"a tool error": func() []openai.ChatCompletionMessage {
+			msgs, quote := begin()
+			return append(msgs, toolMsg(quote.ID, `{"call":{"tool":"get_quote"},"error":"503"}`))
+		},
+		"a thought recommending nothing": func() []openai.ChatCompletionMessage {
+			msgs, quote := begin()
+			msgs[1].Content = "AAPL is a company."
+			return append(msgs, toolMsg(quote.ID, stockQuote))
+		},
+		"a quote without a symbol": func() []openai.ChatCompletionMessage {
+			msgs, quote := begin()
+			return append(msgs, toolMsg(quote.ID, `{}`))
+		},
+		"a report without an id": func() []openai.ChatCompletionMessage {
+			msgs, quote := begin()
+			msgs = append(msgs, toolMsg(quote.ID, stockQuote))
+			write := onlyCall(t, converse(t, c, StockDemo, &msgs), "write_report")
+			return append(msgs, toolMsg(write.ID, `{"status":"written"}`))
+		},
+		"a person's reply": func() []openai.ChatCompletionMessage {
+			msgs, _ := begin()
+			return append(msgs, user("A person replied: hello"))
+		},
+	}
+	for name, conversation := range cases {
+		t.Run(name, func(t *testing.T) {
+			msgs := conversation()
+			ch := converse(t, c, StockDemo, &msgs)
+			require.Equal(t, openai.FinishReasonStop, ch.FinishReason)
+			require.Empty(t, ch.Message.ToolCalls)
+			require.Contains(t, ch.Message.Content, "could not complete")
+		})
+	}
+}
+
+func TestRecommendation(t *testing.T) {
+	for text, want := range map[string]string{
+		StockThought: "SELL",
+		"AAPL is trending up: five rising closes. Recommend BUY.": "BUY",
+		"recommendation: hold":                              "HOLD",
+		"I would not recommend SELL; recommend BUY instead": "BUY",
+		"BUY":                      "",
+		"recommended: buy":         "",
+		"no recommendation at all": "",
+		"":                         "",
+	} {
+		require.Equal(t, want, Recommendation(text), text)
+	}
 }
