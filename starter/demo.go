@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -32,13 +33,16 @@ type demoOptions struct {
 	port     int
 	uiPort   int
 	once     bool
+	// dial connects the messages a scenario sends (as `unstuck edit`
+	// does); nil is dialTemporal. Tests hand out a fake.
+	dial dialFunc
 }
 
 func newDemoCmd() *cobra.Command {
 	var o demoOptions
 	cmd := &cobra.Command{
-		Use:   "demo",
-		Short: "Run the demo travel agent end to end on a local Temporal dev server",
+		Use:   "demo [edit]",
+		Short: "Run the demo travel agent (demo edit: the edit scenario) end to end on a local Temporal dev server",
 		Long: `demo starts everything the demo needs on this machine, on loopback only:
   - a Temporal dev server (the Temporal CLI, history in a SQLite file under --data,
     search attributes AgentName and AgentPhase registered) with its Web UI,
@@ -48,24 +52,59 @@ func newDemoCmd() *cobra.Command {
   - the unstuck worker (--worker) with the demo config,
 then runs the travel agent on "` + demoTask + `", shows each trace node as it
 happens, prints the trace and the Web UI link, and keeps everything running until
-Ctrl-C so you can look around (unstuck status/trace, temporal workflow list, the UI).`,
+Ctrl-C so you can look around (unstuck status/trace, temporal workflow list, the UI).
+
+Scenarios:
+  unstuck demo        the travel agent, as above
+  unstuck demo edit   a stock analyst whose first thought is wrong
+                      ("` + scriptedmodel.StockThought + `"): the demo edits
+                      that thought with the edit message, shows what the edit
+                      invalidated and the run's next generation, approves the
+                      report the run then writes, and shows the final answer
+                      following the edit. Always on the scripted model; see
+                      "unstuck demo edit --help".`,
 		Example: `  make demo
   bin/unstuck demo --temporal bin/temporal --worker bin/unstuck-worker
-  bin/unstuck demo --once --port 7300 --ui-port 8300 --data /tmp/demo   # exit after the run`,
-		Args: noArgs,
+  bin/unstuck demo --once --port 7300 --ui-port 8300 --data /tmp/demo   # exit after the run
+  bin/unstuck demo edit --temporal bin/temporal --worker bin/unstuck-worker --once`,
+		Args: demoScenarioArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDemo(cmd.Context(), cmd.OutOrStdout(), o)
+			return runDemo(cmd.Context(), cmd.OutOrStdout(), o, travelScenario)
 		},
 	}
-	f := cmd.Flags()
+	// Persistent: the scenarios (demo edit) take the same flags.
+	f := cmd.PersistentFlags()
 	f.StringVar(&o.temporal, "temporal", "bin/temporal", "Temporal CLI binary (make demo installs v1.5.1 there)")
 	f.StringVar(&o.worker, "worker", defaultWorkerPath(), "unstuck-worker binary")
 	f.StringVar(&o.dataDir, "data", ".data", "directory for the server's SQLite file, logs and the demo lock")
 	f.IntVar(&o.port, "port", 7233, "Temporal frontend port on 127.0.0.1")
 	f.IntVar(&o.uiPort, "ui-port", 8233, "Temporal Web UI port on 127.0.0.1")
 	f.BoolVar(&o.once, "once", false, "stop everything after the demo run instead of waiting for Ctrl-C")
+	cmd.AddCommand(newDemoEditCmd(&o))
 	return cmd
 }
+
+// demoScenarioArgs refuses an argument that names no scenario, listing
+// the ones there are.
+func demoScenarioArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("%s: unknown scenario %q: run `unstuck demo` (the travel agent) or `unstuck demo edit` (editing a run)",
+			cmd.CommandPath(), strings.Join(args, " "))
+	}
+	return nil
+}
+
+// demoScenario is what one demo runs once the server, the model and the
+// worker are up.
+type demoScenario struct {
+	// run runs the scenario's agent and reports it.
+	run func(ctx context.Context, out io.Writer, o demoOptions, c client.Client, worker *process, address string) error
+	// scripted: the scenario is the scripted model's story, so it runs on
+	// the scripted model even when OPENAI_BASE_URL names a real one.
+	scripted bool
+}
+
+var travelScenario = demoScenario{run: runDemoAgent}
 
 // defaultWorkerPath is unstuck-worker beside this binary (bin/).
 func defaultWorkerPath() string {
@@ -85,7 +124,9 @@ type demoModel interface {
 
 // startScriptedModel starts the scripted model server on loopback: a TEST
 // DOUBLE that speaks the OpenAI chat-completions wire format and plays the
-// travel demo's script. It is the only place the demo names the double.
+// demos' scripts (the travel demo's for a model it does not know; the
+// stock agent names its own). It is the only place the demo starts the
+// double.
 func startScriptedModel(out io.Writer) (demoModel, error) {
 	model, err := scriptedmodel.Start("127.0.0.1:0", scriptedmodel.Scenarios(), scriptedmodel.TravelDemo,
 		scriptedmodel.WithLogf(func(format string, args ...any) { fmt.Fprintf(out, "» "+format+"\n", args...) }))
@@ -96,10 +137,11 @@ func startScriptedModel(out io.Writer) (demoModel, error) {
 }
 
 // runDemo starts the dev server, the model (the scripted test double unless
-// OPENAI_BASE_URL is set) and the worker, runs the travel agent, reports the
-// run and, unless --once, keeps everything running until Ctrl-C. Everything it
-// starts is stopped in the reverse order on the way out.
-func runDemo(ctx context.Context, out io.Writer, o demoOptions) error {
+// OPENAI_BASE_URL is set and the scenario allows it) and the worker, runs
+// the scenario's agent, reports the run and, unless --once, keeps
+// everything running until Ctrl-C. Everything it starts is stopped in the
+// reverse order on the way out.
+func runDemo(ctx context.Context, out io.Writer, o demoOptions, scenario demoScenario) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -132,7 +174,7 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions) error {
 		return err
 	}
 
-	modelURL, stopModel, err := startDemoModel(out)
+	modelURL, stopModel, err := startDemoModel(out, scenario.scripted)
 	if err != nil {
 		return err
 	}
@@ -144,7 +186,7 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions) error {
 	}
 	defer worker.stop()
 
-	if err := runDemoAgent(ctx, out, o, c, worker, address); err != nil {
+	if err := scenario.run(ctx, out, o, c, worker, address); err != nil {
 		return err
 	}
 	if o.once {
@@ -178,10 +220,12 @@ func startDemoServer(out io.Writer, o demoOptions, address string) (*process, er
 }
 
 // startDemoModel answers the model endpoint the worker is to use:
-// OPENAI_BASE_URL when set, else a scripted model server (a test double)
-// started here. stop stops what was started (nothing for a real endpoint).
-func startDemoModel(out io.Writer) (url string, stop func(), err error) {
-	if base := os.Getenv("OPENAI_BASE_URL"); base != "" {
+// OPENAI_BASE_URL when set (unless scripted), else a scripted model server
+// (a test double) started here. stop stops what was started (nothing for a
+// real endpoint).
+func startDemoModel(out io.Writer, scripted bool) (url string, stop func(), err error) {
+	base := os.Getenv("OPENAI_BASE_URL")
+	if base != "" && !scripted {
 		fmt.Fprintf(out, "» model: %s (OPENAI_BASE_URL)\n", base)
 		return base, func() {}, nil
 	}
@@ -189,7 +233,15 @@ func startDemoModel(out io.Writer) (url string, stop func(), err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	fmt.Fprintf(out, "» model: the SCRIPTED model server (a test double, not a real model); set OPENAI_BASE_URL, OPENAI_API_KEY and UNSTUCK_DEMO_MODEL to use a real one\n")
+	if scripted {
+		fmt.Fprintf(out, "» model: the SCRIPTED model server (a test double, not a real model): this scenario is its script's story, so it runs on it")
+		if base != "" {
+			fmt.Fprintf(out, " even though OPENAI_BASE_URL is set")
+		}
+		fmt.Fprintln(out)
+	} else {
+		fmt.Fprintf(out, "» model: the SCRIPTED model server (a test double, not a real model); set OPENAI_BASE_URL, OPENAI_API_KEY and UNSTUCK_DEMO_MODEL to use a real one\n")
+	}
 	return model.URL(), func() { _ = model.Close() }, nil
 }
 

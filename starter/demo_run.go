@@ -30,7 +30,7 @@ func followRun(ctx context.Context, out io.Writer, c client.Client, run client.W
 	for {
 		select {
 		case err := <-done:
-			printNewNodes(ctx, out, c, run, shown)
+			printNewNodes(ctx, out, c, run.GetID(), run.GetRunID(), shown)
 			if err != nil {
 				return nil, describeRunError(err)
 			}
@@ -39,15 +39,17 @@ func followRun(ctx context.Context, out io.Writer, c client.Client, run client.W
 			if worker.exited() {
 				return nil, fmt.Errorf("the worker exited: %s", worker.tail())
 			}
-			printNewNodes(ctx, out, c, run, shown)
+			printNewNodes(ctx, out, c, run.GetID(), run.GetRunID(), shown)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
 }
 
-func printNewNodes(ctx context.Context, out io.Writer, c client.Client, run client.WorkflowRun, shown map[string]signals.NodeStatus) {
-	tr, err := queryTrace(ctx, c, run.GetID(), run.GetRunID())
+// printNewNodes prints the nodes of a run (runID "": the latest run of id)
+// that are new or have changed status since shown, except running ones.
+func printNewNodes(ctx context.Context, out io.Writer, c client.Client, id, runID string, shown map[string]signals.NodeStatus) {
+	tr, err := queryTrace(ctx, c, id, runID)
 	if err != nil {
 		return
 	}
@@ -63,8 +65,11 @@ func printNewNodes(ctx context.Context, out io.Writer, c client.Client, run clie
 		if n.Tool != "" {
 			what += " " + n.Tool
 		}
-		detail := nodeDetail(n)
-		fmt.Fprintf(out, "  %-4s %-22s %-10s %s\n", n.ID, what, n.Status, truncate(oneLine(detail), 100))
+		width := 100
+		if n.Kind == signals.KindEdit {
+			width = 300 // who changed what, and what it invalidated: all of it
+		}
+		fmt.Fprintf(out, "  %-4s %-22s %-10s %s\n", n.ID, what, n.Status, truncate(oneLine(nodeDetail(n)), width))
 	}
 }
 
@@ -105,7 +110,14 @@ func nodeDetail(n signals.Node) string {
 	}
 	switch n.Kind {
 	case signals.KindCall:
-		return string(n.Args) + " → " + string(n.Output)
+		detail := string(n.Args)
+		if len(n.Output) > 0 {
+			detail += " → " + string(n.Output)
+		}
+		if n.ReusedFrom != "" {
+			detail = "answered from the effect ledger (the result of " + n.ReusedFrom + "): " + detail
+		}
+		return detail
 	case signals.KindRequest:
 		var reply struct {
 			Content   string `json:"content"`
@@ -121,7 +133,21 @@ func nodeDetail(n signals.Node) string {
 		for _, c := range reply.ToolCalls {
 			calls = append(calls, c.Name+c.Args)
 		}
-		return "the model calls " + strings.Join(calls, ", ")
+		detail := "the model calls " + strings.Join(calls, ", ")
+		if reply.Content != "" {
+			detail = fmt.Sprintf("%q; %s", reply.Content, detail)
+		}
+		return detail
+	case signals.KindEdit:
+		var out struct {
+			Invalidated []string `json:"invalidated"`
+		}
+		_ = json.Unmarshal(n.Output, &out)
+		detail := fmt.Sprintf("%s by %s: %s → %s", strings.Join(n.Parents, ","), orDash(n.By), editedText(n.Before), editedText(n.After))
+		if len(out.Invalidated) > 0 {
+			detail += "; invalidated " + strings.Join(out.Invalidated, ", ")
+		}
+		return detail
 	case signals.KindRepair:
 		var rep struct {
 			Repairs []struct {
@@ -139,4 +165,16 @@ func nodeDetail(n signals.Node) string {
 		return "repaired without a model: " + strings.Join(parts, "; ")
 	}
 	return string(n.Output)
+}
+
+// editedText is an edit's before or after: a request's thought as text,
+// anything else as JSON.
+func editedText(raw json.RawMessage) string {
+	var reply struct {
+		Content *string `json:"content"`
+	}
+	if json.Unmarshal(raw, &reply) == nil && reply.Content != nil {
+		return fmt.Sprintf("%q", *reply.Content)
+	}
+	return compactJSON(raw)
 }
