@@ -146,7 +146,7 @@ func runDemoEdit(ctx context.Context, out io.Writer, o demoOptions, c client.Cli
 	fmt.Fprintf(out, "  %s had not run (it was waiting for approval), so nothing needs undoing.\n", first.CallID)
 
 	demoStep(out, 3, "the next generation goes on from the edited request: what the edit invalidated is marked so,\n"+
-		"   get_quote runs again, and the model, reading the edited thought, asks to write another report")
+		"   get_quote (which the edit left as it was) is kept, and the model, reading the edited thought, asks to write another report")
 	second, err := f.untilApproval(ctx, out, 1)
 	if err != nil {
 		return failed("step 3", err)
