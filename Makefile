@@ -1,5 +1,6 @@
 # unstuck — durable AI agents on Temporal that do not get stuck.
 #   make demo   run the demo agent end to end on a local dev server (Ctrl-C stops it)
+#   make demo-edit   a person corrects an agent's thought mid-run and the run resumes from there
 #   make test   every test layer: lint (vet, workflowcheck, staticcheck), unit, workflow, replay, integration
 #   make bench  benchmarks (not part of make test)
 # Only Go is needed: the pinned Temporal CLI, workflowcheck and staticcheck are installed into ./bin.
@@ -20,7 +21,7 @@ STATICCHECK_STAMP   := $(BIN)/.staticcheck-$(STATICCHECK_VERSION)
 
 TEST_TIMEOUT ?= 30m
 
-.PHONY: all build demo test lint fmt-check vet workflowcheck staticcheck bench histories clean tools help
+.PHONY: all build demo demo-edit test lint fmt-check vet workflowcheck staticcheck bench histories clean tools help
 
 all: build
 
@@ -54,6 +55,9 @@ build:
 
 demo: $(TEMPORAL_STAMP) build
 	$(BIN)/unstuck demo --temporal $(BIN)/temporal --worker $(BIN)/unstuck-worker
+
+demo-edit: $(TEMPORAL_STAMP) build
+	$(BIN)/unstuck demo edit --temporal $(BIN)/temporal --worker $(BIN)/unstuck-worker
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')); \
