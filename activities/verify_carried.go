@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
@@ -37,9 +38,20 @@ func (a *Activities) VerifyCarried(ctx context.Context, previousRunID string) er
 	if a.history == nil {
 		return temporal.NewNonRetryableApplicationError("cannot verify carried state: the worker has no Temporal client to read histories", CarriedRefusedError, nil)
 	}
-	closed, err := a.closeEvent(ctx, wf.ID, previousRunID)
-	if err != nil {
-		return err
+	// The three reads go out at once (a continued run waits for them
+	// before its first step); their answers are judged in order.
+	var (
+		closed, started, previous          *historypb.HistoryEvent
+		closedErr, startedErr, previousErr error
+		wg                                 sync.WaitGroup
+	)
+	wg.Add(3)
+	go func() { defer wg.Done(); closed, closedErr = a.closeEvent(ctx, wf.ID, previousRunID) }()
+	go func() { defer wg.Done(); started, startedErr = a.firstEvent(ctx, wf.ID, wf.RunID) }()
+	go func() { defer wg.Done(); previous, previousErr = a.firstEvent(ctx, wf.ID, previousRunID) }()
+	wg.Wait()
+	if closedErr != nil {
+		return closedErr
 	}
 	if closed == nil {
 		return refuseCarried("run %s has no close event", previousRunID)
@@ -53,9 +65,8 @@ func (a *Activities) VerifyCarried(ctx context.Context, previousRunID string) er
 		return refuseCarried("run %s was followed by a %s run, not by continuing as new (a cron run or a retry starts again from the starter's input)",
 			previousRunID, can.GetInitiator())
 	}
-	started, err := a.firstEvent(ctx, wf.ID, wf.RunID)
-	if err != nil {
-		return err
+	if startedErr != nil {
+		return startedErr
 	}
 	start := started.GetWorkflowExecutionStartedEventAttributes()
 	// A reset run is a copy of the run it resets, under a new run id.
@@ -65,9 +76,8 @@ func (a *Activities) VerifyCarried(ctx context.Context, previousRunID string) er
 	if can.GetInput() == nil || !proto.Equal(can.GetInput(), start.GetInput()) {
 		return refuseCarried("run %s was followed by this run, not by continuing as new into it with this input (a cron run or a retry starts again from the starter's input)", previousRunID)
 	}
-	previous, err := a.firstEvent(ctx, wf.ID, previousRunID)
-	if err != nil {
-		return err
+	if previousErr != nil {
+		return previousErr
 	}
 	own := start.GetWorkflowType().GetName()
 	if typ := previous.GetWorkflowExecutionStartedEventAttributes().GetWorkflowType().GetName(); typ != own {

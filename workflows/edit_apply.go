@@ -102,6 +102,7 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest) (signa
 	for _, id := range plan.Invalidated {
 		if m := run.node(id); m != nil {
 			m.Status = signals.StatusInvalidated
+			m.Checkpoint = nil // an invalidated node is never edited
 		}
 	}
 	r.restoreAt(n)
@@ -177,7 +178,8 @@ type checkpoint struct {
 const maxCheckpoints = 64
 
 // checkpoint records the loop escape and counters on a node that is
-// beginning, and drops the checkpoint past the bound.
+// beginning, and drops those past the bound and those of invalidated
+// nodes (never edited, so never restored).
 func (r *runner) checkpoint(nodeID string) {
 	run := r.run
 	n := run.node(nodeID)
@@ -188,12 +190,16 @@ func (r *runner) checkpoint(nodeID string) {
 		OutputFailures: run.OutputFailures, LastError: run.LastError})
 	kept := 0
 	for i := len(run.Nodes) - 1; i >= 0; i-- {
-		if len(run.Nodes[i].Checkpoint) == 0 {
+		m := &run.Nodes[i]
+		if len(m.Checkpoint) == 0 {
+			continue
+		}
+		if m.Status == signals.StatusInvalidated {
+			m.Checkpoint = nil
 			continue
 		}
 		if kept++; kept > maxCheckpoints {
-			run.Nodes[i].Checkpoint = nil
-			return
+			m.Checkpoint = nil
 		}
 	}
 }

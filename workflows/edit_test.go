@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -470,4 +471,35 @@ func TestEditOfAPersonsReply(t *testing.T) {
 	require.Contains(t, all, "[unstuck] a person replied: use c")
 	require.NotContains(t, all, "try b")
 	require.NotContains(t, all, "hold", "the step after the reply is invalidated")
+}
+
+// Checkpoints are kept for the latest requests that can still be edited:
+// invalidated ones give theirs up, and there are never more than the bound.
+func TestCheckpointsAreBoundedAndOnlyOnValidNodes(t *testing.T) {
+	run := &Run{Spec: editSpec()}
+	r, err := newRunner(run)
+	require.NoError(t, err)
+	for i := 0; i < maxCheckpoints+10; i++ {
+		run.NextID++
+		id := fmt.Sprintf("n%d", run.NextID)
+		status := signals.StatusCompleted
+		if i%3 == 0 {
+			status = signals.StatusInvalidated
+		}
+		run.Nodes = append(run.Nodes, Node{Node: signals.Node{ID: id, Kind: signals.KindRequest, Status: status}})
+		r.checkpoint(id)
+	}
+	kept, onInvalid := 0, 0
+	for _, n := range run.Nodes {
+		if len(n.Checkpoint) > 0 {
+			kept++
+			if n.Status == signals.StatusInvalidated {
+				onInvalid++
+			}
+		}
+	}
+	require.LessOrEqual(t, kept, maxCheckpoints)
+	require.Zero(t, onInvalid, "an invalidated node's checkpoint is dropped")
+	require.Equal(t, maxCheckpoints, kept, "the bound is filled by valid nodes")
+	require.NotEmpty(t, run.Nodes[len(run.Nodes)-2].Checkpoint, "the latest valid request keeps its checkpoint")
 }
