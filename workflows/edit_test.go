@@ -479,7 +479,7 @@ func TestCheckpointsAreBoundedAndOnlyOnValidNodes(t *testing.T) {
 	run := &Run{Spec: editSpec()}
 	r, err := newRunner(run)
 	require.NoError(t, err)
-	for i := 0; i < maxCheckpoints+10; i++ {
+	for i := 0; i < 2*maxCheckpoints; i++ {
 		run.NextID++
 		id := fmt.Sprintf("n%d", run.NextID)
 		status := signals.StatusCompleted
