@@ -501,5 +501,5 @@ func TestCheckpointsAreBoundedAndOnlyOnValidNodes(t *testing.T) {
 	require.LessOrEqual(t, kept, maxCheckpoints)
 	require.Zero(t, onInvalid, "an invalidated node's checkpoint is dropped")
 	require.Equal(t, maxCheckpoints, kept, "the bound is filled by valid nodes")
-	require.NotEmpty(t, run.Nodes[len(run.Nodes)-2].Checkpoint, "the latest valid request keeps its checkpoint")
+	require.NotEmpty(t, run.Nodes[len(run.Nodes)-1].Checkpoint, "the latest valid request keeps its checkpoint")
 }
