@@ -70,14 +70,18 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer model.Close()
+	tools = startToolServer()
+	defer tools.Close()
 	cfg, err = config.Parse("bench.yaml", []byte(fmt.Sprintf(`
 model: { base_url: %q, name: bench }
 tools:
   - { name: noop, builtin: noop, parameters: { type: object } }
   - { name: sleep, builtin: sleep, parameters: { type: object, properties: { ms: { type: integer } } } }
+%s
 agents:
   - { name: bench, instructions: Benchmark., tools: [noop, sleep], policies: { max_steps: 2000 } }
-`, model.URL())), config.Options{KnownBuiltin: builtin.Known})
+%s
+`, model.URL(), editTools(tools.URL), editAgent)), config.Options{KnownBuiltin: builtin.Known})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
@@ -100,10 +104,14 @@ agents:
 
 // benchScript is the scripted model (a test double) of the benchmarks.
 // The task says what to do: "steps=N" calls noop N times, then
-// final_output; "parallel=K" asks for K sleeps of 200 ms in one reply.
+// final_output; "parallel=K" asks for K sleeps of 200 ms in one reply;
+// the edit benchmarks' tasks are editScript's.
 func benchScript(req openai.ChatCompletionRequest) scriptedmodel.Turn {
 	task := scriptedmodel.Task(req)
 	turn := scriptedmodel.AssistantTurns(req)
+	if t, ok := editScript(task, turn); ok {
+		return t
+	}
 	if k, ok := strings.CutPrefix(task, "reply="); ok { // one reply of K calls
 		if turn > 0 {
 			return scriptedmodel.CallTurn("final_output", map[string]any{"done": true})
