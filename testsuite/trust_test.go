@@ -144,16 +144,17 @@ func TestForgedCarriedStateIsRefusedOnCronRuns(t *testing.T) {
 		desc, err := s.client.DescribeWorkflowExecution(ctx, id, second)
 		return err == nil && desc.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_RUNNING
 	}, 30*time.Second, 200*time.Millisecond)
-	// The refusal is in the run's own record: VerifyCarried failed, and
-	// no model request was made.
+	// The refusal is in the run's own record: VerifyCarried (a local
+	// activity: its failure is in its marker) failed, and no model request
+	// was made.
 	var refusal string
 	models := 0
 	it := s.client.GetWorkflowHistory(ctx, id, second, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)
-		if f := ev.GetActivityTaskFailedEventAttributes().GetFailure(); f != nil {
-			require.Equal(t, activities.CarriedRefusedError, f.GetApplicationFailureInfo().GetType())
+		if f := ev.GetMarkerRecordedEventAttributes().GetFailure(); f != nil {
+			require.Equal(t, activities.CarriedRefusedError, f.GetApplicationFailureInfo().GetType(), "%v", f)
 			refusal = f.GetMessage()
 		}
 		if ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() == "CallModel" {

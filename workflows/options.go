@@ -38,6 +38,12 @@ func verifyOptions() workflow.ActivityOptions {
 	}
 }
 
+// verifyLocalOptions: verifyOptions for the local activity.
+func verifyLocalOptions() workflow.LocalActivityOptions {
+	o := verifyOptions()
+	return workflow.LocalActivityOptions{StartToCloseTimeout: o.StartToCloseTimeout, RetryPolicy: o.RetryPolicy}
+}
+
 // modelOptions: the model's retry policy from config; a rejected request
 // (bad key, unknown model) is final.
 func modelOptions(m config.Model) workflow.ActivityOptions {

@@ -28,7 +28,8 @@ const (
 	versionMessageSize = "message-size"
 	// versionVerifyCarried: a continued run checks, in an activity, that
 	// its previous run continued as new into it (cron runs and retries
-	// also have a previous run, and the starter's input).
+	// also have a previous run, and the starter's input). Version 2 runs
+	// the check as a local activity (version 1: an activity).
 	versionVerifyCarried = "verify-carried"
 	// versionExactNumbers: numbers in State and in the input that edge
 	// conditions read keep their exact value (before: State carried

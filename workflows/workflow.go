@@ -208,11 +208,20 @@ func verifyCarried(ctx workflow.Context) error {
 	if previous == "" {
 		return refused("")
 	}
-	if workflow.GetVersion(ctx, versionVerifyCarried, workflow.DefaultVersion, 1) < 1 {
+	v := workflow.GetVersion(ctx, versionVerifyCarried, workflow.DefaultVersion, 2)
+	if v < 1 {
 		return nil // runs recorded before the check
 	}
-	actx := workflow.WithActivityOptions(ctx, verifyOptions())
-	err := workflow.ExecuteActivity(actx, acts.VerifyCarried, previous).Get(ctx, nil)
+	var err error
+	if v >= 2 {
+		// A local activity: the check is on the path of every edit and
+		// continue-as-new, and needs no task of its own on the server.
+		lctx := workflow.WithLocalActivityOptions(ctx, verifyLocalOptions())
+		err = workflow.ExecuteLocalActivity(lctx, acts.VerifyCarried, previous).Get(ctx, nil)
+	} else {
+		actx := workflow.WithActivityOptions(ctx, verifyOptions())
+		err = workflow.ExecuteActivity(actx, acts.VerifyCarried, previous).Get(ctx, nil)
+	}
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.Type() == activities.CarriedRefusedError {
 		return refused(" (" + errorText(err) + ")")
