@@ -24,11 +24,29 @@ func TestReplayRecordedHistories(t *testing.T) {
 	require.NotEmpty(t, files, "testsuite/histories has no recorded histories")
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			r := worker.NewWorkflowReplayer()
-			app.RegisterWorkflow(r)
-			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(quietLogger(), f))
+			file, err := os.Open(f)
+			require.NoError(t, err)
+			defer file.Close()
+			hist, err := client.HistoryFromJSON(file, client.HistoryJSONOptions{})
+			require.NoError(t, err)
+			require.NoError(t, replay(hist))
 		})
 	}
+}
+
+// replay replays a history against this code under the workflow id it
+// was recorded with: a run that forks (edit with fork: true) names its
+// child after its own id, which the replayer's default id ("ReplayId")
+// would change. Histories from before the started event carried the id
+// replay under the default.
+func replay(hist *historypb.History) error {
+	r := worker.NewWorkflowReplayer()
+	app.RegisterWorkflow(r)
+	var opts worker.ReplayWorkflowHistoryOptions
+	if evs := hist.GetEvents(); len(evs) > 0 {
+		opts.OriginalExecution.ID = evs[0].GetWorkflowExecutionStartedEventAttributes().GetWorkflowId()
+	}
+	return r.ReplayWorkflowHistoryWithOptions(quietLogger(), hist, opts)
 }
 
 // recordAndReplay replays a finished run's live history against this code
@@ -43,9 +61,7 @@ func recordAndReplay(t *testing.T, run client.WorkflowRun, name string) {
 		require.NoError(t, err)
 		hist.Events = append(hist.Events, ev)
 	}
-	r := worker.NewWorkflowReplayer()
-	app.RegisterWorkflow(r)
-	require.NoError(t, r.ReplayWorkflowHistory(quietLogger(), hist), "the fresh history of %s must replay", name)
+	require.NoError(t, replay(hist), "the fresh history of %s must replay", name)
 
 	if os.Getenv("UNSTUCK_RECORD_HISTORIES") != "1" {
 		return

@@ -1,0 +1,620 @@
+package testsuite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// Edits on the real server, the real worker and real HTTP tools on
+// loopback that count every request they get: the model is the scripted
+// test double (internal/testdouble/scriptedmodel), never a real model.
+
+// shopHandler answers the shop's tools: lookup (a read), order (the write:
+// every POST counts, toolServer keeps its Idempotency-Key) and confirm.
+func shopHandler(w http.ResponseWriter, r *http.Request, n int) {
+	var body map[string]any
+	_ = json.NewDecoder(r.Body).Decode(&body)
+	switch r.URL.Path {
+	case "/lookup":
+		writeJSON(w, 200, map[string]any{"item": body["item"], "price": 10})
+	case "/order":
+		writeJSON(w, 200, map[string]any{"order_id": fmt.Sprintf("O-%d", n), "price": body["price"]})
+	case "/confirm":
+		writeJSON(w, 200, map[string]any{"confirmed": body["order"]})
+	default:
+		writeJSON(w, 404, map[string]any{"error": "no such tool " + r.URL.Path})
+	}
+}
+
+// shopConfig: lookup, the write place_order (and place_order_checked, the
+// same write with approval: always), confirm with approval: always.
+func shopConfig(model, tools string) string {
+	return `
+model: { base_url: "` + model + `", name: shop }
+tools:
+  - { name: lookup, http: { method: POST, url: "` + tools + `/lookup" }, parameters: { type: object } }
+  - name: place_order
+    effect: write
+    http: { method: POST, url: "` + tools + `/order" }
+    parameters: { type: object, required: [item, qty], properties: { item: { type: string }, qty: { type: integer } } }
+  - name: place_order_checked
+    effect: write
+    approval: always
+    http: { method: POST, url: "` + tools + `/order" }
+    parameters: { type: object, required: [item, qty], properties: { item: { type: string }, qty: { type: integer } } }
+  - { name: confirm, approval: always, http: { method: POST, url: "` + tools + `/confirm" }, parameters: { type: object } }
+  - { name: audit, http: { method: POST, url: "` + tools + `/audit", timeout: 1s }, retry: { initial_interval: 100ms }, parameters: { type: object } }
+agents:
+  - { name: shop, instructions: "Look up, order, confirm.", tools: [lookup, place_order, place_order_checked, confirm, audit] }
+`
+}
+
+// shopModel is the scripted model (a test double) of the look-up / write /
+// confirm run: its turns go by the number of its replies in the
+// conversation, so after an edit it says again what it said at that point.
+func shopModel(write string, writeArgs map[string]any) scriptedmodel.Script {
+	args := maps.Clone(writeArgs)
+	args["_outputPath"] = "†state.order"
+	return scriptedmodel.Sequence(
+		scriptedmodel.CallTurn("lookup", map[string]any{"item": "book", "_outputPath": "†state.x"}),
+		scriptedmodel.CallTurn(write, args),
+		scriptedmodel.CallTurn("confirm", map[string]any{"order": "†state.order.order_id"}),
+		scriptedmodel.CallTurn("final_output", map[string]any{"price": "†state.x.price", "order": "†state.order.order_id"}),
+	)
+}
+
+// latest is the latest run of a workflow id: queries and updates reach the
+// generation an edit continued into.
+func (s *stack) latest(id string) client.WorkflowRun {
+	return s.client.GetWorkflow(context.Background(), id, "")
+}
+
+// edit sends the edit update to the latest run and waits for its answer.
+func (s *stack) edit(id string, req signals.EditRequest) (signals.EditResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	h, err := s.client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: id, UpdateName: signals.Edit, Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return signals.EditResult{}, err
+	}
+	var res signals.EditResult
+	return res, h.Get(ctx, &res)
+}
+
+// awaitApproval waits until the latest run of id, in generation gen, has
+// exactly one call waiting for approval, of tool, and answers it.
+func (s *stack) awaitApproval(id string, gen int, tool string) signals.PendingApproval {
+	s.t.Helper()
+	var st signals.Status
+	require.Eventually(s.t, func() bool {
+		st = signals.Status{}
+		v, err := s.client.QueryWorkflow(context.Background(), id, "", signals.QueryStatus)
+		return err == nil && v.Get(&st) == nil && st.Generation == gen &&
+			len(st.PendingApprovals) == 1 && st.PendingApprovals[0].Tool == tool
+	}, 60*time.Second, 100*time.Millisecond, "no %s waiting for approval in generation %d (last status %+v)", tool, gen, st)
+	return st.PendingApprovals[0]
+}
+
+// approveCall approves a waiting call of the latest run of id.
+func (s *stack) approveCall(id, callID string) {
+	s.t.Helper()
+	require.NoError(s.t, s.update(s.latest(id), signals.Approve, signals.ApproveRequest{CallID: callID, Decision: signals.DecisionApprove}))
+}
+
+// callsOf are the trace's calls of one tool, in trace order.
+func callsOf(tr signals.Trace, tool string) []signals.Node {
+	var out []signals.Node
+	for _, n := range tr.Nodes {
+		if n.Kind == signals.KindCall && n.Tool == tool {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func nodeOf(t *testing.T, tr signals.Trace, id string) signals.Node {
+	t.Helper()
+	for _, n := range tr.Nodes {
+		if n.ID == id {
+			return n
+		}
+	}
+	t.Fatalf("no node %s in the trace", id)
+	return signals.Node{}
+}
+
+func mustRaw(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
+}
+
+// The look-up / write / confirm run, edited after the write: the run waits
+// for confirm's approval; a person corrects the look-up's result. What
+// followed it is invalidated, the model is asked again and re-issues the
+// identical write, which the effect ledger answers: the order tool saw one
+// request in all (a checkpoint-replay design places the order twice).
+func TestEditAfterAWriteReusesTheWriteFromTheLedger(t *testing.T) {
+	tools := newToolServer(t, shopHandler)
+	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
+		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
+	})
+	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	id, firstRunID := run.GetID(), run.GetRunID()
+
+	confirm := s.awaitApproval(id, 0, "confirm")
+	require.Len(t, tools.requests("/order"), 1, "the write ran once before the edit")
+	tr := s.trace(s.latest(id))
+	lookup, write := callsOf(tr, "lookup")[0], callsOf(tr, "place_order")[0]
+	require.JSONEq(t, `{"item":"book","price":10}`, string(lookup.Output))
+
+	res, err := s.edit(id, signals.EditRequest{NodeID: lookup.ID, Output: json.RawMessage(`{"item":"book","price":12}`),
+		Audit: signals.Audit{By: "alice", Reason: "the price changed"}})
+	require.NoError(t, err)
+	require.Equal(t, lookup.ID, res.Edited)
+	require.Equal(t, 1, res.Generation)
+	require.Empty(t, res.WorkflowID)
+	require.Contains(t, res.Invalidated, write.ID)
+	require.Contains(t, res.Invalidated, confirm.CallID, "the call waiting for approval is abandoned")
+	require.NotContains(t, res.Invalidated, lookup.ID, "the edited call stays, with its new output")
+
+	again := s.awaitApproval(id, 1, "confirm")
+	require.NotEqual(t, confirm.CallID, again.CallID)
+	s.approveCall(id, again.CallID)
+	out, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"price": 12, "order": "O-1"}`, string(out.Output), "the edited price, the one order")
+	require.Equal(t, 1, out.Generation)
+
+	require.Len(t, tools.requests("/order"), 1, "the write tool saw exactly one request in all")
+	require.Len(t, tools.requests("/lookup"), 1, "the edited look-up is not run again")
+	require.Len(t, tools.requests("/confirm"), 1, "only the approved confirm ran")
+
+	latest := s.latest(id)
+	tr = s.trace(latest)
+	edit := nodeOf(t, tr, res.NodeID)
+	require.Equal(t, signals.KindEdit, edit.Kind)
+	require.Equal(t, []string{lookup.ID}, edit.Parents)
+	require.Equal(t, "alice", edit.By)
+	require.Equal(t, "the price changed", edit.Reason)
+	require.JSONEq(t, `{"item":"book","price":10}`, string(edit.Before))
+	require.JSONEq(t, `{"item":"book","price":12}`, string(edit.After))
+	require.JSONEq(t, string(mustRaw(t, map[string]any{"invalidated": res.Invalidated})), string(edit.Output))
+	for _, id := range res.Invalidated {
+		require.Equal(t, signals.StatusInvalidated, nodeOf(t, tr, id).Status, id)
+	}
+	require.JSONEq(t, `{"item":"book","price":12}`, string(nodeOf(t, tr, lookup.ID).Output))
+
+	writes := callsOf(tr, "place_order")
+	require.Len(t, writes, 2)
+	reissued := writes[1]
+	require.Equal(t, signals.StatusCompleted, reissued.Status)
+	require.Equal(t, write.ID, reissued.ReusedFrom, "the ledger answered the re-issued write")
+	require.JSONEq(t, string(write.Output), string(reissued.Output))
+	require.JSONEq(t, `{"item":"book","qty":1}`, string(reissued.Args))
+
+	// The model was asked again with the edited result, and nothing of the
+	// invalidated steps.
+	reqs := s.model.Requests()
+	require.Len(t, reqs, 6, "look-up, write, confirm; after the edit: write, confirm, answer")
+	results := scriptedmodel.LastToolResults(reqs[3])
+	require.Len(t, results, 1)
+	require.Equal(t, "lookup", results[0].Name)
+	require.JSONEq(t, `{"item":"book","price":12}`, results[0].Content)
+	require.Equal(t, 1, scriptedmodel.AssistantTurns(reqs[3]))
+
+	recordAndReplay(t, s.client.GetWorkflow(context.Background(), id, firstRunID), "edit_ledger_reuse_gen0")
+	recordAndReplay(t, latest, "edit_ledger_reuse_gen1")
+}
+
+// The same run, edited before the write: the write waits for approval
+// with the looked-up price in its arguments (a †state reference); the
+// look-up is corrected; the write is asked again with the edited price,
+// approved, and runs once, with that price.
+func TestEditBeforeAnApprovedWriteRunsItOnceWithTheEditedValue(t *testing.T) {
+	tools := newToolServer(t, shopHandler)
+	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
+		"shop": shopModel("place_order_checked", map[string]any{"item": "book", "qty": 1, "price": "†state.x.price"}),
+	})
+	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	id, firstRunID := run.GetID(), run.GetRunID()
+
+	held := s.awaitApproval(id, 0, "place_order_checked")
+	var args map[string]any
+	require.NoError(t, json.Unmarshal(held.Args, &args))
+	require.EqualValues(t, 10, args["price"], "the reference is resolved before approval")
+	require.Empty(t, tools.requests("/order"))
+	lookup := callsOf(s.trace(s.latest(id)), "lookup")[0]
+
+	res, err := s.edit(id, signals.EditRequest{NodeID: lookup.ID, Output: json.RawMessage(`{"item":"book","price":12}`), Audit: signals.Audit{By: "bob"}})
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Generation)
+	require.Contains(t, res.Invalidated, held.CallID)
+
+	again := s.awaitApproval(id, 1, "place_order_checked")
+	require.NotEqual(t, held.CallID, again.CallID)
+	require.NoError(t, json.Unmarshal(again.Args, &args))
+	require.EqualValues(t, 12, args["price"], "the write read the edited look-up")
+	require.Empty(t, tools.requests("/order"), "nothing was written while it waited")
+	s.approveCall(id, again.CallID)
+	c := s.awaitApproval(id, 1, "confirm")
+	s.approveCall(id, c.CallID)
+
+	out, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"price": 12, "order": "O-1"}`, string(out.Output))
+	orders := tools.requests("/order")
+	require.Len(t, orders, 1, "one write, after the edit")
+	require.JSONEq(t, `{"item":"book","qty":1,"price":12}`, orders[0].Body)
+
+	tr := s.trace(s.latest(id))
+	first := nodeOf(t, tr, held.CallID)
+	require.Equal(t, signals.StatusInvalidated, first.Status)
+	second := nodeOf(t, tr, again.CallID)
+	require.Equal(t, signals.StatusCompleted, second.Status)
+	require.Empty(t, second.ReusedFrom, "it had never run: nothing to reuse")
+
+	recordAndReplay(t, s.client.GetWorkflow(context.Background(), id, firstRunID), "edit_interrupts_approval_gen0")
+	recordAndReplay(t, s.latest(id), "edit_interrupts_approval_gen1")
+}
+
+// Two calls of one reply, and a third that reads the first's result
+// (†state.a): editing the first's output runs the third again with it,
+// and neither the first nor its independent sibling again.
+func TestEditOfOneCallKeepsItsIndependentSibling(t *testing.T) {
+	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		switch r.URL.Path {
+		case "/a":
+			writeJSON(w, 200, map[string]any{"v": "a"})
+		case "/b":
+			writeJSON(w, 200, map[string]any{"v": "b", "n": n})
+		case "/c":
+			writeJSON(w, 200, map[string]any{"saw": body["from_a"], "n": n})
+		default:
+			writeJSON(w, 200, map[string]any{"ok": true})
+		}
+	})
+	cfg := `
+model: { base_url: "{{MODEL}}", name: siblings }
+tools:
+  - { name: a, http: { method: POST, url: "` + tools.URL + `/a" }, parameters: { type: object } }
+  - { name: b, http: { method: POST, url: "` + tools.URL + `/b" }, parameters: { type: object } }
+  - { name: c, http: { method: POST, url: "` + tools.URL + `/c" }, parameters: { type: object } }
+  - { name: confirm, approval: always, http: { method: POST, url: "` + tools.URL + `/confirm" }, parameters: { type: object } }
+agents:
+  - { name: siblings, instructions: Call., tools: [a, b, c, confirm] }
+`
+	script := scriptedmodel.Sequence(
+		scriptedmodel.CallsTurn(
+			scriptedmodel.NewCall("a", map[string]any{"q": 1, "_outputPath": "†state.a"}),
+			scriptedmodel.NewCall("b", map[string]any{"q": 2, "_outputPath": "†state.b"}),
+			scriptedmodel.NewCall("c", map[string]any{"from_a": "†state.a", "_outputPath": "†state.c"}),
+		),
+		scriptedmodel.CallTurn("confirm", map[string]any{}),
+		scriptedmodel.CallTurn("final_output", map[string]any{"a": "†state.a", "b": "†state.b", "c": "†state.c"}),
+	)
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"siblings": script})
+	run := s.start(workflows.AgentInput{Agent: "siblings", Task: "call a, b and c"})
+	id := run.GetID()
+
+	s.awaitApproval(id, 0, "confirm")
+	tr := s.trace(s.latest(id))
+	a, b, c := callsOf(tr, "a")[0], callsOf(tr, "b")[0], callsOf(tr, "c")[0]
+	res, err := s.edit(id, signals.EditRequest{NodeID: a.ID, Output: json.RawMessage(`{"v":"edited"}`)})
+	require.NoError(t, err)
+	require.Contains(t, res.Invalidated, c.ID, "c read a's result")
+	require.NotContains(t, res.Invalidated, b.ID, "b did not")
+
+	again := s.awaitApproval(id, 1, "confirm")
+	s.approveCall(id, again.CallID)
+	out, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"a": {"v": "edited"}, "b": {"v": "b", "n": 1}, "c": {"saw": {"v": "edited"}, "n": 2}}`, string(out.Output))
+
+	require.Len(t, tools.requests("/a"), 1, "the edited call is not run again")
+	require.Len(t, tools.requests("/b"), 1, "the independent sibling is not run again")
+	cs := tools.requests("/c")
+	require.Len(t, cs, 2, "the dependent sibling runs again")
+	require.JSONEq(t, `{"from_a":{"v":"edited"}}`, cs[1].Body)
+
+	tr = s.trace(s.latest(id))
+	require.Equal(t, signals.StatusCompleted, nodeOf(t, tr, b.ID).Status)
+	require.Equal(t, signals.StatusInvalidated, nodeOf(t, tr, c.ID).Status)
+	require.Len(t, callsOf(tr, "b"), 1, "b was not re-issued at all")
+	require.Len(t, callsOf(tr, "c"), 2)
+	recordAndReplay(t, s.latest(id), "edit_sibling_kept_gen1")
+}
+
+// Edits the run refuses, through the update: a clear reason, and the run
+// unchanged (same generation, same trace, same phase). Then an edit of a
+// node an edit invalidated, two edits racing, and an edit of a closed run.
+func TestBadEditsAreRefusedAndLeaveTheRunAsItWas(t *testing.T) {
+	tools := newToolServer(t, shopHandler)
+	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
+		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
+	})
+	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	id := run.GetID()
+	confirm := s.awaitApproval(id, 0, "confirm")
+	before := s.trace(s.latest(id))
+	lookup, write := callsOf(before, "lookup")[0], callsOf(before, "place_order")[0]
+
+	for _, tt := range []struct {
+		name string
+		req  signals.EditRequest
+		want string
+	}{
+		{"unknown node", signals.EditRequest{NodeID: "n99", Output: json.RawMessage(`1`)}, `"n99" is not a node of this run`},
+		{"a waiting call's output", signals.EditRequest{NodeID: confirm.CallID, Output: json.RawMessage(`{}`)},
+			confirm.CallID + ` waits for approval and has not run, so it has no output`},
+		{"a waiting call forked", signals.EditRequest{NodeID: confirm.CallID, Args: json.RawMessage(`{"order": "O-9"}`), Fork: true},
+			confirm.CallID + ` waits for approval: fork from a node that has finished`},
+		{"args against the schema", signals.EditRequest{NodeID: write.ID, Args: json.RawMessage(`{"item": "book", "qty": "many"}`)},
+			`"args" for place_order`},
+		{"args missing a required field", signals.EditRequest{NodeID: write.ID, Args: json.RawMessage(`{"qty": 1}`)},
+			`"args" for place_order`},
+		{"args setting the output path", signals.EditRequest{NodeID: write.ID, Args: json.RawMessage(`{"item": "book", "qty": 1, "_outputPath": "†state.y"}`)},
+			`may not set _outputPath`},
+		{"output and args", signals.EditRequest{NodeID: write.ID, Output: json.RawMessage(`1`), Args: json.RawMessage(`{}`)}, `give "output" or "args", not both`},
+		{"neither", signals.EditRequest{NodeID: write.ID}, `give "output"`},
+		{"a request's unknown tool", signals.EditRequest{NodeID: "n2", Output: json.RawMessage(`{"tool_calls": [{"name": "refund"}]}`)}, `unknown tool "refund"`},
+	} {
+		_, err := s.edit(id, tt.req)
+		require.ErrorContains(t, err, tt.want, tt.name)
+	}
+	st := s.status(s.latest(id))
+	require.Equal(t, 0, st.Generation, "no refused edit continued the run")
+	require.Equal(t, signals.PhaseAwaitingApproval, st.Phase)
+	require.Equal(t, before.Nodes, s.trace(s.latest(id)).Nodes, "no refused edit changed the trace")
+
+	// A valid edit, then an edit of a node it invalidated.
+	res, err := s.edit(id, signals.EditRequest{NodeID: lookup.ID, Output: json.RawMessage(`{"item":"book","price":11}`)})
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Generation)
+	require.Contains(t, res.Invalidated, write.ID)
+	s.awaitApproval(id, 1, "confirm")
+	_, err = s.edit(id, signals.EditRequest{NodeID: write.ID, Output: json.RawMessage(`{"order_id":"O-7"}`)})
+	require.ErrorContains(t, err, write.ID+" was invalidated by an earlier edit")
+	require.Equal(t, 1, s.status(s.latest(id)).Generation)
+
+	// Two edits of the look-up at once: one applies; the other is refused
+	// naming the generation the run goes on in, or applies in that one.
+	// Refused as "starting" is a third outcome: it reached the next
+	// generation while that one verified the state it carries, before it
+	// could answer (see awaitApproval: the status query says so too).
+	type answer struct {
+		res signals.EditResult
+		err error
+	}
+	answers := make(chan answer, 2)
+	for _, price := range []int{13, 14} {
+		go func() {
+			r, err := s.edit(id, signals.EditRequest{NodeID: lookup.ID, Output: mustRaw(t, map[string]any{"item": "book", "price": price})})
+			answers <- answer{r, err}
+		}()
+	}
+	var applied []signals.EditResult
+	for range 2 {
+		a := <-answers
+		if a.err != nil {
+			t.Logf("racing edit refused: %v", a.err)
+			require.Condition(t, func() bool {
+				return strings.Contains(a.err.Error(), "an edit of "+lookup.ID+" is being applied; the run goes on in generation 2") ||
+					strings.Contains(a.err.Error(), "edit: no node can be edited yet (the run is starting)")
+			}, "racing edit refused for another reason: %v", a.err)
+			continue
+		}
+		applied = append(applied, a.res)
+	}
+	require.NotEmpty(t, applied, "one of the racing edits applies")
+	gens := []int{}
+	for _, a := range applied {
+		gens = append(gens, a.Generation)
+	}
+	slices.Sort(gens)
+	require.Equal(t, []int{2, 3}[:len(gens)], gens, "each applied edit is one generation")
+	t.Logf("racing edits: %d applied (generations %v)", len(applied), gens)
+	last := 1 + len(applied)
+
+	c := s.awaitApproval(id, last, "confirm")
+	s.approveCall(id, c.CallID)
+	out, err := s.result(run)
+	require.NoError(t, err)
+	require.Equal(t, last, out.Generation)
+	var o struct{ Price int }
+	require.NoError(t, json.Unmarshal(out.Output, &o))
+	require.Contains(t, []int{13, 14}, o.Price, "the output has the last applied edit's price")
+	require.Len(t, tools.requests("/order"), 1, "one write through three generations")
+
+	// A closed run takes no edit: Temporal refuses the update itself.
+	_, err = s.edit(id, signals.EditRequest{NodeID: lookup.ID, Output: json.RawMessage(`{"price": 1}`)})
+	require.Error(t, err)
+	t.Logf("edit of a closed run: %v", err)
+	require.ErrorContains(t, err, "workflow execution already completed")
+}
+
+// Nodes that have not finished cannot be edited: the model request in
+// flight, a call running, a call waiting for the one it reads.
+func TestEditsOfNodesStillRunningAreRefused(t *testing.T) {
+	gate := make(chan struct{})
+	modelGate := make(chan struct{})
+	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		if r.URL.Path == "/slow" {
+			<-gate
+		}
+		writeJSON(w, 200, map[string]any{"v": r.URL.Path})
+	})
+	cfg := `
+model: { base_url: "{{MODEL}}", name: gated }
+tools:
+  - { name: slow, http: { method: POST, url: "` + tools.URL + `/slow" }, parameters: { type: object } }
+  - { name: after, http: { method: POST, url: "` + tools.URL + `/after" }, parameters: { type: object } }
+agents:
+  - { name: gated, instructions: Wait., tools: [slow, after] }
+`
+	turns := scriptedmodel.Sequence(
+		scriptedmodel.CallsTurn(
+			scriptedmodel.NewCall("slow", map[string]any{"_outputPath": "†state.s"}),
+			scriptedmodel.NewCall("after", map[string]any{"s": "†state.s"}),
+		),
+		scriptedmodel.CallTurn("final_output", map[string]any{"done": true}),
+	)
+	script := func(req openaiRequest) scriptedmodel.Turn {
+		if scriptedmodel.AssistantTurns(req) == 0 {
+			<-modelGate
+		}
+		return turns(req)
+	}
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"gated": script})
+	var modelOnce, gateOnce sync.Once
+	openModel := func() { modelOnce.Do(func() { close(modelGate) }) }
+	openGate := func() { gateOnce.Do(func() { close(gate) }) }
+	t.Cleanup(func() { openModel(); openGate() })
+	run := s.start(workflows.AgentInput{Agent: "gated", Task: "wait"})
+	id := run.GetID()
+
+	require.Eventually(t, func() bool { return s.model.RequestCount() == 1 }, 20*time.Second, 50*time.Millisecond)
+	tr := s.trace(s.latest(id))
+	req := nodesOf(tr, signals.KindRequest)[0]
+	require.Equal(t, signals.StatusRunning, req.Status)
+	_, err := s.edit(id, signals.EditRequest{NodeID: req.ID, Output: json.RawMessage(`"think again"`)})
+	require.ErrorContains(t, err, req.ID+" is running: edit it once it has finished")
+
+	openModel()
+	require.Eventually(t, func() bool { return len(tools.requests("/slow")) == 1 }, 20*time.Second, 50*time.Millisecond)
+	tr = s.trace(s.latest(id))
+	slow, after := callsOf(tr, "slow")[0], callsOf(tr, "after")[0]
+	require.Equal(t, signals.StatusRunning, slow.Status)
+	require.Equal(t, signals.StatusPending, after.Status, "after waits for what slow writes")
+	_, err = s.edit(id, signals.EditRequest{NodeID: slow.ID, Output: json.RawMessage(`{"v": "x"}`)})
+	require.ErrorContains(t, err, slow.ID+" is running: edit it once it has finished")
+	_, err = s.edit(id, signals.EditRequest{NodeID: after.ID, Args: json.RawMessage(`{"s": 1}`)})
+	require.ErrorContains(t, err, after.ID+" is pending: edit it once it has finished")
+	require.Equal(t, 0, s.status(s.latest(id)).Generation)
+
+	openGate()
+	out, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"done": true}`, string(out.Output))
+	require.Equal(t, 0, out.Generation)
+	require.Len(t, tools.requests("/slow"), 1)
+	require.Len(t, tools.requests("/after"), 1)
+}
+
+// An edit, then the worker SIGKILLed while the resumed run is in a call:
+// a new worker finishes the run, the re-issued write is still answered by
+// the effect ledger (the new worker replays the resumed generation and
+// makes the same decision), and the order tool saw one request in all.
+// The edit goes through the CLI, `unstuck edit --json`.
+func TestEditThenWorkerCrashInTheResumedRunWritesOnce(t *testing.T) {
+	arrived := make(chan struct{}, 1)
+	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if r.URL.Path != "/audit" {
+			shopHandler(w, r, n)
+			return
+		}
+		if n == 2 { // the resumed run's audit: slow enough to kill the worker in it
+			arrived <- struct{}{}
+			time.Sleep(800 * time.Millisecond)
+		}
+		writeJSON(w, 200, map[string]any{"audited": n})
+	})
+	turns := scriptedmodel.Sequence(
+		scriptedmodel.CallTurn("lookup", map[string]any{"item": "book", "_outputPath": "†state.x"}),
+		scriptedmodel.CallsTurn(
+			scriptedmodel.NewCall("place_order", map[string]any{"item": "book", "qty": 1, "_outputPath": "†state.order"}),
+			scriptedmodel.NewCall("audit", map[string]any{"item": "book"}),
+		),
+		scriptedmodel.CallTurn("confirm", map[string]any{"order": "†state.order.order_id"}),
+		scriptedmodel.CallTurn("final_output", map[string]any{"price": "†state.x.price", "order": "†state.order.order_id"}),
+	)
+	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{"shop": turns}, "", scriptedmodel.WithLogf(t.Logf))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = model.Close() })
+
+	bins := binaries(t)
+	path := filepath.Join(t.TempDir(), "agents.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(shopConfig(model.URL(), tools.URL)), 0o644))
+	queue := fmt.Sprintf("edit-crash-%d", time.Now().UnixNano())
+	startWorker := func() *exec.Cmd {
+		cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), "--config", path, "--task-queue", queue)
+		cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort())
+		var logs strings.Builder
+		cmd.Stdout, cmd.Stderr = &logs, &logs
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			if t.Failed() {
+				t.Logf("worker log:\n%s", logs.String())
+			}
+		})
+		return cmd
+	}
+	s := &stack{t: t, model: model, queue: queue, client: devClient}
+
+	first := startWorker()
+	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
+		ID: fmt.Sprintf("edit-crash-%d", time.Now().UnixNano()), TaskQueue: queue, WorkflowExecutionTimeout: 5 * time.Minute,
+	}, workflows.WorkflowName, workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	require.NoError(t, err)
+	id := run.GetID()
+	s.awaitApproval(id, 0, "confirm")
+	lookup, write := callsOf(s.trace(s.latest(id)), "lookup")[0], callsOf(s.trace(s.latest(id)), "place_order")[0]
+
+	out, err := exec.Command(filepath.Join(bins, "unstuck"), "edit", id, "--node", lookup.ID,
+		"--output", `{"item": "book", "price": 12}`, "--by", "alice", "--reason", "price changed", "--json",
+		"--address", devServer.FrontendHostPort()).CombinedOutput()
+	require.NoError(t, err, string(out))
+	var res signals.EditResult
+	require.NoError(t, json.Unmarshal(out, &res), string(out))
+	require.Equal(t, 1, res.Generation)
+	require.Contains(t, res.Invalidated, write.ID)
+
+	select {
+	case <-arrived:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the resumed run never called audit")
+	}
+	require.NoError(t, first.Process.Kill()) // SIGKILL, in the resumed run's call
+	_ = first.Wait()
+	startWorker()
+
+	c := s.awaitApproval(id, 1, "confirm")
+	s.approveCall(id, c.CallID)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var result workflows.AgentResult
+	require.NoError(t, run.Get(ctx, &result))
+	require.JSONEq(t, `{"price": 12, "order": "O-1"}`, string(result.Output))
+	require.Equal(t, 1, result.Generation)
+
+	require.Len(t, tools.requests("/order"), 1, "the write happened once, across the edit and the crash")
+	require.GreaterOrEqual(t, len(tools.requests("/audit")), 3, "the audit was retried after the crash")
+	writes := callsOf(s.trace(s.latest(id)), "place_order")
+	require.Len(t, writes, 2)
+	require.Equal(t, write.ID, writes[1].ReusedFrom)
+}
