@@ -12,10 +12,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
@@ -454,6 +456,8 @@ func TestBadEditsAreRefusedAndLeaveTheRunAsItWas(t *testing.T) {
 	require.Error(t, err)
 	t.Logf("edit of a closed run: %v", err)
 	require.ErrorContains(t, err, "workflow execution already completed")
+	var notFound *serviceerror.NotFound
+	require.ErrorAs(t, err, &notFound, "the error `unstuck edit` explains with the fork it can still make")
 }
 
 // Nodes that have not finished cannot be edited: the model request in
@@ -617,4 +621,274 @@ func TestEditThenWorkerCrashInTheResumedRunWritesOnce(t *testing.T) {
 	writes := callsOf(s.trace(s.latest(id)), "place_order")
 	require.Len(t, writes, 2)
 	require.Equal(t, write.ID, writes[1].ReusedFrom)
+}
+
+// An edit while the model thinks: the request in flight is abandoned (its
+// reply would answer a conversation the edit changed), the edit is
+// answered without waiting for the model, and the run goes on from the
+// edited look-up, its write still placed once.
+func TestEditWhileTheModelThinksAbandonsTheRequest(t *testing.T) {
+	tools := newToolServer(t, shopHandler)
+	hold := make(chan struct{})
+	var holdOnce sync.Once
+	held := make(chan struct{}, 1)
+	var thirdTurns atomic.Int32
+	turns := shopModel("place_order", map[string]any{"item": "book", "qty": 1})
+	script := func(req openaiRequest) scriptedmodel.Turn {
+		// The first request after the write (for confirm) hangs until the
+		// test ends; it is the one the edit abandons.
+		if scriptedmodel.AssistantTurns(req) == 2 && thirdTurns.Add(1) == 1 {
+			held <- struct{}{}
+			<-hold
+		}
+		return turns(req)
+	}
+	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{"shop": script})
+	t.Cleanup(func() { holdOnce.Do(func() { close(hold) }) }) // before the model server closes
+	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	id := run.GetID()
+	select {
+	case <-held:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the model was never asked for its third reply")
+	}
+	tr := s.trace(s.latest(id))
+	lookup, write := callsOf(tr, "lookup")[0], callsOf(tr, "place_order")[0]
+	reqs := nodesOf(tr, signals.KindRequest)
+	thinking := reqs[len(reqs)-1]
+	require.Equal(t, signals.StatusRunning, thinking.Status)
+
+	began := time.Now()
+	res, err := s.edit(id, signals.EditRequest{NodeID: lookup.ID, Output: json.RawMessage(`{"item":"book","price":12}`)})
+	require.NoError(t, err)
+	require.Less(t, time.Since(began), 10*time.Second, "the edit does not wait for the model")
+	require.Contains(t, res.Invalidated, thinking.ID)
+	require.Contains(t, res.Invalidated, write.ID)
+
+	c := s.awaitApproval(id, 1, "confirm")
+	s.approveCall(id, c.CallID)
+	out, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"price": 12, "order": "O-1"}`, string(out.Output))
+	require.Equal(t, 4, out.Steps, "the step counter went back to the edited step: look-up, write, confirm, answer")
+	require.Len(t, tools.requests("/order"), 1)
+	tr = s.trace(s.latest(id))
+	require.Equal(t, signals.StatusInvalidated, nodeOf(t, tr, thinking.ID).Status)
+	require.Equal(t, write.ID, callsOf(tr, "place_order")[1].ReusedFrom)
+}
+
+// Editing a write's arguments runs it again with them: the same arguments
+// are answered by the ledger (nothing is written twice), other arguments
+// are a new write, which runs, under its own Idempotency-Key.
+func TestEditOfAWritesArguments(t *testing.T) {
+	tools := newToolServer(t, shopHandler)
+	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
+		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
+	})
+	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	id := run.GetID()
+	s.awaitApproval(id, 0, "confirm")
+	write := callsOf(s.trace(s.latest(id)), "place_order")[0]
+
+	res, err := s.edit(id, signals.EditRequest{NodeID: write.ID, Args: json.RawMessage(`{"qty": 1, "item": "book"}`), Audit: signals.Audit{By: "fay"}})
+	require.NoError(t, err)
+	require.Contains(t, res.Invalidated, write.ID, "the call runs again")
+	s.awaitApproval(id, 1, "confirm")
+	require.Len(t, tools.requests("/order"), 1, "the same arguments: answered by the ledger")
+	tr := s.trace(s.latest(id))
+	same := callsOf(tr, "place_order")[1]
+	require.Equal(t, write.ID, same.ReusedFrom)
+	edit := nodeOf(t, tr, res.NodeID)
+	require.JSONEq(t, `{"args": {"item": "book", "qty": 1}}`, string(edit.Before))
+	require.Equal(t, "fay", edit.By)
+
+	res, err = s.edit(id, signals.EditRequest{NodeID: same.ID, Args: json.RawMessage(`{"item": "book", "qty": 2}`)})
+	require.NoError(t, err)
+	require.Equal(t, 2, res.Generation)
+	c := s.awaitApproval(id, 2, "confirm")
+	orders := tools.requests("/order")
+	require.Len(t, orders, 2, "other arguments: a new write")
+	require.JSONEq(t, `{"item":"book","qty":2}`, orders[1].Body)
+	require.NotEqual(t, orders[0].IdempotencyKey, orders[1].IdempotencyKey)
+	s.approveCall(id, c.CallID)
+	out, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"price": 10, "order": "O-2"}`, string(out.Output))
+	// The model hears a person changed the call.
+	reqs := s.model.Requests()
+	var told bool
+	for _, m := range reqs[len(reqs)-1].Messages {
+		told = told || (m.Role == "tool" && strings.Contains(m.Content, "changed_by_a_person") && strings.Contains(m.Content, `"qty":2`))
+	}
+	require.True(t, told, "the model is told a person changed the write's arguments")
+}
+
+// The signal form of edit: fire and forget; a valid one is applied as the
+// update's is, an invalid one is recorded in the trace and ignored.
+func TestEditBySignal(t *testing.T) {
+	tools := newToolServer(t, shopHandler)
+	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
+		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
+	})
+	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	id := run.GetID()
+	s.awaitApproval(id, 0, "confirm")
+	lookup := callsOf(s.trace(s.latest(id)), "lookup")[0]
+
+	ctx := context.Background()
+	require.NoError(t, s.client.SignalWorkflow(ctx, id, "", signals.Edit, signals.EditRequest{NodeID: "n99", Output: json.RawMessage(`1`), Audit: signals.Audit{By: "gil"}}))
+	require.Eventually(t, func() bool {
+		for _, n := range s.trace(s.latest(id)).Nodes {
+			if n.Kind == signals.KindHuman && n.Status == signals.StatusSkipped && strings.Contains(n.Error, `"n99" is not a node of this run`) {
+				return true
+			}
+		}
+		return false
+	}, 20*time.Second, 100*time.Millisecond, "the bad edit signal is recorded")
+	require.Equal(t, 0, s.status(s.latest(id)).Generation)
+
+	require.NoError(t, s.client.SignalWorkflow(ctx, id, "", signals.Edit, signals.EditRequest{NodeID: lookup.ID,
+		Output: json.RawMessage(`{"item":"book","price":12}`), Audit: signals.Audit{By: "gil", Reason: "by signal"}}))
+	c := s.awaitApproval(id, 1, "confirm")
+	s.approveCall(id, c.CallID)
+	out, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"price": 12, "order": "O-1"}`, string(out.Output))
+	require.Len(t, tools.requests("/order"), 1)
+	edits := nodesOf(s.trace(s.latest(id)), signals.KindEdit)
+	require.Len(t, edits, 1)
+	require.Equal(t, "gil", edits[0].By)
+	require.Equal(t, "by signal", edits[0].Reason)
+}
+
+// An edit while the write runs: the run waits for the write to return (so
+// the ledger knows what it did), then applies the edit; the re-issued
+// write is answered by the ledger.
+func TestEditWhileAWriteRunsWaitsForIt(t *testing.T) {
+	gate := make(chan struct{})
+	var gateOnce sync.Once
+	openGate := func() { gateOnce.Do(func() { close(gate) }) }
+	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if r.URL.Path == "/order" {
+			<-gate
+		}
+		shopHandler(w, r, n)
+	})
+	t.Cleanup(openGate)
+	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
+		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
+	})
+	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	id := run.GetID()
+	require.Eventually(t, func() bool { return len(tools.requests("/order")) == 1 }, 20*time.Second, 50*time.Millisecond)
+	tr := s.trace(s.latest(id))
+	lookup, write := callsOf(tr, "lookup")[0], callsOf(tr, "place_order")[0]
+	require.Equal(t, signals.StatusRunning, write.Status)
+
+	type answer struct {
+		res signals.EditResult
+		err error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		res, err := s.edit(id, signals.EditRequest{NodeID: lookup.ID, Output: json.RawMessage(`{"item":"book","price":12}`)})
+		answered <- answer{res, err}
+	}()
+	select {
+	case a := <-answered:
+		t.Fatalf("the edit was answered while the write ran: %+v", a)
+	case <-time.After(700 * time.Millisecond):
+	}
+	openGate()
+	var a answer
+	select {
+	case a = <-answered:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the edit was never answered")
+	}
+	require.NoError(t, a.err)
+	require.Contains(t, a.res.Invalidated, write.ID)
+
+	c := s.awaitApproval(id, 1, "confirm")
+	s.approveCall(id, c.CallID)
+	out, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"price": 12, "order": "O-1"}`, string(out.Output))
+	require.Len(t, tools.requests("/order"), 1, "the write that ran during the edit is not run again")
+	tr = s.trace(s.latest(id))
+	first := nodeOf(t, tr, write.ID)
+	require.Equal(t, signals.StatusInvalidated, first.Status)
+	require.JSONEq(t, `{"order_id":"O-1","price":null}`, string(first.Output), "what the write returned is recorded")
+	require.Equal(t, write.ID, callsOf(tr, "place_order")[1].ReusedFrom)
+}
+
+// An edit of the task starts the run over: the look-up runs again, the
+// identical write is answered by the ledger.
+func TestEditOfTheTaskStartsOverWithoutWritingTwice(t *testing.T) {
+	tools := newToolServer(t, shopHandler)
+	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
+		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
+	})
+	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	id := run.GetID()
+	s.awaitApproval(id, 0, "confirm")
+	tr := s.trace(s.latest(id))
+	task, write := tr.Nodes[0], callsOf(tr, "place_order")[0]
+	require.Equal(t, signals.KindTask, task.Kind)
+
+	res, err := s.edit(id, signals.EditRequest{NodeID: task.ID, Output: json.RawMessage(`"buy the book, gift-wrapped"`)})
+	require.NoError(t, err)
+	for _, n := range tr.Nodes[1:] {
+		require.Contains(t, res.Invalidated, n.ID, "everything after the task")
+	}
+	c := s.awaitApproval(id, 1, "confirm")
+	s.approveCall(id, c.CallID)
+	out, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"price": 10, "order": "O-1"}`, string(out.Output))
+	require.Len(t, tools.requests("/lookup"), 2, "the look-up (a read) runs again")
+	require.Len(t, tools.requests("/order"), 1, "the identical write does not")
+	tr = s.trace(s.latest(id))
+	require.Equal(t, write.ID, callsOf(tr, "place_order")[1].ReusedFrom)
+	reqs := s.model.Requests()
+	require.Equal(t, "buy the book, gift-wrapped", scriptedmodel.Task(reqs[len(reqs)-3]), "the model reads the edited task")
+}
+
+// An edit of a write waiting for approval changes its arguments in place:
+// no continue-as-new, the run goes on waiting, and the approved write
+// runs once, with the edited arguments. Arguments the tool's schema
+// refuses are refused.
+func TestEditOfAWaitingWriteChangesItsArgumentsInPlace(t *testing.T) {
+	tools := newToolServer(t, shopHandler)
+	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
+		"shop": shopModel("place_order_checked", map[string]any{"item": "book", "qty": 1}),
+	})
+	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	id := run.GetID()
+	held := s.awaitApproval(id, 0, "place_order_checked")
+
+	_, err := s.edit(id, signals.EditRequest{NodeID: held.CallID, Args: json.RawMessage(`{"item": "book"}`)})
+	require.ErrorContains(t, err, `"args" for place_order_checked`)
+	_, err = s.edit(id, signals.EditRequest{NodeID: held.CallID, Args: json.RawMessage(`{"item": "book", "qty": "†state.x.price"}`)})
+	require.ErrorContains(t, err, "give \"args\" as plain values")
+	res, err := s.edit(id, signals.EditRequest{NodeID: held.CallID, Args: json.RawMessage(`{"item": "book", "qty": 3}`), Audit: signals.Audit{By: "hal", Reason: "three copies"}})
+	require.NoError(t, err)
+	require.Equal(t, 0, res.Generation)
+	require.Empty(t, res.Invalidated)
+
+	again := s.awaitApproval(id, 0, "place_order_checked")
+	require.Equal(t, held.CallID, again.CallID, "the same call goes on waiting")
+	require.JSONEq(t, `{"item": "book", "qty": 3}`, string(again.Args))
+	s.approveCall(id, again.CallID)
+	s.approveCall(id, s.awaitApproval(id, 0, "confirm").CallID)
+	out, err := s.result(run)
+	require.NoError(t, err)
+	require.Equal(t, 0, out.Generation)
+	orders := tools.requests("/order")
+	require.Len(t, orders, 1)
+	require.JSONEq(t, `{"item":"book","qty":3}`, orders[0].Body)
+	edit := nodeOf(t, s.trace(s.latest(id)), res.NodeID)
+	require.Equal(t, "hal", edit.By)
+	require.JSONEq(t, `{"args": {"item": "book", "qty": 1}}`, string(edit.Before))
+	require.JSONEq(t, `{"args": {"item": "book", "qty": 3}}`, string(edit.After))
 }

@@ -1,7 +1,11 @@
 package testsuite
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -41,11 +45,7 @@ func TestForkOfARunningRunLeavesTheSourceAsItWas(t *testing.T) {
 
 	// The fork: its own write, then its own confirm to approve.
 	fc := s.awaitApproval(forkID, 0, "confirm")
-	s.approveCall(forkID, fc.CallID)
 	fork := s.latest(forkID)
-	forkOut, err := s.result(fork)
-	require.NoError(t, err)
-	require.JSONEq(t, `{"price": 12, "order": "O-2"}`, string(forkOut.Output), "the fork goes on with the edited value and its own order")
 
 	// The source: unchanged, still waiting for the same confirm.
 	st := s.status(s.latest(id))
@@ -72,6 +72,13 @@ func TestForkOfARunningRunLeavesTheSourceAsItWas(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"price": 10, "order": "O-1"}`, string(out.Output), "the source keeps its own value")
 	require.Equal(t, 0, out.Generation)
+
+	// The fork outlives its source (it is a child the source abandons).
+	require.Equal(t, signals.PhaseAwaitingApproval, s.status(fork).Phase)
+	s.approveCall(forkID, fc.CallID)
+	forkOut, err := s.result(fork)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"price": 12, "order": "O-2"}`, string(forkOut.Output), "the fork goes on with the edited value and its own order")
 
 	orders := tools.requests("/order")
 	require.Len(t, orders, 2, "one order each: the source's and the fork's")
@@ -148,6 +155,19 @@ func TestForkOfAClosedRunThroughTheInput(t *testing.T) {
 	require.JSONEq(t, `{"item":"book","price":15}`, string(edits[0].After))
 	require.Contains(t, string(edits[0].Output), `"forked_from":{"node_id":"`+lookup.ID+`","workflow_id":"`+id+`"}`)
 	require.Equal(t, ft.Nodes[0].Args, src.Nodes[0].Args, "the fork keeps the source's task")
+
+	// What a fork reads of its source (and keeps in its history, gzipped,
+	// out of reach of a plain scan of the history) holds no address.
+	var packed []byte
+	s.query(s.latest(id), signals.QueryRun, &packed)
+	zr, err := gzip.NewReader(bytes.NewReader(packed))
+	require.NoError(t, err)
+	whole, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	require.Contains(t, string(whole), `"nodes"`)
+	for _, leak := range []string{s.model.URL(), strings.TrimPrefix(tools.URL, "http://")} {
+		require.NotContains(t, string(whole), leak)
+	}
 
 	recordAndReplay(t, fork, "fork_from_closed_run")
 }
