@@ -1,0 +1,97 @@
+package testsuite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// A run between two generations (after an edit, or a continue-as-new that
+// Temporal suggested) answers its queries "the run is starting: ask again
+// in a moment" until the new generation has verified the state it
+// carries. A fork read in that window must wait and read again, not fail
+// for good. The window is held open here: the source's queue has a
+// worker without activities while the edit continues it as new, so the
+// new generation cannot verify its carried state until a full worker
+// comes back.
+func TestForkOfASourceBetweenGenerationsReadsItOnceItAnswers(t *testing.T) {
+	tools := newToolServer(t, shopHandler)
+	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
+		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
+	})
+	srcQueue := s.queue + "-source"
+	startWorker := func(opts worker.Options) func() {
+		w := app.NewWorker(devClient, s.cfg, srcQueue, opts)
+		require.NoError(t, w.Start())
+		var once sync.Once
+		stop := func() { once.Do(w.Stop) }
+		t.Cleanup(stop)
+		return stop
+	}
+	stopFull := startWorker(worker.Options{})
+	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
+		ID: fmt.Sprintf("fork-window-%d", time.Now().UnixNano()), TaskQueue: srcQueue, WorkflowExecutionTimeout: 5 * time.Minute,
+	}, workflows.WorkflowName, workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	require.NoError(t, err)
+	id := run.GetID()
+	s.awaitApproval(id, 0, "confirm")
+	lookup := callsOf(s.trace(s.latest(id)), "lookup")[0]
+
+	stopFull()
+	stopNoActivities := startWorker(worker.Options{LocalActivityWorkerOnly: true})
+	res, err := s.edit(id, signals.EditRequest{NodeID: lookup.ID, Output: json.RawMessage(`{"item":"book","price":12}`)})
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Generation)
+	require.Eventually(t, func() bool {
+		_, err := s.client.QueryWorkflow(context.Background(), id, "", signals.QueryStatus)
+		return err != nil && strings.Contains(err.Error(), "the run is starting")
+	}, 20*time.Second, 100*time.Millisecond, "generation 1 waits to verify its carried state")
+	// An edit in the window is refused, and changes nothing.
+	_, err = s.edit(id, signals.EditRequest{NodeID: lookup.ID, Output: json.RawMessage(`{"item":"book","price":13}`)})
+	require.ErrorContains(t, err, "the run is starting")
+
+	fork := s.startAny(t, map[string]any{"from": map[string]any{"workflow_id": id, "node_id": lookup.ID,
+		"edit": map[string]any{"output": map[string]any{"item": "book", "price": 20}}}})
+	time.Sleep(1500 * time.Millisecond) // the fork reads the source in the window (at least once)
+	stopNoActivities()
+	startWorker(worker.Options{})
+	c := s.awaitApproval(id, 1, "confirm")
+
+	// The fork goes on to its confirm, unless it failed.
+	require.Eventually(t, func() bool {
+		d, err := s.client.DescribeWorkflowExecution(context.Background(), fork.GetID(), "")
+		if err == nil && d.WorkflowExecutionInfo.Status != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return true
+		}
+		p, _ := s.phase(s.latest(fork.GetID()))
+		return p == signals.PhaseAwaitingApproval
+	}, 60*time.Second, 100*time.Millisecond)
+	if p, _ := s.phase(s.latest(fork.GetID())); p != signals.PhaseAwaitingApproval {
+		_, err := s.result(fork)
+		require.NoError(t, err, "the fork reads its source once the source answers")
+	}
+	fc := s.awaitApproval(fork.GetID(), 0, "confirm")
+	s.approveCall(fork.GetID(), fc.CallID)
+	forkOut, err := s.result(fork)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"price": 20, "order": "O-2"}`, string(forkOut.Output))
+
+	s.approveCall(id, c.CallID)
+	out, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"price": 12, "order": "O-1"}`, string(out.Output))
+}
