@@ -28,6 +28,9 @@ func (a *Activities) ReadRun(ctx context.Context, workflowID string) ([]byte, er
 		case errors.As(err, &notFound):
 			return nil, temporal.NewNonRetryableApplicationError(
 				fmt.Sprintf("from.workflow_id: no workflow %q in this namespace", workflowID), ForkSourceError, nil)
+		case errors.As(err, &failed) && strings.Contains(err.Error(), signals.RunStarting):
+			// Between two generations (or just started): asked again.
+			return nil, fmt.Errorf("run %s is starting, read again: %w", workflowID, err)
 		case errors.As(err, &failed) && strings.Contains(err.Error(), "unknown queryType"):
 			return nil, temporal.NewNonRetryableApplicationError(
 				fmt.Sprintf("from.workflow_id: %q is not a run of unstuck (it answers no %s query)", workflowID, signals.QueryRun), ForkSourceError, nil)

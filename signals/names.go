@@ -17,6 +17,10 @@ const (
 	QueryRun = "unstuck.run"
 )
 
+// RunStarting is what a query answers while a run resolves its agent or
+// verifies the state it carried: asked again, it answers.
+const RunStarting = "the run is starting: ask again in a moment"
+
 // Update and signal names: each message in is both an update (validated,
 // answered) and a signal of the same name (fire and forget).
 const (

@@ -65,8 +65,12 @@ func TestForkWithoutAnEditKeepsTheNodesValue(t *testing.T) {
 			kept := nodeOf(t, ft, at.node)
 			require.Equal(t, signals.StatusCompleted, kept.Status)
 			orig := nodeOf(t, src, at.node)
-			require.JSONEq(t, string(orig.Output), string(kept.Output), "the node keeps its output")
-			require.JSONEq(t, string(orig.Args), string(kept.Args), "the node keeps its arguments")
+			if len(orig.Output) > 0 { // a task keeps its text in args
+				require.JSONEq(t, string(orig.Output), string(kept.Output), "the node keeps its output")
+			}
+			if len(orig.Args) > 0 { // a request has none
+				require.JSONEq(t, string(orig.Args), string(kept.Args), "the node keeps its arguments")
+			}
 		})
 	}
 }

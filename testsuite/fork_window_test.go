@@ -3,6 +3,7 @@ package testsuite
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,9 +12,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -25,24 +28,29 @@ import (
 // in a moment" until the new generation has verified the state it
 // carries. A fork read in that window must wait and read again, not fail
 // for good. The window is held open here: the source's queue has a
-// worker without activities while the edit continues it as new, so the
-// new generation cannot verify its carried state until a full worker
-// comes back.
+// worker that cannot read histories while the edit continues it as new,
+// so the new generation cannot verify its carried state (VerifyCarried
+// fails and is retried) until a full worker comes back.
 func TestForkOfASourceBetweenGenerationsReadsItOnceItAnswers(t *testing.T) {
 	tools := newToolServer(t, shopHandler)
 	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
 		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
 	})
 	srcQueue := s.queue + "-source"
-	startWorker := func(opts worker.Options) func() {
-		w := app.NewWorker(devClient, s.cfg, srcQueue, opts)
+	startWorker := func(blind bool) func() {
+		w := app.NewWorker(devClient, s.cfg, srcQueue, worker.Options{})
+		if blind {
+			w = worker.New(devClient, srcQueue, worker.Options{})
+			app.RegisterWorkflow(w)
+			w.RegisterActivity(activities.New(s.cfg, blindHistory{devClient}))
+		}
 		require.NoError(t, w.Start())
 		var once sync.Once
 		stop := func() { once.Do(w.Stop) }
 		t.Cleanup(stop)
 		return stop
 	}
-	stopFull := startWorker(worker.Options{})
+	stopFull := startWorker(false)
 	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
 		ID: fmt.Sprintf("fork-window-%d", time.Now().UnixNano()), TaskQueue: srcQueue, WorkflowExecutionTimeout: 5 * time.Minute,
 	}, workflows.WorkflowName, workflows.AgentInput{Agent: "shop", Task: "buy the book"})
@@ -52,7 +60,7 @@ func TestForkOfASourceBetweenGenerationsReadsItOnceItAnswers(t *testing.T) {
 	lookup := callsOf(s.trace(s.latest(id)), "lookup")[0]
 
 	stopFull()
-	stopNoActivities := startWorker(worker.Options{LocalActivityWorkerOnly: true})
+	stopNoActivities := startWorker(true)
 	res, err := s.edit(id, signals.EditRequest{NodeID: lookup.ID, Output: json.RawMessage(`{"item":"book","price":12}`)})
 	require.NoError(t, err)
 	require.Equal(t, 1, res.Generation)
@@ -68,7 +76,7 @@ func TestForkOfASourceBetweenGenerationsReadsItOnceItAnswers(t *testing.T) {
 		"edit": map[string]any{"output": map[string]any{"item": "book", "price": 20}}}})
 	time.Sleep(1500 * time.Millisecond) // the fork reads the source in the window (at least once)
 	stopNoActivities()
-	startWorker(worker.Options{})
+	startWorker(false)
 	c := s.awaitApproval(id, 1, "confirm")
 
 	// The fork goes on to its confirm, unless it failed.
@@ -94,4 +102,20 @@ func TestForkOfASourceBetweenGenerationsReadsItOnceItAnswers(t *testing.T) {
 	out, err := s.result(run)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"price": 12, "order": "O-1"}`, string(out.Output))
+}
+
+// blindHistory is a Temporal client whose history reads fail, as during an
+// outage of the history service: VerifyCarried cannot confirm a carried
+// run, and retries.
+type blindHistory struct{ client.Client }
+
+func (blindHistory) GetWorkflowHistory(context.Context, string, string, bool, enums.HistoryEventFilterType) client.HistoryEventIterator {
+	return failingHistory{}
+}
+
+type failingHistory struct{}
+
+func (failingHistory) HasNext() bool { return true }
+func (failingHistory) Next() (*historypb.HistoryEvent, error) {
+	return nil, errors.New("history unavailable (test)")
 }

@@ -53,6 +53,9 @@ func (r *runner) editWanted(req signals.EditRequest) error {
 		if n.Status != signals.StatusCompleted {
 			return fmt.Errorf("edit: %s is %s: edit it once it has finished", n.ID, n.Status)
 		}
+		if len(req.Output) == 0 {
+			return nil // a fork from the node as it was
+		}
 		_, err := r.editedValue(n, req)
 		return err
 	case signals.KindCall:

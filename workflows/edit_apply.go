@@ -58,8 +58,11 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest) (signa
 	}
 	n := run.node(req.NodeID)
 	rerun := len(req.Args) > 0
+	// A fork without an edit (no output, no args) keeps the node as it
+	// was, and what followed it runs again (a request's calls too).
+	same := len(req.Output) == 0 && !rerun
 	edit := policies.Edit{Node: n.ID, Rerun: rerun}
-	if n.Kind == signals.KindRequest {
+	if n.Kind == signals.KindRequest && !same {
 		after, _ := r.editedValue(n, req)
 		edit.Unchanged = unchangedCalls(run, n, after)
 	}
@@ -69,6 +72,7 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest) (signa
 	}
 	var before, after json.RawMessage
 	switch {
+	case same:
 	case n.Kind == signals.KindTask:
 		after, _ = r.editedValue(n, req)
 		before, n.Args = n.Args, after

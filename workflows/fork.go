@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -141,16 +142,28 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	if e == nil {
 		e = &signals.EditRequest{NodeID: in.From.NodeID}
 	}
+	// The source's records of messages after the node (its edits, the
+	// forks it started, signals it ignored) are its own history.
+	var later []string
+	if at := slices.IndexFunc(run.Nodes, func(n Node) bool { return n.ID == e.NodeID }); at >= 0 {
+		for _, n := range run.Nodes[at+1:] {
+			if n.Kind == signals.KindEdit || (n.Kind == signals.KindHuman && n.Status == signals.StatusSkipped) {
+				later = append(later, n.ID)
+			}
+		}
+	}
 	res, err := r.applyEdit(ctx, *e)
 	if err != nil {
 		return nil, bad("input.from: " + strings.TrimPrefix(err.Error(), "edit: "))
 	}
-	r.dropInvalidated(res.Invalidated)
+	dropped := append(slices.Clone(res.Invalidated), later...)
+	r.dropNodes(dropped)
 	if n := run.node(res.NodeID); n != nil {
-		var out map[string]any
-		_ = json.Unmarshal(n.Output, &out)
-		out["forked_from"] = map[string]string{"workflow_id": in.From.WorkflowID, "node_id": in.From.NodeID}
-		n.Output = mustJSON(out)
+		n.Output = mustJSON(map[string]any{
+			"invalidated": []string{},
+			"dropped":     nonNil(res.Invalidated),
+			"forked_from": map[string]string{"workflow_id": in.From.WorkflowID, "node_id": in.From.NodeID},
+		})
 	}
 	return r, nil
 }
@@ -165,15 +178,16 @@ func forkedRun(src *Run, spec *config.Resolved) *Run {
 	run.Generation, run.Resume, run.Phase = 0, nil, signals.PhaseRunning
 	run.IgnoredSignals, run.IgnoredByKind = 0, nil
 	for i := range run.Nodes {
-		run.Nodes[i].Executed = false
+		run.Nodes[i].Executed, run.Nodes[i].Ran = false, false
 	}
 	return run
 }
 
-// dropInvalidated removes from a fork the nodes its edit invalidated: they
-// are the source's future, not the fork's past. Node ids keep counting
-// from the source's, so none is given twice.
-func (r *runner) dropInvalidated(ids []string) {
+// dropNodes removes from a fork the nodes its edit invalidated (they are
+// the source's future, not the fork's past) and the source's later
+// records. Node ids keep counting from the source's, so none is given
+// twice.
+func (r *runner) dropNodes(ids []string) {
 	drop := map[string]bool{}
 	for _, id := range ids {
 		drop[id] = true

@@ -38,10 +38,17 @@ func verifyOptions() workflow.ActivityOptions {
 	}
 }
 
-// verifyLocalOptions: verifyOptions for the local activity.
+// verifyLocalOptions: verifyOptions for the local activity. A local
+// activity's retries end at its schedule-to-close timeout (the SDK takes
+// the start-to-close one when none is set); the check is retried through
+// an outage of the history service as long as the activity was.
 func verifyLocalOptions() workflow.LocalActivityOptions {
 	o := verifyOptions()
-	return workflow.LocalActivityOptions{StartToCloseTimeout: o.StartToCloseTimeout, RetryPolicy: o.RetryPolicy}
+	return workflow.LocalActivityOptions{
+		StartToCloseTimeout:    o.StartToCloseTimeout,
+		ScheduleToCloseTimeout: 365 * 24 * time.Hour,
+		RetryPolicy:            o.RetryPolicy,
+	}
 }
 
 // modelOptions: the model's retry policy from config; a rejected request

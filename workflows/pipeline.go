@@ -43,6 +43,9 @@ type stepCall struct {
 	// Where the call is in its life.
 	started bool
 	done    bool
+	// keyOf is the earlier call whose idempotency key this one takes: the
+	// same write, tried before an edit invalidated it (stage_ledger.go).
+	keyOf string
 	// What happened: the arguments it ran with, and how it ended.
 	resolved json.RawMessage
 	errText  string

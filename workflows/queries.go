@@ -52,7 +52,7 @@ func (r *runner) registerQueries(ctx workflow.Context) error {
 }
 
 // errRunStarting answers a query while the run resolves its agent.
-var errRunStarting = errors.New("the run is starting: ask again in a moment")
+var errRunStarting = errors.New(signals.RunStarting)
 
 // tracePage answers the trace query: without an argument every node, or
 // the first MaxQueryAnswerBytes of them with Next; with one, the page it

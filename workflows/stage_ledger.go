@@ -25,7 +25,17 @@ func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, a
 		return
 	}
 	prior := p.r.executedWrite(tool.Name, args)
-	if prior == nil || workflow.GetVersion(ctx, versionEffectLedger, workflow.DefaultVersion, 1) < 1 {
+	if prior == nil {
+		// The same write tried before and failed (a timeout, say) may have
+		// acted all the same: it goes again with that try's key, so a tool
+		// that honours Idempotency-Key acts once.
+		if tried := p.r.triedWrite(tool.Name, args); tried != nil && workflow.GetVersion(ctx, versionEffectLedger, workflow.DefaultVersion, 1) >= 1 {
+			c.keyOf = tried.ID
+		}
+		p.run(ctx, c, tool, args, 0)
+		return
+	}
+	if workflow.GetVersion(ctx, versionEffectLedger, workflow.DefaultVersion, 1) < 1 {
 		p.run(ctx, c, tool, args, 0)
 		return
 	}
@@ -39,16 +49,28 @@ func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, a
 // executedWrite is the invalidated call that already ran this exact write
 // (tool and canonical arguments), if any: the latest.
 func (r *runner) executedWrite(tool string, args json.RawMessage) *Node {
-	want, err := policies.CanonicalJSON(args)
+	return r.invalidatedWrite(tool, args, func(n *Node) bool { return n.Executed })
+}
+
+// triedWrite is the invalidated call that tried this exact write and did
+// not see it through (it failed or timed out once started), if any.
+func (r *runner) triedWrite(tool string, args json.RawMessage) *Node {
+	return r.invalidatedWrite(tool, args, func(n *Node) bool { return n.Ran && !n.Executed })
+}
+
+// invalidatedWrite is the latest invalidated call of tool with these
+// canonical arguments that is, as well, what want says.
+func (r *runner) invalidatedWrite(tool string, args json.RawMessage, want func(*Node) bool) *Node {
+	canon, err := policies.CanonicalJSON(args)
 	if err != nil {
 		return nil
 	}
 	for i := len(r.run.Nodes) - 1; i >= 0; i-- {
 		n := &r.run.Nodes[i]
-		if n.Kind != signals.KindCall || n.Status != signals.StatusInvalidated || !n.Executed || n.Tool != tool {
+		if n.Kind != signals.KindCall || n.Status != signals.StatusInvalidated || !want(n) || n.Tool != tool {
 			continue
 		}
-		if got, err := policies.CanonicalJSON(n.Args); err == nil && bytes.Equal(got, want) {
+		if got, err := policies.CanonicalJSON(n.Args); err == nil && bytes.Equal(got, canon) {
 			return n
 		}
 	}

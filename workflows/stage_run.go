@@ -27,7 +27,7 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 	}
 	p.running++
 	p.inFlight++
-	p.sel.AddFuture(p.r.toolFuture(ctx, c.nodeID, attempt, tool, args), func(f workflow.Future) {
+	p.sel.AddFuture(p.r.toolFuture(ctx, c.nodeID, c.keyOf, attempt, tool, args), func(f workflow.Future) {
 		p.inFlight--
 		if len(p.queued) > 0 {
 			next := p.queued[0]
@@ -48,17 +48,22 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 // policy. It names the tool; the activity finds where it lives in the
 // worker's config. attempt > 0 is a repaired re-issue: it gets its own call
 // id, so its idempotency key differs from the refused call's. The request
-// carries the chain (the first run id) for the key.
-func (r *runner) toolFuture(ctx workflow.Context, nodeID string, attempt int, tool config.Tool, args json.RawMessage) workflow.Future {
+// carries the chain (the first run id) for the key. keyOf, when set, is
+// the earlier call whose key this one takes (stage_ledger.go).
+func (r *runner) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt int, tool config.Tool, args json.RawMessage) workflow.Future {
 	// The node keeps the tool the call named (blocking and loops go by
 	// it); a substitute shows in the escalation that opened the breaker.
 	if n := r.run.node(nodeID); n != nil {
 		n.Status = signals.StatusRunning
 		n.Args = args
+		n.Ran = true
 	}
 	callID := nodeID
+	if keyOf != "" {
+		callID = keyOf
+	}
 	if attempt > 0 {
-		callID = fmt.Sprintf("%s-r%d", nodeID, attempt)
+		callID = fmt.Sprintf("%s-r%d", callID, attempt)
 	}
 	actx := workflow.WithActivityOptions(ctx, toolOptions(tool))
 	// The chain's first run id keeps the idempotency keys of a new run that
