@@ -192,3 +192,24 @@ func TestDemoRunsEndToEnd(t *testing.T) {
 	require.Contains(t, text, `"confirmation": "CONF-`)
 	require.Contains(t, text, "Web UI:  http://127.0.0.1:")
 }
+
+// `unstuck demo edit` end to end: a person corrects the model's thought
+// while a write waits for approval, the run continues as new from the
+// edited request, and the final answer follows the edit.
+func TestDemoEditRunsEndToEnd(t *testing.T) {
+	bins := binaries(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(bins, "unstuck"), "demo", "edit", "--once",
+		"--temporal", temporalBin, "--worker", filepath.Join(bins, "unstuck-worker"),
+		"--port", fmt.Sprint(freePort(t)), "--ui-port", fmt.Sprint(freePort(t)), "--data", t.TempDir())
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL=")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	text := string(out)
+	require.Contains(t, text, `"AAPL is trending down, recommend SELL."`)
+	require.Contains(t, text, "invalidated: n4, n5", "the thought's own call (the quote) is kept")
+	require.Contains(t, text, "generation 1")
+	require.Contains(t, text, "The final answer follows the edit: BUY")
+	require.Contains(t, text, "--name edit")
+}
