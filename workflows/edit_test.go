@@ -503,3 +503,34 @@ func TestCheckpointsAreBoundedAndOnlyOnValidNodes(t *testing.T) {
 	require.Equal(t, maxCheckpoints, kept, "the bound is filled by valid nodes")
 	require.NotEmpty(t, run.Nodes[len(run.Nodes)-1].Checkpoint, "the latest valid request keeps its checkpoint")
 }
+
+// A rollback invalidates a loop of writes that succeeded; the write the
+// model issues again afterwards is answered by the effect ledger, so the
+// rolled-back run does not write a fourth time.
+func TestAfterARollbackTheSameWriteIsNotRunAgain(t *testing.T) {
+	spec := stubbornSpec("rollback", "stop")
+	for i := range spec.Tools {
+		if spec.Tools[i].Name == "book_flight" {
+			spec.Tools[i].Effect = config.EffectWrite
+		}
+	}
+	book := call("k", "book_flight", `{"flight_id":"UA1","passengers":1}`)
+	search := call("s", "search_flights", `{"from":"NYC"}`)
+	replies := append([]activities.ModelReply{{ToolCalls: []activities.ToolCall{search}}}, repeat(3, book, activities.ModelReply{})...)
+	h := newHarness(t, spec, replies, okTool)
+	h.env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "travel", Task: "book"})
+	next := continuedInput(t, h)
+	require.Equal(t, 3, len(toolNamesOf(h.toolReqs))-1, "three bookings ran before the rollback")
+
+	h2 := newHarness(t, spec, []activities.ModelReply{{ToolCalls: []activities.ToolCall{book}}, {Content: "booked"}}, okTool)
+	_, err := h2.run(next)
+	require.NoError(t, err)
+	require.Empty(t, h2.toolReqs, "the booking after the rollback is answered by the ledger")
+	var reused int
+	for _, n := range h2.trace().Nodes {
+		if n.ReusedFrom != "" {
+			reused++
+		}
+	}
+	require.Equal(t, 1, reused)
+}
