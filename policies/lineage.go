@@ -58,8 +58,9 @@ type EditPlan struct {
 // calls of the step the edit did not change, that did not read a changed
 // one (through their references, directly or through another call of the
 // step) and that have finished are kept with what belongs to them; the
-// step's calls that had not finished are invalidated and run again.
-// Records of messages (Audit) are never invalidated.
+// step's calls that had not finished are invalidated and run again. A
+// graph node's call (no request) is followed by the rest of the walk, all
+// of it invalidated. Records of messages (Audit) are never invalidated.
 func PlanEdit(nodes []LineageNode, e Edit) (EditPlan, error) {
 	at := slices.IndexFunc(nodes, func(n LineageNode) bool { return n.ID == e.Node })
 	if at < 0 {
@@ -73,8 +74,8 @@ func PlanEdit(nodes []LineageNode, e Edit) (EditPlan, error) {
 		return EditPlan{}, fmt.Errorf("node %s is a record of a message and cannot be edited", e.Node)
 	case e.Rerun && edited.Kind != "call":
 		return EditPlan{}, fmt.Errorf("node %s is a %s: only a call's arguments can be edited", e.Node, edited.Kind)
-	case edited.Kind == "call" && edited.Request == "":
-		return EditPlan{}, fmt.Errorf("node %s is a graph node's call: editing graph runs is not available yet", e.Node)
+	case e.Rerun && edited.Request == "":
+		return EditPlan{}, fmt.Errorf("node %s is a graph node's call, whose arguments are the graph's: edit its output", e.Node)
 	}
 	plan := EditPlan{}
 	from := at
@@ -90,6 +91,9 @@ func PlanEdit(nodes []LineageNode, e Edit) (EditPlan, error) {
 		}
 		keep = keptCalls(nodes, edited.ID, changed)
 	case "call":
+		if edited.Request == "" {
+			break // a graph node's call: what followed it, as for any node
+		}
 		plan.ResumeCalls = edited.Request
 		from = slices.IndexFunc(nodes, func(n LineageNode) bool { return n.ID == edited.Request })
 		if from < 0 {

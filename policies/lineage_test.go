@@ -63,6 +63,10 @@ func TestPlanEdit(t *testing.T) {
 			EditPlan{ResumeCalls: "n8"}},
 		{"last call: nothing after the step", lineageRun(), Edit{Node: "n9"},
 			EditPlan{ResumeCalls: "n8"}},
+		{"a graph node's call: the rest of the walk", []LineageNode{
+			{ID: "n1", Kind: "task", Settled: true}, {ID: "n2", Kind: "call", Settled: true},
+			{ID: "n3", Kind: "call", Settled: true}, {ID: "n4", Kind: "edit", Audit: true}, {ID: "n5", Kind: "human", Settled: true},
+		}, Edit{Node: "n2"}, EditPlan{Invalidated: []string{"n3", "n5"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,7 +91,7 @@ func TestPlanEditRefuses(t *testing.T) {
 		{"invalidated", invalid, Edit{Node: "n3"}, "node n3 was invalidated by an earlier edit"},
 		{"audit record", lineageRun(), Edit{Node: "n10"}, "node n10 is a record of a message and cannot be edited"},
 		{"arguments of a request", lineageRun(), Edit{Node: "n2", Rerun: true}, "node n2 is a request: only a call's arguments can be edited"},
-		{"graph call", graph, Edit{Node: "n2"}, "node n2 is a graph node's call: editing graph runs is not available yet"},
+		{"graph call's arguments", graph, Edit{Node: "n2", Rerun: true}, "node n2 is a graph node's call, whose arguments are the graph's: edit its output"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

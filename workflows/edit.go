@@ -25,9 +25,6 @@ import (
 // changes the run.
 func (r *runner) editWanted(req signals.EditRequest) error {
 	run := r.run
-	if run.Spec.Agent.Graph != nil {
-		return fmt.Errorf("edit: agent %s walks a graph, and editing a graph run is not available in this version of unstuck", run.Spec.Agent.Name)
-	}
 	if r.editing != nil {
 		return fmt.Errorf("edit: an edit of %s is being applied; the run goes on in generation %d: send this edit again then, against the trace it shows",
 			r.editing.req.NodeID, run.Generation+1)
@@ -44,6 +41,10 @@ func (r *runner) editWanted(req signals.EditRequest) error {
 	}
 	if n.Status == signals.StatusInvalidated {
 		return fmt.Errorf("edit: %s was invalidated by an earlier edit or a rollback: edit a node that is still valid (status is not %q)", n.ID, signals.StatusInvalidated)
+	}
+	if run.Spec.Agent.Graph != nil && n.Kind != signals.KindTask && n.Kind != signals.KindHuman &&
+		!(n.Kind == signals.KindCall && n.ModelCallID == "") {
+		return fmt.Errorf("edit: %s is part of an llm node's step, and in a graph run this version edits only the task, a tool node's call and a person's reply", n.ID)
 	}
 	switch n.Kind {
 	case signals.KindTask, signals.KindRequest, signals.KindHuman:
@@ -70,8 +71,8 @@ func (r *runner) callEditWanted(n *Node, req signals.EditRequest) error {
 	if n.Tool == FinalOutputTool {
 		return fmt.Errorf("edit: %s is the %s call: edit the request that made it (%s) instead", n.ID, FinalOutputTool, strings.Join(n.Parents, ", "))
 	}
-	if n.ModelCallID == "" {
-		return fmt.Errorf("edit: %s is a graph node's call, and editing a graph run is not available in this version of unstuck", n.ID)
+	if n.ModelCallID == "" && len(req.Args) > 0 {
+		return fmt.Errorf(`edit: %s is the call of graph node %s, whose arguments are the graph's: edit its "output"`, n.ID, n.GraphNode)
 	}
 	waiting := n.Status == signals.StatusAwaitingApproval && r.awaiting[n.ID] != ""
 	switch {

@@ -120,6 +120,14 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest) (signa
 	if plan.ResumeCalls == "" {
 		run.Frontier = []string{n.ID}
 	}
+	if run.Spec.Agent.Graph != nil {
+		// The walk picks up after the edited node with the edge its
+		// outcome takes (as after a rollback), or from the start.
+		run.Resume, run.ResumeFrom, run.GraphAt = nil, nil, ""
+		if n.GraphNode != "" {
+			run.ResumeFrom, run.GraphAt = &resumePoint{Node: n.GraphNode, OK: n.Status == signals.StatusCompleted, Error: n.Error}, n.GraphNode
+		}
+	}
 	edited := n.ID
 	id := r.addEditNode(ctx, edited, req.Audit, before, after, plan.Invalidated)
 	if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
@@ -170,6 +178,7 @@ func unchangedCalls(run *Run, req *Node, after json.RawMessage) []string {
 // or a person's reply began.
 type checkpoint struct {
 	LoopEscape
+	GraphWalk
 	Step           int          `json:"step"`
 	Escalations    []Escalation `json:"escalations"`
 	OutputFailures int          `json:"output_failures"`
@@ -190,7 +199,7 @@ func (r *runner) checkpoint(nodeID string) {
 	if n == nil {
 		return
 	}
-	n.Checkpoint = mustJSON(checkpoint{LoopEscape: run.LoopEscape, Step: run.Step, Escalations: run.Escalations,
+	n.Checkpoint = mustJSON(checkpoint{LoopEscape: run.LoopEscape, GraphWalk: run.GraphWalk, Step: run.Step, Escalations: run.Escalations,
 		OutputFailures: run.OutputFailures, LastError: run.LastError})
 	kept := 0
 	for i := len(run.Nodes) - 1; i >= 0; i-- {
@@ -213,11 +222,12 @@ func (r *runner) checkpoint(nodeID string) {
 func (r *runner) restoreAt(n *Node) {
 	run := r.run
 	at := n
-	if n.Kind == signals.KindCall {
-		at = run.node(n.Parents[0])
+	if n.Kind == signals.KindCall && n.ModelCallID != "" {
+		at = run.node(n.Parents[0]) // a graph node's call has its own
 	}
 	if n.Kind == signals.KindTask || at == nil {
 		run.LoopEscape, run.Step, run.Escalations, run.OutputFailures, run.LastError = LoopEscape{Loops: []signals.Loop{}}, 0, []Escalation{}, 0, ""
+		run.GraphWalk = GraphWalk{Visits: map[string]int{}}
 		return
 	}
 	var cp checkpoint
@@ -230,6 +240,12 @@ func (r *runner) restoreAt(n *Node) {
 		return
 	}
 	run.LoopEscape, run.Step, run.OutputFailures, run.LastError = cp.LoopEscape, cp.Step, cp.OutputFailures, cp.LastError
+	if run.Spec.Agent.Graph != nil {
+		run.GraphWalk = cp.GraphWalk
+		if run.Visits == nil {
+			run.Visits = map[string]int{}
+		}
+	}
 	run.Escalations = cp.Escalations
 	if run.Escalations == nil {
 		run.Escalations = []Escalation{}
@@ -251,7 +267,18 @@ func (r *runner) rebuiltState() refs.State {
 	var writes []write
 	for i := range run.Nodes {
 		n := &run.Nodes[i]
-		if n.Kind != signals.KindCall || n.Status != signals.StatusCompleted || n.Tool == FinalOutputTool {
+		if n.Status != signals.StatusCompleted {
+			continue
+		}
+		if n.Kind == signals.KindHuman && n.GraphNode != "" {
+			// A graph's human node puts the reply's output in State.human.
+			var reply signals.ReplyRequest
+			if json.Unmarshal(n.Output, &reply) == nil && len(reply.Output) > 0 {
+				writes = append(writes, write{order: n.Settled, path: refs.Path{Root: "state", Steps: []string{"human"}}, value: reply.Output})
+			}
+			continue
+		}
+		if n.Kind != signals.KindCall || n.Tool == FinalOutputTool {
 			continue
 		}
 		if p := callWrite(run, n); p != nil {
@@ -272,6 +299,15 @@ func (r *runner) rebuiltState() refs.State {
 // callWrite is the State path a model's call writes (its _outputPath), as
 // its request's reply gives it.
 func callWrite(run *Run, n *Node) *refs.Path {
+	if n.ModelCallID == "" && n.GraphNode != "" && run.Spec.Agent.Graph != nil {
+		// A tool node's call writes the node's output_path.
+		if g, ok := run.Spec.Agent.Graph.Nodes[n.GraphNode]; ok && g.OutputPath != "" {
+			if p, err := refs.ParseOutputPath(g.OutputPath); err == nil {
+				return &p
+			}
+		}
+		return nil
+	}
 	if n.ModelCallID == "" || len(n.Parents) != 1 {
 		return nil
 	}

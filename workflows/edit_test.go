@@ -534,3 +534,55 @@ func TestAfterARollbackTheSameWriteIsNotRunAgain(t *testing.T) {
 	}
 	require.Equal(t, 1, reused)
 }
+
+// In a graph run, a tool node's output is edited while a later node waits:
+// the walk picks up after the edited node with the edge its outcome takes,
+// the edited value in State, and the node is not run again.
+func TestEditOfAGraphToolNodesOutput(t *testing.T) {
+	spec := editSpec()
+	spec.Agent.Graph = &config.Graph{
+		Start: "S",
+		Nodes: map[string]config.GraphNode{
+			"S": {Tool: "a", Args: map[string]any{"v": "old"}, OutputPath: "†state.s"},
+			"H": {Tool: "hold", Args: map[string]any{}},
+			"E": {End: true, Output: "†state.s.v"},
+		},
+		Edges: []config.GraphEdge{{From: "S", To: "H"}, {From: "H", To: "E"}},
+	}
+	h := newHarness(t, spec, nil, echoTool)
+	var got, refused updateResult
+	h.edit(time.Minute, signals.EditRequest{NodeID: "n2", Args: json.RawMessage(`{"v": "x"}`)}, &refused)
+	h.edit(2*time.Minute, signals.EditRequest{NodeID: "n2", Output: json.RawMessage(`{"v": "new"}`), Audit: signals.Audit{By: "dana"}}, &got)
+	h.env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "agent", Task: "walk"})
+	require.ErrorContains(t, refused.rejected, "whose arguments are the graph's")
+	require.NoError(t, got.rejected)
+	require.Equal(t, []string{"n3"}, got.result.(signals.EditResult).Invalidated)
+	next := continuedInput(t, h)
+	require.Equal(t, "S", next.Continued.ResumeFrom.Node)
+
+	h2 := newHarness(t, spec, nil, echoTool)
+	var approved updateResult
+	h2.approve(time.Minute, signals.ApproveRequest{CallID: "n5", Decision: "approve"}, &approved)
+	res, err := h2.run(next)
+	require.NoError(t, err)
+	require.NoError(t, approved.rejected)
+	require.JSONEq(t, `"new"`, string(res.Output), "the end node reads the edited State")
+	require.Equal(t, []string{"hold"}, toolNamesOf(h2.toolReqs), "S is not run again")
+
+	// A fork of the closed graph run from S, with S's output edited.
+	v, err := h2.env.QueryWorkflow(signals.QueryRun)
+	require.NoError(t, err)
+	var packed []byte
+	require.NoError(t, v.Get(&packed))
+	fork := newHarness(t, spec, nil, echoTool)
+	fork.env.OnActivity(acts.ReadRun, mock.Anything, "graph-source").Return(packed, nil)
+	fork.env.RegisterDelayedCallback(func() {
+		pending := fork.status().PendingApprovals
+		require.Len(t, pending, 1)
+		fork.approve(0, signals.ApproveRequest{CallID: pending[0].CallID, Decision: "approve"}, &updateResult{})
+	}, time.Minute)
+	out, err := fork.run(AgentInput{From: &ForkFrom{WorkflowID: "graph-source", NodeID: "n2", Edit: json.RawMessage(`{"output": {"v": "forked"}}`)}})
+	require.NoError(t, err)
+	require.JSONEq(t, `"forked"`, string(out.Output))
+	require.Equal(t, []string{"hold"}, toolNamesOf(fork.toolReqs))
+}

@@ -124,9 +124,6 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	if in.Agent != "" && in.Agent != agent {
 		return nil, bad(fmt.Sprintf("input.agent is %q but run %q is agent %q: a fork goes on with the agent of its source (leave agent out)", in.Agent, in.From.WorkflowID, agent))
 	}
-	if src.Spec.Agent.Graph != nil {
-		return nil, bad(fmt.Sprintf("input.from: run %q walks a graph, and forking a graph run is not available in this version of unstuck", in.From.WorkflowID))
-	}
 	var spec config.Resolved
 	rctx := workflow.WithActivityOptions(ctx, resolveOptions())
 	if err := workflow.ExecuteActivity(rctx, acts.ResolveAgent, agent).Get(ctx, &spec); err != nil {

@@ -42,11 +42,17 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 		r.run.GraphAt = next
 	}
 	for {
+		if r.interrupting() {
+			return nil, r.applyAndContinue(ctx)
+		}
 		if ok, err := r.beforeStep(ctx, true); !ok {
 			return nil, err
 		}
 		at := r.run.GraphAt
 		res := r.visit(ctx, at, g.Nodes[at])
+		if r.interrupting() && ctx.Err() == nil {
+			return nil, r.applyAndContinue(ctx) // what the visit did is recorded; the edit decides what stays
+		}
 		if res.stopErr != nil {
 			return nil, res.stopErr
 		}
@@ -59,6 +65,9 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 			return result, err
 		}
 		if esc := r.observe(ctx, at, r.run.Frontier[len(r.run.Frontier)-1], res.event); esc != nil {
+			if r.interrupting() && ctx.Err() == nil {
+				return nil, r.applyAndContinue(ctx)
+			}
 			if esc.stopErr != nil {
 				return nil, esc.stopErr
 			}
@@ -118,6 +127,7 @@ func (r *runner) visitTool(ctx workflow.Context, at string, n config.GraphNode) 
 	}, Step: r.run.Step})
 	id := node.ID
 	r.run.Frontier = []string{id}
+	r.checkpoint(id)
 	if !ok {
 		r.finishNode(ctx, id, nil, unknownTool(n.Tool, toolNames(r.run.Spec)))
 		return visitResult{errText: "unknown tool", event: policies.UnknownToolEvent(at)}

@@ -44,6 +44,10 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string) (reply *signals.Re
 	}
 	reply, r.reply = r.reply, nil
 	r.finishNode(ctx, nodeID, mustJSON(reply), "")
+	if n := r.run.node(nodeID); n != nil {
+		r.run.Settles++
+		n.Settled = r.run.Settles // a graph's human node writes State.human
+	}
 	r.run.Frontier = []string{nodeID}
 	return reply, nodeID, false, nil
 }
