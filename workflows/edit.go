@@ -44,7 +44,10 @@ func (r *runner) editWanted(req signals.EditRequest) error {
 	}
 	if run.Spec.Agent.Graph != nil && n.Kind != signals.KindTask && n.Kind != signals.KindHuman &&
 		!(n.Kind == signals.KindCall && n.ModelCallID == "") {
-		return fmt.Errorf("edit: %s is part of an llm node's step, and in a graph run this version edits only the task, a tool node's call and a person's reply", n.ID)
+		return fmt.Errorf("edit: %s is part of an llm node's step, and in a graph run this version edits only the task, a tool node's call and a human node's reply", n.ID)
+	}
+	if run.Spec.Agent.Graph != nil && n.Kind == signals.KindHuman && n.GraphNode == "" {
+		return fmt.Errorf("edit: %s answered the escalation ladder, not a human node of the graph: in a graph run this version edits only the task, a tool node's call and a human node's reply", n.ID)
 	}
 	switch n.Kind {
 	case signals.KindTask, signals.KindRequest, signals.KindHuman:
