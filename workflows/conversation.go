@@ -165,7 +165,10 @@ func nodeMessage(run *Run, n *Node) (activities.Message, bool) {
 		}
 		return userMessage(text), true
 	case signals.KindEscalation:
-		if n.GraphNode != "" || len(n.Output) == 0 {
+		// A rollback keeps its escalations valid (the model reads why it
+		// went back); one an edit invalidated is no longer so, and the calls
+		// the edit runs again come after it in the trace.
+		if n.GraphNode != "" || len(n.Output) == 0 || n.Status == signals.StatusInvalidated {
 			return activities.Message{}, false
 		}
 		var text string
