@@ -175,3 +175,54 @@ func dump(msgs []activities.Message) string {
 	}
 	return s
 }
+
+// A call of the edited step that waited for approval when the edit came
+// had not finished: it is asked again after the edit (README "What runs
+// again": "those that had not finished, run again"), not kept with the
+// error the interruption gave it.
+func TestAnInterruptedSiblingIsAskedAgain(t *testing.T) {
+	h := newHarness(t, editSpec(), []activities.ModelReply{
+		{ToolCalls: []activities.ToolCall{call("ka", "a", `{"q": 1}`), call("kh", "hold", `{"x": 1}`)}},
+	}, echoTool)
+	var got updateResult
+	h.edit(30*time.Minute, signals.EditRequest{NodeID: "n3", Output: json.RawMessage(`{"q": "edited"}`)}, &got)
+	h.env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, got.rejected)
+	require.NoError(t, got.err)
+	require.Equal(t, []string{"n4"}, got.result.(signals.EditResult).Invalidated, "hold (n4) had not run")
+	next := continuedInput(t, h)
+
+	h2 := newHarness(t, editSpec(), []activities.ModelReply{{Content: "done"}}, echoTool)
+	var st signals.Status
+	h2.env.RegisterDelayedCallback(func() { st = h2.status() }, time.Minute)
+	var approved updateResult
+	h2.approve(2*time.Minute, signals.ApproveRequest{CallID: "n6", Decision: "approve"}, &approved)
+	_, err := h2.run(next)
+	require.NoError(t, err)
+	require.Len(t, st.PendingApprovals, 1, "hold waits for approval again")
+	require.Equal(t, "hold", st.PendingApprovals[0].Tool)
+	require.NoError(t, approved.rejected)
+	require.Equal(t, []string{"hold"}, toolNamesOf(h2.toolReqs))
+	for _, m := range h2.requests[0].Delta {
+		require.NotContains(t, m.Content, interruptedText)
+	}
+}
+
+// The same for a call that had not started when the edit came: it waited
+// on a sibling's result (a †state reference) that was still waiting for
+// approval.
+func TestAnInterruptedCallThatNeverStartedRunsAgain(t *testing.T) {
+	h := newHarness(t, editSpec(), []activities.ModelReply{
+		{ToolCalls: []activities.ToolCall{
+			call("ka", "a", `{"q": 1}`),
+			call("kh", "hold", `{"x": 1, "_outputPath": "†state.h"}`),
+			call("kb", "b", `{"h": "†state.h"}`),
+		}},
+	}, echoTool)
+	var got updateResult
+	h.edit(30*time.Minute, signals.EditRequest{NodeID: "n3", Output: json.RawMessage(`{"q": "edited"}`)}, &got)
+	h.env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, got.rejected)
+	require.NoError(t, got.err)
+	require.Equal(t, []string{"n4", "n5"}, got.result.(signals.EditResult).Invalidated, "neither hold nor b had run")
+}
