@@ -343,7 +343,7 @@ func (r *runner) lineage() []policies.LineageNode {
 		n := &run.Nodes[i]
 		ln := policies.LineageNode{
 			ID: n.ID, Kind: string(n.Kind),
-			Settled: n.Status == signals.StatusCompleted || n.Status == signals.StatusFailed,
+			Settled: n.Status == signals.StatusCompleted || (n.Status == signals.StatusFailed && !notRun(n)),
 			Invalid: n.Status == signals.StatusInvalidated,
 			Audit:   n.Kind == signals.KindEdit || (n.Kind == signals.KindHuman && n.Status == signals.StatusSkipped),
 		}

@@ -41,3 +41,9 @@ func (r *runner) awaitOrInterrupt(ctx workflow.Context, f workflow.Future) bool 
 	_ = workflow.Await(ctx, func() bool { return f.IsReady() || r.interrupting() })
 	return f.IsReady() || ctx.Err() != nil
 }
+
+// notRun says a call failed only because an edit interrupted its step
+// before it ran: for the edit it has not finished, so it runs again.
+func notRun(n *Node) bool {
+	return n.Kind == signals.KindCall && n.Status == signals.StatusFailed && (n.Error == interruptedText || n.Error == neverRanText)
+}

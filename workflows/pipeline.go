@@ -101,12 +101,16 @@ func (r *runner) drive(ctx workflow.Context, calls []*stepCall, parallel bool) (
 	// Every call gets an answer, even one that could not run.
 	for _, c := range calls {
 		if !c.done {
-			c.errText, c.class, c.done = "never ran: it waits on calls that did not finish", policies.Structural, true
+			c.errText, c.class, c.done = neverRanText, policies.Structural, true
 			r.finishNode(ctx, c.nodeID, nil, c.errText)
 		}
 	}
 	return final, stopErr
 }
+
+// neverRanText is what a call says that waited on calls that did not
+// finish (an edit interrupted the step).
+const neverRanText = "never ran: it waits on calls that did not finish"
 
 // async runs work in a coroutine and then, on the pipeline's selector, next.
 func (p *pipeline) async(ctx workflow.Context, work func(workflow.Context), next func()) {
