@@ -36,8 +36,7 @@ func (r *runner) fork(ctx workflow.Context, req signals.EditRequest) (signals.Ed
 	edit.NodeID, edit.Fork = "", false
 	editID := r.addEditNode(ctx, req.NodeID, req.Audit, nil, nil, nil)
 	forkID := fmt.Sprintf("%s-fork-%s", self.WorkflowExecution.ID, editID)
-	n := r.run.node(editID)
-	n.Output = mustJSON(map[string]any{"fork": forkID})
+	r.run.node(editID).Output = mustJSON(map[string]any{"fork": forkID})
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:        forkID,
 		TaskQueue:         self.TaskQueueName,
@@ -48,7 +47,11 @@ func (r *runner) fork(ctx workflow.Context, req signals.EditRequest) (signals.Ed
 		From:  &ForkFrom{WorkflowID: self.WorkflowExecution.ID, NodeID: req.NodeID, Edit: mustJSON(edit)},
 	})
 	if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
-		n.Status, n.Error = signals.StatusFailed, "the fork did not start: "+errorText(err)
+		// Looked up again: the run may have added nodes while the fork
+		// started, moving them.
+		if n := r.run.node(editID); n != nil {
+			n.Status, n.Error = signals.StatusFailed, "the fork did not start: "+errorText(err)
+		}
 		return signals.EditResult{}, fmt.Errorf("edit: the fork %s did not start: %v", forkID, errorText(err))
 	}
 	return signals.EditResult{NodeID: editID, Edited: req.NodeID, Invalidated: []string{}, Generation: r.run.Generation, WorkflowID: forkID}, nil
