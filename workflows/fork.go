@@ -15,6 +15,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -156,6 +157,7 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	if err != nil {
 		return nil, bad("input.from: " + strings.TrimPrefix(err.Error(), "edit: "))
 	}
+	boundBySpec(run)
 	dropped := append(slices.Clone(res.Invalidated), later...)
 	r.dropNodes(dropped)
 	if n := run.node(res.NodeID); n != nil {
@@ -181,6 +183,37 @@ func forkedRun(src *Run, spec *config.Resolved) *Run {
 		run.Nodes[i].Executed, run.Nodes[i].Ran = false, false
 	}
 	return run
+}
+
+// boundBySpec holds a fork to the worker's policies. What the fork
+// restored (the loop escape and counters at its node) is the source's
+// answer to a query, and anyone who runs a worker in the namespace can
+// answer for a workflow id of their own: a step counter below zero would
+// lift max_steps, a ladder without rungs or a detector or breaker with
+// other bounds would lift the agent's loop escape. What is not as the
+// config says starts afresh; a genuine source under the same config keeps
+// all of it.
+func boundBySpec(run *Run) {
+	p := run.Spec.Agent.Policies
+	if d := run.Detector; d != nil {
+		want := policies.NewLoopDetector(p.Loop.Window, p.Loop.Repeats)
+		if d.Window != want.Window || d.Repeats != want.Repeats {
+			run.Detector = nil
+		}
+	}
+	want := policies.NewBreaker(p.Breaker.Failures, p.Breaker.Cooldown.D())
+	// Deleting entries: the order does not matter.
+	//workflowcheck:ignore
+	for name, b := range run.Breakers {
+		if b == nil || b.Threshold != want.Threshold || b.Cooldown != want.Cooldown {
+			delete(run.Breakers, name)
+		}
+	}
+	if l := run.Ladder; !slices.Equal(l.Rungs, p.Escalation) || l.Next < 0 || l.Next > len(l.Rungs) {
+		run.Ladder = policies.Ladder{}
+	}
+	run.Step = max(run.Step, 0)
+	run.OutputFailures = max(run.OutputFailures, 0)
 }
 
 // dropNodes removes from a fork the nodes its edit invalidated (they are
