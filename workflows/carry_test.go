@@ -132,3 +132,38 @@ func TestInputNotesUnknownFields(t *testing.T) {
 	require.JSONEq(t, `{"x": 1}`, string(known.Input))
 	require.Error(t, json.Unmarshal([]byte(`{"agent": 3}`), &known), "a wrong type is still an error")
 }
+
+// Checkpoints (edit_apply.go) are new in the carried run and optional: an
+// edit of a node without one starts the loop escape afresh. A run that
+// fits without them must not stop for them: the released code carried it,
+// and a run it carried must continue as new the same way (replaying its
+// last workflow task, the code must decide the same).
+func TestCheckpointsNeverMakeARunTooLargeToCarry(t *testing.T) {
+	noise := func(seed uint32, n int) string {
+		var b strings.Builder
+		x := seed
+		for b.Len() < n {
+			x = x*1664525 + 1013904223
+			b.WriteByte(byte('a' + x>>24%26))
+		}
+		return b.String()
+	}
+	// Just under the bound without checkpoints: incompressible results,
+	// and 64 requests each with a checkpoint of their own.
+	run := bigRun(1, noise(1, 2500<<10))
+	for i := 0; i < maxCheckpoints; i++ {
+		cp := mustJSON(checkpoint{Step: i, LastError: noise(uint32(i+7), 2<<10)})
+		run.Nodes = append(run.Nodes, Node{Node: signals.Node{ID: "r", Kind: signals.KindRequest, Status: signals.StatusCompleted}, Checkpoint: cp})
+	}
+	run.NextID = len(run.Nodes)
+	plain := *run
+	plain.Nodes = nil
+	for _, n := range run.Nodes {
+		n.Checkpoint = nil
+		plain.Nodes = append(plain.Nodes, n)
+	}
+	var in AgentInput
+	require.NoError(t, carryRun(&in, &plain), "the run fits without its checkpoints")
+	in = AgentInput{}
+	require.NoError(t, carryRun(&in, run), "so it is carried with them, or without")
+}
