@@ -24,8 +24,30 @@ const (
 	maxCarriedJSON = config.MaxCarriedJSONBytes
 )
 
-// carryRun puts the run into the continue-as-new input.
+// carryRun puts the run into the continue-as-new input. Checkpoints are
+// dropped before the run is refused as too large: an edit does without
+// them (it starts the loop escape afresh), and a run the released code
+// carried must not stop for them.
 func carryRun(in *AgentInput, run *Run) error {
+	err := carryWhole(in, run)
+	if err == nil || !dropCheckpoints(run) {
+		return err
+	}
+	return carryWhole(in, run)
+}
+
+// dropCheckpoints removes the run's checkpoints, saying if there were any.
+func dropCheckpoints(run *Run) bool {
+	dropped := false
+	for i := range run.Nodes {
+		if len(run.Nodes[i].Checkpoint) > 0 {
+			run.Nodes[i].Checkpoint, dropped = nil, true
+		}
+	}
+	return dropped
+}
+
+func carryWhole(in *AgentInput, run *Run) error {
 	data, err := json.Marshal(run)
 	if err != nil {
 		return fmt.Errorf("cannot carry the run into continue-as-new: %v", err)
