@@ -139,6 +139,10 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	// State is rebuilt below, before AgentWorkflow asks how the run holds
+	// numbers: a fork is new, so exactly (versionExactNumbers is 1 for it;
+	// asking here would move its marker).
+	r.exactNumbers = true
 	e, _ := forkEdit(in.From)
 	if e == nil {
 		e = &signals.EditRequest{NodeID: in.From.NodeID}
