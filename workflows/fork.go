@@ -184,7 +184,7 @@ func forkedRun(src *Run, spec *config.Resolved) *Run {
 	run.Generation, run.Resume, run.Phase = 0, nil, signals.PhaseRunning
 	run.IgnoredSignals, run.IgnoredByKind = 0, nil
 	for i := range run.Nodes {
-		run.Nodes[i].Executed, run.Nodes[i].Ran = false, false
+		run.Nodes[i].Executed, run.Nodes[i].Ran, run.Nodes[i].CallKey = false, false, ""
 	}
 	return run
 }

@@ -123,8 +123,11 @@ type Node struct {
 	// write re-issued after the call is invalidated is not run twice.
 	Settled  int  `json:"settled,omitempty"`
 	Executed bool `json:"executed,omitempty"`
-	// Ran: the tool activity was started (whatever came of it).
-	Ran bool `json:"ran,omitempty"`
+	// Ran: the tool activity was started (whatever came of it); CallKey is
+	// the call id its Idempotency-Key was made of (the node's own, or an
+	// earlier try's: stage_ledger.go).
+	Ran     bool   `json:"ran,omitempty"`
+	CallKey string `json:"call_key,omitempty"`
 	// Checkpoint, on a request or human node, is the run's loop escape
 	// and counters as they were when the node began: an edit from there
 	// restores them (only the latest maxCheckpoints are kept).

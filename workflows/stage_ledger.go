@@ -31,6 +31,9 @@ func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, a
 		// that honours Idempotency-Key acts once.
 		if tried := p.r.triedWrite(tool.Name, args); tried != nil && workflow.GetVersion(ctx, versionEffectLedger, workflow.DefaultVersion, 1) >= 1 {
 			c.keyOf = tried.ID
+			if tried.CallKey != "" {
+				c.keyOf = tried.CallKey // itself an earlier try's key, maybe
+			}
 		}
 		p.run(ctx, c, tool, args, 0)
 		return

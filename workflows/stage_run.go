@@ -53,17 +53,17 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 func (r *runner) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt int, tool config.Tool, args json.RawMessage) workflow.Future {
 	// The node keeps the tool the call named (blocking and loops go by
 	// it); a substitute shows in the escalation that opened the breaker.
-	if n := r.run.node(nodeID); n != nil {
-		n.Status = signals.StatusRunning
-		n.Args = args
-		n.Ran = true
-	}
 	callID := nodeID
 	if keyOf != "" {
 		callID = keyOf
 	}
 	if attempt > 0 {
 		callID = fmt.Sprintf("%s-r%d", callID, attempt)
+	}
+	if n := r.run.node(nodeID); n != nil {
+		n.Status = signals.StatusRunning
+		n.Args = args
+		n.Ran, n.CallKey = true, callID
 	}
 	actx := workflow.WithActivityOptions(ctx, toolOptions(tool))
 	// The chain's first run id keeps the idempotency keys of a new run that
