@@ -233,10 +233,19 @@ func (r *runner) restoreAt(n *Node) {
 	var cp checkpoint
 	if len(at.Checkpoint) == 0 || json.Unmarshal(at.Checkpoint, &cp) != nil {
 		// Beyond the checkpoints kept: the loop escape starts afresh, the
-		// breakers say what they know of the tools now.
+		// breakers say what they know of the tools now. The escalations of
+		// the steps the edit invalidated (before this) are undone with them
+		// (a rollback never invalidates its escalations).
 		breakers := run.Breakers
 		run.LoopEscape = LoopEscape{Loops: []signals.Loop{}, Breakers: breakers}
 		run.Step = at.Step
+		kept := []Escalation{}
+		for _, e := range run.Escalations {
+			if m := run.node(e.At); m == nil || m.Status != signals.StatusInvalidated {
+				kept = append(kept, e)
+			}
+		}
+		run.Escalations = kept
 		return
 	}
 	run.LoopEscape, run.Step, run.OutputFailures, run.LastError = cp.LoopEscape, cp.Step, cp.OutputFailures, cp.LastError
