@@ -99,19 +99,19 @@ func pairReplies() []activities.ModelReply {
 	}})
 }
 
-func pairRun(t *testing.T, edit *signals.EditRequest, got *updateResult) *harness {
+func pairRun(t *testing.T, edit *signals.EditRequest, at time.Duration, got *updateResult) *harness {
 	h := newHarness(t, pairSpec(), pairReplies(), echoTool)
 	var replied updateResult
 	h.reply(10*time.Minute, "go on", &replied)
 	if edit != nil {
-		h.edit(30*time.Minute, *edit, got)
+		h.edit(at, *edit, got)
 	}
 	h.env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "agent", Task: "t"})
 	return h
 }
 
 func TestEveryEditKeepsEachCallAnsweredOnce(t *testing.T) {
-	base := pairRun(t, nil, nil)
+	base := pairRun(t, nil, 0, nil)
 	tr := base.trace()
 	for i, c := range conversations(base.requests, pairReplies()) {
 		require.Empty(t, checkToolPairs(c), "unedited request %d", i)
@@ -141,27 +141,31 @@ func TestEveryEditKeepsEachCallAnsweredOnce(t *testing.T) {
 	}
 	require.NotEmpty(t, edits)
 	applied := 0
-	for _, e := range edits {
-		name := fmt.Sprintf("%s %s%s", e.NodeID, e.Output, e.Args)
-		t.Run(name, func(t *testing.T) {
-			var got updateResult
-			h := pairRun(t, &e, &got)
-			if got.rejected != nil || got.err != nil {
-				t.Skipf("edit not applied: %v %v", got.rejected, got.err)
-			}
-			applied++
-			next := continuedInput(t, h)
-			h2 := newHarness(t, pairSpec(), []activities.ModelReply{{Content: "done"}}, echoTool)
-			_, err := h2.run(next)
-			if err != nil {
-				t.Logf("gen 1 ended with %v", err)
-			}
-			for i, c := range conversations(h2.requests, nil) {
-				require.Empty(t, checkToolPairs(c), "request %d after the edit: %s", i, dump(c))
-			}
-		})
+	// At 5 minutes a person is asked (the human rung); at 30 the last
+	// step's hold waits for approval.
+	for _, at := range []time.Duration{5 * time.Minute, 30 * time.Minute} {
+		for _, e := range edits {
+			name := fmt.Sprintf("%s %s %s%s", at, e.NodeID, e.Output, e.Args)
+			t.Run(name, func(t *testing.T) {
+				var got updateResult
+				h := pairRun(t, &e, at, &got)
+				if got.rejected != nil || got.err != nil {
+					t.Skipf("edit not applied: %v %v", got.rejected, got.err)
+				}
+				applied++
+				next := continuedInput(t, h)
+				h2 := newHarness(t, pairSpec(), []activities.ModelReply{{Content: "done"}}, echoTool)
+				_, err := h2.run(next)
+				if err != nil {
+					t.Logf("gen 1 ended with %v", err)
+				}
+				for i, c := range conversations(h2.requests, nil) {
+					require.Empty(t, checkToolPairs(c), "request %d after the edit: %s", i, dump(c))
+				}
+			})
+		}
 	}
-	require.Greater(t, applied, 5)
+	require.Greater(t, applied, 20)
 }
 
 func dump(msgs []activities.Message) string {
