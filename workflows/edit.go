@@ -30,7 +30,7 @@ func (r *runner) editWanted(req signals.EditRequest) error {
 			r.editing.req.NodeID, run.Generation+1)
 	}
 	if r.closing {
-		return fmt.Errorf("edit: the run is continuing as new into generation %d: send the edit again in a moment", run.Generation+1)
+		return fmt.Errorf("edit: the run is closing (it finishes, or continues as new into generation %d): send the edit again in a moment, or fork it", run.Generation+1)
 	}
 	n := run.node(req.NodeID)
 	if n == nil {

@@ -164,7 +164,7 @@ func unchangedCalls(run *Run, req *Node, after json.RawMessage) []string {
 			continue
 		}
 		for _, old := range before.ToolCalls {
-			if old == tc {
+			if old.ID == tc.ID && old.Name == tc.Name && sameArgs(old.Args, tc.Args) {
 				if n := validCall(run, req.ID, tc.ID); n != nil {
 					same = append(same, n.ID)
 				}
@@ -172,6 +172,17 @@ func unchangedCalls(run *Run, req *Node, after json.RawMessage) []string {
 		}
 	}
 	return same
+}
+
+// sameArgs compares a call's arguments as JSON (the model's text and an
+// edit's object of the same arguments are the same call).
+func sameArgs(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ca, errA := policies.CanonicalJSON(json.RawMessage(a))
+	cb, errB := policies.CanonicalJSON(json.RawMessage(b))
+	return errA == nil && errB == nil && string(ca) == string(cb)
 }
 
 // checkpoint is what an edit restores of the run as it was when a request

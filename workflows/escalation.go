@@ -98,7 +98,8 @@ func (r *runner) rollback(ctx workflow.Context, escID string, loop *policies.Loo
 	before := r.run.Events[begin-1]
 	for i := range r.run.Nodes {
 		n := &r.run.Nodes[i]
-		if first != nil && n.Step >= first.Step && n.ID != escID && n.Kind != signals.KindEscalation && n.Kind != signals.KindTask {
+		record := n.Kind == signals.KindEdit || (n.Kind == signals.KindHuman && n.Status == signals.StatusSkipped)
+		if first != nil && n.Step >= first.Step && n.ID != escID && n.Kind != signals.KindEscalation && n.Kind != signals.KindTask && !record {
 			n.Status = signals.StatusInvalidated
 		}
 	}

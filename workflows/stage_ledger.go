@@ -56,9 +56,23 @@ func (r *runner) executedWrite(tool string, args json.RawMessage) *Node {
 }
 
 // triedWrite is the invalidated call that tried this exact write and did
-// not see it through (it failed or timed out once started), if any.
+// not see it through, in a way that leaves open whether the tool acted (a
+// timeout, a transient or unknown failure, a cancellation), if any. A
+// definite refusal is not taken: a tool that keeps answers by key would
+// only give it again.
 func (r *runner) triedWrite(tool string, args json.RawMessage) *Node {
-	return r.invalidatedWrite(tool, args, func(n *Node) bool { return n.Ran && !n.Executed })
+	return r.invalidatedWrite(tool, args, func(n *Node) bool {
+		return n.Ran && !n.Executed && outcomeUnknown(n.Class)
+	})
+}
+
+// outcomeUnknown: a call that failed so may still have acted.
+func outcomeUnknown(c policies.Class) bool {
+	switch c {
+	case policies.Timeout, policies.Transient, policies.Unclassified, policies.Canceled, "":
+		return true
+	}
+	return false
 }
 
 // invalidatedWrite is the latest invalidated call of tool with these

@@ -117,11 +117,14 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 	}
 	r.checkpoint(reqID)
 	var reply activities.ModelReply
-	actx := workflow.WithActivityOptions(ctx, modelOptions(run.Spec.Model))
+	actx, abandon := workflow.WithCancel(workflow.WithActivityOptions(ctx, modelOptions(run.Spec.Model)))
 	fut := workflow.ExecuteActivity(actx, acts.CallModel, req)
 	if !r.awaitOrInterrupt(ctx, fut) {
 		// An edit came first: the reply would answer a conversation the
-		// edit changes, so it is not waited for.
+		// edit changes, so it is not waited for (and the request is
+		// cancelled, so it spends no more tokens).
+		abandon()
+		r.finishNode(ctx, reqID, nil, "abandoned: a person edited the run while the model was asked")
 		return nil, reqID, errInterrupted
 	}
 	if err := fut.Get(ctx, &reply); err != nil {

@@ -94,10 +94,19 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 	if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
 		return nil, err
 	}
+	var res *AgentResult
 	if r.run.Spec.Agent.Graph != nil {
-		return r.walkGraph(ctx)
+		res, err = r.walkGraph(ctx)
+	} else {
+		res, err = r.loop(ctx)
 	}
-	return r.loop(ctx)
+	// A handler still at work (a fork waiting for its workflow to start)
+	// finishes before the run closes; no new edit is taken meanwhile.
+	r.closing = true
+	if ctx.Err() == nil {
+		_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	}
+	return res, err
 }
 
 // start builds the runner: a new run (resolving the agent in an activity)
