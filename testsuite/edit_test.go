@@ -158,11 +158,7 @@ func mustRaw(t *testing.T, v any) json.RawMessage {
 // identical write, which the effect ledger answers: the order tool saw one
 // request in all (a checkpoint-replay design places the order twice).
 func TestEditAfterAWriteReusesTheWriteFromTheLedger(t *testing.T) {
-	tools := newToolServer(t, shopHandler)
-	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
-		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
-	})
-	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	s, tools, run := startShop(t)
 	id, firstRunID := run.GetID(), run.GetRunID()
 
 	confirm := s.awaitApproval(id, 0, "confirm")
@@ -354,11 +350,7 @@ agents:
 // unchanged (same generation, same trace, same phase). Then an edit of a
 // node an edit invalidated, two edits racing, and an edit of a closed run.
 func TestBadEditsAreRefusedAndLeaveTheRunAsItWas(t *testing.T) {
-	tools := newToolServer(t, shopHandler)
-	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
-		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
-	})
-	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	s, tools, run := startShop(t)
 	id := run.GetID()
 	confirm := s.awaitApproval(id, 0, "confirm")
 	before := s.trace(s.latest(id))
@@ -681,11 +673,7 @@ func TestEditWhileTheModelThinksAbandonsTheRequest(t *testing.T) {
 // are answered by the ledger (nothing is written twice), other arguments
 // are a new write, which runs, under its own Idempotency-Key.
 func TestEditOfAWritesArguments(t *testing.T) {
-	tools := newToolServer(t, shopHandler)
-	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
-		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
-	})
-	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	s, tools, run := startShop(t)
 	id := run.GetID()
 	s.awaitApproval(id, 0, "confirm")
 	write := callsOf(s.trace(s.latest(id)), "place_order")[0]
@@ -726,11 +714,7 @@ func TestEditOfAWritesArguments(t *testing.T) {
 // The signal form of edit: fire and forget; a valid one is applied as the
 // update's is, an invalid one is recorded in the trace and ignored.
 func TestEditBySignal(t *testing.T) {
-	tools := newToolServer(t, shopHandler)
-	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
-		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
-	})
-	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	s, tools, run := startShop(t)
 	id := run.GetID()
 	s.awaitApproval(id, 0, "confirm")
 	lookup := callsOf(s.trace(s.latest(id)), "lookup")[0]
@@ -825,11 +809,7 @@ func TestEditWhileAWriteRunsWaitsForIt(t *testing.T) {
 // An edit of the task starts the run over: the look-up runs again, the
 // identical write is answered by the ledger.
 func TestEditOfTheTaskStartsOverWithoutWritingTwice(t *testing.T) {
-	tools := newToolServer(t, shopHandler)
-	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
-		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
-	})
-	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	s, tools, run := startShop(t)
 	id := run.GetID()
 	s.awaitApproval(id, 0, "confirm")
 	tr := s.trace(s.latest(id))
@@ -891,4 +871,15 @@ func TestEditOfAWaitingWriteChangesItsArgumentsInPlace(t *testing.T) {
 	require.Equal(t, "hal", edit.By)
 	require.JSONEq(t, `{"args": {"item": "book", "qty": 1}}`, string(edit.Before))
 	require.JSONEq(t, `{"args": {"item": "book", "qty": 3}}`, string(edit.After))
+}
+
+// startShop starts the shop agent on a fresh stack and tool server: it
+// looks the book up, places the order (a write) and asks to confirm, which
+// waits for approval.
+func startShop(t *testing.T) (*stack, *toolServer, client.WorkflowRun) {
+	tools := newToolServer(t, shopHandler)
+	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
+		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
+	})
+	return s, tools, s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
 }

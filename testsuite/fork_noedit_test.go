@@ -9,9 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/enums/v1"
 
-	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/workflows"
 )
 
 // A fork with no from.edit starts at the node as it was: the node keeps
@@ -22,11 +20,7 @@ import (
 // asked for the write, and at the task: each fork places its own order
 // and answers with the looked-up price, 10.
 func TestForkWithoutAnEditKeepsTheNodesValue(t *testing.T) {
-	tools := newToolServer(t, shopHandler)
-	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
-		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
-	})
-	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	s, _, run := startShop(t)
 	id := run.GetID()
 	s.approveCall(id, s.awaitApproval(id, 0, "confirm").CallID)
 	_, err := s.result(run)

@@ -10,9 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/workflows"
 )
 
 // Forks on the real server and worker, the model scripted (a test double),
@@ -24,11 +22,7 @@ import (
 // source's) under its own Idempotency-Key; the source is left as it was,
 // and completes with its own value once approved.
 func TestForkOfARunningRunLeavesTheSourceAsItWas(t *testing.T) {
-	tools := newToolServer(t, shopHandler)
-	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
-		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
-	})
-	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	s, tools, run := startShop(t)
 	id := run.GetID()
 	confirm := s.awaitApproval(id, 0, "confirm")
 	before := s.trace(s.latest(id))
@@ -116,11 +110,7 @@ func TestForkOfARunningRunLeavesTheSourceAsItWas(t *testing.T) {
 // input's from: the fork starts where the source was at the node, applies
 // from.edit, and writes under its own key; the source stays closed.
 func TestForkOfAClosedRunThroughTheInput(t *testing.T) {
-	tools := newToolServer(t, shopHandler)
-	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
-		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
-	})
-	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	s, tools, run := startShop(t)
 	id := run.GetID()
 	s.approveCall(id, s.awaitApproval(id, 0, "confirm").CallID)
 	out, err := s.result(run)
@@ -174,11 +164,7 @@ func TestForkOfAClosedRunThroughTheInput(t *testing.T) {
 
 // Forks the input cannot start: each fails at once, naming what is wrong.
 func TestBadForksFailNamingTheProblem(t *testing.T) {
-	tools := newToolServer(t, shopHandler)
-	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
-		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
-	})
-	run := s.start(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
+	s, tools, run := startShop(t)
 	id := run.GetID()
 	s.awaitApproval(id, 0, "confirm")
 	tr := s.trace(s.latest(id))
