@@ -586,3 +586,32 @@ func TestEditOfAGraphToolNodesOutput(t *testing.T) {
 	require.JSONEq(t, `"forked"`, string(out.Output))
 	require.Equal(t, []string{"hold"}, toolNamesOf(fork.toolReqs))
 }
+
+// A write that needs approval and already ran is not put before a person
+// again when an edit re-issues it as it was: the ledger answers it.
+func TestAReissuedApprovedWriteIsNotAskedAgain(t *testing.T) {
+	spec := editSpec()
+	for i := range spec.Tools {
+		if spec.Tools[i].Name == "w" {
+			spec.Tools[i].Approval = config.ApprovalAlways
+		}
+	}
+	h := newHarness(t, spec, lookupWriteConfirm(), echoTool)
+	var approved, got updateResult
+	h.approve(time.Minute, signals.ApproveRequest{CallID: "n5", Decision: "approve"}, &approved)
+	h.edit(2*time.Minute, signals.EditRequest{NodeID: "n3", Output: json.RawMessage(`{"q": "checked"}`)}, &got)
+	h.env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, approved.rejected)
+	require.NoError(t, got.rejected)
+	require.Equal(t, []string{"a", "w"}, toolNamesOf(h.toolReqs))
+	next := continuedInput(t, h)
+
+	h2 := newHarness(t, spec, []activities.ModelReply{
+		{ToolCalls: []activities.ToolCall{call("k4", "w", `{"order": 7}`)}},
+		{Content: "done"},
+	}, echoTool)
+	_, err := h2.run(next)
+	require.NoError(t, err, "no approval is awaited (it would time out after an hour and fail the call)")
+	require.Empty(t, h2.toolReqs)
+	require.Empty(t, nodesByKind(h2.trace(), signals.KindApproval)[1:], "only the first run's approval")
+}

@@ -20,7 +20,7 @@ func (p *pipeline) block(ctx workflow.Context, c *stepCall, args json.RawMessage
 		p.fail(ctx, c, blockedText(c.tool.Name), policies.Blocked)
 		return
 	}
-	if c.tool.Approval == config.ApprovalAlways {
+	if c.tool.Approval == config.ApprovalAlways && !p.ledgerAnswers(ctx, c, args) {
 		p.approval(ctx, c, c.tool, args, func(tool config.Tool, decided json.RawMessage) { p.route(ctx, c, tool, decided) })
 		return
 	}

@@ -20,16 +20,19 @@ import (
 // tool runs again with the same Idempotency-Key (its key is made of the
 // tool and its canonical arguments), so the tool itself answers.
 func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage) {
-	if tool.Effect != config.EffectWrite {
+	if !writes(c, tool) {
 		p.run(ctx, c, tool, args, 0)
 		return
 	}
-	prior := p.r.executedWrite(tool.Name, args)
+	// Matched by the tool the call names: a fallback that stood in for it
+	// then, or stands in now, does not make the same write a new one.
+	name := ledgerName(c, tool)
+	prior := p.r.executedWrite(name, args)
 	if prior == nil {
 		// The same write tried before and failed (a timeout, say) may have
 		// acted all the same: it goes again with that try's key, so a tool
 		// that honours Idempotency-Key acts once.
-		if tried := p.r.triedWrite(tool.Name, args); tried != nil && workflow.GetVersion(ctx, versionEffectLedger, workflow.DefaultVersion, 1) >= 1 {
+		if tried := p.r.triedWrite(name, args); tried != nil && workflow.GetVersion(ctx, versionEffectLedger, workflow.DefaultVersion, 1) >= 1 {
 			c.keyOf = tried.ID
 			if tried.CallKey != "" {
 				c.keyOf = tried.CallKey // itself an earlier try's key, maybe
@@ -47,6 +50,31 @@ func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, a
 		return
 	}
 	p.reuse(ctx, c, tool, args, prior)
+}
+
+// ledgerAnswers says whether the ledger will answer this call without a
+// person's approval of the call itself: a write that already ran, re-issued
+// as it was (reexecute: reuse answers it; ask asks about running it again,
+// once). Approving it first would ask for nothing.
+func (p *pipeline) ledgerAnswers(ctx workflow.Context, c *stepCall, args json.RawMessage) bool {
+	if !writes(c, c.tool) || p.r.executedWrite(ledgerName(c, c.tool), args) == nil {
+		return false
+	}
+	return workflow.GetVersion(ctx, versionEffectLedger, workflow.DefaultVersion, 1) >= 1
+}
+
+// writes: the call's tool, or the tool that would stand in, has effects.
+func writes(c *stepCall, tool config.Tool) bool {
+	return tool.Effect == config.EffectWrite || c.tool.Effect == config.EffectWrite
+}
+
+// ledgerName is the tool a call is matched by in the ledger: the one the
+// call names.
+func ledgerName(c *stepCall, tool config.Tool) string {
+	if c.tool.Name != "" {
+		return c.tool.Name
+	}
+	return tool.Name
 }
 
 // executedWrite is the invalidated call that already ran this exact write
