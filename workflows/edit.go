@@ -42,12 +42,8 @@ func (r *runner) editWanted(req signals.EditRequest) error {
 	if n.Status == signals.StatusInvalidated {
 		return fmt.Errorf("edit: %s was invalidated by an earlier edit or a rollback: edit a node that is still valid (status is not %q)", n.ID, signals.StatusInvalidated)
 	}
-	if run.Spec.Agent.Graph != nil && n.Kind != signals.KindTask && n.Kind != signals.KindHuman &&
-		!(n.Kind == signals.KindCall && n.ModelCallID == "") {
-		return fmt.Errorf("edit: %s is part of an llm node's step, and in a graph run this version edits only the task, a tool node's call and a human node's reply", n.ID)
-	}
-	if run.Spec.Agent.Graph != nil && n.Kind == signals.KindHuman && n.GraphNode == "" {
-		return fmt.Errorf("edit: %s answered the escalation ladder, not a human node of the graph: in a graph run this version edits only the task, a tool node's call and a human node's reply", n.ID)
+	if run.Spec.Agent.Graph != nil && graphPlace(run, n) == "" && n.Kind != signals.KindTask {
+		return fmt.Errorf("edit: %s belongs to no node of the graph (it answered the escalation ladder): in a graph run the task, a node's model request, call or human reply can be edited", n.ID)
 	}
 	switch n.Kind {
 	case signals.KindTask, signals.KindRequest, signals.KindHuman:
@@ -302,6 +298,18 @@ func (r *runner) editWaitingCall(ctx workflow.Context, n *Node, req signals.Edit
 	r.argsEdited[id] = req.Audit
 	e := r.addEditNode(ctx, id, req.Audit, mustJSON(map[string]any{"args": before}), mustJSON(map[string]any{"args": req.Args}), nil)
 	return signals.EditResult{NodeID: e, Edited: id, Invalidated: []string{}, Generation: r.run.Generation}
+}
+
+// graphPlace is the graph node a trace node belongs to: its own tag, or
+// for a model's call, its request's (an llm node's step).
+func graphPlace(run *Run, n *Node) string {
+	if n.GraphNode != "" || n.Kind != signals.KindCall || n.ModelCallID == "" || len(n.Parents) != 1 {
+		return n.GraphNode
+	}
+	if req := run.node(n.Parents[0]); req != nil {
+		return req.GraphNode
+	}
+	return ""
 }
 
 // markEditedArgs tells the model that a person changed the arguments of a

@@ -122,10 +122,18 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest) (signa
 	}
 	if run.Spec.Agent.Graph != nil {
 		// The walk picks up after the edited node with the edge its
-		// outcome takes (as after a rollback), or from the start.
-		run.Resume, run.ResumeFrom, run.GraphAt = nil, nil, ""
-		if n.GraphNode != "" {
-			run.ResumeFrom, run.GraphAt = &resumePoint{Node: n.GraphNode, OK: n.Status == signals.StatusCompleted, Error: n.Error}, n.GraphNode
+		// outcome takes (as after a rollback), or from the start; an llm
+		// node's step is finished first (its calls the edit did not keep).
+		run.ResumeFrom, run.GraphAt = nil, ""
+		at := graphPlace(run, n)
+		switch {
+		case plan.ResumeCalls != "":
+			run.GraphAt = at
+		case at != "":
+			run.Resume = nil
+			run.ResumeFrom, run.GraphAt = &resumePoint{Node: at, OK: n.Status == signals.StatusCompleted, Error: n.Error}, at
+		default:
+			run.Resume = nil
 		}
 	}
 	edited := n.ID

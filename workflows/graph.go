@@ -33,6 +33,8 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 	if r.run.GraphAt == "" {
 		r.run.GraphAt = g.Start
 	}
+	// After an edit of an llm node's step, that step is finished first.
+	resume := r.run.Resume != nil
 	if rp := r.run.ResumeFrom; rp != nil {
 		r.run.ResumeFrom = nil
 		next, err := r.nextNode(rp.Node, visitResult{ok: rp.OK, errText: rp.Error})
@@ -45,11 +47,17 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 		if r.interrupting() {
 			return nil, r.applyAndContinue(ctx)
 		}
-		if ok, err := r.beforeStep(ctx, true); !ok {
-			return nil, err
-		}
 		at := r.run.GraphAt
-		res := r.visit(ctx, at, g.Nodes[at])
+		var res visitResult
+		if resume {
+			resume = false
+			res = r.resumeLLM(ctx, at)
+		} else {
+			if ok, err := r.beforeStep(ctx, true); !ok {
+				return nil, err
+			}
+			res = r.visit(ctx, at, g.Nodes[at])
+		}
 		if r.interrupting() && ctx.Err() == nil {
 			return nil, r.applyAndContinue(ctx) // what the visit did is recorded; the edit decides what stays
 		}
@@ -152,13 +160,33 @@ func (r *runner) visitLLM(ctx workflow.Context, at string) visitResult {
 	if err != nil {
 		return visitResult{stopErr: err}
 	}
+	return r.llmOutcome(ctx, at, reqID, replyView(*reply), nil)
+}
+
+// resumeLLM finishes the step of an llm node an edit continued the run
+// in: the edited reply's calls that the edit did not keep run.
+func (r *runner) resumeLLM(ctx workflow.Context, at string) visitResult {
+	res := r.run.Resume
+	r.run.Resume = nil
+	req := r.run.node(res.Request)
+	if req == nil {
+		return visitResult{stopErr: r.stop(ctx, "the edited request "+res.Request+" is not in the trace")}
+	}
+	var rec replyRecord
+	_ = json.Unmarshal(req.Output, &rec)
+	return r.llmOutcome(ctx, at, req.ID, rec, res)
+}
+
+// llmOutcome runs an llm node's calls (all of them, or after an edit
+// those not kept) and says how the visit ended.
+func (r *runner) llmOutcome(ctx workflow.Context, at, reqID string, reply replyRecord, resume *editResume) visitResult {
 	// The node's identity in loops is what the model asked for, so an llm
 	// node visited again with new calls is progress, not a cycle.
 	calls := string(mustJSON(reply.ToolCalls))
 	if len(reply.ToolCalls) == 0 {
 		return visitResult{ok: true, event: policies.LLMNodeEvent(at, calls, reply.Content, "content")}
 	}
-	final, _, err := r.runCalls(ctx, reqID, reply.ToolCalls)
+	final, _, err := r.runCallsOf(ctx, reqID, reply.ToolCalls, resume)
 	if err != nil {
 		return visitResult{stopErr: err}
 	}
