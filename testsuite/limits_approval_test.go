@@ -79,3 +79,57 @@ agents:
 	require.Len(t, tools.requests("/pay"), 1)
 	recordAndReplay(t, run, "graph_tool_approval")
 }
+
+// A graph run edited on the server: the quote node's output is changed
+// while the payment waits for approval; the walk goes on from the quote
+// (not fetched again) and the payment runs once, with the edited amount.
+// The history of the continued run is kept.
+func TestGraphEditOnTheServer(t *testing.T) {
+	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		var a map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&a)
+		if r.URL.Path == "/quote" {
+			a = map[string]any{"amount": 12}
+		}
+		writeJSON(w, 200, a)
+	})
+	cfg := `
+model: { base_url: "{{MODEL}}", name: unused }
+tools:
+  - { name: quote, http: { method: POST, url: "` + tools.URL + `/quote" } }
+  - { name: pay, http: { method: POST, url: "` + tools.URL + `/pay" }, effect: write, approval: always,
+      parameters: { type: object, required: [amount], properties: { amount: { type: integer } } } }
+agents:
+  - name: payer
+    instructions: Pay.
+    tools: [quote, pay]
+    graph:
+      start: Q
+      nodes:
+        Q: { tool: quote, output_path: "†state.q" }
+        P: { tool: pay, args: { amount: "†state.q.amount" }, output_path: "†state.paid" }
+        E: { end: true, output: "†state.paid" }
+      edges: [ { from: Q, to: P }, { from: P, to: E } ]
+`
+	s := newStack(t, cfg, nil)
+	run := s.start(workflows.AgentInput{Agent: "payer", Task: "pay"})
+	id := run.GetID()
+	pending := s.pendingApproval(run)
+	require.JSONEq(t, `{"amount": 12}`, string(pending.Args))
+	quote := nodesOf(s.trace(run), signals.KindCall)[0]
+	res, err := s.edit(id, signals.EditRequest{NodeID: quote.ID, Output: json.RawMessage(`{"amount": 7}`), Audit: signals.Audit{By: "ops"}})
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Generation)
+	require.Equal(t, []string{pending.CallID}, res.Invalidated)
+
+	next := s.latest(id)
+	again := s.pendingApproval(next)
+	require.JSONEq(t, `{"amount": 7}`, string(again.Args), "the payment reads the edited quote")
+	require.NoError(t, s.update(next, signals.Approve, signals.ApproveRequest{CallID: again.CallID, Decision: signals.DecisionApprove}))
+	out, err := s.result(next)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"amount": 7}`, string(out.Output))
+	require.Len(t, tools.requests("/quote"), 1, "the quote is not fetched again")
+	require.Len(t, tools.requests("/pay"), 1, "one payment, with the edited amount")
+	recordAndReplay(t, next, "graph_edit_tool_output")
+}
