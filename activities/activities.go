@@ -22,9 +22,11 @@ type Activities struct {
 	config  *config.File
 	querier Querier
 	history HistoryReader // nil when the client given to New cannot read histories
-	http    *http.Client
-	getenv  func(string) (string, bool)
-	convos  *conversationCache
+	// describer, when the client has it, reads a run's record cheaply.
+	describer Describer
+	http      *http.Client
+	getenv    func(string) (string, bool)
+	convos    *conversationCache
 }
 
 // New builds the activity set over a loaded config and a Temporal client
@@ -44,5 +46,6 @@ func New(cfg *config.File, querier Querier) *Activities {
 		convos: newConversationCache(1024),
 	}
 	a.history, _ = querier.(HistoryReader)
+	a.describer, _ = querier.(Describer)
 	return a
 }

@@ -7,6 +7,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -41,14 +42,15 @@ func (a *Activities) VerifyCarried(ctx context.Context, previousRunID string) er
 	// The three reads go out at once (a continued run waits for them
 	// before its first step); their answers are judged in order.
 	var (
-		closed, started, previous          *historypb.HistoryEvent
+		closed, started                    *historypb.HistoryEvent
+		previousType                       string
 		closedErr, startedErr, previousErr error
 		wg                                 sync.WaitGroup
 	)
 	wg.Add(3)
 	go func() { defer wg.Done(); closed, closedErr = a.closeEvent(ctx, wf.ID, previousRunID) }()
 	go func() { defer wg.Done(); started, startedErr = a.firstEvent(ctx, wf.ID, wf.RunID) }()
-	go func() { defer wg.Done(); previous, previousErr = a.firstEvent(ctx, wf.ID, previousRunID) }()
+	go func() { defer wg.Done(); previousType, previousErr = a.runType(ctx, wf.ID, previousRunID) }()
 	wg.Wait()
 	if closedErr != nil {
 		return closedErr
@@ -80,10 +82,33 @@ func (a *Activities) VerifyCarried(ctx context.Context, previousRunID string) er
 		return previousErr
 	}
 	own := start.GetWorkflowType().GetName()
-	if typ := previous.GetWorkflowExecutionStartedEventAttributes().GetWorkflowType().GetName(); typ != own {
-		return refuseCarried("run %s is a %s, not a %s: only the engine's own run may continue as new into it", previousRunID, typ, own)
+	if previousType != own {
+		return refuseCarried("run %s is a %s, not a %s: only the engine's own run may continue as new into it", previousRunID, previousType, own)
 	}
 	return nil
+}
+
+// runType is the workflow type of a run, from the server's record of it
+// (a describe, which does not fetch the run's events), or its first event.
+func (a *Activities) runType(ctx context.Context, workflowID, runID string) (string, error) {
+	if a.describer != nil {
+		d, err := a.describer.DescribeWorkflowExecution(ctx, workflowID, runID)
+		if err != nil {
+			return "", fmt.Errorf("describe run %s: %w", runID, err) // retried
+		}
+		return d.GetWorkflowExecutionInfo().GetType().GetName(), nil
+	}
+	first, err := a.firstEvent(ctx, workflowID, runID)
+	if err != nil {
+		return "", err
+	}
+	return first.GetWorkflowExecutionStartedEventAttributes().GetWorkflowType().GetName(), nil
+}
+
+// Describer reads a run's record without its events; the Temporal client
+// has it.
+type Describer interface {
+	DescribeWorkflowExecution(ctx context.Context, workflowID, runID string) (*workflowservice.DescribeWorkflowExecutionResponse, error)
 }
 
 // closeEvent is the event that closed a run (nil: none yet).
