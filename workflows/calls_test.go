@@ -31,12 +31,7 @@ func echoSpec() *config.Resolved {
 		},
 		Agents: []config.Agent{{Name: "agent", Instructions: "x", Tools: []string{"a", "b", "c", "typed"}}},
 	}
-	f.SetDefaults()
-	r, err := f.Resolve("agent", func(string) (string, bool) { return "", false })
-	if err != nil {
-		panic(err)
-	}
-	return r
+	return mustResolve(f, "agent")
 }
 
 // concurrency tracks how many mocked tool calls run at once and in which

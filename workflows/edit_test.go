@@ -43,11 +43,7 @@ func editSpec() *config.Resolved {
 		},
 		Agents: []config.Agent{{Name: "agent", Instructions: "x", Tools: []string{"a", "b", "c", "w", "ask", "hold", "typed"}}},
 	}
-	f.SetDefaults()
-	r, err := f.Resolve("agent", func(string) (string, bool) { return "", false })
-	if err != nil {
-		panic(err)
-	}
+	r := mustResolve(f, "agent")
 	r.Agent.Policies.HumanTimeout = config.Duration(time.Hour)
 	return r
 }

@@ -32,8 +32,14 @@ func testSpec() *config.Resolved {
 		},
 		Agents: []config.Agent{{Name: "travel", Instructions: "Book travel.", Tools: []string{"search_flights", "book_flight"}}},
 	}
+	return mustResolve(f, "travel")
+}
+
+// mustResolve is a test config with its defaults, resolved for agent
+// (no environment); a mistake in it is a bug of the test.
+func mustResolve(f *config.File, agent string) *config.Resolved {
 	f.SetDefaults()
-	r, err := f.Resolve("travel", func(string) (string, bool) { return "", false })
+	r, err := f.Resolve(agent, func(string) (string, bool) { return "", false })
 	if err != nil {
 		panic(err)
 	}
