@@ -150,3 +150,21 @@ type EditResult struct {
 	Generation  int      `json:"generation"`
 	WorkflowID  string   `json:"workflow_id,omitempty"`
 }
+
+// HandoffRequest hands a run to another agent (CONTRACT.md "handoff"): to
+// the one named, or to the best placed (policies.ChooseHandoff), with a
+// note for it.
+type HandoffRequest struct {
+	Audit
+	To   string `json:"to,omitempty"`
+	Note string `json:"note,omitempty"`
+}
+
+// Validate checks the payload itself; whether the target can take the run
+// is the run's to say.
+func (h HandoffRequest) Validate() error {
+	if h.To != strings.TrimSpace(h.To) || strings.ContainsAny(h.To, " \t\n") {
+		return fmt.Errorf(`handoff: "to" is %q: name an agent of the worker's config, or leave it out to let the run choose`, h.To)
+	}
+	return nil
+}

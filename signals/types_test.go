@@ -75,3 +75,9 @@ func TestEditRequestValidate(t *testing.T) {
 		require.ErrorContains(t, err, tt.want)
 	}
 }
+
+func TestHandoffRequestValidate(t *testing.T) {
+	require.NoError(t, HandoffRequest{}.Validate())
+	require.NoError(t, HandoffRequest{To: "refunds", Note: "the customer wants a refund"}.Validate())
+	require.ErrorContains(t, HandoffRequest{To: " refunds"}.Validate(), `handoff: "to" is " refunds"`)
+}

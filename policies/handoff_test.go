@@ -1,0 +1,108 @@
+package policies
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Seed 004's customer service: a general agent, orders, refunds, tech
+// support, and a person as the last resort.
+func serviceRegistry() []HandoffCandidate {
+	return []HandoffCandidate{
+		{Name: "general", Description: "Answers general questions.", Capabilities: []string{"faq"}, Tier: 1, SuccessRate: 0.9},
+		{Name: "orders", Description: "Order status and tracking.", Capabilities: []string{"query_order", "track_shipping"}, Tier: 1, SuccessRate: 0.8},
+		{Name: "advanced_orders", Description: "Special orders.", Capabilities: []string{"cancel_order", "query_special_order"}, Tier: 2, SuccessRate: 0.7},
+		{Name: "refunds", Description: "Refunds and refund policy.", Capabilities: []string{"process_refund", "query_policy"}, Tier: 2, SuccessRate: 0.95},
+		{Name: "tech", Description: "Technical support.", Capabilities: []string{"troubleshoot_tech", "reset_account"}, Tier: 2, SuccessRate: 0.9},
+		{Name: "person", Description: "A person from customer service.", Human: true, Tier: 3, SuccessRate: -1},
+	}
+}
+
+func TestChooseHandoff(t *testing.T) {
+	all := []string{"*"}
+	tests := []struct {
+		name        string
+		ask         HandoffAsk
+		registry    func([]HandoffCandidate) []HandoffCandidate
+		wantRanked  []string
+		wantRefused map[string]string
+	}{
+		{
+			name:       "capability match picks refunds, a person last",
+			ask:        HandoffAsk{From: "orders", Allowed: all, Path: []string{"general", "orders"}, Reason: "out_of_scope", Summary: "The customer wants a refund for order 42", SuggestedAction: "process refund"},
+			wantRanked: []string{"refunds", "person"},
+			wantRefused: map[string]string{
+				"orders": "it is the agent handing over", "general": "already in the handoff path general -> orders",
+				"advanced_orders": "no capability match", "tech": "no capability match",
+			},
+		},
+		{
+			name:       "the target asked for comes first, even without a match",
+			ask:        HandoffAsk{From: "general", Allowed: all, Path: []string{"general"}, To: "tech", Summary: "refund please"},
+			wantRanked: []string{"tech", "refunds", "person"},
+		},
+		{
+			name:        "a bounce back is refused and the next candidate taken",
+			ask:         HandoffAsk{From: "refunds", Allowed: all, Path: []string{"general", "orders", "refunds"}, To: "orders", Summary: "track the order"},
+			wantRanked:  []string{"person"},
+			wantRefused: map[string]string{"orders": "already in the handoff path general -> orders -> refunds"},
+		},
+		{
+			name: "over capacity",
+			ask:  HandoffAsk{From: "orders", Allowed: all, Path: []string{"orders"}, Summary: "refund"},
+			registry: func(r []HandoffCandidate) []HandoffCandidate {
+				r[3].MaxConcurrent, r[3].Running = 2, 2
+				return r
+			},
+			wantRanked:  []string{"person"},
+			wantRefused: map[string]string{"refunds": "over capacity: 2 of 2 runs"},
+		},
+		{
+			name:        "handoffs limit the targets; human names any person",
+			ask:         HandoffAsk{From: "orders", Allowed: []string{"tech", "human"}, Path: []string{"orders"}, Summary: "refund and reset_account"},
+			wantRanked:  []string{"tech", "person"},
+			wantRefused: map[string]string{"refunds": "not in orders's handoffs [tech human]"},
+		},
+		{
+			name: "ties go by tier, then success rate, then lower load, then name",
+			ask:  HandoffAsk{From: "general", Allowed: all, Summary: "cancel_order and process_refund"},
+			registry: func(r []HandoffCandidate) []HandoffCandidate {
+				r[2].SuccessRate = 0.95 // advanced_orders now ties refunds on tier and rate
+				r[2].Running, r[3].Running = 1, 5
+				return r
+			},
+			wantRanked: []string{"advanced_orders", "refunds", "person"},
+		},
+		{
+			name:        "nothing left",
+			ask:         HandoffAsk{From: "orders", Allowed: []string{"refunds"}, Path: []string{"orders", "refunds"}, Summary: "refund"},
+			wantRefused: map[string]string{"refunds": "already in the handoff path orders -> refunds"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := serviceRegistry()
+			if tt.registry != nil {
+				reg = tt.registry(reg)
+			}
+			got := ChooseHandoff(tt.ask, reg)
+			require.Equal(t, tt.wantRanked, got.Ranked)
+			refused := map[string]string{}
+			for _, r := range got.Refused {
+				refused[r.Agent] = r.Why
+			}
+			for agent, why := range tt.wantRefused {
+				require.Equal(t, why, refused[agent], agent)
+			}
+			require.Len(t, got.Refused, len(reg)-len(got.Ranked), "every candidate is ranked or refused")
+		})
+	}
+}
+
+func TestCapabilityMatchIsWordWise(t *testing.T) {
+	c := HandoffCandidate{Description: "Refunds and the refund policy", Capabilities: []string{"process_refund"}}
+	require.Equal(t, 4, capabilityMatch(c, "please process refund, per the policy on refunds"), "the capability, and refunds, refund, policy")
+	require.Zero(t, capabilityMatch(c, "nonrefundable items"), "a word inside another does not count")
+	require.Zero(t, capabilityMatch(HandoffCandidate{Description: "and the for"}, "and the for"), "short words do not count")
+}
