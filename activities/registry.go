@@ -59,7 +59,7 @@ func (a *Activities) ReadRegistry(ctx context.Context, req RegistryRequest) ([]A
 	}
 	namespace := req.Namespace
 	if namespace == "" {
-		namespace = activity.GetInfo(ctx).WorkflowNamespace
+		namespace = activity.GetInfo(ctx).Namespace
 	}
 	since := time.Now().Add(-req.Window).UTC().Format(time.RFC3339)
 	count := func(query string) (int, error) {
