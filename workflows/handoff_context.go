@@ -1,0 +1,130 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/refs"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// HandoffContextVersion is the version of HandoffContext's shape.
+const HandoffContextVersion = 1
+
+// HandoffContext is what a run hands to the agent that takes it over (seed
+// 004's AgentContext): who and what it is about, what was said and done,
+// and why it is handed over. It is built from the trace, the run's only
+// record, so nothing is lost that the trace holds; the conversation is a
+// bounded digest of it.
+type HandoffContext struct {
+	Version         int                  `json:"version"`
+	Session         string               `json:"session"` // the workflow id
+	User            string               `json:"user,omitempty"`
+	InitialQuery    string               `json:"initial_query"`
+	CurrentProblem  string               `json:"current_problem"`
+	Conversation    []activities.Message `json:"conversation"`
+	ReasoningTrace  []ReasoningStep      `json:"reasoning_trace"`
+	ToolRecords     []ToolRecord         `json:"tool_records"`
+	State           refs.State           `json:"state"`
+	Reason          string               `json:"reason"`
+	SourceAgent     string               `json:"source_agent"`
+	SuggestedAction string               `json:"suggested_next_action,omitempty"`
+	Metadata        map[string]any       `json:"metadata"`
+	HandoffPath     []string             `json:"handoff_path"`
+}
+
+// ReasoningStep is one model request of the source: what it thought and
+// which calls it made.
+type ReasoningStep struct {
+	Node    string   `json:"node"`
+	Step    int      `json:"step"`
+	Thought string   `json:"thought,omitempty"`
+	Calls   []string `json:"calls,omitempty"`
+}
+
+// ToolRecord is one call the source made, with how it ended.
+type ToolRecord struct {
+	Node    string          `json:"node"`
+	Tool    string          `json:"tool"`
+	Args    json.RawMessage `json:"args,omitempty"`
+	Outcome string          `json:"outcome"` // completed or failed
+	Output  json.RawMessage `json:"output,omitempty"`
+	Error   string          `json:"error,omitempty"`
+}
+
+// maxHandoffConversation bounds the conversation a context carries (the
+// rest of the context is bounded by the trace itself); older observations
+// are cut first, as for a model request.
+const maxHandoffConversation = 256 << 10
+
+// maxToolRecordOutput bounds each tool record's output in the context.
+const maxToolRecordOutput = 4 << 10
+
+// newHandoffContext builds the context of a handoff of run (workflow id
+// session) from its agent, for the reason, summary and suggested action
+// given.
+func newHandoffContext(run *Run, session, reason, summary, suggested string) HandoffContext {
+	hc := HandoffContext{
+		Version: HandoffContextVersion, Session: session, User: inputUser(run.Input.Input),
+		InitialQuery: run.Input.Task, CurrentProblem: summary, State: run.State,
+		Reason: reason, SourceAgent: run.Spec.Agent.Name, SuggestedAction: suggested,
+		Metadata:       map[string]any{"generation": run.Generation, "steps": run.Step},
+		HandoffPath:    append(append([]string{}, run.HandoffPath...), run.Spec.Agent.Name),
+		ReasoningTrace: []ReasoningStep{}, ToolRecords: []ToolRecord{},
+	}
+	for i := range run.Nodes {
+		n := &run.Nodes[i]
+		switch {
+		case n.Status == signals.StatusInvalidated:
+		case n.Kind == signals.KindRequest && n.Status == signals.StatusCompleted:
+			var rec replyRecord
+			_ = json.Unmarshal(n.Output, &rec)
+			s := ReasoningStep{Node: n.ID, Step: n.Step, Thought: rec.Content}
+			for _, tc := range rec.ToolCalls {
+				s.Calls = append(s.Calls, tc.Name)
+			}
+			hc.ReasoningTrace = append(hc.ReasoningTrace, s)
+		case n.Kind == signals.KindCall && (n.Status == signals.StatusCompleted || n.Status == signals.StatusFailed):
+			r := ToolRecord{Node: n.ID, Tool: n.Tool, Args: n.Args, Outcome: string(n.Status), Error: n.Error}
+			if len(n.Output) > maxToolRecordOutput {
+				r.Output = mustJSON(fmt.Sprintf("(%d bytes, cut; the trace holds them: node %s)", len(n.Output), n.ID))
+			} else {
+				r.Output = n.Output
+			}
+			hc.ToolRecords = append(hc.ToolRecords, r)
+		}
+	}
+	conv := buildConversation(run)[1:] // not the source's instructions
+	fitConversation(conv, maxHandoffConversation)
+	hc.Conversation = conv
+	return hc
+}
+
+// inputUser is who the run is for, when its input says (user or user_id).
+func inputUser(input json.RawMessage) string {
+	var in map[string]any
+	_ = json.Unmarshal(input, &in)
+	for _, k := range []string{"user", "user_id"} {
+		if s, ok := in[k].(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// brief is what the agent taking over reads first: who handed the task
+// over, why, the summary and the suggested next action.
+func (hc HandoffContext) brief() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[unstuck] This task was handed over to you by agent %s (reason: %s).", hc.SourceAgent, hc.Reason)
+	if hc.CurrentProblem != "" {
+		fmt.Fprintf(&b, "\nSummary: %s", hc.CurrentProblem)
+	}
+	if hc.SuggestedAction != "" {
+		fmt.Fprintf(&b, "\nSuggested next action: %s", hc.SuggestedAction)
+	}
+	fmt.Fprintf(&b, "\nHandoff path: %s. The conversation so far, the calls made and their results follow.", strings.Join(hc.HandoffPath, " -> "))
+	return b.String()
+}
