@@ -60,16 +60,22 @@ func carryWhole(in *AgentInput, run *Run) error {
 		in.Continued = run
 		return nil
 	}
+	gz := gzipped(data)
+	if len(gz) > maxCarried {
+		return fmt.Errorf("the run's state is %d KiB compressed (%d KiB as JSON), over the %d KiB that continue-as-new can carry; "+
+			"large tool results are the usual cause", len(gz)>>10, len(data)>>10, maxCarried>>10)
+	}
+	in.ContinuedGzip = gz
+	return nil
+}
+
+// gzipped compresses a run's JSON as it is carried (and read by a fork).
+func gzipped(data []byte) []byte {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	_, _ = zw.Write(data)
 	_ = zw.Close()
-	if buf.Len() > maxCarried {
-		return fmt.Errorf("the run's state is %d KiB compressed (%d KiB as JSON), over the %d KiB that continue-as-new can carry; "+
-			"large tool results are the usual cause", buf.Len()>>10, len(data)>>10, maxCarried>>10)
-	}
-	in.ContinuedGzip = buf.Bytes()
-	return nil
+	return buf.Bytes()
 }
 
 // uncarryRun reads a compressed run back.

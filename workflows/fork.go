@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -244,14 +243,11 @@ func packRun(run *Run) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	_, _ = zw.Write(data)
-	_ = zw.Close()
-	if buf.Len() > maxCarried {
-		return nil, fmt.Errorf("the run is %d KiB compressed, over the %d KiB a fork can read", buf.Len()>>10, maxCarried>>10)
+	gz := gzipped(data)
+	if len(gz) > maxCarried {
+		return nil, fmt.Errorf("the run is %d KiB compressed, over the %d KiB a fork can read", len(gz)>>10, maxCarried>>10)
 	}
-	return buf.Bytes(), nil
+	return gz, nil
 }
 
 // forkReadOptions: reading the source run. A source that does not exist
