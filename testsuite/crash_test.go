@@ -79,18 +79,7 @@ agents:
 	path := filepath.Join(t.TempDir(), "agents.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
 	queue := fmt.Sprintf("crash-%d", time.Now().UnixNano())
-	startWorker := func() *exec.Cmd {
-		cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), "--config", path, "--task-queue", queue)
-		cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort())
-		var logs strings.Builder
-		cmd.Stdout, cmd.Stderr = &logs, &logs
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		})
-		return cmd
-	}
+	startWorker := func() *exec.Cmd { return workerProcess(t, bins, path, queue) }
 
 	first := startWorker()
 	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
@@ -122,4 +111,23 @@ agents:
 		keys[r.IdempotencyKey] = true
 	}
 	require.Len(t, keys, 1, "every attempt carried the same Idempotency-Key")
+}
+
+// workerProcess starts the real worker binary on queue with the config at
+// path; it is killed when the test ends, and its log shown if the test
+// failed.
+func workerProcess(t *testing.T, bins, path, queue string) *exec.Cmd {
+	cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), "--config", path, "--task-queue", queue)
+	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort())
+	var logs strings.Builder
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("worker log:\n%s", logs.String())
+		}
+	})
+	return cmd
 }

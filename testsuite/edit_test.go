@@ -555,21 +555,7 @@ func TestEditThenWorkerCrashInTheResumedRunWritesOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "agents.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(shopConfig(model.URL(), tools.URL)), 0o644))
 	queue := fmt.Sprintf("edit-crash-%d", time.Now().UnixNano())
-	startWorker := func() *exec.Cmd {
-		cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), "--config", path, "--task-queue", queue)
-		cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort())
-		var logs strings.Builder
-		cmd.Stdout, cmd.Stderr = &logs, &logs
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			if t.Failed() {
-				t.Logf("worker log:\n%s", logs.String())
-			}
-		})
-		return cmd
-	}
+	startWorker := func() *exec.Cmd { return workerProcess(t, bins, path, queue) }
 	s := &stack{t: t, model: model, queue: queue, client: devClient}
 
 	first := startWorker()
