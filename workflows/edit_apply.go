@@ -105,8 +105,7 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest) (signa
 	}
 	for _, id := range plan.Invalidated {
 		if m := run.node(id); m != nil {
-			m.Status = signals.StatusInvalidated
-			m.Checkpoint = nil // an invalidated node is never edited
+			m.invalidate()
 		}
 	}
 	r.restoreAt(n)
@@ -231,9 +230,21 @@ func (r *runner) checkpoint(nodeID string) {
 			continue
 		}
 		if kept++; kept > maxCheckpoints {
+			// Older ones went the same way, and invalidated nodes give
+			// theirs up when they are invalidated: the scan can stop.
 			m.Checkpoint = nil
+			return
 		}
 	}
+}
+
+// invalidate marks a node as no longer standing (an edit or a rollback
+// took away what it depended on). It keeps what it did, for the trace and
+// the effect ledger, and gives up its checkpoint: an invalidated node is
+// never edited.
+func (n *Node) invalidate() {
+	n.Status = signals.StatusInvalidated
+	n.Checkpoint = nil
 }
 
 // restoreAt puts back the loop escape and counters as they were at the
