@@ -55,7 +55,7 @@ func (l AgentLoad) SuccessRate() float64 {
 func (a *Activities) ReadRegistry(ctx context.Context, req RegistryRequest) ([]AgentLoad, error) {
 	counter, ok := a.querier.(Counter)
 	if !ok {
-		return nil, temporal.NewNonRetryableApplicationError("cannot read the registry: the worker's Temporal client cannot count workflows", "NoVisibility", nil)
+		return nil, temporal.NewNonRetryableApplicationError("cannot read the registry: the worker's Temporal client cannot count workflows", NoVisibilityError, nil)
 	}
 	namespace := req.Namespace
 	if namespace == "" {
@@ -88,3 +88,6 @@ func (a *Activities) ReadRegistry(ctx context.Context, req RegistryRequest) ([]A
 	}
 	return out, nil
 }
+
+// NoVisibilityError: the worker's client cannot count workflows.
+const NoVisibilityError = "NoVisibility"

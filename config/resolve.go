@@ -15,6 +15,49 @@ type Resolved struct {
 	Agent Agent  `json:"agent"`
 	Model Model  `json:"model"`
 	Tools []Tool `json:"tools"` // the agent's tools and their fallbacks, by name
+	// Registry is every agent of the config as a handoff sees it, for an
+	// agent that can hand over (it has handoffs, or is a person); kept with
+	// the run like the rest, so the agents a run may hand to never change
+	// under it.
+	Registry []Peer `json:"registry,omitempty"`
+}
+
+// Peer is an agent of the registry as a handoff sees it: what it can do
+// and how much it may take, never its model or tools.
+type Peer struct {
+	Name          string   `json:"name"`
+	Description   string   `json:"description,omitempty"`
+	Capabilities  []string `json:"capabilities,omitempty"`
+	Tier          int      `json:"tier,omitempty"`
+	MaxConcurrent int      `json:"max_concurrent,omitempty"`
+	Kind          string   `json:"kind,omitempty"`
+}
+
+// Human says whether the peer is a person (kind: human).
+func (p Peer) Human() bool { return p.Kind == KindHuman }
+
+// CanHandOff says whether an agent can hand a run over: it names targets,
+// or it is a person (who may pass a run to any agent when no handoffs
+// are named).
+func (a Agent) CanHandOff() bool { return len(a.Handoffs) > 0 || a.Kind == KindHuman }
+
+// HandoffTargets is the agent's handoffs as a handoff applies them: a
+// person with none named may hand over to any agent.
+func (a Agent) HandoffTargets() []string {
+	if len(a.Handoffs) == 0 && a.Kind == KindHuman {
+		return []string{HandoffAny}
+	}
+	return a.Handoffs
+}
+
+// Peer finds an agent of the registry by name.
+func (r *Resolved) Peer(name string) (Peer, bool) {
+	for _, p := range r.Registry {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Peer{}, false
 }
 
 // Resolve looks an agent up. Its Model is the agent's own fields over the
@@ -39,6 +82,12 @@ func (f *File) Resolve(agent string, getenv func(string) (string, bool)) (*Resol
 	}
 	r := &Resolved{Agent: *a, Model: f.agentModel(a, getenv)}
 	r.Tools = f.toolClosure(a.Tools)
+	if a.CanHandOff() {
+		for _, p := range f.Agents {
+			r.Registry = append(r.Registry, Peer{Name: p.Name, Description: p.Description, Capabilities: p.Capabilities,
+				Tier: p.Tier, MaxConcurrent: p.MaxConcurrent, Kind: p.Kind})
+		}
+	}
 	return r, nil
 }
 

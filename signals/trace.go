@@ -107,4 +107,10 @@ type Node struct {
 	// answered with the recorded result of this earlier call, instead of
 	// running it twice (an addition to CONTRACT.md's fields).
 	ReusedFrom string `json:"reused_from,omitempty"`
+	// From and To are a handoff node's agents (the one handing over, the
+	// one that took the run); Refused the candidates passed over, and why.
+	// Its Reason is the handoff's reason.
+	From    string           `json:"from,omitempty"`
+	To      string           `json:"to,omitempty"`
+	Refused []HandoffRefusal `json:"refused,omitempty"`
 }

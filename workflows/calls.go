@@ -110,6 +110,14 @@ func (r *runner) prepareCall(ctx workflow.Context, id string, tc activities.Tool
 	if problem != "" {
 		return fail(problem)
 	}
+	if tc.Name == HandoffTool && r.run.offerHandoff {
+		ask, problem := r.handoffCallAsk(args)
+		if problem != "" {
+			return fail(problem)
+		}
+		c.handoff = ask
+		return c
+	}
 	if tc.Name == FinalOutputTool {
 		c.final = true
 	} else {
@@ -162,10 +170,10 @@ func (r *runner) planCalls(ctx workflow.Context, step []*stepCall) {
 	deps, cyclic := refs.Plan(io)
 	for i, c := range step {
 		c.deps = deps[i]
-		if c.final {
+		if c.final || c.handoff != nil {
 			c.deps = nil
 			for j := range step {
-				if j != i && !step[j].final {
+				if j != i && !step[j].final && step[j].handoff == nil {
 					c.deps = append(c.deps, j)
 				}
 			}

@@ -20,7 +20,14 @@ import (
 // a view of it.
 func buildConversation(run *Run) []activities.Message {
 	msgs := []activities.Message{{Role: "system", Content: systemPrompt(run)}}
-	for i := range run.Nodes {
+	from := 0
+	if h := run.lastHandoff(); h >= 0 {
+		// The agent the run was handed to reads the task and the handoff
+		// context in place of what came before.
+		msgs = append(msgs, userMessage(taskText(run)), handoffMessage(&run.Nodes[h]))
+		from = h + 1
+	}
+	for i := from; i < len(run.Nodes); i++ {
 		if m, ok := nodeMessage(run, &run.Nodes[i]); ok {
 			msgs = append(msgs, m)
 		}
@@ -249,6 +256,9 @@ func toolDefs(run *Run) []activities.ToolDef {
 			continue
 		}
 		defs = append(defs, activities.ToolDef{Name: t.Name, Description: t.Description, Parameters: withOutputPath(t.Parameters)})
+	}
+	if run.offerHandoff {
+		defs = append(defs, handoffToolDef(run))
 	}
 	out := run.outputSchemaDoc()
 	if out == nil {

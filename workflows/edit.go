@@ -29,6 +29,9 @@ func (r *runner) editWanted(req signals.EditRequest) error {
 		return fmt.Errorf("edit: an edit of %s is being applied; the run goes on in generation %d: send this edit again then, against the trace it shows",
 			r.editing.req.NodeID, run.Generation+1)
 	}
+	if r.handing != nil {
+		return fmt.Errorf("edit: the run is being handed over; it goes on in generation %d: send the edit again then, against the trace it shows", run.Generation+1)
+	}
 	if r.closing {
 		return fmt.Errorf("edit: the run is closing (it finishes, or continues as new into generation %d): send the edit again in a moment, or fork it", run.Generation+1)
 	}
@@ -38,6 +41,10 @@ func (r *runner) editWanted(req signals.EditRequest) error {
 	}
 	if n.Kind == signals.KindHuman && n.Status == signals.StatusSkipped {
 		return fmt.Errorf("edit: %s is the record of an ignored message, which cannot be edited", n.ID)
+	}
+	if h := run.lastHandoff(); h >= 0 && run.nodeIndex(n.ID) <= h {
+		return fmt.Errorf("edit: %s came before the run was handed to %s at %s: edit a node after the handoff (what came before belongs to the agent that handed the run over)",
+			n.ID, run.Spec.Agent.Name, run.Nodes[h].ID)
 	}
 	if n.Status == signals.StatusInvalidated {
 		return fmt.Errorf("edit: %s was invalidated by an earlier edit or a rollback: edit a node that is still valid (status is not %q)", n.ID, signals.StatusInvalidated)

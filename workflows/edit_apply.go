@@ -34,6 +34,9 @@ type editedArgs struct {
 // answered with the reason and the run continues as new all the same: the
 // step the edit interrupted is not picked up, the next request follows.
 func (r *runner) applyAndContinue(ctx workflow.Context) error {
+	if r.handing != nil && !r.handing.done {
+		return r.applyHandoff(ctx)
+	}
 	pe := r.editing
 	pe.result, pe.err = r.applyEdit(ctx, pe.req)
 	pe.done = true

@@ -60,6 +60,25 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 		return &escalation{}
 	case policies.RungRollback:
 		return r.rollback(ctx, id, loop, where)
+	case policies.RungHandoff:
+		reason := "complexity_exceeded"
+		if situation.LoopTool != "" {
+			reason = "tool_failure"
+		}
+		to, res, err := r.handOff(ctx, handoffAsk{
+			Trigger: triggerLadder, Reason: reason, parents: []string{id},
+			Summary:   fmt.Sprintf("the agent %s is stuck: a %s (cycle %v)", r.run.Spec.Agent.Name, why, loop.Cycle),
+			Suggested: "finish the task another way than the repeating calls",
+		})
+		if err != nil {
+			return &escalation{stopErr: err}
+		}
+		if to == "" {
+			r.noteEscalation(id, r.run.node(res.NodeID).Error)
+			return r.escalate(ctx, loop, where)
+		}
+		r.noteEscalation(id, "handed over to "+to)
+		return &escalation{continueAsNew: true}
 	case policies.RungHuman:
 		reply, _, timedOut, err := r.awaitHuman(ctx, "the agent is stuck in a loop: "+why)
 		if err != nil {

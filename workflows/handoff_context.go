@@ -128,3 +128,44 @@ func (hc HandoffContext) brief() string {
 	fmt.Fprintf(&b, "\nHandoff path: %s. The conversation so far, the calls made and their results follow.", strings.Join(hc.HandoffPath, " -> "))
 	return b.String()
 }
+
+// maxHandoffContext bounds a whole handoff context: it is kept in the
+// handoff node (so in the carried run) and read by the target's first
+// model request.
+const maxHandoffContext = 512 << 10
+
+// fitHandoffContext keeps a context within maxHandoffContext: the oldest
+// tool records go first (the conversation holds what the model read of
+// them), then the State (the run keeps it: the target's references read
+// it there), then the conversation is cut further.
+func fitHandoffContext(hc HandoffContext) HandoffContext {
+	size := func() int { return len(mustJSON(hc)) }
+	if size() <= maxHandoffContext {
+		return hc
+	}
+	for len(hc.ToolRecords) > 0 && size() > maxHandoffContext {
+		drop := max(1, len(hc.ToolRecords)/4)
+		hc.Metadata["tool_records_dropped"] = asInt(hc.Metadata["tool_records_dropped"]) + drop
+		hc.ToolRecords = hc.ToolRecords[drop:]
+	}
+	if size() > maxHandoffContext {
+		hc.State = refs.State{"_unstuck_cut": "the State is not repeated here: the run keeps it, and †state references read it"}
+	}
+	if over := size() - maxHandoffContext; over > 0 {
+		fitConversation(hc.Conversation, max(0, maxHandoffConversation-over))
+	}
+	return hc
+}
+
+func asInt(v any) int {
+	n, _ := v.(int)
+	return n
+}
+
+// handoffMessage is what the agent a run was handed to reads of the
+// handoff: the brief, then the whole context as JSON.
+func handoffMessage(n *Node) activities.Message {
+	var hc HandoffContext
+	_ = json.Unmarshal(n.Output, &hc)
+	return activities.Message{Role: "user", Content: hc.brief() + "\n\nThe handoff context (JSON: conversation, reasoning_trace, tool_records, state):\n" + string(n.Output)}
+}

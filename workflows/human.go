@@ -55,19 +55,22 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string) (reply *signals.Re
 // replyWanted says whether a reply can land now: something waits, and no
 // other reply has landed in the meantime (two in one workflow task would
 // otherwise overwrite each other).
-func (r *runner) replyWanted() error {
+func (r *runner) replyWanted(req signals.ReplyRequest) error {
 	if r.waitingHuman == "" {
 		return fmt.Errorf("reply: nothing waits for a reply (the run is %s)", r.run.Phase)
 	}
 	if r.reply != nil {
 		return fmt.Errorf("reply: %s already has a reply", r.waitingHuman)
 	}
+	if r.personAgent {
+		return r.personReplyProblem(req)
+	}
 	return nil
 }
 
 // acceptReply is where a valid reply lands, from the update or the signal.
 func (r *runner) acceptReply(req signals.ReplyRequest) (signals.ReplyResult, error) {
-	if err := r.replyWanted(); err != nil {
+	if err := r.replyWanted(req); err != nil {
 		return signals.ReplyResult{}, err
 	}
 	copied := req

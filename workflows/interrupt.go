@@ -29,9 +29,9 @@ var errInterrupted = errors.New("interrupted by an edit")
 // interruptedText is what a call that an edit stopped says.
 const interruptedText = "not run: a person edited the run before it ran"
 
-// interrupting says an edit waits to be applied.
+// interrupting says an edit or a person's handoff waits to be carried out.
 func (r *runner) interrupting() bool {
-	return r.editing != nil && !r.editing.done
+	return (r.editing != nil && !r.editing.done) || (r.handing != nil && !r.handing.done)
 }
 
 // awaitOrInterrupt waits for a future, or for an edit to interrupt the

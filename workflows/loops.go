@@ -74,6 +74,9 @@ func (r *runner) situation(loop *policies.Loop, where string) policies.LoopSitua
 		s.HasFallback = true
 		s.BreakerOpen = r.breaker(t.Name).State == policies.BreakerOpen
 	}
+	if r.handsOver {
+		s.HandoffTargets = r.handoffTargets()
+	}
 	if g := r.run.Spec.Agent.Graph; s.InGraph && g != nil {
 		_, s.OffCycleEdge = r.offCycleEdge(where, loop)
 		if s.LoopStart > 0 {

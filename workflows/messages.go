@@ -29,7 +29,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if r.run == nil {
 				return errStarting(signals.Reply, "nothing waits for a reply")
 			}
-			return r.replyWanted()
+			return r.replyWanted(req)
 		}})
 	if err != nil {
 		return err
@@ -67,8 +67,18 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 		return err
 	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, signals.Handoff,
-		func(ctx workflow.Context, _ map[string]any) (string, error) { return "", notYet(signals.Handoff) },
-		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, _ map[string]any) error { return notYet(signals.Handoff) }})
+		func(ctx workflow.Context, req signals.HandoffRequest) (signals.HandoffResult, error) {
+			return r.acceptHandoff(ctx, req, true)
+		},
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.HandoffRequest) error {
+			if err := validMessage(signals.Handoff, req, req.Validate); err != nil {
+				return err
+			}
+			if r.run == nil {
+				return errStarting(signals.Handoff, "the run cannot be handed over")
+			}
+			return r.handoffWanted(req)
+		}})
 }
 
 // errStarting answers a message that arrives while the run resolves its
@@ -117,7 +127,11 @@ func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMe
 				return err
 			})
 		},
-		signals.Handoff: func(raw json.RawMessage) (signals.Audit, error) { return auditOf(raw), notYet(signals.Handoff) },
+		signals.Handoff: func(raw json.RawMessage) (signals.Audit, error) {
+			return handleMessage(signals.Handoff, "a handoff", raw, signals.HandoffRequest.Validate, func(req signals.HandoffRequest) error {
+				return r.handoffSignal(ctx, req)
+			})
+		},
 	}
 }
 

@@ -102,3 +102,13 @@ func retryPolicy(s policies.RetrySpec) *temporal.RetryPolicy {
 		NonRetryableErrorTypes: s.NonRetryable,
 	}
 }
+
+// registryOptions: reading agents' load from visibility. A handoff does
+// not wait long for it: without figures the choice goes on without
+// capacity and success rates (the handoff node says so).
+func registryOptions() workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3, NonRetryableErrorTypes: []string{activities.NoVisibilityError}},
+	}
+}

@@ -40,6 +40,9 @@ type stepCall struct {
 	reads  []refs.Path
 	deps   []int
 	final  bool // final_output: runs once every other call has finished
+	// handoff: the reserved handoff tool, settled like final_output (its
+	// ask, checked before the step's calls ran).
+	handoff *handoffAsk
 	// Where the call is in its life.
 	started bool
 	done    bool
@@ -79,6 +82,10 @@ func (r *runner) drive(ctx workflow.Context, calls []*stepCall, parallel bool) (
 				break
 			}
 			c.started = true
+			if c.handoff != nil {
+				r.settleHandoffCall(ctx, c)
+				continue
+			}
 			if c.final {
 				f, err := r.settleFinal(ctx, c)
 				c.done = true

@@ -57,6 +57,12 @@ type Progress struct {
 	ChainKeys bool `json:"chain_keys,omitempty"`
 	// Resume is where a run continued as new by an edit picks up.
 	Resume *editResume `json:"resume,omitempty"`
+	// AgentSince is the step at which the agent now with the run took it
+	// over (0 for the first agent): its step ceiling counts from there.
+	AgentSince int `json:"agent_since,omitempty"`
+	// offerHandoff: the model is offered the handoff tool (the agent has
+	// handoffs, in a version that hands over); set each generation.
+	offerHandoff bool
 }
 
 // Conversation says what the model activity already has, so the next

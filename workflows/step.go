@@ -37,9 +37,17 @@ func (r *runner) afterCalls(ctx workflow.Context, final *finalCall, calls []*ste
 	if ctx.Err() != nil {
 		return true, nil, r.cancelled(ctx, "")
 	}
+	th := r.stepHandoff
+	r.stepHandoff = nil
 	if final != nil {
+		if th != nil {
+			r.finishNode(ctx, th.nodeID, nil, "not carried out: the same reply finished the task with "+FinalOutputTool)
+		}
 		res, err := r.complete(ctx, final.callID, final.output)
 		return true, res, err
+	}
+	if th != nil {
+		return r.handOffForTool(ctx, th)
 	}
 	return r.observeCalls(ctx, calls)
 }

@@ -57,4 +57,11 @@ const (
 	// input starts a fork (before: both were refused as not available).
 	// Asked only for such a signal or input.
 	versionEdit = "edit"
+	// versionHandoff: an agent that can hand over does (the handoff tool,
+	// the handoff message, the ladder's handoff rung, its rules), and an
+	// agent of kind human waits for a person instead of calling a model
+	// (before: the tool was not offered, the message was refused, the rung
+	// skipped, and a human agent ran as a model agent). Asked only for
+	// agents with handoffs or of kind human, or for a handoff signal.
+	versionHandoff = "handoff"
 )

@@ -53,6 +53,14 @@ type runner struct {
 	// closing: the run is continuing as new, and takes no edit (its
 	// handlers must finish first, and an edit would wait for the run).
 	closing bool
+	// handing is a person's handoff the run has not carried out yet.
+	handing *pendingHandoff
+	// stepHandoff is the handoff call of the step under way.
+	stepHandoff *toolHandoff
+	// handsOver: the agent can hand the run over, in a version that does.
+	handsOver bool
+	// personAgent: the run is with an agent of kind human, waiting for it.
+	personAgent bool
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -91,13 +99,22 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 	r.useNumbers(ctx)
 	workflow.Go(ctx, func(ctx workflow.Context) { r.receiveSignals(ctx) })
 	r.repairOn = workflow.GetVersion(ctx, versionArgumentRepair, workflow.DefaultVersion, 1) >= 1
-	if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
-		return nil, err
+	handsOver := r.handoffsOn(ctx)
+	r.handsOver = handsOver
+	r.run.offerHandoff = handsOver && len(r.run.Spec.Agent.Handoffs) > 0 && r.run.Spec.Agent.Graph == nil
+	person := handsOver && r.run.Spec.Agent.Kind == config.KindHuman
+	if !person {
+		if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
+			return nil, err
+		}
 	}
 	var res *AgentResult
-	if r.run.Spec.Agent.Graph != nil {
+	switch {
+	case person:
+		res, err = r.humanAgent(ctx)
+	case r.run.Spec.Agent.Graph != nil:
 		res, err = r.walkGraph(ctx)
-	} else {
+	default:
 		res, err = r.loop(ctx)
 	}
 	// A handler still at work (a fork waiting for its workflow to start)
@@ -299,7 +316,7 @@ func (r *runner) loop(ctx workflow.Context) (*AgentResult, error) {
 func (r *runner) beforeStep(ctx workflow.Context, graph bool) (ok bool, err error) {
 	move, why := policies.NextMove(policies.StepView{
 		ContinueAsNewSuggested: workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
-		Step:                   r.run.Step,
+		Step:                   r.run.Step - r.run.AgentSince,
 		MaxSteps:               r.run.Spec.Agent.Policies.MaxSteps,
 		Graph:                  graph,
 	})

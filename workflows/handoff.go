@@ -1,0 +1,292 @@
+package workflows
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// A handoff passes the run, with its whole context, to the agent best
+// placed to finish it. Whatever asks for it (the model's handoff tool, a
+// person's handoff message, the ladder's handoff rung, the agent's rules,
+// a person handing a run back), it goes the same way: a handoff node,
+// the agents' live load read by an activity (so the choice replays),
+// policies.ChooseHandoff, and the first candidate the worker can resolve
+// takes the run over; the run then continues as new as that agent.
+
+// Handoff triggers, as the handoff node records them.
+const (
+	triggerTool    = "tool"
+	triggerMessage = "message"
+	triggerLadder  = "ladder"
+	triggerRule    = "rule"
+	triggerReturn  = "return"
+)
+
+// handoffAsk is a handoff as its trigger asks for it.
+type handoffAsk struct {
+	Trigger   string `json:"trigger"`
+	To        string `json:"to,omitempty"`
+	Reason    string `json:"reason"`
+	Summary   string `json:"summary,omitempty"`
+	Suggested string `json:"suggested_next_action,omitempty"`
+	signals.Audit
+	// parents of the handoff node (default: the frontier).
+	parents []string
+}
+
+// registryWindow is how far back an agent's success rate is read.
+const registryWindow = 24 * time.Hour
+
+// handoffsOn says whether this run's agent hands over (and, of kind
+// human, waits for a person): runs recorded before handoffs existed did
+// neither. Asked only for an agent that can hand over.
+func (r *runner) handoffsOn(ctx workflow.Context) bool {
+	if !r.run.Spec.Agent.CanHandOff() {
+		return false
+	}
+	return workflow.GetVersion(ctx, versionHandoff, workflow.DefaultVersion, 1) >= 1
+}
+
+// handoffPath is every agent the run has been with, in order, its agent
+// now last.
+func (run *Run) handoffPath() []string {
+	if len(run.HandoffPath) == 0 {
+		return []string{run.Spec.Agent.Name}
+	}
+	return slices.Clone(run.HandoffPath)
+}
+
+// targetRefused says why a handoff may not name to (nil when it may, or
+// when it names nobody and leaves the choice to the run).
+func (r *runner) targetRefused(to string) error {
+	a := r.run.Spec.Agent
+	if !a.CanHandOff() {
+		return fmt.Errorf("handoff: agent %s has no handoffs: it cannot hand a run over (its config names no targets)", a.Name)
+	}
+	if to == "" {
+		return nil
+	}
+	if to == a.Name {
+		return fmt.Errorf("handoff: %q is the agent the run is with: name another agent", to)
+	}
+	p, ok := r.run.Spec.Peer(to)
+	if !ok {
+		var names []string
+		for _, p := range r.run.Spec.Registry {
+			if p.Name != a.Name {
+				names = append(names, p.Name)
+			}
+		}
+		return fmt.Errorf("handoff: unknown agent %q (agents: %s)", to, strings.Join(names, ", "))
+	}
+	if !allowsTarget(a.HandoffTargets(), p) {
+		return fmt.Errorf("handoff: agent %s may hand over to %s only, not to %q", a.Name, strings.Join(a.HandoffTargets(), ", "), to)
+	}
+	return nil
+}
+
+// allowsTarget applies an agent's handoffs to a peer.
+func allowsTarget(handoffs []string, p config.Peer) bool {
+	for _, h := range handoffs {
+		if h == config.HandoffAny || h == p.Name || (h == config.HandoffHuman && p.Human()) {
+			return true
+		}
+	}
+	return false
+}
+
+// handoffWanted says whether a person's handoff can be taken now.
+func (r *runner) handoffWanted(req signals.HandoffRequest) error {
+	switch {
+	case r.handing != nil:
+		return fmt.Errorf("handoff: a handoff is already under way; the run goes on in generation %d: send it again then", r.run.Generation+1)
+	case r.editing != nil:
+		return fmt.Errorf("handoff: an edit of %s is being applied; send the handoff again in a moment", r.editing.req.NodeID)
+	case r.closing:
+		return fmt.Errorf("handoff: the run is closing (it finishes, or continues as new into generation %d): send it again in a moment", r.run.Generation+1)
+	}
+	return r.targetRefused(req.To)
+}
+
+// handOff carries out a handoff: it records the handoff node, reads the
+// agents' load, ranks the candidates and hands the run to the first the
+// worker resolves (takeOver). It answers who took the run ("" when no one
+// could: the node is failed with every refusal) and the update's answer;
+// err only for a cancelled run.
+func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.HandoffResult, error) {
+	run := r.run
+	from := run.Spec.Agent.Name
+	path := run.handoffPath()
+	parents := ask.parents
+	if parents == nil {
+		parents = run.Frontier
+	}
+	node := r.addNode(ctx, Node{Node: signals.Node{
+		Kind: signals.KindHandoff, Status: signals.StatusPending, Parents: parents,
+		Args: mustJSON(ask), From: from, Reason: ask.Reason, By: ask.By,
+	}, Step: run.Step})
+	id := node.ID
+	var ranked []string
+	var refused []signals.HandoffRefusal
+	if ask.Trigger == triggerReturn {
+		ranked = []string{ask.To} // back to the agent that handed the run over
+	} else {
+		candidates, note := r.handoffCandidates(ctx)
+		if ctx.Err() != nil {
+			return "", signals.HandoffResult{}, r.cancelled(ctx, id)
+		}
+		if note != "" {
+			r.run.node(id).Output = mustJSON(map[string]string{"note": note})
+		}
+		choice := policies.ChooseHandoff(policies.HandoffAsk{
+			From: from, Allowed: run.Spec.Agent.HandoffTargets(), Path: path, To: ask.To,
+			Reason: ask.Reason, Summary: ask.Summary, SuggestedAction: ask.Suggested,
+		}, candidates)
+		ranked = choice.Ranked
+		for _, f := range choice.Refused {
+			refused = append(refused, signals.HandoffRefusal{Agent: f.Agent, Why: f.Why})
+		}
+	}
+	for _, to := range ranked {
+		var spec config.Resolved
+		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, resolveOptions()), acts.ResolveAgent, to).Get(ctx, &spec)
+		if cancelled(ctx, err) {
+			return "", signals.HandoffResult{}, r.cancelled(ctx, id)
+		}
+		if err != nil {
+			refused = append(refused, signals.HandoffRefusal{Agent: to, Why: "the worker cannot take it on: " + errorText(err)})
+			continue
+		}
+		r.takeOver(ctx, id, &spec, ask, refused)
+		return to, signals.HandoffResult{NodeID: id, To: to, Refused: refused, HandoffPath: run.HandoffPath}, nil
+	}
+	n := run.node(id)
+	n.Status, n.Refused = signals.StatusFailed, refused
+	n.Error = "no agent can take the run" + describeRefusals(refused)
+	run.LastError = n.Error
+	return "", signals.HandoffResult{NodeID: id, Refused: refused, HandoffPath: path}, nil
+}
+
+// describeRefusals lists refusals for a message: ": a (why); b (why)".
+func describeRefusals(refused []signals.HandoffRefusal) string {
+	if len(refused) == 0 {
+		return " (no agent is allowed)"
+	}
+	var parts []string
+	for _, f := range refused {
+		parts = append(parts, fmt.Sprintf("%s (%s)", f.Agent, f.Why))
+	}
+	return ": " + strings.Join(parts, "; ")
+}
+
+// handoffCandidates is the registry with each agent's live load and
+// success rate, read by an activity. Without figures (no visibility, the
+// server busy) the choice goes on without them, and note says so.
+func (r *runner) handoffCandidates(ctx workflow.Context) ([]policies.HandoffCandidate, string) {
+	var names []string
+	for _, p := range r.run.Spec.Registry {
+		names = append(names, p.Name)
+	}
+	var loads []activities.AgentLoad
+	req := activities.RegistryRequest{Agents: names, Window: registryWindow, Namespace: workflow.GetInfo(ctx).Namespace}
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, registryOptions()), acts.ReadRegistry, req).Get(ctx, &loads)
+	note := ""
+	if err != nil {
+		note = "the agents' load could not be read, so capacity and success rates were not weighed: " + errorText(err)
+	}
+	byName := map[string]activities.AgentLoad{}
+	for _, l := range loads {
+		byName[l.Agent] = l
+	}
+	out := make([]policies.HandoffCandidate, 0, len(r.run.Spec.Registry))
+	for _, p := range r.run.Spec.Registry {
+		l, ok := byName[p.Name]
+		rate := -1.0
+		if ok {
+			rate = l.SuccessRate()
+		}
+		out = append(out, policies.HandoffCandidate{
+			Name: p.Name, Description: p.Description, Capabilities: p.Capabilities, Tier: p.Tier, Human: p.Human(),
+			MaxConcurrent: p.MaxConcurrent, Running: l.Running, SuccessRate: rate,
+		})
+	}
+	return out, note
+}
+
+// takeOver hands the run to the agent of spec: the handoff node keeps the
+// context (what the new agent reads first), and the run becomes that
+// agent's, with the loop escape, graph walk and step ceiling of its own.
+// The trace, State, escalations and counters stay: it is one run.
+func (r *runner) takeOver(ctx workflow.Context, id string, spec *config.Resolved, ask handoffAsk, refused []signals.HandoffRefusal) {
+	run := r.run
+	path := append(run.handoffPath(), spec.Agent.Name)
+	hc := newHandoffContext(run, workflow.GetInfo(ctx).WorkflowExecution.ID, ask.Reason, ask.Summary, ask.Suggested)
+	hc.HandoffPath = path
+	n := run.node(id)
+	n.Status, n.To, n.Refused = signals.StatusCompleted, spec.Agent.Name, refused
+	n.Output = mustJSON(fitHandoffContext(hc))
+	// What was under way when the run was handed over will not run.
+	for i := range run.Nodes {
+		m := &run.Nodes[i]
+		if m.Status == signals.StatusPending || m.Status == signals.StatusRunning || m.Status == signals.StatusAwaitingApproval {
+			if m.ID != id {
+				m.Status, m.Error = signals.StatusSkipped, "not run: the run was handed over to "+spec.Agent.Name
+			}
+		}
+	}
+	run.Spec = spec
+	run.HandoffPath = path
+	run.AgentSince = run.Step
+	run.LoopEscape = LoopEscape{Loops: run.Loops}
+	run.GraphWalk = GraphWalk{}
+	run.Frontier = []string{id}
+	run.SentMessages, run.LastReplyID, run.Fitted = 0, "", false
+	run.OutputFailures = 0
+	run.Resume = nil
+}
+
+// lastHandoff is the index in the trace of the handoff that gave the run
+// to its agent now (-1 when it never changed hands): the conversation
+// starts again there, and nothing before it can be edited.
+func (run *Run) lastHandoff() int {
+	for i := len(run.Nodes) - 1; i >= 0; i-- {
+		n := &run.Nodes[i]
+		if n.Kind == signals.KindHandoff && n.Status == signals.StatusCompleted {
+			return i
+		}
+	}
+	return -1
+}
+
+// nodeIndex is a node's place in the trace (-1 when it is not there).
+func (run *Run) nodeIndex(id string) int {
+	for i := len(run.Nodes) - 1; i >= 0; i-- {
+		if run.Nodes[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// handoffTargets counts the agents the run may still be handed to: allowed
+// by the agent's handoffs and not yet in its handoff path (the ladder's
+// handoff rung needs one).
+func (r *runner) handoffTargets() int {
+	path := r.run.handoffPath()
+	n := 0
+	for _, p := range r.run.Spec.Registry {
+		if !slices.Contains(path, p.Name) && allowsTarget(r.run.Spec.Agent.HandoffTargets(), p) {
+			n++
+		}
+	}
+	return n
+}
