@@ -32,6 +32,7 @@ func TestLoadContractExample(t *testing.T) {
 	require.Equal(t, "†input.q", travel.Graph.Nodes["A"].Args["q"])
 	require.Equal(t, "state.done == true", travel.Graph.Edges[4].When)
 	require.Equal(t, Duration(24*time.Hour), travel.Policies.HumanTimeout)
+	require.Equal(t, &HandoffWhen{ToolFailures: 3, StepsWithoutProgress: 5, UserAsks: "(?i)(talk|speak) to (a )?(person|human)"}, travel.Policies.HandoffWhen)
 	require.Equal(t, KindHuman, f.Agents[1].Kind)
 }
 

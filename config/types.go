@@ -138,6 +138,24 @@ type Policies struct {
 	HumanTimeout Duration      `yaml:"human_timeout" json:"human_timeout,omitempty"`
 	Repair       RepairPolicy  `yaml:"repair" json:"repair"`
 	Limits       Limits        `yaml:"limits" json:"limits"`
+	// HandoffWhen: rules that hand the run over by themselves (the agent
+	// needs handoffs). Nil, the default: no rule.
+	HandoffWhen *HandoffWhen `yaml:"handoff_when" json:"handoff_when,omitempty"`
+}
+
+// HandoffWhen are the rules that hand a run over without the model asking
+// (issue 12, trigger 4). Each is off at its zero value; the first that
+// holds before a model step hands the run over (policies.HandoffRule).
+type HandoffWhen struct {
+	// ToolFailures: this many failed tool calls in a row (0: off).
+	ToolFailures int `yaml:"tool_failures" json:"tool_failures,omitempty"`
+	// StepsWithoutProgress: this many model steps in a row in which no
+	// tool call completed (0: off).
+	StepsWithoutProgress int `yaml:"steps_without_progress" json:"steps_without_progress,omitempty"`
+	// UserAsks: a regular expression (Go RE2 syntax) over the user's
+	// words, the task and a person's replies; write (?i) to ignore case
+	// ("": off).
+	UserAsks string `yaml:"user_asks" json:"user_asks,omitempty"`
 }
 
 // Limits keep a run inside Temporal's limits (2,000 pending activities per

@@ -54,6 +54,9 @@ func (c *checker) agent(p path, a *Agent, tools, agents map[string]int) {
 		c.schema(p.key("output_schema"), "agent "+strconv.Quote(a.Name)+" output_schema", a.OutputSchema)
 	}
 	c.policies(p.key("policies"), &a.Policies)
+	if hw := a.Policies.HandoffWhen; hw != nil {
+		c.handoffWhen(p.key("policies").key("handoff_when"), hw, a)
+	}
 	if a.Graph != nil {
 		c.graph(p.key("graph"), a.Graph, a.Tools)
 	}
@@ -104,5 +107,26 @@ func (c *checker) policies(p path, pol *Policies) {
 	}
 	if n := pol.Limits.CallsInFlight; n < 1 || n > 1000 {
 		c.add(limits.key("calls_in_flight"), "must be between 1 and 1000, got %d", n)
+	}
+}
+
+// handoffWhen checks the rules that hand a run over by themselves. They
+// hand over to the agent's handoffs, so an agent without any is refused,
+// as is a person's agent: a person hands over themselves.
+func (c *checker) handoffWhen(p path, hw *HandoffWhen, a *Agent) {
+	switch {
+	case a.Kind == KindHuman:
+		c.add(p, "handoff_when applies to llm agents: a person (kind: human) hands over themselves")
+	case len(a.Handoffs) == 0:
+		c.add(p, "handoff_when needs handoffs: name the agents it may hand over to")
+	}
+	if hw.ToolFailures < 0 {
+		c.add(p.key("tool_failures"), "must be at least 0 (0: off), got %d", hw.ToolFailures)
+	}
+	if hw.StepsWithoutProgress < 0 {
+		c.add(p.key("steps_without_progress"), "must be at least 0 (0: off), got %d", hw.StepsWithoutProgress)
+	}
+	if hw.UserAsks != "" {
+		c.regex(p.key("user_asks"), hw.UserAsks)
 	}
 }

@@ -489,3 +489,105 @@ func TestModelRetryIsFilledAndChecked(t *testing.T) {
 	require.ErrorContains(t, err, "model.retry.max_attempts")
 	require.ErrorContains(t, err, "model.timeout")
 }
+
+func TestValidateHandoffWhen(t *testing.T) {
+	// rules is agent x, handing over to y, with handoff_when lines that
+	// start at line 10 (indent them by eight spaces).
+	rules := func(lines ...string) string {
+		return withAgent(append(append([]string{"  - name: x", "    handoffs: [y]", "    policies:", "      handoff_when:"}, lines...), "  - name: y")...)
+	}
+	runProblems(t, []problemCase{
+		{"tool_failures negative", rules("        tool_failures: -1"), 10, "agents[0].policies.handoff_when.tool_failures", "must be at least 0 (0: off), got -1"},
+		{"steps_without_progress negative", rules("        steps_without_progress: -2"), 10, "agents[0].policies.handoff_when.steps_without_progress", "must be at least 0 (0: off), got -2"},
+		{"user_asks bad regexp", rules("        user_asks: '(?i)a (person|human'"), 10, "agents[0].policies.handoff_when.user_asks", "invalid regular expression: missing closing )"},
+		{"user_asks bad flag", rules("        user_asks: '(?z)person'"), 10, "agents[0].policies.handoff_when.user_asks", "invalid regular expression: invalid or unsupported Perl syntax"},
+		{"unknown field", rules("        bogus: 1"), 10, "agents[0].policies.handoff_when.bogus", `unknown field "bogus"`},
+		{"unknown field in a flow mapping", withAgent(
+			"  - name: x",
+			"    handoffs: [human]",
+			"    policies: {handoff_when: {bogus: 1}}"), 8, "agents[0].policies.handoff_when.bogus", `unknown field "bogus"`},
+		{"wrong type", rules("        tool_failures: three"), 10, "agents[0].policies.handoff_when.tool_failures", "cannot unmarshal !!str `three` into int"},
+		{"no handoffs", withAgent(
+			"  - name: x",
+			"    policies:",
+			"      handoff_when: {tool_failures: 3}"), 8, "agents[0].policies.handoff_when", "handoff_when needs handoffs: name the agents it may hand over to"},
+		{"empty handoffs", withAgent(
+			"  - name: x",
+			"    handoffs: []",
+			"    policies:",
+			"      handoff_when: {user_asks: person}"), 9, "agents[0].policies.handoff_when", "handoff_when needs handoffs"},
+		{"a person's agent", withAgent(
+			"  - name: x",
+			"    kind: human",
+			"    handoffs: ['*']",
+			"    policies:",
+			"      handoff_when: {tool_failures: 3}"), 10, "agents[0].policies.handoff_when", "handoff_when applies to llm agents: a person (kind: human) hands over themselves"},
+	})
+}
+
+// A person's agent without handoffs is told the one thing to fix: drop
+// handoff_when (naming handoffs would not help).
+func TestValidateHandoffWhenHumanOnce(t *testing.T) {
+	_, err := parse(withAgent(
+		"  - name: x",
+		"    kind: human",
+		"    policies:",
+		"      handoff_when: {steps_without_progress: 2}"))
+	ps := Problems(err)
+	require.Len(t, ps, 1, "%v", err)
+	require.Contains(t, ps[0].Reason, "a person (kind: human)")
+}
+
+// Every refusal of a handoff_when is reported at once, each at its field.
+func TestValidateHandoffWhenAllProblems(t *testing.T) {
+	_, err := parse(withAgent(
+		"  - name: x",
+		"    policies:",
+		"      handoff_when: {tool_failures: -1, steps_without_progress: -1, user_asks: '['}"))
+	ps := Problems(err)
+	require.Len(t, ps, 4, "%v", err)
+	paths := make([]string, len(ps))
+	for i, p := range ps {
+		paths[i] = p.Path
+		require.Equal(t, 8, p.Line, "%v", p)
+	}
+	require.Equal(t, []string{
+		"agents[0].policies.handoff_when",
+		"agents[0].policies.handoff_when.tool_failures",
+		"agents[0].policies.handoff_when.steps_without_progress",
+		"agents[0].policies.handoff_when.user_asks",
+	}, paths)
+}
+
+func TestValidateHandoffWhenValid(t *testing.T) {
+	tests := []struct {
+		name  string
+		lines []string
+		want  *HandoffWhen
+	}{
+		{"left out: no rule", nil, nil},
+		{"null: no rule", []string{"    policies: {handoff_when: null}"}, nil},
+		{"every rule", []string{
+			"    policies:",
+			"      handoff_when:",
+			"        tool_failures: 3",
+			"        steps_without_progress: 5",
+			`        user_asks: '(?i)\b(talk|speak) to (a )?(person|human)\b'`,
+		}, &HandoffWhen{ToolFailures: 3, StepsWithoutProgress: 5, UserAsks: `(?i)\b(talk|speak) to (a )?(person|human)\b`}},
+		{"zeros are off, and kept", []string{
+			"    policies: {handoff_when: {tool_failures: 0, steps_without_progress: 0, user_asks: ''}}",
+		}, &HandoffWhen{}},
+		{"one rule, from a variable", []string{
+			"    policies:",
+			"      handoff_when:",
+			"        tool_failures: ${N:-4}",
+		}, &HandoffWhen{ToolFailures: 4}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := parse(withAgent(append([]string{"  - name: x", "    handoffs: [human]"}, tc.lines...)...))
+			require.NoError(t, err)
+			require.Equal(t, tc.want, f.Agents[0].Policies.HandoffWhen)
+		})
+	}
+}

@@ -112,8 +112,13 @@ func (c *checker) errorRule(p path, r ErrorRule) {
 		c.add(p.key("status"), "%d is not an HTTP status (100..599)", r.Status)
 	}
 	if r.Message != "" {
-		if _, err := regexp.Compile(r.Message); err != nil {
-			c.add(p.key("message"), "invalid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-		}
+		c.regex(p.key("message"), r.Message)
+	}
+}
+
+// regex checks a regular expression of the file (Go RE2 syntax).
+func (c *checker) regex(p path, expr string) {
+	if _, err := regexp.Compile(expr); err != nil {
+		c.add(p, "invalid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
 }
