@@ -168,3 +168,20 @@ func (h HandoffRequest) Validate() error {
 	}
 	return nil
 }
+
+// HandoffResult is the handoff update's answer: the handoff node, the
+// agent that took the run (empty when none did and the run stopped), the
+// candidates refused with why, and the run's handoff path after it.
+type HandoffResult struct {
+	NodeID      string           `json:"node_id"`
+	To          string           `json:"to,omitempty"`
+	Refused     []HandoffRefusal `json:"refused,omitempty"`
+	HandoffPath []string         `json:"handoff_path"`
+}
+
+// HandoffRefusal is a candidate a handoff left out, and why (the shape of
+// policies.HandoffRefusal, which signals does not import).
+type HandoffRefusal struct {
+	Agent string `json:"agent"`
+	Why   string `json:"why"`
+}

@@ -81,3 +81,23 @@ func TestHandoffRequestValidate(t *testing.T) {
 	require.NoError(t, HandoffRequest{To: "refunds", Note: "the customer wants a refund"}.Validate())
 	require.ErrorContains(t, HandoffRequest{To: " refunds"}.Validate(), `handoff: "to" is " refunds"`)
 }
+
+// The handoff answer travels as CONTRACT.md names it: "to" and "refused"
+// left out when empty, "handoff_path" always there.
+func TestHandoffResultWireShape(t *testing.T) {
+	b, err := json.Marshal(HandoffResult{NodeID: "n12", HandoffPath: []string{"support"}})
+	require.NoError(t, err)
+	require.JSONEq(t, `{"node_id": "n12", "handoff_path": ["support"]}`, string(b))
+
+	wire := `{"node_id": "n12", "to": "refunds", "refused": [{"agent": "billing", "why": "over capacity: 3 of 3 runs"}], "handoff_path": ["support", "refunds"]}`
+	var got HandoffResult
+	require.NoError(t, json.Unmarshal([]byte(wire), &got))
+	require.Equal(t, HandoffResult{
+		NodeID: "n12", To: "refunds",
+		Refused:     []HandoffRefusal{{Agent: "billing", Why: "over capacity: 3 of 3 runs"}},
+		HandoffPath: []string{"support", "refunds"},
+	}, got)
+	b, err = json.Marshal(got)
+	require.NoError(t, err)
+	require.JSONEq(t, wire, string(b))
+}
