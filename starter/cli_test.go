@@ -106,7 +106,7 @@ func TestConnectionFlagsDefaultFromEnvironment(t *testing.T) {
 }
 
 func TestHelpDoesNotDial(t *testing.T) {
-	for _, args := range [][]string{{}, {"--help"}, {"run", "--help"}, {"status", "-h"}, {"help", "trace"}, {"edit", "--help"}, {"fork", "-h"}} {
+	for _, args := range [][]string{{}, {"--help"}, {"run", "--help"}, {"status", "-h"}, {"help", "trace"}, {"edit", "--help"}, {"fork", "-h"}, {"handoff", "--help"}} {
 		r := runCLI(t, noDial(t), args...)
 		require.Equal(t, exitOK, r.code, "%v: %s", args, r.stderr)
 		require.Contains(t, r.stdout, "Usage:", "%v", args)
@@ -142,6 +142,8 @@ func TestCommandsNameTheirTemporalEquivalent(t *testing.T) {
 		"status": "temporal workflow query --workflow-id WORKFLOW_ID --name status",
 		"trace":  "temporal workflow query --workflow-id WORKFLOW_ID --name trace",
 		"edit":   "temporal workflow update execute --workflow-id WORKFLOW_ID --name edit",
+		"handoff": `temporal workflow update execute --workflow-id WORKFLOW_ID --name handoff \
+    --input '{"to": "refunds", "note": `,
 		"fork": `temporal workflow start --type AgentWorkflow --task-queue agents \
     --workflow-id travel-1-fork-1 \
     --input '{"from": {"workflow_id": "travel-1", "node_id": "n7"`,

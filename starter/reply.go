@@ -25,6 +25,12 @@ func newReplyCmd(c *cli) *cobra.Command {
 graph, or the human rung of the escalation ladder. The text joins the
 conversation; --output (a JSON value) is stored at †state.human.
 
+A run handed to a person (phase awaiting_human, its agent of kind human, see
+"unstuck handoff") takes the same message: --output completes the run, with
+that value as its output (validated against the run's output schema; a value
+that does not fit is refused); text alone returns the run to the agent that
+handed it over, the text joining its conversation as the person's message.
+
 By default it is an update: the run validates it and answers with the human
 node it settled, or refuses it with the reason ("nothing waits for a reply").
 With --signal it is a signal: fire and forget; a reply that cannot apply is
@@ -34,7 +40,8 @@ Equivalent temporal commands:
   temporal workflow update execute --workflow-id WORKFLOW_ID --name reply --input '{"text": "..."}'
   temporal workflow signal --workflow-id WORKFLOW_ID --name reply --input '{"text": "..."}'`,
 		Example: `  unstuck reply travel-20240115-093000-1a2b3c --text "Try the 9am flight instead."
-  unstuck reply approver-1 --text approved --output '{"approved": true}' --by alice --reason "checked"`,
+  unstuck reply approver-1 --text approved --output '{"approved": true}' --by alice --reason "checked"
+  unstuck reply support-1 --output '{"refunded": true, "amount": 42}' --by alice   # a person completes a run handed to them`,
 		Args: oneWorkflowID,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := o.request()

@@ -58,6 +58,7 @@ Exit codes: 0 ok, 1 error, 2 usage error, 3 the agent stopped itself.`,
 		newReplyCmd(c),
 		newApproveCmd(c),
 		newEditCmd(c),
+		newHandoffCmd(c),
 		newForkCmd(c),
 		newDemoCmd(),
 	)
