@@ -128,27 +128,52 @@ func handoffAllowed(ask HandoffAsk, c HandoffCandidate) bool {
 }
 
 // capabilityMatch counts the candidate's capabilities, and the words of
-// its description, found in the text ("process_refund" matches "process
-// refund" too). Words of three letters or fewer in a description do not
+// its description, found in the text. A capability is found when each of
+// its words is ("process_refund" in "process the refund"); words are
+// found by their stem at a word's start ("refunds" finds "refund" and
+// "refunded"). Words of three letters or fewer in a description do not
 // count.
 func capabilityMatch(c HandoffCandidate, text string) int {
 	n := 0
 	for _, capability := range c.Capabilities {
-		capability = strings.ToLower(capability)
-		if strings.Contains(text, capability) || strings.Contains(text, strings.ReplaceAll(capability, "_", " ")) {
+		words := splitWords(strings.ToLower(capability))
+		found := len(words) > 0
+		for _, w := range words {
+			found = found && containsWord(text, stem(w))
+		}
+		if found {
 			n++
 		}
 	}
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(c.Description), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
-	}) {
-		if len(w) > 3 && !seen[w] && containsWord(text, w) {
+	for _, w := range splitWords(strings.ToLower(c.Description)) {
+		if len(w) > 3 && !seen[w] && containsWord(text, stem(w)) {
 			seen[w] = true
 			n++
 		}
 	}
 	return n
+}
+
+// splitWords splits lower-case text into words of letters and digits.
+func splitWords(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
+	})
+}
+
+// stem strips an English plural, so a word is found in its other forms
+// ("refunds" -> "refund", "processes" -> "process", "queries" -> "quer").
+func stem(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3]
+	case len(w) > 4 && strings.HasSuffix(w, "es") && strings.ContainsAny(w[len(w)-3:len(w)-2], "sxz"):
+		return w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+		return w[:len(w)-1]
+	}
+	return w
 }
 
 // containsWord finds w in text as a word or a word's start ("refund"
@@ -168,5 +193,5 @@ func containsWord(text, w string) bool {
 }
 
 func isWordByte(b byte) bool {
-	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '_' || b > 127
+	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b > 127
 }

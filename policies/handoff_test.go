@@ -31,10 +31,11 @@ func TestChooseHandoff(t *testing.T) {
 		{
 			name:       "capability match picks refunds, a person last",
 			ask:        HandoffAsk{From: "orders", Allowed: all, Path: []string{"general", "orders"}, Reason: "out_of_scope", Summary: "The customer wants a refund for order 42", SuggestedAction: "process refund"},
-			wantRanked: []string{"refunds", "person"},
+			// advanced_orders ("Special orders.") matches "order 42" once.
+			wantRanked: []string{"refunds", "advanced_orders", "person"},
 			wantRefused: map[string]string{
 				"orders": "it is the agent handing over", "general": "already in the handoff path general -> orders",
-				"advanced_orders": "no capability match", "tech": "no capability match",
+				"tech": "no capability match",
 			},
 		},
 		{
@@ -45,7 +46,8 @@ func TestChooseHandoff(t *testing.T) {
 		{
 			name:        "a bounce back is refused and the next candidate taken",
 			ask:         HandoffAsk{From: "refunds", Allowed: all, Path: []string{"general", "orders", "refunds"}, To: "orders", Summary: "track the order"},
-			wantRanked:  []string{"person"},
+			// the next candidate: advanced_orders ("Special orders." finds "the order"), a person last
+			wantRanked:  []string{"advanced_orders", "person"},
 			wantRefused: map[string]string{"orders": "already in the handoff path general -> orders -> refunds"},
 		},
 		{
@@ -68,6 +70,9 @@ func TestChooseHandoff(t *testing.T) {
 			name: "ties go by tier, then success rate, then lower load, then name",
 			ask:  HandoffAsk{From: "general", Allowed: all, Summary: "cancel_order and process_refund"},
 			registry: func(r []HandoffCandidate) []HandoffCandidate {
+				for i := range r {
+					r[i].Description = "" // capabilities alone: one match each
+				}
 				r[2].SuccessRate = 0.95 // advanced_orders now ties refunds on tier and rate
 				r[2].Running, r[3].Running = 1, 5
 				return r
@@ -105,4 +110,23 @@ func TestCapabilityMatchIsWordWise(t *testing.T) {
 	require.Equal(t, 4, capabilityMatch(c, "please process refund, per the policy on refunds"), "the capability, and refunds, refund, policy")
 	require.Zero(t, capabilityMatch(c, "nonrefundable items"), "a word inside another does not count")
 	require.Zero(t, capabilityMatch(HandoffCandidate{Description: "and the for"}, "and the for"), "short words do not count")
+}
+
+// Capabilities and description words are found in their other forms, and
+// a capability of several words needs each of them.
+func TestCapabilityMatchFindsWordForms(t *testing.T) {
+	refunds := HandoffCandidate{Name: "refunds", Description: "Processes refunds and returns.", Capabilities: []string{"refunds", "process_refund"}}
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{"the customer wants a refund", 2},                  // refunds (capability) + refunds (description)
+		{"please process the refund now", 4},                // + process_refund, processes
+		{"order 1234 was returned damaged", 1},              // returns
+		{"the customer asks about shipping", 0},             //
+		{"prefund the account", 0},                          // not at a word's start
+		{"refund_request for order 9 and processing it", 4}, // underscores separate words
+	} {
+		require.Equal(t, tc.want, capabilityMatch(refunds, tc.text), tc.text)
+	}
 }

@@ -252,6 +252,7 @@ func (r *runner) takeOver(ctx workflow.Context, id string, spec *config.Resolved
 	run.SentMessages, run.LastReplyID, run.Fitted = 0, "", false
 	run.OutputFailures = 0
 	run.Resume = nil
+	run.RulesSpent = false
 }
 
 // lastHandoff is the index in the trace of the handoff that gave the run

@@ -86,6 +86,8 @@ func newHandoffContext(run *Run, session, reason, summary, suggested string) Han
 				s.Calls = append(s.Calls, tc.Name)
 			}
 			hc.ReasoningTrace = append(hc.ReasoningTrace, s)
+		case n.Kind == signals.KindCall && (n.Tool == HandoffTool || n.Tool == FinalOutputTool):
+			// the engine's own tools: the trace and the reasoning show them
 		case n.Kind == signals.KindCall && (n.Status == signals.StatusCompleted || n.Status == signals.StatusFailed):
 			r := ToolRecord{Node: n.ID, Tool: n.Tool, Args: n.Args, Outcome: string(n.Status), Error: n.Error}
 			if len(n.Output) > maxToolRecordOutput {

@@ -60,6 +60,11 @@ type Progress struct {
 	// AgentSince is the step at which the agent now with the run took it
 	// over (0 for the first agent): its step ceiling counts from there.
 	AgentSince int `json:"agent_since,omitempty"`
+	// RulesSeen: the user's words the handoff rules have read (each fires
+	// once); RulesSpent: a rule fired and no agent could take the run, so
+	// the rules rest until another agent has it.
+	RulesSeen  int  `json:"rules_seen,omitempty"`
+	RulesSpent bool `json:"rules_spent,omitempty"`
 	// offerHandoff: the model is offered the handoff tool (the agent has
 	// handoffs, in a version that hands over); set each generation.
 	offerHandoff bool

@@ -299,6 +299,9 @@ func (r *runner) loop(ctx workflow.Context) (*AgentResult, error) {
 		if ok, err := r.beforeStep(ctx, false); !ok {
 			return nil, err
 		}
+		if done, err := r.handoffByRule(ctx); done {
+			return nil, err
+		}
 		done, result, err := r.step(ctx)
 		if r.interrupting() && ctx.Err() == nil {
 			// What the step did is recorded; the edit decides what stays.
