@@ -29,8 +29,8 @@ func TestChooseHandoff(t *testing.T) {
 		wantRefused map[string]string
 	}{
 		{
-			name:       "capability match picks refunds, a person last",
-			ask:        HandoffAsk{From: "orders", Allowed: all, Path: []string{"general", "orders"}, Reason: "out_of_scope", Summary: "The customer wants a refund for order 42", SuggestedAction: "process refund"},
+			name: "capability match picks refunds, a person last",
+			ask:  HandoffAsk{From: "orders", Allowed: all, Path: []string{"general", "orders"}, Reason: "out_of_scope", Summary: "The customer wants a refund for order 42", SuggestedAction: "process refund"},
 			// advanced_orders ("Special orders.") matches "order 42" once.
 			wantRanked: []string{"refunds", "advanced_orders", "person"},
 			wantRefused: map[string]string{
@@ -44,8 +44,8 @@ func TestChooseHandoff(t *testing.T) {
 			wantRanked: []string{"tech", "refunds", "person"},
 		},
 		{
-			name:        "a bounce back is refused and the next candidate taken",
-			ask:         HandoffAsk{From: "refunds", Allowed: all, Path: []string{"general", "orders", "refunds"}, To: "orders", Summary: "track the order"},
+			name: "a bounce back is refused and the next candidate taken",
+			ask:  HandoffAsk{From: "refunds", Allowed: all, Path: []string{"general", "orders", "refunds"}, To: "orders", Summary: "track the order"},
 			// the next candidate: advanced_orders ("Special orders." finds "the order"), a person last
 			wantRanked:  []string{"advanced_orders", "person"},
 			wantRefused: map[string]string{"orders": "already in the handoff path general -> orders -> refunds"},
