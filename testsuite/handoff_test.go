@@ -143,6 +143,12 @@ func TestCustomerServiceChainHandsOverToAPerson(t *testing.T) {
 	brief := req.Messages[len(req.Messages)-1].Content
 	require.Contains(t, brief, "handed over to you by agent orders")
 	require.Contains(t, brief, "process a refund for order 1234")
+
+	// The first agent's run (the handoff tool, the registry read, the
+	// target resolved, continue-as-new) and the person's (a reply with
+	// output completes it) replay.
+	recordAndReplay(t, first, "handoff_chain_general")
+	recordAndReplay(t, run, "handoff_chain_person")
 }
 
 // firstRequestOf is the first request a model got (the model agent's

@@ -217,6 +217,9 @@ func boundBySpec(run *Run) {
 	}
 	run.Step = max(run.Step, 0)
 	run.OutputFailures = max(run.OutputFailures, 0)
+	// The step ceiling counts from AgentSince: one past the step counter
+	// would lift it.
+	run.AgentSince = min(max(run.AgentSince, 0), run.Step)
 }
 
 // dropNodes removes from a fork the nodes its edit invalidated (they are
