@@ -11,7 +11,7 @@ type LoopSituation struct {
 	BlockableCalls int    // free-form: calls in the loop's last period that explore can block
 	LoopStart      int    // LoopSpan: 0 means nothing before the loop, no rollback
 	EdgeAroundLoop bool   // graph: EdgeAround for the node before the loop
-	HandoffTargets int    // agents the run may hand off to (0 today: the handoff rung is not built yet)
+	HandoffTargets int    // agents the run may still be handed to (allowed, not in its handoff path)
 }
 
 // RungAvailable says whether a rung can act on the loop now, so the
