@@ -75,6 +75,14 @@ func (r *runner) targetRefused(to string) error {
 	if to == "" {
 		return nil
 	}
+	if to == config.HandoffHuman {
+		for _, p := range r.run.Spec.Registry {
+			if p.Human() && allowsTarget(a.HandoffTargets(), p) {
+				return nil
+			}
+		}
+		return fmt.Errorf("handoff: %q names any person, and agent %s may hand over to none (its handoffs: %s)", to, a.Name, strings.Join(a.HandoffTargets(), ", "))
+	}
 	if to == a.Name {
 		return fmt.Errorf("handoff: %q is the agent the run is with: name another agent", to)
 	}
@@ -147,13 +155,23 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 		if note != "" {
 			r.run.node(id).Output = mustJSON(map[string]string{"note": note})
 		}
+		named := ask.To
+		if named == config.HandoffHuman {
+			named = "" // any person: ranked as usual, then only people kept
+		}
 		choice := policies.ChooseHandoff(policies.HandoffAsk{
-			From: from, Allowed: run.Spec.Agent.HandoffTargets(), Path: path, To: ask.To,
+			From: from, Allowed: run.Spec.Agent.HandoffTargets(), Path: path, To: named,
 			Reason: ask.Reason, Summary: ask.Summary, SuggestedAction: ask.Suggested,
 		}, candidates)
-		ranked = choice.Ranked
 		for _, f := range choice.Refused {
 			refused = append(refused, signals.HandoffRefusal{Agent: f.Agent, Why: f.Why})
+		}
+		for _, name := range choice.Ranked {
+			if p, _ := run.Spec.Peer(name); ask.To == config.HandoffHuman && !p.Human() {
+				refused = append(refused, signals.HandoffRefusal{Agent: name, Why: `not a person (the handoff asked for "human")`})
+				continue
+			}
+			ranked = append(ranked, name)
 		}
 	}
 	for _, to := range ranked {

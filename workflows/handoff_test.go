@@ -38,6 +38,8 @@ func TestTargetRefusedNamesTheReason(t *testing.T) {
 		{[]string{"orders", "human"}, "general", "is the agent the run is with"},
 		{[]string{"orders", "human"}, "billing", `unknown agent "billing" (agents: orders, person)`},
 		{[]string{"human"}, "orders", "may hand over to human only, not to \"orders\""},
+		{[]string{"orders", "human"}, "human", ""},
+		{[]string{"orders"}, "human", `"human" names any person, and agent general may hand over to none`},
 		{nil, "", "has no handoffs"},
 		{nil, "orders", "has no handoffs"},
 	} {

@@ -45,7 +45,7 @@ func handoffToolDef(run *Run) activities.ToolDef {
 		Parameters: mustJSON(map[string]any{
 			"type": "object",
 			"properties": map[string]any{
-				"to":                    map[string]any{"type": "string", "description": "the agent to hand over to (optional)"},
+				"to":                    map[string]any{"type": "string", "description": "the agent to hand over to, or \"human\" for a person (optional)"},
 				"reason":                map[string]any{"type": "string", "enum": policies.HandoffReasons},
 				"summary":               map[string]any{"type": "string", "description": "the problem as it stands, for the agent taking over"},
 				"suggested_next_action": map[string]any{"type": "string", "description": "what the agent taking over should do first"},

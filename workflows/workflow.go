@@ -101,7 +101,8 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 	r.repairOn = workflow.GetVersion(ctx, versionArgumentRepair, workflow.DefaultVersion, 1) >= 1
 	handsOver := r.handoffsOn(ctx)
 	r.handsOver = handsOver
-	r.run.offerHandoff = handsOver && len(r.run.Spec.Agent.Handoffs) > 0 && r.run.Spec.Agent.Graph == nil
+	// Runs carried from a version before handoffs have no registry.
+	r.run.offerHandoff = handsOver && len(r.run.Spec.Agent.Handoffs) > 0 && len(r.run.Spec.Registry) > 0 && r.run.Spec.Agent.Graph == nil
 	person := handsOver && r.run.Spec.Agent.Kind == config.KindHuman
 	if !person {
 		if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
