@@ -71,7 +71,7 @@ func newHandoffContext(run *Run, session, reason, summary, suggested string) Han
 		InitialQuery: run.Input.Task, CurrentProblem: summary, State: run.State,
 		Reason: reason, SourceAgent: run.Spec.Agent.Name, SuggestedAction: suggested,
 		Metadata:       map[string]any{"generation": run.Generation, "steps": run.Step},
-		HandoffPath:    append(append([]string{}, run.HandoffPath...), run.Spec.Agent.Name),
+		HandoffPath:    run.handoffPath(),
 		ReasoningTrace: []ReasoningStep{}, ToolRecords: []ToolRecord{},
 	}
 	for i := range run.Nodes {
