@@ -38,7 +38,8 @@ type handoffAsk struct {
 	Reason    string `json:"reason"`
 	Summary   string `json:"summary,omitempty"`
 	Suggested string `json:"suggested_next_action,omitempty"`
-	signals.Audit
+	// Audit is a person's who and why (their reason is not the handoff's).
+	signals.Audit `json:"audit,omitempty"`
 	// parents of the handoff node (default: the frontier).
 	parents []string
 }
