@@ -29,6 +29,19 @@ var errInterrupted = errors.New("interrupted by an edit")
 // interruptedText is what a call that an edit stopped says.
 const interruptedText = "not run: a person edited the run before it ran"
 
+// handedOverText is what a call that a person's handoff stopped says: it
+// is in the trace and, when no agent takes the run, in the conversation of
+// the agent that goes on, which must not be told of an edit nobody made.
+const handedOverText = "not run: a person handed the run over before it ran"
+
+// interruptText is what a call stopped by the pending interruption says.
+func (r *runner) interruptText() string {
+	if r.handing != nil && !r.handing.done {
+		return handedOverText
+	}
+	return interruptedText
+}
+
 // interrupting says an edit or a person's handoff waits to be carried out.
 func (r *runner) interrupting() bool {
 	return (r.editing != nil && !r.editing.done) || (r.handing != nil && !r.handing.done)
@@ -45,5 +58,5 @@ func (r *runner) awaitOrInterrupt(ctx workflow.Context, f workflow.Future) bool 
 // notRun says a call failed only because an edit interrupted its step
 // before it ran: for the edit it has not finished, so it runs again.
 func notRun(n *Node) bool {
-	return n.Kind == signals.KindCall && n.Status == signals.StatusFailed && (n.Error == interruptedText || n.Error == neverRanText)
+	return n.Kind == signals.KindCall && n.Status == signals.StatusFailed && (n.Error == interruptedText || n.Error == handedOverText || n.Error == neverRanText)
 }

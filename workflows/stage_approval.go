@@ -27,7 +27,7 @@ func (p *pipeline) approval(ctx workflow.Context, c *stepCall, tool config.Tool,
 			return
 		}
 		if outcome.interrupted {
-			p.fail(ctx, c, interruptedText, policies.Canceled)
+			p.fail(ctx, c, p.r.interruptText(), policies.Canceled)
 			return
 		}
 		if n := p.r.run.node(c.nodeID); n != nil {

@@ -17,7 +17,7 @@ import (
 // else settles the call.
 func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, attempt int) {
 	if p.r.interrupting() {
-		p.fail(ctx, c, interruptedText, policies.Canceled)
+		p.fail(ctx, c, p.r.interruptText(), policies.Canceled)
 		return
 	}
 	if p.inFlight >= p.r.run.Spec.Agent.Policies.Limits.InFlight() && p.r.limitsOn(ctx) {
