@@ -168,7 +168,7 @@ func lastRequestOf(reqs []openai.ChatCompletionRequest, model string) openai.Cha
 func TestPersonHandsARunToANamedAgent(t *testing.T) {
 	s, _ := deskStack(t, deskScripts())
 	first := s.start(workflows.AgentInput{Agent: "orders", Task: "Order 1234 arrived broken."})
-	id, run := first.GetID(), latestRun{first}
+	id, firstRunID, run := first.GetID(), first.GetRunID(), latestRun{first} // Get follows the chain: keep the first run's id
 	s.awaitApproval(id, 0, "hold_order")
 
 	res, err := s.sendHandoff(id, signals.HandoffRequest{To: "refunds", Note: "customer wants a refund", Audit: signals.Audit{By: "alice"}})
@@ -205,7 +205,7 @@ func TestPersonHandsARunToANamedAgent(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "refunds", out.Agent)
 	require.Equal(t, []string{"orders", "refunds"}, out.HandoffPath)
-	recordAndReplay(t, first, "handoff_update_gen0")
+	recordAndReplay(t, s.client.GetWorkflow(context.Background(), id, firstRunID), "handoff_update_gen0")
 	recordAndReplay(t, s.latest(id), "handoff_update_gen1")
 }
 
