@@ -90,7 +90,8 @@ func customerServiceScripts() map[string]scriptedmodel.Script {
 func TestCustomerServiceChainHandsOverToAPerson(t *testing.T) {
 	s := newStack(t, customerServiceConfig, customerServiceScripts())
 	first := s.start(workflows.AgentInput{Agent: "general", Task: "Where is my order 1234? It arrived broken, I want my money back.", Input: json.RawMessage(`{"user": "cust-42"}`)})
-	run := latestRun{first} // each handoff continues as new
+	firstRunID := first.GetRunID() // a WorkflowRun's Get follows the chain and moves its run id
+	run := latestRun{first}        // each handoff continues as new
 
 	awaitPhase(t, s, run, signals.PhaseAwaitingHuman)
 	st := s.status(run)
@@ -147,7 +148,7 @@ func TestCustomerServiceChainHandsOverToAPerson(t *testing.T) {
 	// The first agent's run (the handoff tool, the registry read, the
 	// target resolved, continue-as-new) and the person's (a reply with
 	// output completes it) replay.
-	recordAndReplay(t, first, "handoff_chain_general")
+	recordAndReplay(t, s.client.GetWorkflow(context.Background(), first.GetID(), firstRunID), "handoff_chain_general")
 	recordAndReplay(t, run, "handoff_chain_person")
 }
 
