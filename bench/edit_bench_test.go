@@ -33,8 +33,8 @@ import (
 // tools is the HTTP tool server of the edit benchmarks.
 var tools *toolServer
 
-// toolServer answers every POST with {"tool", "got": <the arguments>} and
-// counts the hits per tool (the URL path).
+// toolServer answers every POST with {"tool", "got": <the arguments>} (but
+// /bytes, see writeBytesResult) and counts the hits per tool (the URL path).
 type toolServer struct {
 	*httptest.Server
 	mu   sync.Mutex
@@ -53,6 +53,10 @@ func startToolServer() *toolServer {
 		t.hits[name]++
 		t.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
+		if name == "bytes" { // the handoff benchmarks' results of a given size
+			writeBytesResult(w, body)
+			return
+		}
 		fmt.Fprintf(w, `{"tool": %q, "got": %s}`, name, body)
 	}))
 	return t
