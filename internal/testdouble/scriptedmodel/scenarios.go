@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -15,6 +16,11 @@ const (
 	StockDemo   = "stock-demo"
 	Echo        = "echo"
 	FinalOutput = "final-output"
+	// The customer-service chain of `unstuck demo handoff`: one model
+	// per agent, each agent naming its own.
+	SupportGeneral = "support-general"
+	SupportOrders  = "support-orders"
+	SupportRefunds = "support-refunds"
 )
 
 // Scenarios are the built-in scripts, by model name. Each ends with a content
@@ -23,10 +29,13 @@ const (
 // comes.
 func Scenarios() map[string]Script {
 	return map[string]Script{
-		TravelDemo:  travelDemo,
-		StockDemo:   stockDemo,
-		Echo:        echo,
-		FinalOutput: finalOutput,
+		TravelDemo:     travelDemo,
+		StockDemo:      stockDemo,
+		Echo:           echo,
+		FinalOutput:    finalOutput,
+		SupportGeneral: supportGeneral,
+		SupportOrders:  supportOrders,
+		SupportRefunds: supportRefunds,
 	}
 }
 
@@ -148,6 +157,109 @@ func stockDemo(req openai.ChatCompletionRequest) Turn {
 		return Turn{Content: StockThought, Calls: []Call{NewCall("get_quote", map[string]any{"symbol": "AAPL"})}}
 	}
 	return Reply("I could not complete the analysis: the scripted stock demo has no step for this conversation")
+}
+
+// The customer-service chain (`unstuck demo handoff`, seed 004): the
+// general agent hands the customer over without naming anyone; the orders
+// agent looks the order up and hands it back to general (which the run
+// refuses: general is already in the handoff path), so the refunds agent
+// takes it; it refunds the order's total, read from the handoff context,
+// and hands the sign-off to a person. Each step follows the conversation it
+// is sent, not a count of turns.
+
+var orderNumberPattern = regexp.MustCompile(`\b(\d{3,12})\b`)
+
+// OrderOf is the order number of a task ("1234" when it names none).
+func OrderOf(task string) string {
+	if m := orderNumberPattern.FindStringSubmatch(task); m != nil {
+		return m[1]
+	}
+	return "1234"
+}
+
+// handoffTurn is a call of the engine's handoff tool (to "" lets the run
+// choose the agent).
+func handoffTurn(to, reason, summary, next string) Turn {
+	args := map[string]string{"reason": reason, "summary": summary, "suggested_next_action": next}
+	if to != "" {
+		args["to"] = to
+	}
+	return CallTurn("handoff", args)
+}
+
+func supportGeneral(req openai.ChatCompletionRequest) Turn {
+	if AssistantTurns(req) > 0 {
+		return Reply("I could not help: the scripted support demo has no step for this conversation")
+	}
+	order := OrderOf(Task(req))
+	return handoffTurn("", "out_of_scope",
+		fmt.Sprintf("The customer asks where order %s is and wants a refund for it.", order),
+		fmt.Sprintf("look up order %s status", order))
+}
+
+func supportOrders(req openai.ChatCompletionRequest) Turn {
+	results := LastToolResults(req)
+	if r, ok := failed(results); ok {
+		return cannotComplete(r)
+	}
+	order := OrderOf(Task(req))
+	if r, ok := find(results, "lookup_order"); ok {
+		var found struct {
+			Status    string `json:"status"`
+			Condition string `json:"condition"`
+			Total     any    `json:"total"`
+		}
+		if json.Unmarshal([]byte(r.Content), &found) != nil || found.Total == nil {
+			return Reply("I could not help: the order look-up has no total: " + r.Content)
+		}
+		// Back to general, as seed 004's orders agent does: the run
+		// refuses it (general is in the handoff path) and goes on to the
+		// next candidate able to refund.
+		return handoffTurn("general", "out_of_scope",
+			fmt.Sprintf("Order %s was %s, %s (total %v USD); the customer wants a refund.", order, found.Status, found.Condition, found.Total),
+			fmt.Sprintf("process a refund of %v USD for order %s", found.Total, order))
+	}
+	if AssistantTurns(req) == 0 {
+		return CallTurn("lookup_order", map[string]any{"order": order})
+	}
+	return Reply("I could not help: the scripted support demo has no step for this conversation")
+}
+
+var orderTotalPattern = regexp.MustCompile(`"total":\s*([0-9]+(?:\.[0-9]+)?)`)
+
+func supportRefunds(req openai.ChatCompletionRequest) Turn {
+	results := LastToolResults(req)
+	if r, ok := failed(results); ok {
+		return cannotComplete(r)
+	}
+	order := OrderOf(Task(req))
+	if r, ok := find(results, "issue_refund"); ok {
+		var refund struct {
+			RefundID any `json:"refund_id"`
+			Amount   any `json:"amount"`
+		}
+		if json.Unmarshal([]byte(r.Content), &refund) != nil || refund.RefundID == nil {
+			return Reply("I could not complete the refund: the refund result has no refund_id: " + r.Content)
+		}
+		return handoffTurn("", "user_escalation",
+			fmt.Sprintf("Refund %v of %v USD for order %s issued; a person must sign it off.", refund.RefundID, refund.Amount, order),
+			"sign off the refund")
+	}
+	if AssistantTurns(req) == 0 {
+		// The amount is the order's total as the orders agent found it:
+		// the handoff context (the last message) carries its look-up.
+		var context string
+		if n := len(req.Messages); n > 0 {
+			context = text(req.Messages[n-1])
+		}
+		m := orderTotalPattern.FindStringSubmatch(context)
+		if m == nil {
+			return Reply("I could not complete the refund: the handoff context has no order total")
+		}
+		amount, _ := strconv.ParseFloat(m[1], 64)
+		return CallTurn("issue_refund", map[string]any{"order": order, "amount": amount})
+	}
+	return Reply("I could not complete the refund: the scripted support demo has no step for this conversation")
 }
 
 var recommendationPattern = regexp.MustCompile(`(?i)\brecommend(?:s|ing|ation)?\b[\s:,-]*\b(buy|hold|sell)\b`)

@@ -188,3 +188,49 @@ func TestRecommendation(t *testing.T) {
 		require.Equal(t, want, Recommendation(text), text)
 	}
 }
+
+// The support chain follows the conversation it is sent: general hands
+// the customer over without naming anyone; orders looks the order up and
+// names general; refunds refunds the total it reads in the handoff context
+// and hands the sign-off over.
+func TestSupportChainScripts(t *testing.T) {
+	_, c := start(t, Scenarios(), "")
+	task := user("Where is my order 5678? It arrived broken, I want my money back.")
+	args := func(call openai.ToolCall) map[string]any {
+		var a map[string]any
+		require.NoError(t, json.Unmarshal([]byte(call.Function.Arguments), &a))
+		return a
+	}
+
+	msgs := []openai.ChatCompletionMessage{task}
+	h := args(onlyCall(t, converse(t, c, SupportGeneral, &msgs), "handoff"))
+	require.NotContains(t, h, "to", "general lets the run choose")
+	require.Equal(t, "out_of_scope", h["reason"])
+	require.Contains(t, h["summary"], "order 5678")
+
+	msgs = []openai.ChatCompletionMessage{task, user("[unstuck] This task was handed over to you by agent general.")}
+	lookup := onlyCall(t, converse(t, c, SupportOrders, &msgs), "lookup_order")
+	require.JSONEq(t, `{"order":"5678"}`, lookup.Function.Arguments)
+	msgs = append(msgs, toolMsg(lookup.ID, `{"order":"5678","status":"delivered","condition":"arrived damaged","total":64}`))
+	h = args(onlyCall(t, converse(t, c, SupportOrders, &msgs), "handoff"))
+	require.Equal(t, "general", h["to"])
+	require.Contains(t, h["suggested_next_action"], "refund of 64 USD for order 5678")
+
+	msgs = []openai.ChatCompletionMessage{task, user(`[unstuck] handed over ... {"tool_records":[{"tool":"lookup_order","output":{"order":"5678","total":64}}]}`)}
+	refund := onlyCall(t, converse(t, c, SupportRefunds, &msgs), "issue_refund")
+	require.JSONEq(t, `{"order":"5678","amount":64}`, refund.Function.Arguments)
+	msgs = append(msgs, toolMsg(refund.ID, `{"refund_id":"RF-123456","order":"5678","amount":64}`))
+	h = args(onlyCall(t, converse(t, c, SupportRefunds, &msgs), "handoff"))
+	require.NotContains(t, h, "to")
+	require.Equal(t, "user_escalation", h["reason"])
+	require.Contains(t, h["summary"], "RF-123456")
+
+	// Without a total in the context, or after a failed call, it says so.
+	msgs = []openai.ChatCompletionMessage{task, user("no context")}
+	require.Contains(t, converse(t, c, SupportRefunds, &msgs).Message.Content, "no order total")
+	msgs = []openai.ChatCompletionMessage{task, user("ctx")}
+	lookup = onlyCall(t, converse(t, c, SupportOrders, &msgs), "lookup_order")
+	msgs = append(msgs, toolMsg(lookup.ID, `{"error":"503 upstream down"}`))
+	require.Contains(t, converse(t, c, SupportOrders, &msgs).Message.Content, "lookup_order failed")
+	require.Equal(t, "1234", OrderOf("no number here"))
+}

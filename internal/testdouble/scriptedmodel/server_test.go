@@ -59,7 +59,7 @@ func TestUnknownModelIs404(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, apiErr.HTTPStatusCode)
 	require.Equal(t, "model_not_found", apiErr.Code)
 	require.Contains(t, apiErr.Message, "gpt-4o-mini")
-	require.Contains(t, apiErr.Message, "echo, final-output, stock-demo, travel-demo")
+	require.Contains(t, apiErr.Message, "echo, final-output, stock-demo, support-general, support-orders, support-refunds, travel-demo")
 }
 
 func TestStartRefusesAnUnknownFallback(t *testing.T) {
@@ -219,7 +219,7 @@ func TestModelsListsScripts(t *testing.T) {
 	for _, m := range list.Models {
 		ids = append(ids, m.ID)
 	}
-	require.Equal(t, []string{Echo, FinalOutput, StockDemo, TravelDemo}, ids)
+	require.Equal(t, []string{Echo, FinalOutput, StockDemo, SupportGeneral, SupportOrders, SupportRefunds, TravelDemo}, ids)
 	require.Equal(t, "true", list.Header().Get(Header))
 }
 
@@ -243,7 +243,7 @@ func TestStartLogsThatItIsATestDouble(t *testing.T) {
 	defer s.Close()
 	require.Len(t, lines, 1)
 	require.Equal(t, "scripted model server (a test double, not a real model) listening on "+s.URL()+
-		", scripts: echo, final-output, stock-demo, travel-demo (fallback: echo)", lines[0])
+		", scripts: echo, final-output, stock-demo, support-general, support-orders, support-refunds, travel-demo (fallback: echo)", lines[0])
 	require.True(t, strings.HasPrefix(s.URL(), "http://127.0.0.1:"))
 	require.True(t, strings.HasSuffix(s.URL(), "/v1"))
 }
