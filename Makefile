@@ -1,6 +1,7 @@
 # unstuck — durable AI agents on Temporal that do not get stuck.
 #   make demo   run the demo agent end to end on a local dev server (Ctrl-C stops it)
 #   make demo-edit   a person corrects an agent's thought mid-run and the run resumes from there
+#   make demo-handoff   a customer-service chain hands a customer on, agent to agent, down to a person
 #   make test   every test layer: lint (vet, workflowcheck, staticcheck), unit, workflow, replay, integration
 #   make bench  benchmarks (not part of make test)
 # Only Go is needed: the pinned Temporal CLI, workflowcheck and staticcheck are installed into ./bin.
@@ -21,12 +22,12 @@ STATICCHECK_STAMP   := $(BIN)/.staticcheck-$(STATICCHECK_VERSION)
 
 TEST_TIMEOUT ?= 30m
 
-.PHONY: all build demo demo-edit test lint fmt-check vet workflowcheck staticcheck bench histories clean tools help
+.PHONY: all build demo demo-edit demo-handoff test lint fmt-check vet workflowcheck staticcheck bench histories clean tools help
 
 all: build
 
 help:
-	@sed -n '1,6p' Makefile
+	@sed -n '1,7p' Makefile
 
 $(TEMPORAL_STAMP):
 	@mkdir -p $(BIN)
@@ -58,6 +59,9 @@ demo: $(TEMPORAL_STAMP) build
 
 demo-edit: $(TEMPORAL_STAMP) build
 	$(BIN)/unstuck demo edit --temporal $(BIN)/temporal --worker $(BIN)/unstuck-worker
+
+demo-handoff: $(TEMPORAL_STAMP) build
+	$(BIN)/unstuck demo handoff --temporal $(BIN)/temporal --worker $(BIN)/unstuck-worker
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')); \

@@ -41,8 +41,8 @@ type demoOptions struct {
 func newDemoCmd() *cobra.Command {
 	var o demoOptions
 	cmd := &cobra.Command{
-		Use:   "demo [edit]",
-		Short: "Run the demo travel agent (demo edit: the edit scenario) end to end on a local Temporal dev server",
+		Use:   "demo [edit|handoff]",
+		Short: "Run the demo travel agent (demo edit, demo handoff: the other scenarios) end to end on a local Temporal dev server",
 		Long: `demo starts everything the demo needs on this machine, on loopback only:
   - a Temporal dev server (the Temporal CLI, history in a SQLite file under --data,
     search attributes AgentName and AgentPhase registered) with its Web UI,
@@ -62,11 +62,20 @@ Scenarios:
                       invalidated and the run's next generation, approves the
                       report the run then writes, and shows the final answer
                       following the edit. Always on the scripted model; see
-                      "unstuck demo edit --help".`,
+                      "unstuck demo edit --help".
+  unstuck demo handoff
+                      a customer-service chain: general -> orders -> refunds
+                      -> a person (the supervisor), each handoff printed as it
+                      happens (from, to, reason, the candidates refused and
+                      why, the AgentName the run is listed under); then the
+                      demo replies as the person and prints the result with
+                      its handoff_path. Always on the scripted model; see
+                      "unstuck demo handoff --help".`,
 		Example: `  make demo
   bin/unstuck demo --temporal bin/temporal --worker bin/unstuck-worker
   bin/unstuck demo --once --port 7300 --ui-port 8300 --data /tmp/demo   # exit after the run
-  bin/unstuck demo edit --temporal bin/temporal --worker bin/unstuck-worker --once`,
+  bin/unstuck demo edit --temporal bin/temporal --worker bin/unstuck-worker --once
+  bin/unstuck demo handoff --temporal bin/temporal --worker bin/unstuck-worker --once`,
 		Args: demoScenarioArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runDemo(cmd.Context(), cmd.OutOrStdout(), o, travelScenario)
@@ -80,7 +89,7 @@ Scenarios:
 	f.IntVar(&o.port, "port", 7233, "Temporal frontend port on 127.0.0.1")
 	f.IntVar(&o.uiPort, "ui-port", 8233, "Temporal Web UI port on 127.0.0.1")
 	f.BoolVar(&o.once, "once", false, "stop everything after the demo run instead of waiting for Ctrl-C")
-	cmd.AddCommand(newDemoEditCmd(&o))
+	cmd.AddCommand(newDemoEditCmd(&o), newDemoHandoffCmd(&o))
 	return cmd
 }
 
@@ -88,7 +97,7 @@ Scenarios:
 // the ones there are.
 func demoScenarioArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf("%s: unknown scenario %q: run `unstuck demo` (the travel agent) or `unstuck demo edit` (editing a run)",
+		return usageErrorf("%s: unknown scenario %q: run `unstuck demo` (the travel agent), `unstuck demo edit` (editing a run) or `unstuck demo handoff` (handing a run on)",
 			cmd.CommandPath(), strings.Join(args, " "))
 	}
 	return nil

@@ -239,6 +239,8 @@ type latestFollower struct {
 	shown  map[string]signals.NodeStatus
 	done   chan error
 	res    workflows.AgentResult
+	// onNode, if set, is called with each node printed, after it.
+	onNode func(signals.Node)
 }
 
 func followLatest(ctx context.Context, c client.Client, run client.WorkflowRun, worker *process) *latestFollower {
@@ -273,7 +275,7 @@ func (f *latestFollower) until(ctx context.Context, out io.Writer, ok func(signa
 		select {
 		case err := <-f.done:
 			f.done <- err // for the next wait
-			printNewNodes(ctx, out, f.c, f.id, "", f.shown)
+			f.printNew(ctx, out)
 			if err != nil {
 				return describeRunError(err)
 			}
@@ -282,16 +284,25 @@ func (f *latestFollower) until(ctx context.Context, out io.Writer, ok func(signa
 			if f.worker.exited() {
 				return fmt.Errorf("the worker exited: %s", f.worker.tail())
 			}
-			printNewNodes(ctx, out, f.c, f.id, "", f.shown)
+			f.printNew(ctx, out)
 			var st signals.Status
 			if err := queryLatest(ctx, f.c, f.id, signals.QueryStatus, &st); err == nil && ok(st) {
-				printNewNodes(ctx, out, f.c, f.id, "", f.shown)
+				f.printNew(ctx, out)
 				return nil
 			}
 		case <-deadline:
 			return fmt.Errorf("the run did not get there within %s", demoEditWait)
 		case <-ctx.Done():
 			return ctx.Err()
+		}
+	}
+}
+
+// printNew prints the latest run's new nodes, each followed by onNode.
+func (f *latestFollower) printNew(ctx context.Context, out io.Writer) {
+	for _, n := range printNewNodes(ctx, out, f.c, f.id, "", f.shown) {
+		if f.onNode != nil {
+			f.onNode(n)
 		}
 	}
 }

@@ -47,12 +47,14 @@ func followRun(ctx context.Context, out io.Writer, c client.Client, run client.W
 }
 
 // printNewNodes prints the nodes of a run (runID "": the latest run of id)
-// that are new or have changed status since shown, except running ones.
-func printNewNodes(ctx context.Context, out io.Writer, c client.Client, id, runID string, shown map[string]signals.NodeStatus) {
+// that are new or have changed status since shown, except running ones,
+// and answers them.
+func printNewNodes(ctx context.Context, out io.Writer, c client.Client, id, runID string, shown map[string]signals.NodeStatus) []signals.Node {
 	tr, err := queryTrace(ctx, c, id, runID)
 	if err != nil {
-		return
+		return nil
 	}
+	var printed []signals.Node
 	for _, n := range tr.Nodes {
 		if shown[n.ID] == n.Status {
 			continue
@@ -66,11 +68,13 @@ func printNewNodes(ctx context.Context, out io.Writer, c client.Client, id, runI
 			what += " " + n.Tool
 		}
 		width := 100
-		if n.Kind == signals.KindEdit {
-			width = 300 // who changed what, and what it invalidated: all of it
+		if n.Kind == signals.KindEdit || n.Kind == signals.KindHandoff {
+			width = 300 // who changed what, and what it invalidated; who handed to whom: all of it
 		}
 		fmt.Fprintf(out, "  %-4s %-22s %-10s %s\n", n.ID, what, n.Status, truncate(oneLine(nodeDetail(n)), width))
+		printed = append(printed, n)
 	}
+	return printed
 }
 
 func queryTrace(ctx context.Context, c client.Client, id, runID string) (signals.Trace, error) {
@@ -146,6 +150,23 @@ func nodeDetail(n signals.Node) string {
 		detail := fmt.Sprintf("%s by %s: %s → %s", strings.Join(n.Parents, ","), orDash(n.By), editedText(n.Before), editedText(n.After))
 		if len(out.Invalidated) > 0 {
 			detail += "; invalidated " + strings.Join(out.Invalidated, ", ")
+		}
+		return detail
+	case signals.KindHandoff:
+		to := n.To
+		switch {
+		case n.Status == signals.StatusPending:
+			to = "(choosing)"
+		case to == "":
+			to = "nobody"
+		}
+		detail := fmt.Sprintf("%s -> %s, reason %s", n.From, to, orDash(n.Reason))
+		if len(n.Refused) > 0 {
+			var names []string
+			for _, r := range n.Refused {
+				names = append(names, r.Agent)
+			}
+			detail += "; refused " + strings.Join(names, ", ")
 		}
 		return detail
 	case signals.KindRepair:
