@@ -127,7 +127,10 @@ var contextCases = []contextCase{
 // handoffSource is hsrc's scripted model. "handoff-latency N": noop steps
 // (latencyMinSteps, latencyMinAge), then the handoff; "handoff-quick N":
 // the handoff at once; "handoff-context CASE N": the case's bytes calls,
-// then the handoff.
+// then the handoff. Unlike the scripts of tests, the latency runs' script
+// goes by the clock, not the conversation alone (scriptedmodel.Script asks
+// for pure scripts so that a retried request gets the same answer): a
+// retried request may hand over a step sooner, which changes no figure.
 func handoffSource(req openai.ChatCompletionRequest) scriptedmodel.Turn {
 	now := time.Now()
 	task := scriptedmodel.Task(req)
