@@ -300,11 +300,7 @@ func (f *latestFollower) until(ctx context.Context, out io.Writer, ok func(signa
 
 // printNew prints the latest run's new nodes, each followed by onNode.
 func (f *latestFollower) printNew(ctx context.Context, out io.Writer) {
-	for _, n := range printNewNodes(ctx, out, f.c, f.id, "", f.shown) {
-		if f.onNode != nil {
-			f.onNode(n)
-		}
-	}
+	printNewNodes(ctx, out, f.c, f.id, "", f.shown, f.onNode)
 }
 
 // errRunEnded: the run completed before the status a wait was for.

@@ -249,6 +249,7 @@ func TestDemoHandoffScenarioAgainstAFakeRun(t *testing.T) {
 			// Each handoff is printed once, as it settles, in order.
 			require.Equal(t, 3, strings.Count(text, "⇒ handoff "))
 			require.Less(t, strings.Index(text, "-> orders (reason"), strings.Index(text, "-> refunds (reason"))
+			require.Less(t, strings.Index(text, "-> supervisor (reason"), strings.Index(text, "n5   human"), "each handoff right after its node")
 		})
 	}
 }

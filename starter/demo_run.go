@@ -30,7 +30,7 @@ func followRun(ctx context.Context, out io.Writer, c client.Client, run client.W
 	for {
 		select {
 		case err := <-done:
-			printNewNodes(ctx, out, c, run.GetID(), run.GetRunID(), shown)
+			printNewNodes(ctx, out, c, run.GetID(), run.GetRunID(), shown, nil)
 			if err != nil {
 				return nil, describeRunError(err)
 			}
@@ -39,7 +39,7 @@ func followRun(ctx context.Context, out io.Writer, c client.Client, run client.W
 			if worker.exited() {
 				return nil, fmt.Errorf("the worker exited: %s", worker.tail())
 			}
-			printNewNodes(ctx, out, c, run.GetID(), run.GetRunID(), shown)
+			printNewNodes(ctx, out, c, run.GetID(), run.GetRunID(), shown, nil)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -48,13 +48,12 @@ func followRun(ctx context.Context, out io.Writer, c client.Client, run client.W
 
 // printNewNodes prints the nodes of a run (runID "": the latest run of id)
 // that are new or have changed status since shown, except running ones,
-// and answers them.
-func printNewNodes(ctx context.Context, out io.Writer, c client.Client, id, runID string, shown map[string]signals.NodeStatus) []signals.Node {
+// each followed by after(node) when after is set.
+func printNewNodes(ctx context.Context, out io.Writer, c client.Client, id, runID string, shown map[string]signals.NodeStatus, after func(signals.Node)) {
 	tr, err := queryTrace(ctx, c, id, runID)
 	if err != nil {
-		return nil
+		return
 	}
-	var printed []signals.Node
 	for _, n := range tr.Nodes {
 		if shown[n.ID] == n.Status {
 			continue
@@ -72,9 +71,10 @@ func printNewNodes(ctx context.Context, out io.Writer, c client.Client, id, runI
 			width = 300 // who changed what, and what it invalidated; who handed to whom: all of it
 		}
 		fmt.Fprintf(out, "  %-4s %-22s %-10s %s\n", n.ID, what, n.Status, truncate(oneLine(nodeDetail(n)), width))
-		printed = append(printed, n)
+		if after != nil {
+			after(n)
+		}
 	}
-	return printed
 }
 
 func queryTrace(ctx context.Context, c client.Client, id, runID string) (signals.Trace, error) {
