@@ -80,7 +80,7 @@ func ChooseHandoff(ask HandoffAsk, registry []HandoffCandidate) HandoffChoice {
 		case slices.Contains(ask.Path, c.Name):
 			refuse(c.Name, "already in the handoff path "+strings.Join(ask.Path, " -> "))
 		case !handoffAllowed(ask, c):
-			refuse(c.Name, fmt.Sprintf("not in %s's handoffs %v", ask.From, ask.Allowed))
+			refuse(c.Name, fmt.Sprintf("not in the handoffs of %s %v", ask.From, ask.Allowed))
 		case c.MaxConcurrent > 0 && c.Running >= c.MaxConcurrent:
 			refuse(c.Name, fmt.Sprintf("over capacity: %d of %d runs", c.Running, c.MaxConcurrent))
 		case match == 0 && !c.Human && c.Name != ask.To:

@@ -64,7 +64,7 @@ func TestChooseHandoff(t *testing.T) {
 			name:        "handoffs limit the targets; human names any person",
 			ask:         HandoffAsk{From: "orders", Allowed: []string{"tech", "human"}, Path: []string{"orders"}, Summary: "refund and reset_account"},
 			wantRanked:  []string{"tech", "person"},
-			wantRefused: map[string]string{"refunds": "not in orders's handoffs [tech human]"},
+			wantRefused: map[string]string{"refunds": "not in the handoffs of orders [tech human]"},
 		},
 		{
 			name: "ties go by tier, then success rate, then lower load, then name",
