@@ -364,7 +364,7 @@ agents:
 	recordAndReplay(t, run, "handoff_worker_crash_closer")     // the request asked again after the kill
 }
 
-const deskConfig = `
+const handoffToolConfig = `
 model: { base_url: "{{MODEL}}", name: unused }
 agents:
   - { name: desk, instructions: Help., model: { name: desk }, handoffs: [helper] }
@@ -395,7 +395,7 @@ func TestHandoffToolBadArgumentsGoBackToTheModel(t *testing.T) {
 		scriptedmodel.NewCall("handoff", map[string]string{"to": "helper", "reason": "knowledge_gap", "summary": "first", "suggested_next_action": "answer"}),
 		scriptedmodel.NewCall("handoff", map[string]string{"to": "helper", "reason": "other", "summary": "second", "suggested_next_action": "answer"}),
 	))
-	s := newStack(t, deskConfig, map[string]scriptedmodel.Script{
+	s := newStack(t, handoffToolConfig, map[string]scriptedmodel.Script{
 		"desk":   scriptedmodel.Sequence(turns...),
 		"helper": scriptedmodel.Sequence(finalOutput(map[string]bool{"helped": true})),
 	})
@@ -441,7 +441,7 @@ func TestHandoffToolBadArgumentsGoBackToTheModel(t *testing.T) {
 // A reply with final_output and a handoff completes the run; the handoff
 // is not carried out.
 func TestFinalOutputWinsOverAHandoffInTheSameReply(t *testing.T) {
-	s := newStack(t, deskConfig, map[string]scriptedmodel.Script{
+	s := newStack(t, handoffToolConfig, map[string]scriptedmodel.Script{
 		"desk": scriptedmodel.Sequence(scriptedmodel.CallsTurn(
 			scriptedmodel.NewCall("final_output", map[string]bool{"answered": true}),
 			scriptedmodel.NewCall("handoff", map[string]string{"reason": "other", "summary": "s", "suggested_next_action": "n"}),

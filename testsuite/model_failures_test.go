@@ -3,10 +3,11 @@ package testsuite
 import (
 	"context"
 	"encoding/json"
-	openai "github.com/sashabaranov/go-openai"
 	"strings"
 	"testing"
 	"time"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/stretchr/testify/require"
 
