@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -69,25 +70,36 @@ func (a *Activities) ReadRegistry(ctx context.Context, req RegistryRequest) ([]A
 		}
 		return int(resp.GetCount()), nil
 	}
-	out := make([]AgentLoad, 0, len(req.Agents))
-	for _, agent := range req.Agents {
+	// Three counts per agent, for every agent of the registry: side by
+	// side (a few at a time, not to flood the server), so a handoff does
+	// not wait for them one after another.
+	out := make([]AgentLoad, len(req.Agents))
+	g, _ := errgroup.WithContext(ctx)
+	g.SetLimit(registryCountsInFlight)
+	for i, agent := range req.Agents {
 		of := fmt.Sprintf("%s = '%s'", signals.AttrAgentName, strings.ReplaceAll(agent, "'", "''"))
-		l := AgentLoad{Agent: agent}
-		var err error
-		if l.Running, err = count(of + " AND ExecutionStatus = 'Running'"); err != nil {
-			return nil, err
-		}
 		closed := fmt.Sprintf("%s AND ExecutionStatus != 'Running' AND ExecutionStatus != 'ContinuedAsNew' AND CloseTime > '%s'", of, since)
-		if l.Ended, err = count(closed); err != nil {
-			return nil, err
+		out[i].Agent = agent
+		for query, into := range map[string]*int{
+			of + " AND ExecutionStatus = 'Running'": &out[i].Running,
+			closed:                                  &out[i].Ended,
+			closed + " AND ExecutionStatus = 'Completed'": &out[i].Completed,
+		} {
+			g.Go(func() (err error) {
+				*into, err = count(query)
+				return err
+			})
 		}
-		if l.Completed, err = count(closed + " AND ExecutionStatus = 'Completed'"); err != nil {
-			return nil, err
-		}
-		out = append(out, l)
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
+
+// registryCountsInFlight bounds the visibility counts ReadRegistry has
+// in flight at once.
+const registryCountsInFlight = 8
 
 // NoVisibilityError: the worker's client cannot count workflows.
 const NoVisibilityError = "NoVisibility"
