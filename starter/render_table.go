@@ -104,6 +104,9 @@ func nodeSummary(n signals.Node) string {
 	switch {
 	case n.Error != "":
 		s = "error: " + n.Error
+	case n.Kind == signals.KindHandoff && n.To != "":
+		// Not the output: that is the whole handoff context.
+		s = handoffSummary(n)
 	case isEdit(n):
 		s = "by " + orDash(n.By)
 		if n.Reason != "" {
@@ -119,4 +122,24 @@ func nodeSummary(n signals.Node) string {
 		s = strings.TrimSuffix("reused "+n.ReusedFrom+"; "+s, "; ")
 	}
 	return truncate(oneLine(s), summaryWidth)
+}
+
+// handoffSummary is a handoff on one line: who to whom, why, who asked
+// (a person), and the candidates passed over.
+func handoffSummary(n signals.Node) string {
+	s := n.From + " -> " + n.To
+	if n.Reason != "" {
+		s += " (" + n.Reason + ")"
+	}
+	if n.By != "" {
+		s += " by " + n.By
+	}
+	var refused []string
+	for _, r := range n.Refused {
+		refused = append(refused, r.Agent+": "+r.Why)
+	}
+	if len(refused) > 0 {
+		s += "; refused " + strings.Join(refused, "; ")
+	}
+	return s
 }

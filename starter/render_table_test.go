@@ -167,3 +167,14 @@ func TestEditValueIsClipped(t *testing.T) {
 	require.Len(t, []rune(got), editWidth)
 	require.True(t, strings.HasSuffix(got, "…"))
 }
+
+// A handoff shows who handed to whom and why, not its context.
+func TestNodeSummaryOfAHandoff(t *testing.T) {
+	n := signals.Node{ID: "n4", Kind: signals.KindHandoff, Status: signals.StatusCompleted, From: "general", To: "orders",
+		Reason: "out_of_scope", By: "alice", Output: json.RawMessage(`{"version": 1, "conversation": []}`),
+		Refused: []signals.HandoffRefusal{{Agent: "refunds", Why: "no capability match"}}}
+	require.Equal(t, "general -> orders (out_of_scope) by alice; refused refunds: no capability match", handoffSummary(n))
+	require.True(t, strings.HasPrefix(nodeSummary(n), "general -> orders (out_of_scope) by alice"), nodeSummary(n))
+	n.To, n.Error = "", "no agent can take the run: refunds (no capability match)"
+	require.True(t, strings.HasPrefix(nodeSummary(n), "error: no agent can take the run"), nodeSummary(n))
+}
