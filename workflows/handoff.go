@@ -146,10 +146,12 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 	id := node.ID
 	var ranked []string
 	var refused []signals.HandoffRefusal
+	var note string
 	if ask.Trigger == triggerReturn {
 		ranked = []string{ask.To} // back to the agent that handed the run over
 	} else {
-		candidates, note := r.handoffCandidates(ctx)
+		var candidates []policies.HandoffCandidate
+		candidates, note = r.handoffCandidates(ctx)
 		if ctx.Err() != nil {
 			return "", signals.HandoffResult{}, r.cancelled(ctx, id)
 		}
@@ -185,7 +187,7 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 			refused = append(refused, signals.HandoffRefusal{Agent: to, Why: "the worker cannot take it on: " + errorText(err)})
 			continue
 		}
-		r.takeOver(ctx, id, &spec, ask, refused)
+		r.takeOver(ctx, id, &spec, ask, refused, note)
 		return to, signals.HandoffResult{NodeID: id, To: to, Refused: refused, HandoffPath: run.HandoffPath}, nil
 	}
 	n := run.node(id)
@@ -245,11 +247,15 @@ func (r *runner) handoffCandidates(ctx workflow.Context) ([]policies.HandoffCand
 // context (what the new agent reads first), and the run becomes that
 // agent's, with the loop escape, graph walk and step ceiling of its own.
 // The trace, State, escalations and counters stay: it is one run.
-func (r *runner) takeOver(ctx workflow.Context, id string, spec *config.Resolved, ask handoffAsk, refused []signals.HandoffRefusal) {
+func (r *runner) takeOver(ctx workflow.Context, id string, spec *config.Resolved, ask handoffAsk, refused []signals.HandoffRefusal, note string) {
 	run := r.run
 	path := append(run.handoffPath(), spec.Agent.Name)
 	hc := newHandoffContext(run, workflow.GetInfo(ctx).WorkflowExecution.ID, ask.Reason, ask.Summary, ask.Suggested)
 	hc.HandoffPath = path
+	hc.Metadata["trigger"] = ask.Trigger
+	if note != "" {
+		hc.Metadata["note"] = note // the load could not be read
+	}
 	n := run.node(id)
 	n.Status, n.To, n.Refused = signals.StatusCompleted, spec.Agent.Name, refused
 	n.Output = mustJSON(fitHandoffContext(hc))
