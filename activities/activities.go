@@ -27,6 +27,8 @@ type Activities struct {
 	http      *http.Client
 	getenv    func(string) (string, bool)
 	convos    *conversationCache
+	// breakers are the tools' breakers of this worker, shared by its runs.
+	breakers *workerBreakers
 }
 
 // New builds the activity set over a loaded config and a Temporal client
@@ -42,8 +44,9 @@ func New(cfg *config.File, querier Querier) *Activities {
 		http: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		}},
-		getenv: os.LookupEnv,
-		convos: newConversationCache(1024),
+		getenv:   os.LookupEnv,
+		convos:   newConversationCache(1024),
+		breakers: newWorkerBreakers(cfg),
 	}
 	a.history, _ = querier.(HistoryReader)
 	a.describer, _ = querier.(Describer)

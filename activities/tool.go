@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -73,7 +74,19 @@ func (a *Activities) RunTool(ctx context.Context, r ToolRequest) (json.RawMessag
 	if err != nil {
 		return nil, classed(policies.InvalidArgs, fmt.Sprintf("tool %s: arguments are not JSON: %v", req.Tool.Name, err), 0)
 	}
+	if err := a.breakers.allow(tool.Name, time.Now()); err != nil {
+		return nil, err
+	}
+	result, err := a.callTool(ctx, wfID, key, req)
+	a.breakers.record(tool.Name, time.Now(), outcomeClass(ctx, err), err == nil)
+	return result, err
+}
+
+// callTool sends a call to its HTTP tool or built-in and checks the size
+// of the result.
+func (a *Activities) callTool(ctx context.Context, wfID, key string, req toolCall) (json.RawMessage, error) {
 	var result json.RawMessage
+	var err error
 	switch {
 	case req.Tool.HTTP != nil:
 		result, err = a.runHTTP(ctx, wfID, key, req)

@@ -7,6 +7,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
@@ -26,6 +27,14 @@ func (p *pipeline) settle(ctx workflow.Context, c *stepCall, tool config.Tool, r
 			return
 		}
 		r.run.LastError = c.errText
+		if c.class == activities.CircuitOpenError && r.workerBreakerOn(ctx) {
+			// The worker's breaker is open: the run's opens too, so its next
+			// calls go to the fallback (or fail) without an activity, and the
+			// decision is this call's result, in the history.
+			r.breaker(tool.Name).Trip(workflow.Now(ctx))
+			c.class = policies.Persistent
+			return
+		}
 		r.breaker(tool.Name).RecordError(workflow.Now(ctx), c.class)
 		return
 	}
@@ -93,4 +102,11 @@ func failureClass(err error) policies.Class {
 		return policies.Timeout
 	}
 	return policies.Unclassified
+}
+
+// workerBreakerOn says whether a worker breaker's refusal opens the run's
+// breaker: runs recorded before worker breakers never got one. Asked only
+// for such a refusal.
+func (r *runner) workerBreakerOn(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, versionWorkerBreaker, workflow.DefaultVersion, 1) >= 1
 }

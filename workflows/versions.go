@@ -64,4 +64,9 @@ const (
 	// skipped, and a human agent ran as a model agent). Asked only for
 	// agents with handoffs or of kind human, or for a handoff signal.
 	versionHandoff = "handoff"
+	// versionWorkerBreaker: a call the worker's shared breaker refused
+	// (activities.CircuitOpenError) opens the run's breaker of the tool
+	// and counts as a persistent error (before: one failure among others).
+	// Asked only for such a refusal.
+	versionWorkerBreaker = "worker-breaker"
 )
