@@ -47,3 +47,7 @@ func (l Limits) InFlight() int {
 	}
 	return DefaultCallsInFlight
 }
+
+// MaxLoopWindow bounds policies.loop.window: the loop detector keeps that
+// many event signatures in the run's state, carried across continue-as-new.
+const MaxLoopWindow = 4096

@@ -70,6 +70,9 @@ func (c *checker) policies(p path, pol *Policies) {
 	if pol.Loop.Window < 2 {
 		c.add(lp.key("window"), "must be at least 2, got %d", pol.Loop.Window)
 	}
+	if pol.Loop.Window > MaxLoopWindow {
+		c.add(lp.key("window"), "must be at most %d (the detector keeps the window in the run's state), got %d", MaxLoopWindow, pol.Loop.Window)
+	}
 	if pol.Loop.Repeats < 2 {
 		c.add(lp.key("repeats"), "must be at least 2 (one pass is not a loop), got %d", pol.Loop.Repeats)
 	}

@@ -149,6 +149,10 @@ func TestValidateTools(t *testing.T) {
 			"  - name: a",
 			"    http: {url: http://t/a}",
 			"    fallback: a"), 5, "tools[0].fallback", "cannot be its own fallback"},
+		{"fallback chain cycles", withTool(
+			"  - {name: a, http: {url: http://t/a}, fallback: b}",
+			"  - {name: b, http: {url: http://t/b}, fallback: c}",
+			"  - {name: c, http: {url: http://t/c}, fallback: a}"), 3, "tools[0].fallback", "the fallback chain comes back to a: a -> b -> c -> a"},
 		{"fallback unknown", withTool(
 			"  - name: a",
 			"    http: {url: http://t/a}",
@@ -270,6 +274,7 @@ func TestValidatePolicies(t *testing.T) {
 	runProblems(t, []problemCase{
 		{"max_steps zero", pol("      max_steps: 0"), 8, "agents[0].policies.max_steps", "must be at least 1, got 0"},
 		{"window one", pol("      loop: {window: 1}"), 8, "agents[0].policies.loop.window", "must be at least 2"},
+		{"window too large", pol("      loop: {window: 5000}"), 8, "agents[0].policies.loop.window", "must be at most 4096"},
 		{"repeats one", pol("      loop: {repeats: 1}"), 8, "agents[0].policies.loop.repeats", "must be at least 2"},
 		{"window below repeats", pol("      loop: {window: 3, repeats: 4}"), 8, "agents[0].policies.loop.window", "window 3 is smaller than repeats 4"},
 		{"failures zero", pol("      breaker: {failures: 0}"), 8, "agents[0].policies.breaker.failures", "must be at least 1"},

@@ -33,7 +33,28 @@ func (c *checker) tools(ts []Tool) map[string]int {
 	for i := range ts {
 		c.tool(path{"tools", i}, &ts[i], names)
 	}
+	c.fallbackCycles(ts, names)
 	return names
+}
+
+// fallbackCycles refuses a chain of fallbacks that comes back to a tool of
+// it (a -> b -> a): a breaker open on each would send calls round it. A
+// tool that is its own fallback is refused by tool.
+func (c *checker) fallbackCycles(ts []Tool, names map[string]int) {
+	for i, t := range ts {
+		chain := []string{t.Name}
+		for next := t.Fallback; next != "" && next != t.Name; {
+			j, ok := names[next]
+			if !ok || slices.Contains(chain, next) {
+				break // unknown (refused by tool), or a cycle that does not pass through t (reported at its own tools)
+			}
+			chain = append(chain, next)
+			next = ts[j].Fallback
+			if next == t.Name && len(chain) > 1 {
+				c.add(path{"tools", i, "fallback"}, "the fallback chain comes back to %s: %s -> %s", t.Name, strings.Join(chain, " -> "), t.Name)
+			}
+		}
+	}
 }
 
 func (c *checker) tool(p path, t *Tool, names map[string]int) {
