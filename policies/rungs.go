@@ -7,7 +7,7 @@ type LoopSituation struct {
 	LoopTool       string // the tool the loop is about ("" when none)
 	HasFallback    bool   // LoopTool exists and has a fallback
 	BreakerOpen    bool   // LoopTool's breaker is open already
-	OffCycleEdge   bool   // graph: an edge leaves the cycle at the node where the loop was seen
+	OffCycleEdge   bool   // graph: an edge leaves the cycle (OffCycleExit; before explore-cycle, at the node where the loop was seen)
 	BlockableCalls int    // free-form: calls in the loop's last period that explore can block
 	LoopStart      int    // LoopSpan: 0 means nothing before the loop, no rollback
 	EdgeAroundLoop bool   // graph: EdgeAround for the node before the loop
