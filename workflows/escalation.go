@@ -23,7 +23,7 @@ type escalation struct {
 // (policies.ChooseRung) and carries it out. Each rung taken is an
 // escalation node in the trace and an entry of the result.
 func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where string) *escalation {
-	situation := r.situation(loop, where)
+	situation, exit := r.situation(ctx, loop, where)
 	rung := policies.ChooseRung(r.ladder(), situation)
 	why := fmt.Sprintf("%s loop of period %d repeated %d times", loop.Kind, loop.Period, loop.Repeats)
 	node := r.addNode(ctx, Node{Node: signals.Node{
@@ -51,9 +51,14 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 		return &escalation{}
 	case policies.RungExplore:
 		if where != "" {
-			to, _ := r.offCycleEdge(where, loop)
-			r.noteEscalation(id, fmt.Sprintf("leaving the cycle: %s -> %s", where, to))
-			return &escalation{goTo: to}
+			// The walk goes straight to the exit's target: its source is a
+			// node of the cycle, visited in the loop's last repetition.
+			note := fmt.Sprintf("leaving the cycle: %s -> %s", exit.From, exit.To)
+			if exit.From != where {
+				note += fmt.Sprintf(" (the loop was seen at %s; the way out is at %s)", where, exit.From)
+			}
+			r.noteEscalation(id, note)
+			return &escalation{goTo: exit.To}
 		}
 		blocked := r.blockLoopCalls(loop)
 		r.noteEscalation(id, fmt.Sprintf("You are repeating the same calls in a loop (%s). Those exact calls are now blocked: change the arguments, use another tool, or finish with what you have.", strings.Join(blocked, "; ")))

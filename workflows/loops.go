@@ -60,8 +60,9 @@ func (r *runner) observe(ctx workflow.Context, where, nodeID string, ev policies
 	return r.escalate(ctx, loop, where)
 }
 
-// situation is what the run knows of a loop, for policies.ChooseRung.
-func (r *runner) situation(loop *policies.Loop, where string) policies.LoopSituation {
+// situation is what the run knows of a loop, for policies.ChooseRung,
+// and in a graph the edge the explore rung would take out of the cycle.
+func (r *runner) situation(ctx workflow.Context, loop *policies.Loop, where string) (policies.LoopSituation, policies.CycleExit) {
 	s := policies.LoopSituation{InGraph: where != "", LoopStart: policies.LoopSpan(r.run.Events, *loop)}
 	calls := r.loopCalls(loop)
 	s.BlockableCalls = len(calls)
@@ -77,21 +78,36 @@ func (r *runner) situation(loop *policies.Loop, where string) policies.LoopSitua
 	if r.handsOver {
 		s.HandoffTargets = r.handoffTargets()
 	}
+	var exit policies.CycleExit
 	if g := r.run.Spec.Agent.Graph; s.InGraph && g != nil {
-		_, s.OffCycleEdge = r.offCycleEdge(where, loop)
+		exit, s.OffCycleEdge = r.exploreExit(ctx, where, loop)
 		if s.LoopStart > 0 {
 			before, first := r.run.Events[s.LoopStart-1].Where, r.run.Events[s.LoopStart].Where
 			s.EdgeAroundLoop = policies.EdgeAround(before, first, g.Edges, r.run.ExcludedEdges)
 		}
 	}
-	return s
+	return s, exit
 }
 
-// offCycleEdge is where path exploration leaves the loop's cycle at a
-// graph node.
-func (r *runner) offCycleEdge(at string, loop *policies.Loop) (string, bool) {
+// exploreExit is where path exploration leaves the loop's cycle: an edge
+// off any node of the cycle (policies.OffCycleExit, version
+// explore-cycle), or, for runs started before it, an edge off the node
+// `at` where the loop was seen (policies.OffCycleEdge). The version is
+// asked only when the two answers differ, so a run whose loops are seen at
+// the node with the way out records no marker.
+func (r *runner) exploreExit(ctx workflow.Context, at string, loop *policies.Loop) (policies.CycleExit, bool) {
 	cycle := policies.CycleNodes(r.run.Events, *loop)
-	return policies.OffCycleEdge(at, r.run.Spec.Agent.Graph.Edges, cycle, r.run.ExcludedEdges, r.run.Visits)
+	edges := r.run.Spec.Agent.Graph.Edges
+	to, ok := policies.OffCycleEdge(at, edges, cycle, r.run.ExcludedEdges, r.run.Visits)
+	old := policies.CycleExit{From: at, To: to}
+	exit, found := policies.OffCycleExit(cycle, edges, r.run.ExcludedEdges, r.run.Visits)
+	if ok == found && exit.To == to {
+		return old, ok
+	}
+	if workflow.GetVersion(ctx, versionExploreCycle, workflow.DefaultVersion, 1) < 1 {
+		return old, ok
+	}
+	return exit, found
 }
 
 // loopCalls are the trace nodes of the loop's last period that are calls.

@@ -69,4 +69,12 @@ const (
 	// and counts as a persistent error (before: one failure among others).
 	// Asked only for such a refusal.
 	versionWorkerBreaker = "worker-breaker"
+	// versionExploreCycle: the explore rung leaves a graph loop's cycle by
+	// an edge off any node of the cycle, the least visited target first
+	// (policies.OffCycleExit); before, only an edge off the node where the
+	// loop was seen, so a loop seen at A or B of the seed graph
+	// A -> B -> C -> A, whose way out is C -> D, could not be explored and
+	// the ladder climbed past explore. Asked only when the two rules
+	// answer differently for a loop.
+	versionExploreCycle = "explore-cycle"
 )

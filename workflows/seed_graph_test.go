@@ -1,0 +1,166 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// The seed's own graph (seeds/000): A -> B -> C -> A, with the way out
+// C -> D -> E listed after C -> A, so the walk never takes it by itself;
+// the tool on B fails transiently 60% of the time. Only the explore rung
+// leaves the cycle, and the loop it answers is seen at whichever node
+// completes the third repetition: often A or B, while the exit is at C.
+
+func seedGraphSpec(maxSteps int, ladder []string) *config.Resolved {
+	obj := map[string]any{"type": "object"}
+	seed := map[string]any{"seed": "†input.seed"}
+	f := &config.File{
+		Model: config.Model{BaseURL: "http://127.0.0.1:1/v1", Name: "unused"},
+		Tools: []config.Tool{
+			{Name: "step_a", Builtin: "echo", Parameters: obj},
+			{Name: "flaky_b", Builtin: "echo", Parameters: obj, Retry: &config.Retry{MaxAttempts: 1}},
+			{Name: "check_c", Builtin: "echo", Parameters: obj},
+			{Name: "step_d", Builtin: "echo", Parameters: obj},
+		},
+		Agents: []config.Agent{{
+			Name: "seeker", Instructions: "Walk the graph.", Tools: []string{"step_a", "flaky_b", "check_c", "step_d"},
+			Graph: &config.Graph{
+				Start: "A",
+				Nodes: map[string]config.GraphNode{
+					"A": {Tool: "step_a", Args: seed},
+					"B": {Tool: "flaky_b", Args: seed, OutputPath: "†state.b"},
+					"C": {Tool: "check_c", Args: seed},
+					"D": {Tool: "step_d", Args: seed},
+					"E": {End: true, Output: "†state.b || †input.fallback"},
+				},
+				Edges: []config.GraphEdge{
+					{From: "A", To: "B"}, {From: "B", To: "C"}, {From: "C", To: "A"}, {From: "C", To: "D"}, {From: "D", To: "E"},
+				},
+			},
+			Policies: config.Policies{
+				MaxSteps:   maxSteps,
+				Loop:       config.LoopPolicy{Window: 24, Repeats: 3},
+				Breaker:    config.BreakerPolicy{Failures: 50},
+				Escalation: ladder,
+			},
+		}},
+	}
+	return mustResolve(f, "seeker")
+}
+
+// seedBFails is the story of the seed's tool on B: its n-th call in a run
+// fails 60% of the time, from a generator seeded by the run's seed and n,
+// so each seed replays the same story (testsuite's flaky tool server
+// draws the same way).
+func seedBFails(seed, n int) bool {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%d", seed, n)
+	return rand.New(rand.NewPCG(h.Sum64(), 7)).Float64() < 0.6
+}
+
+// seedOutcome is how one seed's run ended.
+type seedOutcome struct {
+	reachedE    bool
+	steps       int
+	escalations []Escalation
+	trace       signals.Trace
+	reason      string
+}
+
+// runSeedGraph runs the seed graph for one seed in the test environment
+// (activities mocked, time skipped).
+// setup, if not nil, prepares the harness (a version to force, say).
+func runSeedGraph(t testing.TB, spec *config.Resolved, seed int, setup func(*harness)) seedOutcome {
+	var mu sync.Mutex
+	bCalls := 0
+	h := newHarness(t.(*testing.T), spec, nil, func(req activities.ToolRequest) (json.RawMessage, error) {
+		if req.Tool.Name != "flaky_b" {
+			return json.RawMessage(`{"ok":true}`), nil
+		}
+		mu.Lock()
+		bCalls++
+		n := bCalls
+		mu.Unlock()
+		if seedBFails(seed, n) {
+			return nil, temporal.NewApplicationErrorWithOptions("tool flaky_b: HTTP 503: b is having a bad day", "transient", temporal.ApplicationErrorOptions{})
+		}
+		return json.RawMessage(fmt.Sprintf(`{"b":"done","call":%d}`, n)), nil
+	})
+	if setup != nil {
+		setup(h)
+	}
+	res, err := h.run(AgentInput{Agent: "seeker", Task: "reach E", Input: json.RawMessage(fmt.Sprintf(`{"seed":%d,"fallback":"escaped"}`, seed))})
+	out := seedOutcome{trace: h.trace()}
+	if err == nil {
+		out.reachedE, out.steps, out.escalations = true, res.Steps, res.Escalations
+		return out
+	}
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(err, &app) && app.Type() == signals.StoppedErrorType, "seed %d: neither E nor AgentStopped: %v", seed, err)
+	var rep AgentResult
+	require.NoError(t, app.Details(&rep))
+	out.steps, out.escalations, out.reason = rep.Steps, rep.Escalations, rep.Reason
+	return out
+}
+
+// walked is the run's graph walk as text: visited nodes ("Bx" failed)
+// and escalations ("[explore@B]": the rung and where the loop was seen).
+func walked(tr signals.Trace) []string {
+	var seq []string
+	for _, n := range tr.Nodes {
+		switch n.Kind {
+		case signals.KindCall:
+			s := n.GraphNode
+			if n.Status == signals.StatusFailed {
+				s += "x"
+			}
+			seq = append(seq, s)
+		case signals.KindEscalation:
+			var a struct{ Rung string }
+			_ = json.Unmarshal(n.Args, &a)
+			seq = append(seq, "["+a.Rung+"@"+n.GraphNode+"]")
+		}
+	}
+	return seq
+}
+
+// Seed 3's loop is completed at B (its third repetition starts at C), and
+// the only way out of the cycle is C -> D: explore takes it (version
+// explore-cycle); before, explore looked only at B, had nothing to take,
+// and the run stopped.
+func TestExploreLeavesTheCycleWhereItsExitIs(t *testing.T) {
+	const seed = 3
+	spec := func() *config.Resolved { return seedGraphSpec(60, []string{"explore", "stop"}) }
+	o := runSeedGraph(t, spec(), seed, nil)
+	require.True(t, o.reachedE, "stopped: %s; walked %v", o.reason, walked(o.trace))
+	require.Equal(t, []string{"explore"}, actions(o.escalations))
+	esc := nodesByKind(o.trace, signals.KindEscalation)
+	require.Len(t, esc, 1)
+	require.Equal(t, "B", esc[0].GraphNode, "the loop was seen at B")
+	require.JSONEq(t, `"leaving the cycle: C -> D (the loop was seen at B; the way out is at C)"`, string(esc[0].Output))
+	w := walked(o.trace)
+	require.Equal(t, []string{"[explore@B]", "D"}, w[len(w)-2:], "from the escalation straight to D")
+
+	// Before explore-cycle: nothing leaves the cycle at B, explore is
+	// skipped and the run stops at the same loop.
+	before := runSeedGraph(t, spec(), seed, func(h *harness) {
+		h.env.OnGetVersion(versionExploreCycle, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	})
+	require.False(t, before.reachedE)
+	require.Equal(t, []string{"stop"}, actions(before.escalations))
+	require.Equal(t, append(slices.Clone(w[:len(w)-2]), "[stop@B]"), walked(before.trace), "it stopped at the loop explore now leaves")
+}
