@@ -86,3 +86,15 @@ func UnknownToolEvent(at string) LoopEvent {
 func Resets(ev LoopEvent, lastCycle []string) bool {
 	return !ev.Failed && !slices.Contains(lastCycle, ev.Signature)
 }
+
+// ResetsInGraph is Resets for an event of a graph walk at node `where`:
+// progress off the last loop is a success at a node outside the loop's
+// cycle (cycleNodes, the graph nodes of its last repetition). A success
+// inside the cycle is the loop going round: in the seed graph
+// A -> B -> C -> A, B succeeding while C still leads back to A is a
+// signature the cycle did not hold, and counting it as progress sent the
+// ladder back to retry after every such success, so explore was never
+// reached before max_steps.
+func ResetsInGraph(ev LoopEvent, where string, cycleNodes []string) bool {
+	return !ev.Failed && !slices.Contains(cycleNodes, where)
+}

@@ -139,3 +139,24 @@ func TestResets(t *testing.T) {
 	}
 	require.True(t, Resets(LoopEvent{Signature: "a:ok"}, nil), "no loop yet: any success")
 }
+
+func TestResetsInGraph(t *testing.T) {
+	cycle := []string{"A", "B", "C"}
+	cases := []struct {
+		name  string
+		ev    LoopEvent
+		where string
+		want  bool
+	}{
+		{"a success inside the cycle, new signature", LoopEvent{Signature: "B:ok"}, "B", false},
+		{"a success off the cycle", LoopEvent{Signature: "D:ok"}, "D", true},
+		{"a failure off the cycle", LoopEvent{Signature: "D:transient", Failed: true}, "D", false},
+		{"a failure inside the cycle", LoopEvent{Signature: "B:transient", Failed: true}, "B", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, ResetsInGraph(tc.ev, tc.where, cycle))
+		})
+	}
+	require.True(t, ResetsInGraph(LoopEvent{Signature: "A:ok"}, "A", nil), "no loop yet: any success")
+}

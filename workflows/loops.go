@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"slices"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/policies"
@@ -50,14 +52,35 @@ func (r *runner) observe(ctx workflow.Context, where, nodeID string, ev policies
 	r.run.Events = policies.AppendEvent(r.run.Events, policies.EventRef{Where: where, NodeID: nodeID}, r.run.Spec.Agent.Policies.Loop.Window)
 	loop := r.detector().Observe(ev)
 	if loop == nil {
-		if policies.Resets(ev, r.run.LastCycle) {
+		if r.progress(ctx, where, ev) {
 			r.ladder().Reset()
 		}
 		return nil
 	}
 	r.run.LastCycle = loop.Cycle
+	if where != "" {
+		r.run.LastCycleNodes = cycleNodeList(r.run.Events, *loop)
+	}
 	r.run.Loops = append(r.run.Loops, signals.Loop{At: nodeID, Kind: loop.Kind, Cycle: loop.Cycle, Repeats: loop.Repeats})
 	return r.escalate(ctx, loop, where)
+}
+
+// progress reports whether an event that completed no loop is progress off
+// the last loop, so the ladder starts again from its bottom rung: a
+// success whose signature the cycle did not hold (policies.Resets) or, in
+// a graph, a success at a node outside the cycle (policies.ResetsInGraph,
+// version graph-progress). The version is asked only when the two rules
+// answer differently, so a run they agree on records no marker.
+func (r *runner) progress(ctx workflow.Context, where string, ev policies.LoopEvent) bool {
+	old := policies.Resets(ev, r.run.LastCycle)
+	if where == "" || r.run.LastCycleNodes == nil {
+		return old
+	}
+	now := policies.ResetsInGraph(ev, where, r.run.LastCycleNodes)
+	if now == old || workflow.GetVersion(ctx, versionGraphProgress, workflow.DefaultVersion, 1) < 1 {
+		return old
+	}
+	return now
 }
 
 // situation is what the run knows of a loop, for policies.ChooseRung,
@@ -119,4 +142,17 @@ func (r *runner) loopCalls(loop *policies.Loop) []*Node {
 		}
 	}
 	return out
+}
+
+// cycleNodeList are the graph nodes of the loop's last repetition, sorted
+// and each once (policies.CycleNodes as a list: no map is ranged over).
+func cycleNodeList(events []policies.EventRef, loop policies.Loop) []string {
+	var nodes []string
+	for _, e := range policies.LastPeriod(events, loop) {
+		if !slices.Contains(nodes, e.Where) {
+			nodes = append(nodes, e.Where)
+		}
+	}
+	slices.Sort(nodes)
+	return nodes
 }

@@ -88,6 +88,9 @@ type LoopEscape struct {
 	Ladder    policies.Ladder              `json:"ladder"`
 	Loops     []signals.Loop               `json:"loops"`
 	LastCycle []string                     `json:"last_cycle,omitempty"`
+	// LastCycleNodes are the graph nodes of the last loop's cycle, sorted:
+	// in a graph, progress is a success outside them (graph-progress).
+	LastCycleNodes []string `json:"last_cycle_nodes,omitempty"`
 	// Blocked are exact calls (tool and canonical arguments) the explore
 	// rung forbade: they fail with a message instead of running.
 	Blocked []string `json:"blocked,omitempty"`

@@ -164,3 +164,25 @@ func TestExploreLeavesTheCycleWhereItsExitIs(t *testing.T) {
 	require.Equal(t, []string{"stop"}, actions(before.escalations))
 	require.Equal(t, append(slices.Clone(w[:len(w)-2]), "[stop@B]"), walked(before.trace), "it stopped at the loop explore now leaves")
 }
+
+// Seed 1 loops at once (B fails three rounds running) and B succeeds now
+// and then afterwards, the walk still going round A -> B -> C -> A. Those
+// successes are not progress (version graph-progress): the next loop takes
+// explore and the run reaches E. Before, each success sent the ladder back
+// to retry, and the run spent its steps on retries until max_steps.
+func TestSuccessInsideTheCycleIsNotProgress(t *testing.T) {
+	const seed = 1
+	spec := func() *config.Resolved { return seedGraphSpec(60, []string{"retry", "explore", "stop"}) }
+	o := runSeedGraph(t, spec(), seed, nil)
+	require.True(t, o.reachedE, "stopped: %s; walked %v", o.reason, walked(o.trace))
+	require.Equal(t, []string{"retry", "explore"}, actions(o.escalations))
+	w := walked(o.trace)
+	require.Contains(t, w[:slices.Index(w, "[explore@B]")], "B", "B succeeded between the two loops")
+
+	before := runSeedGraph(t, spec(), seed, func(h *harness) {
+		h.env.OnGetVersion(versionGraphProgress, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	})
+	require.False(t, before.reachedE)
+	require.Contains(t, before.reason, "max_steps (60)")
+	require.Equal(t, []string{"retry", "retry", "retry"}, actions(before.escalations), "back to retry after every success of B")
+}

@@ -77,4 +77,12 @@ const (
 	// the ladder climbed past explore. Asked only when the two rules
 	// answer differently for a loop.
 	versionExploreCycle = "explore-cycle"
+	// versionGraphProgress: in a graph, progress off the last loop (which
+	// sends the ladder back to its bottom rung) is a success at a node
+	// outside the loop's cycle (policies.ResetsInGraph); before, any
+	// success whose signature the cycle did not hold, so in the seed graph
+	// every success of B, the walk still going round A -> B -> C -> A,
+	// sent the ladder back to retry and explore was rarely reached. Asked
+	// only when the two rules answer differently for an event.
+	versionGraphProgress = "graph-progress"
 )
