@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 // benchRepeats is the default loop policy's repeats.
@@ -40,18 +41,34 @@ func BenchmarkLoopDetector(b *testing.B) {
 	}
 }
 
-// ns per event for the seed's detect_action_sequence_loop, which rescans
-// the last `window` events after each new one.
+// ns per event for the seed's loop detector (the port in
+// seed_baseline_test.go): each event is recorded in a history of `window`
+// events and is_in_loop runs, as the seed's orchestrator does after every
+// step; is_in_loop rescans the history for repeating event sequences,
+// then for repeating states. An event is a tool result whose tool and
+// state name the stream's symbol, so both scans see the same loop-free
+// stream; every event is within the time window. min_loop_length 1 and
+// min_repetitions 3 make the port look for what the detector looks for.
 func BenchmarkSeedBaseline(b *testing.B) {
 	for _, window := range []int{64, 512} {
 		b.Run(fmt.Sprintf("window=%d", window), func(b *testing.B) {
 			stream := benchStream(window)
-			history := slices.Clone(stream[:window])
+			event := func(s string) seedAgentEvent {
+				return seedAgentEvent{Kind: seedToolResult, Timestamp: seedNow, ToolName: s, Success: true, State: seedAgentState{Node: s, Goal: "bench"}}
+			}
+			tr := &seedHistoryTracker{maxSize: window}
+			d := &seedLoopDetector{tracker: tr, minLoopLength: 1, minRepetitions: benchRepeats, timeWindowSeconds: 3600,
+				now: func() time.Time { return seedNow }}
+			for _, s := range stream[:window] {
+				tr.recordEvent(event(s))
+			}
 			i := window
 			b.ReportAllocs()
 			for b.Loop() {
-				history = append(history[1:], stream[i])
-				seedDetectActionSequenceLoop(history, 1, benchRepeats)
+				tr.recordEvent(event(stream[i]))
+				if d.isInLoop() {
+					b.Fatalf("the seed's detector flags the loop-free stream at %d", i)
+				}
 				if i++; i == len(stream) {
 					i = 0
 				}
