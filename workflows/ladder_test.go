@@ -168,6 +168,36 @@ func TestRollbackInvalidatesTheLoopAndContinuesAsNew(t *testing.T) {
 	require.Equal(t, []string{"task:", "request:", "call:search_flights", "escalation:"}, kept)
 	conv := buildConversation(run)
 	require.Len(t, conv, 5, "system, task, the search and its result, the rollback note")
+
+	// The next generation starts from the shortened conversation: its
+	// first request carries it whole, without the loop's calls, and the
+	// model, reading the note, finishes another way.
+	h2 := newHarness(t, stubbornSpec("rollback", "stop"), []activities.ModelReply{{Content: "UA1 is sold out; booked nothing"}}, failingTool)
+	res, err := h2.run(next)
+	require.NoError(t, err)
+	require.JSONEq(t, `"UA1 is sold out; booked nothing"`, string(res.Output))
+	require.Equal(t, 1, res.Generation)
+	require.Equal(t, []string{"rollback"}, actions(res.Escalations), "the escalations of the first generation are carried")
+	require.Len(t, h2.requests, 1)
+	first := h2.requests[0]
+	require.Equal(t, 0, first.Base, "the whole conversation, not a delta")
+	require.Len(t, first.Delta, 5)
+	for _, m := range first.Delta {
+		for _, c := range m.ToolCalls {
+			require.NotEqual(t, "book_flight", c.Name, "the invalidated calls are not in the conversation")
+		}
+	}
+	require.Contains(t, first.Delta[4].Content, "back to before step")
+	require.Empty(t, h2.toolReqs, "no tool ran in the next generation")
+	tr := h2.trace()
+	require.Len(t, nodesByKind(tr, signals.KindEscalation), 1)
+	invalidated = nil
+	for _, n := range tr.Nodes {
+		if n.Status == signals.StatusInvalidated {
+			invalidated = append(invalidated, string(n.Kind)+":"+n.Tool)
+		}
+	}
+	require.Len(t, invalidated, 6, "the loop's nodes stay in the trace, invalidated")
 }
 
 func actions(es []Escalation) []string {
