@@ -186,3 +186,41 @@ func TestSuccessInsideTheCycleIsNotProgress(t *testing.T) {
 	require.Contains(t, before.reason, "max_steps (60)")
 	require.Equal(t, []string{"retry", "retry", "retry"}, actions(before.escalations), "back to retry after every success of B")
 }
+
+// escalationsInTrace checks that every escalation of the result is an
+// escalation node of the trace with the same rung, and that the trace
+// has no other.
+func escalationsInTrace(t *testing.T, seed int, o seedOutcome) {
+	esc := nodesByKind(o.trace, signals.KindEscalation)
+	require.Len(t, esc, len(o.escalations), "seed %d", seed)
+	for i, e := range o.escalations {
+		require.Equal(t, e.At, esc[i].ID, "seed %d: escalation %d", seed, i)
+		var args struct{ Rung string }
+		require.NoError(t, json.Unmarshal(esc[i].Args, &args))
+		require.Equal(t, e.Action, args.Rung, "seed %d: escalation %d", seed, i)
+		require.NotEmpty(t, esc[i].Output, "seed %d: escalation %d says what it did", seed, i)
+	}
+}
+
+// The seed graph over 200 seeds at the seed's max_steps (100), ladder
+// [retry, explore, stop]: at least 95% reach E (measured: 198), every
+// run that does leaves the cycle by explore, and every escalation is in
+// the trace. `make bench` measures the shares for other max_steps and
+// ladders (BenchmarkSeedGraph).
+func TestSeedGraphShareReachingE(t *testing.T) {
+	const seeds = 200
+	reached := 0
+	for seed := range seeds {
+		o := runSeedGraph(t, seedGraphSpec(100, []string{"retry", "explore", "stop"}), seed, nil)
+		escalationsInTrace(t, seed, o)
+		require.LessOrEqual(t, o.steps, 100, "seed %d", seed)
+		if o.reachedE {
+			reached++
+			require.Equal(t, "explore", o.escalations[len(o.escalations)-1].Action, "seed %d: only explore leaves the cycle", seed)
+		} else {
+			require.Contains(t, o.reason, "max_steps", "seed %d: the ladder never reaches stop before explore", seed)
+		}
+	}
+	t.Logf("%d of %d seeds reached E (%.1f%%)", reached, seeds, 100*float64(reached)/seeds)
+	require.GreaterOrEqual(t, float64(reached)/seeds, 0.95)
+}
