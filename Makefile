@@ -98,6 +98,8 @@ histories: $(TEMPORAL_STAMP)
 bench: $(TEMPORAL_STAMP) build
 	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./bench
 	$(GO) test -run '^$$' -bench . -benchmem ./policies/... ./refs
+	@echo ">> the seed graph over 200 seeds (test environment, each rule side by side)"
+	$(GO) test -run '^$$' -bench SeedGraph -benchtime 1x ./workflows 2>&1 | grep -E 'ladder|^(ok|FAIL)'
 	@echo ">> figures measured by tests: loop detector false positives and delay, repair corpus shares"
 	$(GO) test -count=1 -v -run 'TestLoopDetectorFalsePositives|TestLoopDetectorDetectionDelay|TestCorpusRepairShare' ./policies/... | grep -E '^\s+\S+_test.go:[0-9]+:|^(ok|FAIL)'
 

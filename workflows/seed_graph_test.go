@@ -87,7 +87,7 @@ type seedOutcome struct {
 func runSeedGraph(t testing.TB, spec *config.Resolved, seed int, setup func(*harness)) seedOutcome {
 	var mu sync.Mutex
 	bCalls := 0
-	h := newHarness(t.(*testing.T), spec, nil, func(req activities.ToolRequest) (json.RawMessage, error) {
+	h := newHarness(t, spec, nil, func(req activities.ToolRequest) (json.RawMessage, error) {
 		if req.Tool.Name != "flaky_b" {
 			return json.RawMessage(`{"ok":true}`), nil
 		}

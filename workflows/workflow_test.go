@@ -49,7 +49,7 @@ func mustResolve(f *config.File, agent string) *config.Resolved {
 type harness struct {
 	// mu guards the recorded requests: mocked activities run in goroutines.
 	mu       sync.Mutex
-	t        *testing.T
+	t        testing.TB
 	env      *testsuite.TestWorkflowEnvironment
 	requests []activities.ModelRequest
 	toolReqs []activities.ToolRequest
@@ -58,7 +58,7 @@ type harness struct {
 	repairReqs  []activities.RepairRequest
 }
 
-func newHarness(t *testing.T, spec *config.Resolved, replies []activities.ModelReply, tool func(activities.ToolRequest) (json.RawMessage, error)) *harness {
+func newHarness(t testing.TB, spec *config.Resolved, replies []activities.ModelReply, tool func(activities.ToolRequest) (json.RawMessage, error)) *harness {
 	var s testsuite.WorkflowTestSuite
 	h := &harness{t: t, env: s.NewTestWorkflowEnvironment()}
 	h.env.RegisterWorkflow(AgentWorkflow)
