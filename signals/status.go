@@ -13,6 +13,9 @@ type Status struct {
 	Breakers         map[string]string `json:"breakers"`
 	HandoffPath      []string          `json:"handoff_path"`
 	LastError        string            `json:"last_error"`
+	// Fallbacks counts the calls a fallback served (trace nodes with
+	// fallback_of), in every generation.
+	Fallbacks int `json:"fallbacks"`
 }
 
 // PendingApproval is a call waiting for a person's decision.

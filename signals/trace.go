@@ -107,6 +107,9 @@ type Node struct {
 	// answered with the recorded result of this earlier call, instead of
 	// running it twice (an addition to CONTRACT.md's fields).
 	ReusedFrom string `json:"reused_from,omitempty"`
+	// FallbackOf: a call served by a fallback names the tool the call
+	// asked for here, and the tool that ran in Tool.
+	FallbackOf string `json:"fallback_of,omitempty"`
 	// From and To are a handoff node's agents (the one handing over, the
 	// one that took the run); Refused the candidates passed over, and why.
 	// Its Reason is the handoff's reason.

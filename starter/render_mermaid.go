@@ -72,7 +72,7 @@ func mermaidID(id string) string {
 func mermaidLabel(n signals.Node) string {
 	lines := []string{mermaidText(n.ID + " " + string(n.Kind))}
 	if n.Tool != "" {
-		lines = append(lines, mermaidText(n.Tool))
+		lines = append(lines, mermaidText(toolOf(n)))
 	}
 	lines = append(lines, mermaidText(string(n.Status)))
 	return strings.Join(lines, "<br/>")

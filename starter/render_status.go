@@ -24,6 +24,7 @@ func renderStatus(w io.Writer, st signals.Status) error {
 		handoffs = oneLine(strings.Join(st.HandoffPath, " -> "))
 	}
 	fmt.Fprintf(tw, "handoff path:\t%s\n", handoffs)
+	fmt.Fprintf(tw, "fallbacks:\t%d\n", st.Fallbacks)
 	if err := tw.Flush(); err != nil {
 		return err
 	}

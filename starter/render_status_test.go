@@ -27,6 +27,7 @@ func TestRenderStatus(t *testing.T) {
 				"generation: 0",
 				"last error: -",
 				"handoff path: none",
+				"fallbacks: 0",
 				"pending approvals: none",
 				"breakers: none",
 				"loops: none",
@@ -43,6 +44,7 @@ func TestRenderStatus(t *testing.T) {
 				Breakers:    map[string]string{"search": "closed", "book_flight": "open"},
 				Loops:       []signals.Loop{{At: "n40", Kind: "tool", Cycle: []string{"search", "book_flight"}, Repeats: 3}},
 				HandoffPath: []string{"orders", "refunds"},
+				Fallbacks:   2,
 			},
 			want: []string{
 				"agent: refunds",
@@ -51,6 +53,7 @@ func TestRenderStatus(t *testing.T) {
 				"generation: 3",
 				"last error: HTTP 503 from book_flight",
 				"handoff path: orders -> refunds",
+				"fallbacks: 2",
 				"pending approvals:",
 				`c7 refund {"amount":120}`,
 				"breakers:",

@@ -31,13 +31,22 @@ func renderTable(w io.Writer, tr signals.Trace) error {
 			at = n.At.Format("15:04:05.000")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			cell(n.ID), cell(n.Kind), cell(n.Status), cell(n.Agent), cell(n.Tool),
+			cell(n.ID), cell(n.Kind), cell(n.Status), cell(n.Agent), cell(toolOf(n)),
 			cell(parents), at, cell(nodeSummary(n)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	return renderEdits(w, tr.Nodes)
+}
+
+// toolOf is the tool that ran a call and, when a fallback served it, the
+// tool the call asked for: "backup (fallback of book)".
+func toolOf(n signals.Node) string {
+	if n.FallbackOf != "" {
+		return n.Tool + " (fallback of " + n.FallbackOf + ")"
+	}
+	return n.Tool
 }
 
 func countStatus(nodes []signals.Node, status signals.NodeStatus) int {

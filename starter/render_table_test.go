@@ -178,3 +178,15 @@ func TestNodeSummaryOfAHandoff(t *testing.T) {
 	n.To, n.Error = "", "no agent can take the run: refunds (no capability match)"
 	require.True(t, strings.HasPrefix(nodeSummary(n), "error: no agent can take the run"), nodeSummary(n))
 }
+
+// A call a fallback served names the tool that ran and the one asked for.
+func TestRenderTableNamesTheFallback(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, renderTable(&buf, signals.Trace{Nodes: []signals.Node{
+		{ID: "n3", Kind: signals.KindCall, Status: signals.StatusCompleted, Agent: "travel", Tool: "book_backup", FallbackOf: "book_flight", At: t0},
+		{ID: "n4", Kind: signals.KindCall, Status: signals.StatusCompleted, Agent: "travel", Tool: "book_flight", At: t0},
+	}}))
+	require.Contains(t, buf.String(), "book_backup (fallback of book_flight)")
+	require.NotContains(t, strings.SplitN(buf.String(), "n4", 2)[1], "fallback of")
+	require.Contains(t, mermaidLabel(signals.Node{ID: "n3", Kind: signals.KindCall, Tool: "b", FallbackOf: "a"}), "b (fallback of a)")
+}

@@ -168,7 +168,7 @@ func (r *runner) pendingApprovals() []signals.PendingApproval {
 	out := []signals.PendingApproval{}
 	for _, n := range r.run.Nodes {
 		if n.Kind == signals.KindCall && n.Status == signals.StatusAwaitingApproval {
-			tool := n.Tool
+			tool := n.askedTool()
 			if t, ok := r.awaiting[n.ID]; ok {
 				tool = t // a fallback standing in for the call's tool
 			}

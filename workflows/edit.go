@@ -92,7 +92,7 @@ func (r *runner) callEditWanted(n *Node, req signals.EditRequest) error {
 	if len(req.Args) == 0 {
 		return nil
 	}
-	toolName := n.Tool
+	toolName := n.askedTool()
 	if waiting {
 		toolName = r.awaiting[n.ID] // the call's tool, or a fallback standing in
 	}

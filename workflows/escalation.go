@@ -103,11 +103,12 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 func (r *runner) blockLoopCalls(loop *policies.Loop) []string {
 	var described []string
 	for _, c := range r.loopCalls(loop) {
-		key := policies.BlockKey(c.Tool, c.Args)
+		tool := c.askedTool() // the model's call, whichever tool served it
+		key := policies.BlockKey(tool, c.Args)
 		if !slices.Contains(r.run.Blocked, key) {
 			r.run.Blocked = append(r.run.Blocked, key)
 		}
-		described = append(described, fmt.Sprintf("%s(%s)", c.Tool, shortText(string(c.Args), 120)))
+		described = append(described, fmt.Sprintf("%s(%s)", tool, shortText(string(c.Args), 120)))
 	}
 	return described
 }

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,6 +135,22 @@ func TestSubstituteRoutesToTheFallback(t *testing.T) {
 	require.NoError(t, v.Get(&st))
 	require.Equal(t, "open", st.Breakers["book_flight"])
 	require.Len(t, st.Loops, 1)
+	// The call the fallback served names both tools; the others only theirs.
+	require.Equal(t, 1, st.Fallbacks)
+	calls := nodesByKind(h.trace(), signals.KindCall)
+	require.Len(t, calls, 4)
+	require.Equal(t, "book_flight_backup", calls[3].Tool)
+	require.Equal(t, "book_flight", calls[3].FallbackOf)
+	for _, c := range calls[:3] {
+		require.Equal(t, "book_flight", c.Tool)
+		require.Empty(t, c.FallbackOf)
+	}
+	// The model reads its call answered by the fallback's result.
+	answered := false
+	for _, m := range h.requests[4].Delta {
+		answered = answered || (m.Role == "tool" && strings.Contains(m.Content, "BACKUP-1"))
+	}
+	require.True(t, answered, "the fifth request carries the fallback's result")
 }
 
 func TestRollbackInvalidatesTheLoopAndContinuesAsNew(t *testing.T) {

@@ -49,6 +49,9 @@ type stepCall struct {
 	// keyOf is the earlier call whose idempotency key this one takes: the
 	// same write, tried before an edit invalidated it (stage_ledger.go).
 	keyOf string
+	// fallback is the tool routing sent the call to while the breaker of
+	// the tool it names is open ("" when none): fallback.go.
+	fallback string
 	// What happened: the arguments it ran with, and how it ended.
 	resolved json.RawMessage
 	errText  string

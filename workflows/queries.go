@@ -171,6 +171,7 @@ func (r *runner) status() signals.Status {
 		Breakers:         r.breakerStates(),
 		HandoffPath:      r.run.HandoffPath,
 		LastError:        r.run.LastError,
+		Fallbacks:        r.fallbacks(),
 	}
 }
 

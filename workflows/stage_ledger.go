@@ -112,7 +112,7 @@ func (r *runner) invalidatedWrite(tool string, args json.RawMessage, want func(*
 	}
 	for i := len(r.run.Nodes) - 1; i >= 0; i-- {
 		n := &r.run.Nodes[i]
-		if n.Kind != signals.KindCall || n.Status != signals.StatusInvalidated || !want(n) || n.Tool != tool {
+		if n.Kind != signals.KindCall || n.Status != signals.StatusInvalidated || !want(n) || n.askedTool() != tool {
 			continue
 		}
 		if got, err := policies.CanonicalJSON(n.Args); err == nil && bytes.Equal(got, canon) {

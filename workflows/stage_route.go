@@ -29,6 +29,7 @@ func (p *pipeline) route(ctx workflow.Context, c *stepCall, tool config.Tool, ar
 	}
 	if routed.Tool != tool.Name {
 		fallback, _ := r.run.Spec.Tool(routed.Tool)
+		c.fallback = fallback.Name
 		if routed.NeedsApproval {
 			if workflow.GetVersion(ctx, versionFallbackApproval, workflow.DefaultVersion, 1) < 1 {
 				p.fail(ctx, c, routed.ApprovalRefusal(tool.Name), policies.CircuitOpen)

@@ -27,6 +27,7 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 	}
 	p.running++
 	p.inFlight++
+	p.r.servedBy(c, tool.Name)
 	p.sel.AddFuture(p.r.toolFuture(ctx, c.nodeID, c.keyOf, attempt, tool, args), func(f workflow.Future) {
 		p.inFlight--
 		if len(p.queued) > 0 {
@@ -51,8 +52,8 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 // carries the chain (the first run id) for the key. keyOf, when set, is
 // the earlier call whose key this one takes (stage_ledger.go).
 func (r *runner) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt int, tool config.Tool, args json.RawMessage) workflow.Future {
-	// The node keeps the tool the call named (blocking and loops go by
-	// it); a substitute shows in the escalation that opened the breaker.
+	// A fallback serving the call is named on the node (fallback.go);
+	// blocking and loops go by the tool the call named.
 	callID := nodeID
 	if keyOf != "" {
 		callID = keyOf

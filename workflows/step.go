@@ -182,7 +182,7 @@ const maxArgsInError = 4 << 10
 // errorEnvelope is the {"call": ..., "error": ...} message the model gets
 // for a call that failed, before or after running.
 func errorEnvelope(n *Node) string {
-	return string(mustJSON(map[string]any{"call": describeCall(n.ID, n.Tool, n.Args), "error": n.Error}))
+	return string(mustJSON(map[string]any{"call": describeCall(n.ID, n.askedTool(), n.Args), "error": n.Error}))
 }
 
 // unknownTool names the tools the agent does have, so the model can fix it.

@@ -1,0 +1,41 @@
+package workflows
+
+import "github.com/unstuck-dev/unstuck/signals"
+
+// A call a fallback served is visible in the trace: its node's Tool is the
+// tool that ran and FallbackOf the tool the call asked for; the status
+// query counts them. What the run decides by (loops, blocked calls, the
+// effect ledger, the model's conversation) goes by the tool asked for,
+// askedTool, whichever tool served it.
+
+// askedTool is the tool the call asked for: the model's (or the graph
+// node's) call, not a fallback that served it.
+func (n *Node) askedTool() string {
+	if n.FallbackOf != "" {
+		return n.FallbackOf
+	}
+	return n.Tool
+}
+
+// servedBy records on a call's node that the fallback `tool` runs it, as
+// the tool activity starts. A call routed to a fallback (stage_route.go)
+// and then replaced by a person with another tool is not marked: the
+// person's replacement shows in the approval.
+func (r *runner) servedBy(c *stepCall, tool string) {
+	n := r.run.node(c.nodeID)
+	if n == nil || c.fallback == "" || tool != c.fallback || n.askedTool() == tool {
+		return
+	}
+	n.FallbackOf, n.Tool = n.askedTool(), tool
+}
+
+// fallbacks counts the calls of the run a fallback served.
+func (r *runner) fallbacks() int {
+	count := 0
+	for i := range r.run.Nodes {
+		if n := &r.run.Nodes[i]; n.Kind == signals.KindCall && n.FallbackOf != "" {
+			count++
+		}
+	}
+	return count
+}
