@@ -49,7 +49,11 @@ type Tool struct {
 	Reexecute   string         `yaml:"reexecute" json:"reexecute,omitempty"` // reuse (default), ask
 	Retry       *Retry         `yaml:"retry" json:"retry,omitempty"`
 	Fallback    string         `yaml:"fallback" json:"fallback,omitempty"`
-	Errors      []ErrorRule    `yaml:"errors" json:"errors,omitempty"`
+	// Provider names who runs the tool (a service, an account), optional: a
+	// fatal error (credentials, permissions) is not escaped by a fallback
+	// of the same provider, only by one that names another.
+	Provider string      `yaml:"provider" json:"provider,omitempty"`
+	Errors   []ErrorRule `yaml:"errors" json:"errors,omitempty"`
 }
 
 // HTTPTool is how an HTTP tool is reached.

@@ -157,6 +157,10 @@ func TestValidateTools(t *testing.T) {
 			"  - name: a",
 			"    http: {url: http://t/a}",
 			"    fallback: b"), 5, "tools[0].fallback", `unknown tool "b" (known: a, other)`},
+		{"provider with spaces", withTool(
+			"  - name: a",
+			"    http: {url: http://t/a}",
+			"    provider: my provider"), 5, "tools[0].provider", `invalid provider "my provider": use 1 to 64 letters, digits, _, -, . or /`},
 		{"error class", withTool(
 			"  - name: a",
 			"    http: {url: http://t/a}",
@@ -595,4 +599,16 @@ func TestValidateHandoffWhenValid(t *testing.T) {
 			require.Equal(t, tc.want, f.Agents[0].Policies.HandoffWhen)
 		})
 	}
+}
+
+// A provider names who runs a tool: a fallback of another provider may
+// stand in for a tool that fails fatally (policies.RungHelps).
+func TestToolProvider(t *testing.T) {
+	f, err := parse(withTool(
+		"  - {name: a, http: {url: http://t/a}, provider: openai, fallback: b}",
+		"  - {name: b, http: {url: http://t/b}, provider: aws/eu-west-1}"))
+	require.NoError(t, err)
+	require.Equal(t, "openai", f.Tools[0].Provider)
+	require.Equal(t, "aws/eu-west-1", f.Tools[1].Provider)
+	require.Empty(t, f.Tools[2].Provider, "optional")
 }

@@ -10,6 +10,10 @@ import (
 // toolName is what OpenAI-compatible servers accept as a function name.
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
+// providerName is a provider label: compared, never called, so it only
+// has to be a plain word (openai, aws/eu-west-1, billing.internal).
+var providerName = regexp.MustCompile(`^[a-zA-Z0-9_./-]{1,64}$`)
+
 // tools checks the tools and answers their names (name → index), which
 // agents and fallbacks are checked against.
 func (c *checker) tools(ts []Tool) map[string]int {
@@ -82,6 +86,9 @@ func (c *checker) tool(p path, t *Tool, names map[string]int) {
 		c.add(p.key("fallback"), "a tool cannot be its own fallback")
 	case !ok:
 		c.add(p.key("fallback"), "unknown tool %q (known: %s)", t.Fallback, known(names))
+	}
+	if t.Provider != "" && !providerName.MatchString(t.Provider) {
+		c.add(p.key("provider"), "invalid provider %q: use 1 to 64 letters, digits, _, -, . or /", t.Provider)
 	}
 	for j, r := range t.Errors {
 		c.errorRule(p.key("errors").idx(j), r)

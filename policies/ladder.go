@@ -32,6 +32,8 @@ const (
 type Ladder struct {
 	Rungs []string `json:"rungs"`
 	Next  int      `json:"next"`
+	// Repaired: RungRepair was taken since the last Reset (RepairFirst).
+	Repaired bool `json:"repaired,omitempty"`
 }
 
 // NewLadder is a ladder at its bottom rung, with its own copy of rungs.
@@ -63,7 +65,7 @@ func (l *Ladder) Climb(available func(rung string) bool) (rung string, ok bool) 
 
 // Reset brings the ladder back to its bottom rung, once the run has made
 // progress off the loop that made it climb.
-func (l *Ladder) Reset() { l.Next = 0 }
+func (l *Ladder) Reset() { l.Next, l.Repaired = 0, false }
 
 // Exhausted reports whether no rung is left to climb.
 func (l *Ladder) Exhausted() bool { return l.Next >= len(l.Rungs) }

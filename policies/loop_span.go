@@ -7,6 +7,9 @@ package policies
 type EventRef struct {
 	Where  string `json:"where"`   // graph node, "" for free-form calls
 	NodeID string `json:"node_id"` // the trace node of the event
+	// Class is how the event's call failed ("" when it did not, or for
+	// runs whose events were kept before classes were).
+	Class string `json:"class,omitempty"`
 }
 
 // AppendEvent appends ev and keeps at most window events, the newest, as

@@ -12,6 +12,24 @@ type LoopSituation struct {
 	LoopStart      int    // LoopSpan: 0 means nothing before the loop, no rollback
 	EdgeAroundLoop bool   // graph: EdgeAround for the node before the loop
 	HandoffTargets int    // agents the run may still be handed to (allowed, not in its handoff path)
+
+	// What the rules of rungs by class (RungHelps) read; ByClass says they
+	// apply, else RungAvailable alone decides, as for runs begun before.
+	ByClass bool
+	// Class is how the loop's failing call (LoopCall of LoopTool) failed:
+	// its error class, "" when none of the loop's calls failed.
+	Class Class
+	// Retried: Temporal already retried that call under the tool's retry
+	// policy (a retryable class, more than one attempt allowed).
+	Retried bool
+	// OtherProvider: LoopTool's fallback is run by another provider than
+	// LoopTool (both name their provider, and they differ).
+	OtherProvider bool
+	// OtherTools is how many tools the model may call besides the loop's.
+	OtherTools int
+	// CanRepair: the agent repairs arguments (repair.max_attempts > 0) and
+	// the loop is of free-form calls, which a repair can give new ones.
+	CanRepair bool
 }
 
 // RungAvailable says whether a rung can act on the loop now, so the
@@ -43,9 +61,19 @@ func RungAvailable(rung string, s LoopSituation) bool {
 
 // ChooseRung climbs the ladder to the next rung available for s and
 // answers it; RungStop when the ladder is exhausted, as a run that has
-// tried every way out ends with a report.
+// tried every way out ends with a report. With s.ByClass, the loop's
+// error class picks (RungHelps) and a loop of invalid arguments goes to
+// RungRepair first, once per climb (RepairFirst).
 func ChooseRung(l *Ladder, s LoopSituation) string {
-	rung, ok := l.Climb(func(r string) bool { return RungAvailable(r, s) })
+	if s.ByClass && RepairFirst(l, s) {
+		return RungRepair
+	}
+	rung, ok := l.Climb(func(r string) bool {
+		if s.ByClass {
+			return RungHelps(r, s)
+		}
+		return RungAvailable(r, s)
+	})
 	if !ok {
 		return RungStop
 	}
@@ -56,6 +84,7 @@ func ChooseRung(l *Ladder, s LoopSituation) string {
 type LoopCall struct {
 	Tool   string
 	Failed bool
+	Class  Class // how it failed, when known
 }
 
 // LoopTool picks the tool a loop is about (the one substitute replaces)

@@ -20,11 +20,12 @@ type escalation struct {
 }
 
 // escalate takes the next available rung of the agent's ladder
-// (policies.ChooseRung) and carries it out. Each rung taken is an
+// (policies.ChooseRung; by the loop's error class, rungs.go) and carries
+// it out. Each rung taken is an
 // escalation node in the trace and an entry of the result.
 func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where string) *escalation {
 	situation, exit := r.situation(ctx, loop, where)
-	rung := policies.ChooseRung(r.ladder(), situation)
+	rung := r.chooseRung(ctx, situation)
 	why := fmt.Sprintf("%s loop of period %d repeated %d times", loop.Kind, loop.Period, loop.Repeats)
 	node := r.addNode(ctx, Node{Node: signals.Node{
 		Kind: signals.KindEscalation, Status: signals.StatusCompleted, Parents: r.run.Frontier,
@@ -65,6 +66,8 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 		return &escalation{}
 	case policies.RungRollback:
 		return r.rollback(ctx, id, loop, where)
+	case policies.RungRepair:
+		return r.repairLoop(ctx, id, loop, where)
 	case policies.RungHandoff:
 		reason := "complexity_exceeded"
 		if situation.LoopTool != "" {

@@ -97,9 +97,24 @@ func TestHumanTimeoutClimbsToTheNextRung(t *testing.T) {
 	require.Contains(t, human[0].Error, "no reply within human_timeout (1h0m0s)")
 }
 
+// unavailableTool fails book_flight as a tool that is down (HTTP 503,
+// transient).
+func unavailableTool(req activities.ToolRequest) (json.RawMessage, error) {
+	return nil, temporal.NewApplicationError("tool "+req.Tool.Name+": HTTP 503: unavailable", "transient")
+}
+
+// onlyOneAttempt: Temporal does not retry the tool's calls, so a wait of
+// the retry rung is the call's only second chance.
+func onlyOneAttempt(spec *config.Resolved) *config.Resolved {
+	for i := range spec.Tools {
+		spec.Tools[i].Retry = &config.Retry{MaxAttempts: 1}
+	}
+	return spec
+}
+
 func TestRetryRungWaitsOnADurableTimer(t *testing.T) {
 	book := call("k", "book_flight", `{"flight_id":"UA1","passengers":1}`)
-	h := newHarness(t, stubbornSpec("retry", "stop"), repeat(10, book, activities.ModelReply{Content: "x"}), failingTool)
+	h := newHarness(t, onlyOneAttempt(stubbornSpec("retry", "stop")), repeat(10, book, activities.ModelReply{Content: "x"}), unavailableTool)
 	start := h.env.Now()
 	_, err := h.run(AgentInput{Agent: "travel", Task: "book"})
 	rep := stopReport(t, err)
@@ -113,6 +128,30 @@ func TestRetryRungWaitsOnADurableTimer(t *testing.T) {
 	require.GreaterOrEqual(t, h.env.Now().Sub(start), 500*time.Millisecond, "the backoff is a timer in workflow time")
 	esc := nodesByKind(h.trace(), signals.KindEscalation)
 	require.Contains(t, string(esc[0].Output), "waiting")
+}
+
+// Rungs by class: waiting does not cure a persistent error (HTTP 409), nor
+// a transient one Temporal has just retried, so the ladder skips retry.
+func TestRetryRungSkipsWhatAWaitCannotCure(t *testing.T) {
+	book := call("k", "book_flight", `{"flight_id":"UA1","passengers":1}`)
+	for name, tc := range map[string]struct {
+		spec *config.Resolved
+		tool func(activities.ToolRequest) (json.RawMessage, error)
+	}{
+		"persistent":               {stubbornSpec("retry", "stop"), failingTool},
+		"transient, retried twice": {stubbornSpec("retry", "stop"), unavailableTool},
+	} {
+		t.Run(name, func(t *testing.T) {
+			for i := range tc.spec.Tools {
+				tc.spec.Tools[i].Retry = &config.Retry{InitialInterval: config.Duration(time.Millisecond), Backoff: 1, MaxInterval: config.Duration(time.Millisecond), MaxAttempts: 2}
+			}
+			h := newHarness(t, tc.spec, repeat(10, book, activities.ModelReply{Content: "x"}), tc.tool)
+			_, err := h.run(AgentInput{Agent: "travel", Task: "book"})
+			rep := stopReport(t, err)
+			require.Equal(t, []string{"stop"}, actions(rep.Escalations))
+			require.Len(t, nodesByKind(h.trace(), signals.KindCall), 3, "stopped at the loop's third call")
+		})
+	}
 }
 
 func TestSubstituteRoutesToTheFallback(t *testing.T) {

@@ -49,7 +49,7 @@ func (r *runner) ladder() *policies.Ladder {
 // loop, climbs the escalation ladder; progress off the last loop resets
 // the ladder to its bottom rung.
 func (r *runner) observe(ctx workflow.Context, where, nodeID string, ev policies.LoopEvent) *escalation {
-	r.run.Events = policies.AppendEvent(r.run.Events, policies.EventRef{Where: where, NodeID: nodeID}, r.run.Spec.Agent.Policies.Loop.Window)
+	r.run.Events = policies.AppendEvent(r.run.Events, policies.EventRef{Where: where, NodeID: nodeID, Class: ev.Class}, r.run.Spec.Agent.Policies.Loop.Window)
 	loop := r.detector().Observe(ev)
 	if loop == nil {
 		if r.progress(ctx, where, ev) {
@@ -87,17 +87,14 @@ func (r *runner) progress(ctx workflow.Context, where string, ev policies.LoopEv
 // and in a graph the edge the explore rung would take out of the cycle.
 func (r *runner) situation(ctx workflow.Context, loop *policies.Loop, where string) (policies.LoopSituation, policies.CycleExit) {
 	s := policies.LoopSituation{InGraph: where != "", LoopStart: policies.LoopSpan(r.run.Events, *loop)}
-	calls := r.loopCalls(loop)
-	s.BlockableCalls = len(calls)
-	lc := make([]policies.LoopCall, len(calls))
-	for i, c := range calls {
-		lc[i] = policies.LoopCall{Tool: c.Tool, Failed: c.Status == signals.StatusFailed}
-	}
+	lc := r.loopCallsOf(loop)
+	s.BlockableCalls = len(lc)
 	s.LoopTool = policies.LoopTool(lc)
 	if t, ok := r.run.Spec.Tool(s.LoopTool); ok && t.Fallback != "" {
 		s.HasFallback = true
 		s.BreakerOpen = r.breaker(t.Name).State == policies.BreakerOpen
 	}
+	r.classSituation(&s, loop, lc)
 	if r.handsOver {
 		s.HandoffTargets = r.handoffTargets()
 	}
@@ -131,6 +128,18 @@ func (r *runner) exploreExit(ctx workflow.Context, at string, loop *policies.Loo
 		return old, ok
 	}
 	return exit, found
+}
+
+// loopCallsOf are the calls of the loop's last period as the rungs see
+// them: the tool each named and, when it failed, how.
+func (r *runner) loopCallsOf(loop *policies.Loop) []policies.LoopCall {
+	var out []policies.LoopCall
+	for _, e := range policies.LastPeriod(r.run.Events, *loop) {
+		if n := r.run.node(e.NodeID); n != nil && n.Kind == signals.KindCall && n.Tool != "" {
+			out = append(out, policies.LoopCall{Tool: n.askedTool(), Failed: n.Status == signals.StatusFailed, Class: policies.Class(e.Class)})
+		}
+	}
+	return out
 }
 
 // loopCalls are the trace nodes of the loop's last period that are calls.

@@ -85,4 +85,14 @@ const (
 	// sent the ladder back to retry and explore was rarely reached. Asked
 	// only when the two rules answer differently for an event.
 	versionGraphProgress = "graph-progress"
+	// versionRungsByClass: the loop's error class picks the rung
+	// (policies.RungHelps): persistent, fatal and invalid_args failures
+	// skip retry, as does a transient failure Temporal has just retried;
+	// fatal failures skip substitute unless the fallback names another
+	// provider; explore skips a free-form loop on a tool that is down when
+	// the model has no other tool; a loop of invalid arguments is repaired
+	// first (policies.RungRepair). Before: every available rung was taken
+	// in ladder order. Asked only at a loop where the two rules choose
+	// differently, so runs whose choices do not change record no marker.
+	versionRungsByClass = "rungs-by-class"
 )
