@@ -52,7 +52,13 @@ type Tool struct {
 	// Provider names who runs the tool (a service, an account), optional: a
 	// fatal error (credentials, permissions) is not escaped by a fallback
 	// of the same provider, only by one that names another.
-	Provider string      `yaml:"provider" json:"provider,omitempty"`
+	Provider string `yaml:"provider" json:"provider,omitempty"`
+	// Volatile: argument fields that differ between calls that are
+	// otherwise the same (a clock, a request id); loop signatures leave
+	// them out, besides policies.DefaultVolatile. Each entry is a field
+	// name (at any depth) or a JSON pointer ("/meta/sent_at"): see
+	// VolatileField.
+	Volatile []string    `yaml:"volatile" json:"volatile,omitempty"`
 	Errors   []ErrorRule `yaml:"errors" json:"errors,omitempty"`
 }
 

@@ -13,6 +13,9 @@ type CallEvent struct {
 	Tool    string          // the tool the call was for (not a fallback serving it)
 	Args    json.RawMessage // the resolved arguments the call ran with
 	Outcome string          // "ok", or the failure class
+	// Volatile are the tool's own volatile fields (config.Tool.Volatile),
+	// left out of the key besides DefaultVolatile.
+	Volatile []string
 }
 
 // Failed reports whether the call failed: any outcome but "ok".
@@ -23,7 +26,16 @@ func (e CallEvent) Failed() bool { return e.Outcome != "ok" }
 // blocklist go by it, so a repeated call is the same call however its
 // clocks and request ids differ.
 func (e CallEvent) Key() string {
-	return CanonicalSignature(e.Where, e.Tool, e.Args, "", DefaultVolatile)
+	return CanonicalSignature(e.Where, e.Tool, e.Args, "", volatileOf(e.Volatile))
+}
+
+// volatileOf is what a signature leaves out of a tool's arguments: the
+// default volatile names and the tool's own.
+func volatileOf(tool []string) []string {
+	if len(tool) == 0 {
+		return DefaultVolatile
+	}
+	return slices.Concat(DefaultVolatile, tool)
 }
 
 // Signature is the call's identity with its outcome, Key + ":" + Outcome:
@@ -42,9 +54,9 @@ func (e CallEvent) LoopEvent() LoopEvent {
 
 // BlockKey is the blocklist's identity of a call: its Key with no graph
 // node, so an exact call the explore rung blocked stays blocked wherever
-// the model makes it again.
-func BlockKey(tool string, args []byte) string {
-	return CallEvent{Tool: tool, Args: args}.Key()
+// the model makes it again. volatile is the tool's own (Key).
+func BlockKey(tool string, args []byte, volatile []string) string {
+	return CallEvent{Tool: tool, Args: args, Volatile: volatile}.Key()
 }
 
 // HumanNodeEvent is the event of a graph human node at `at`: key
@@ -67,6 +79,31 @@ func HumanNodeEvent(at string, replied bool) LoopEvent {
 // class (the calls' classes are their own events).
 func LLMNodeEvent(at, callsJSON, content, outcome string) LoopEvent {
 	key := Signature(at, "llm", callsJSON, content)
+	return LoopEvent{Signature: key + ":" + outcome, Key: key, Failed: outcome == "failed"}
+}
+
+// LLMCall is one call of an llm node's reply as its event sees it: the
+// tool and its arguments, never the call id the provider gave it (new at
+// every reply, so a node asking for the same calls again would look new).
+type LLMCall struct {
+	Tool     string
+	Args     []byte
+	Volatile []string // the tool's own volatile fields
+}
+
+// StableLLMNodeEvent is the event of a graph llm node at `at` (version
+// stable-signatures; LLMNodeEvent before): its key is what the model
+// asked for, the calls' tools and canonical arguments without volatile
+// fields, in any order, and its content; outcome as LLMNodeEvent's. An
+// llm node that asks for the same calls visit after visit then repeats
+// one signature, and is a loop like any other node.
+func StableLLMNodeEvent(at string, calls []LLMCall, content, outcome string) LoopEvent {
+	signed := make([]string, len(calls))
+	for i, c := range calls {
+		signed[i] = Signature(c.Tool, canonicalArgs(c.Args, volatileOf(c.Volatile)))
+	}
+	slices.Sort(signed)
+	key := Signature(append([]string{at, "llm-calls", content}, signed...)...)
 	return LoopEvent{Signature: key + ":" + outcome, Key: key, Failed: outcome == "failed"}
 }
 

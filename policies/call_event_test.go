@@ -50,13 +50,13 @@ func TestCallEventGolden(t *testing.T) {
 		},
 		{
 			CallEvent{Where: "fetch", Tool: "http_get", Args: json.RawMessage(`{"url":"u","request_id":"1"}`), Outcome: "timeout"},
-			"e361b118d3969fc0", "e361b118d3969fc0:timeout", BlockKey("http_get", []byte(`{"url":"u"}`)),
+			"e361b118d3969fc0", "e361b118d3969fc0:timeout", BlockKey("http_get", []byte(`{"url":"u"}`), nil),
 		},
 	}
 	for _, tc := range cases {
 		require.Equal(t, tc.key, tc.ev.Key())
 		require.Equal(t, tc.sig, tc.ev.Signature())
-		require.Equal(t, tc.blockedAs, BlockKey(tc.ev.Tool, tc.ev.Args))
+		require.Equal(t, tc.blockedAs, BlockKey(tc.ev.Tool, tc.ev.Args, nil))
 	}
 }
 
@@ -81,7 +81,7 @@ func TestCallEventSameCall(t *testing.T) {
 			b := CallEvent{Tool: "search", Args: tc.b, Outcome: "ok"}
 			require.Equal(t, tc.same, a.Key() == b.Key())
 			require.Equal(t, tc.same, a.Signature() == b.Signature())
-			require.Equal(t, tc.same, BlockKey("search", tc.a) == BlockKey("search", tc.b))
+			require.Equal(t, tc.same, BlockKey("search", tc.a, nil) == BlockKey("search", tc.b, nil))
 		})
 	}
 	// The graph node and the outcome are part of the identity.
@@ -93,7 +93,7 @@ func TestCallEventSameCall(t *testing.T) {
 	failed.Outcome = "transient"
 	require.Equal(t, base.Key(), failed.Key())
 	require.NotEqual(t, base.Signature(), failed.Signature())
-	require.Equal(t, base.Key(), BlockKey("search", at.Args), "the blocklist ignores where")
+	require.Equal(t, base.Key(), BlockKey("search", at.Args, nil), "the blocklist ignores where")
 }
 
 func TestNodeEvents(t *testing.T) {

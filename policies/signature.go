@@ -10,6 +10,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
+
+	"github.com/unstuck-dev/unstuck/config"
 )
 
 // DefaultVolatile are argument fields that differ between calls that are
@@ -48,7 +51,7 @@ func canonicalArgs(args []byte, volatile []string) string {
 	}
 	doc := args
 	if len(volatile) > 0 {
-		stripped, err := withoutKeys(args, volatile)
+		stripped, err := withoutFields(args, readVolatile(volatile))
 		if err != nil {
 			return string(args)
 		}
@@ -63,27 +66,64 @@ func canonicalArgs(args []byte, volatile []string) string {
 	return string(canon)
 }
 
-// maxArgsDepth bounds the nesting withoutKeys follows; deeper arguments
+// maxArgsDepth bounds the nesting withoutFields follows; deeper arguments
 // are taken as raw text.
 const maxArgsDepth = 1000
 
-// withoutKeys re-encodes a JSON document without the object members named
-// in keys. It walks the token stream rather than a decoded map, so it
-// never ranges over a map (workflow code must not).
-func withoutKeys(doc []byte, keys []string) ([]byte, error) {
+// volatileFields are the fields a signature leaves out: names wherever
+// they appear, pointers (as reference tokens) at one place only.
+type volatileFields struct {
+	names    []string
+	pointers [][]string
+}
+
+// readVolatile sorts volatile entries into names and JSON pointers
+// (config.VolatileField); an entry that is not a valid pointer (config
+// validation refuses it) is taken as a name, so nothing panics.
+func readVolatile(entries []string) volatileFields {
+	var v volatileFields
+	for _, e := range entries {
+		if tokens, pointer, err := config.VolatileField(e); pointer && err == nil {
+			v.pointers = append(v.pointers, tokens)
+		} else {
+			v.names = append(v.names, e)
+		}
+	}
+	return v
+}
+
+// drops says whether the member at path (key last) is volatile.
+func (v volatileFields) drops(path []string) bool {
+	if slices.Contains(v.names, path[len(path)-1]) {
+		return true
+	}
+	for _, p := range v.pointers {
+		if slices.Equal(p, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutFields re-encodes a JSON document without its volatile members.
+// It walks the token stream rather than a decoded map, so it never ranges
+// over a map (workflow code must not).
+func withoutFields(doc []byte, v volatileFields) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.UseNumber()
-	v, err := decodeWithout(dec, keys, 0)
+	val, err := decodeWithout(dec, v, nil, 0)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("unexpected data after the JSON value")
 	}
-	return json.Marshal(v)
+	return json.Marshal(val)
 }
 
-func decodeWithout(dec *json.Decoder, keys []string, depth int) (any, error) {
+// decodeWithout decodes the next value, at path (reference tokens from
+// the root; array elements by index), without its volatile members.
+func decodeWithout(dec *json.Decoder, v volatileFields, path []string, depth int) (any, error) {
 	if depth > maxArgsDepth {
 		return nil, errors.New("arguments nested too deep")
 	}
@@ -103,11 +143,12 @@ func decodeWithout(dec *json.Decoder, keys []string, depth int) (any, error) {
 			if !ok {
 				return nil, fmt.Errorf("object key %v is not a string", kt)
 			}
-			val, err := decodeWithout(dec, keys, depth+1)
+			at := append(path, key)
+			val, err := decodeWithout(dec, v, at, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			if !slices.Contains(keys, key) {
+			if !v.drops(at) {
 				obj[key] = val
 			}
 		}
@@ -115,8 +156,8 @@ func decodeWithout(dec *json.Decoder, keys []string, depth int) (any, error) {
 		return obj, err
 	case json.Delim('['):
 		arr := []any{}
-		for dec.More() {
-			val, err := decodeWithout(dec, keys, depth+1)
+		for i := 0; dec.More(); i++ {
+			val, err := decodeWithout(dec, v, append(path, strconv.Itoa(i)), depth+1)
 			if err != nil {
 				return nil, err
 			}

@@ -1,6 +1,7 @@
 package testsuite
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -15,8 +16,9 @@ import (
 // A graph llm node that loops: the model (a scripted test double) asks
 // for the same lookup at every visit, and the graph sends it back to the
 // node until state.done, which never comes. The provider gives every
-// call a new id, so the node's visits differ only by ids: the loop must
-// be seen at the `repeats`-th visit, not run to max_steps.
+// call a new id and the model stamps each call with the time (sent_at,
+// volatile for the tool), so the visits differ only by ids and a clock:
+// the loop must be seen at the `repeats`-th visit, not run to max_steps.
 func TestGraphLLMNodeLoopIsDetected(t *testing.T) {
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		writeJSON(w, 200, map[string]any{"found": false})
@@ -24,7 +26,7 @@ func TestGraphLLMNodeLoopIsDetected(t *testing.T) {
 	cfg := `
 model: { base_url: "{{MODEL}}", name: looper }
 tools:
-  - { name: lookup, http: { url: "` + tools.URL + `/lookup" }, parameters: { type: object } }
+  - { name: lookup, http: { url: "` + tools.URL + `/lookup" }, parameters: { type: object }, volatile: [sent_at] }
 agents:
   - name: looper
     instructions: Look it up.
@@ -39,8 +41,9 @@ agents:
         - { from: L, to: L }
     policies: { max_steps: 40, loop: { window: 16, repeats: 3 }, escalation: [stop] }
 `
-	looper := func(openaiRequest) scriptedmodel.Turn {
-		return scriptedmodel.CallTurn("lookup", map[string]any{"q": "NYC"})
+	looper := func(req openaiRequest) scriptedmodel.Turn {
+		sentAt := fmt.Sprintf("2024-01-15T10:00:%02dZ", scriptedmodel.AssistantTurns(req))
+		return scriptedmodel.CallTurn("lookup", map[string]any{"q": "NYC", "sent_at": sentAt})
 	}
 	s := newStack(t, cfg, map[string]scriptedmodel.Script{"looper": looper})
 	run := s.start(workflows.AgentInput{Agent: "looper", Task: "find NYC"})

@@ -107,7 +107,7 @@ func (r *runner) blockLoopCalls(loop *policies.Loop) []string {
 	var described []string
 	for _, c := range r.loopCalls(loop) {
 		tool := c.askedTool() // the model's call, whichever tool served it
-		key := policies.BlockKey(tool, c.Args)
+		key := policies.BlockKey(tool, c.Args, r.volatile(tool))
 		if !slices.Contains(r.run.Blocked, key) {
 			r.run.Blocked = append(r.run.Blocked, key)
 		}

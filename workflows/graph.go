@@ -199,7 +199,22 @@ func (r *runner) llmOutcome(ctx workflow.Context, at, reqID string, reply replyR
 			failed = n.Error
 		}
 	}
-	return visitResult{ok: failed == "", errText: failed, event: policies.LLMNodeEvent(at, calls, reply.Content, boolText(failed == ""))}
+	return visitResult{ok: failed == "", errText: failed, event: r.llmNodeEvent(ctx, at, calls, reply, boolText(failed == ""))}
+}
+
+// llmNodeEvent is the loop event of an llm node's visit whose reply asked
+// for calls: since stable-signatures, what the calls were without their
+// ids and volatile fields; before, their JSON with the provider's ids,
+// which no two replies share (so such a node never looked like a loop).
+func (r *runner) llmNodeEvent(ctx workflow.Context, at, callsJSON string, reply replyRecord, outcome string) policies.LoopEvent {
+	if workflow.GetVersion(ctx, versionStableSignatures, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return policies.LLMNodeEvent(at, callsJSON, reply.Content, outcome)
+	}
+	calls := make([]policies.LLMCall, len(reply.ToolCalls))
+	for i, c := range reply.ToolCalls {
+		calls[i] = policies.LLMCall{Tool: c.Name, Args: []byte(c.Args), Volatile: r.volatile(c.Name)}
+	}
+	return policies.StableLLMNodeEvent(at, calls, reply.Content, outcome)
 }
 
 // visitEnd completes the run with the end node's output: a reference, or

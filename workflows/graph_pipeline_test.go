@@ -73,7 +73,7 @@ func TestGraphToolNodeBlockedCallDoesNotRun(t *testing.T) {
 	spec.Agent.Policies.MaxSteps = 2
 	spec.Agent.Graph = oneNodeGraph("a", map[string]any{"q": 1})
 	run := startedRun(spec)
-	run.Blocked = []string{policies.BlockKey("a", json.RawMessage(`{"q":1}`))}
+	run.Blocked = []string{policies.BlockKey("a", json.RawMessage(`{"q":1}`), nil)}
 	h := newHarness(t, spec, nil, okEcho)
 	_, err := h.run(AgentInput{Continued: run})
 	rep := stopReport(t, err)

@@ -22,6 +22,18 @@ func (r *runner) detector() *policies.LoopDetector {
 	return r.run.Detector
 }
 
+// volatile is the tool's own volatile fields, left out of its calls'
+// signatures (and blocklist keys) besides policies.DefaultVolatile.
+func (r *runner) volatile(tool string) []string { return toolVolatile(r.run, tool) }
+
+func toolVolatile(run *Run, tool string) []string {
+	if run.Spec == nil {
+		return nil
+	}
+	t, _ := run.Spec.Tool(tool)
+	return t.Volatile
+}
+
 // breaker is a tool's circuit breaker, created on first use.
 func (r *runner) breaker(tool string) *policies.Breaker {
 	if r.run.Breakers == nil {

@@ -29,7 +29,7 @@ func (p *pipeline) block(ctx workflow.Context, c *stepCall, args json.RawMessage
 
 // isBlocked says whether the loop ladder blocked this exact call.
 func isBlocked(run *Run, tool string, args []byte) bool {
-	return len(run.Blocked) > 0 && slices.Contains(run.Blocked, policies.BlockKey(tool, args))
+	return len(run.Blocked) > 0 && slices.Contains(run.Blocked, policies.BlockKey(tool, args, toolVolatile(run, tool)))
 }
 
 func blockedText(tool string) string {

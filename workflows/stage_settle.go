@@ -81,13 +81,13 @@ func (r *runner) event(c *stepCall) policies.CallEvent {
 		outcome = string(c.class)
 	}
 	if c.where != "" {
-		return policies.CallEvent{Where: c.where, Tool: c.tool.Name, Args: c.resolved, Outcome: outcome}
+		return policies.CallEvent{Where: c.where, Tool: c.tool.Name, Args: c.resolved, Outcome: outcome, Volatile: r.volatile(c.tool.Name)}
 	}
 	var args json.RawMessage
 	if n := r.run.node(c.nodeID); n != nil {
 		args = n.Args
 	}
-	return policies.CallEvent{Tool: c.name, Args: args, Outcome: outcome}
+	return policies.CallEvent{Tool: c.name, Args: args, Outcome: outcome, Volatile: r.volatile(c.name)}
 }
 
 // failureClass is the class of a tool activity's failure (its application

@@ -95,4 +95,10 @@ const (
 	// in ladder order. Asked only at a loop where the two rules choose
 	// differently, so runs whose choices do not change record no marker.
 	versionRungsByClass = "rungs-by-class"
+	// versionStableSignatures: the loop event of a graph llm node whose
+	// reply asked for calls is signed by the calls' tools and canonical
+	// arguments without volatile fields (before: by the calls' JSON, ids
+	// included, so no two visits were alike and an llm node that looped
+	// was never seen). Asked at such a visit, once its calls have run.
+	versionStableSignatures = "stable-signatures"
 )
