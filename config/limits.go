@@ -51,3 +51,13 @@ func (l Limits) InFlight() int {
 // MaxLoopWindow bounds policies.loop.window: the loop detector keeps that
 // many event signatures in the run's state, carried across continue-as-new.
 const MaxLoopWindow = 4096
+
+// The bounds of policies.loop.time_window. The run keeps up to Visits
+// visit times per node in its state; workflow time moves once per
+// workflow task, so windows shorter than a second measure scheduling,
+// and longer than a day measure nothing a loop would do.
+const (
+	MaxTimeWindowVisits = 1024
+	MinTimeWindow       = Duration(time.Second)
+	MaxTimeWindow       = Duration(24 * time.Hour)
+)

@@ -183,6 +183,17 @@ type Limits struct {
 type LoopPolicy struct {
 	Window  int `yaml:"window" json:"window,omitempty"`
 	Repeats int `yaml:"repeats" json:"repeats,omitempty"`
+	// TimeWindow: the same node visited that often that fast is a loop
+	// too, whatever the visits did (nil, the default: off).
+	TimeWindow *TimeWindow `yaml:"time_window" json:"time_window,omitempty"`
+}
+
+// TimeWindow is the time-window loop (seed 000): Visits visits of one
+// graph node (in a free-form run, calls of one tool) within Within, by the
+// workflow's clock.
+type TimeWindow struct {
+	Visits int      `yaml:"visits" json:"visits"`
+	Within Duration `yaml:"within" json:"within"`
 }
 
 // BreakerPolicy opens a tool's circuit after Failures failures in a row and

@@ -79,6 +79,9 @@ func (c *checker) policies(p path, pol *Policies) {
 	if pol.Loop.Window >= 2 && pol.Loop.Repeats >= 2 && pol.Loop.Window < pol.Loop.Repeats {
 		c.add(lp.key("window"), "window %d is smaller than repeats %d: no loop could ever be seen", pol.Loop.Window, pol.Loop.Repeats)
 	}
+	if tw := pol.Loop.TimeWindow; tw != nil {
+		c.timeWindow(lp.key("time_window"), tw)
+	}
 	bp := p.key("breaker")
 	if pol.Breaker.Failures < 1 {
 		c.add(bp.key("failures"), "must be at least 1, got %d", pol.Breaker.Failures)
@@ -131,5 +134,15 @@ func (c *checker) handoffWhen(p path, hw *HandoffWhen, a *Agent) {
 	}
 	if hw.UserAsks != "" {
 		c.regex(p.key("user_asks"), hw.UserAsks)
+	}
+}
+
+// timeWindow checks policies.loop.time_window: visits and within in range.
+func (c *checker) timeWindow(p path, tw *TimeWindow) {
+	if tw.Visits < 2 || tw.Visits > MaxTimeWindowVisits {
+		c.add(p.key("visits"), "must be between 2 and %d (one visit is not a loop; the run keeps that many visit times), got %d", MaxTimeWindowVisits, tw.Visits)
+	}
+	if tw.Within < MinTimeWindow || tw.Within > MaxTimeWindow {
+		c.add(p.key("within"), "must be between %s and %s (workflow time moves once per workflow task), got %s", MinTimeWindow.D(), MaxTimeWindow.D(), tw.Within.D())
 	}
 }

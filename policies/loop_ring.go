@@ -91,3 +91,18 @@ func fingerprint(s string) uint64 {
 	}
 	return h
 }
+
+// Last answers the signatures of the latest n events the ring still
+// holds (at most Window), oldest first: the cycle of a loop another rule
+// found (the time window).
+func (d *LoopDetector) Last(n int) []string {
+	d.normalise()
+	return d.last(max(min(n, len(d.Sigs)), 0))
+}
+
+// Restart starts a fresh count for every kind, as a report does: a loop
+// another rule reported (the time window) was answered too.
+func (d *LoopDetector) Restart() {
+	d.normalise()
+	d.reset()
+}

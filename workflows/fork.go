@@ -204,6 +204,11 @@ func boundBySpec(run *Run) {
 			run.Detector = nil
 		}
 	}
+	if v := run.VisitWindow; v != nil {
+		if tw := p.Loop.TimeWindow; tw == nil || v.Visits != tw.Visits || v.Within != tw.Within.D() {
+			run.VisitWindow = nil
+		}
+	}
 	want := policies.NewBreaker(p.Breaker.Failures, p.Breaker.Cooldown.D())
 	// Deleting entries: the order does not matter.
 	//workflowcheck:ignore

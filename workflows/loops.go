@@ -63,6 +63,12 @@ func (r *runner) ladder() *policies.Ladder {
 func (r *runner) observe(ctx workflow.Context, where, nodeID string, ev policies.LoopEvent) *escalation {
 	r.run.Events = policies.AppendEvent(r.run.Events, policies.EventRef{Where: where, NodeID: nodeID, Class: ev.Class}, r.run.Spec.Agent.Policies.Loop.Window)
 	loop := r.detector().Observe(ev)
+	switch {
+	case loop != nil && r.run.VisitWindow != nil:
+		r.run.VisitWindow.Reset() // a report of any kind: the time window counts afresh
+	case loop == nil:
+		loop = r.timeWindow(ctx, where, nodeID)
+	}
 	if loop == nil {
 		if r.progress(ctx, where, ev) {
 			r.ladder().Reset()
@@ -176,4 +182,33 @@ func cycleNodeList(events []policies.EventRef, loop policies.Loop) []string {
 	}
 	slices.Sort(nodes)
 	return nodes
+}
+
+// timeWindow feeds the visit to policies.loop.time_window, for an agent
+// that has one, and answers the loop it completes. The node is the graph
+// node or, in a free-form run, the tool called. Version time-window is
+// asked only when a window fills, which runs of agents without one never
+// see.
+func (r *runner) timeWindow(ctx workflow.Context, where, nodeID string) *policies.Loop {
+	tw := r.run.Spec.Agent.Policies.Loop.TimeWindow
+	if tw == nil {
+		return nil
+	}
+	if r.run.VisitWindow == nil {
+		r.run.VisitWindow = policies.NewVisitWindow(tw.Visits, tw.Within.D())
+	}
+	node := where
+	if node == "" {
+		if n := r.run.node(nodeID); n != nil {
+			node = n.Tool
+		}
+	}
+	d := r.detector()
+	loop := r.run.VisitWindow.Observe(node, d.Seen-1, workflow.Now(ctx), len(r.run.Events))
+	if loop == nil || workflow.GetVersion(ctx, versionTimeWindow, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return nil
+	}
+	loop.Cycle = d.Last(loop.Period)
+	d.Restart()
+	return loop
 }

@@ -97,6 +97,9 @@ type LoopEscape struct {
 	// Events are the recent loop events (where, node id), oldest first,
 	// bounded by the loop window: rollback finds where a loop began.
 	Events []policies.EventRef `json:"events,omitempty"`
+	// VisitWindow is the time window's recent visits, for an agent with
+	// policies.loop.time_window.
+	VisitWindow *policies.VisitWindow `json:"visit_window,omitempty"`
 }
 
 // GraphWalk is where a graph run is, how often each node was visited, and

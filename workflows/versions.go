@@ -101,4 +101,8 @@ const (
 	// included, so no two visits were alike and an llm node that looped
 	// was never seen). Asked at such a visit, once its calls have run.
 	versionStableSignatures = "stable-signatures"
+	// versionTimeWindow: policies.loop.time_window reports a loop when one
+	// node is visited that often within that time (before: there was no
+	// time window). Asked only when a window fills.
+	versionTimeWindow = "time-window"
 )
