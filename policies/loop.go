@@ -7,7 +7,8 @@ const (
 	// LoopNoProgress: the same call failing the same way, again and again,
 	// even when its outcome text varies.
 	LoopNoProgress = "no_progress"
-	// LoopState: the run keeps coming back to the same state.
+	// LoopState: the run keeps coming back to the same state with nothing
+	// new to show for it.
 	LoopState = "state"
 )
 
@@ -23,7 +24,8 @@ type LoopEvent struct {
 	// Failed and Class say how the call ended.
 	Failed bool   `json:"failed,omitempty"`
 	Class  string `json:"class,omitempty"`
-	// StateHash identifies the run state after the event; empty: unknown.
+	// StateHash identifies the run state after the event (StateHash of the
+	// canonical State); empty: unknown.
 	StateHash string `json:"state_hash,omitempty"`
 }
 
@@ -68,13 +70,17 @@ type LoopDetector struct {
 	// after Repeats more full repetitions, which gives the escalation that
 	// answered it room to work before the next rung is taken.
 	Since int `json:"since"`
-	// Sigs and States are rings of the last Window signatures and state
-	// hashes (event t in slot t%Window); they grow up to Window.
+	// Sigs and States are rings of the last Window signatures and counted
+	// state sightings (event t in slot t%Window, "" when its state was not
+	// counted); they grow up to Window.
 	Sigs   []string `json:"sigs,omitempty"`
 	States []string `json:"states,omitempty"`
+	// LastState is the state hash of the latest event, counted or not: a
+	// state is come back to only from another.
+	LastState string `json:"last_state,omitempty"`
 	// Runs has one counter per period 1..min(Seen, Window/Repeats).
 	Runs []int `json:"runs,omitempty"`
-	// StateCounts counts the non-empty state hashes of the ring at or
+	// StateCounts counts the counted state sightings of the ring at or
 	// after Since; read and written by key only.
 	StateCounts map[string]int `json:"state_counts,omitempty"`
 	// The current run of failures of one call with one class.
@@ -111,10 +117,14 @@ func (d *LoopDetector) Observe(e LoopEvent) *Loop {
 	d.normalise()
 	t, r := d.Seen, d.Repeats
 	fp := fingerprint(e.Signature)
+	counted := d.countsState(e, fp)
 	period := d.cycle(e.Signature, fp)
-	d.push(e, fp)
+	d.push(e, fp, counted)
 	streak := d.streak(e)
-	stateSeen := d.countState(e.StateHash)
+	stateSeen := 0
+	if counted {
+		stateSeen = d.countState(e.StateHash)
+	}
 
 	var loop *Loop
 	switch {
@@ -172,8 +182,8 @@ func (d *LoopDetector) streak(e LoopEvent) int {
 	return d.Streak
 }
 
-// countState counts a sighting of the state h and answers its sightings
-// in the window since the last report.
+// countState counts a sighting of the state h and answers its counted
+// sightings in the window since the last report.
 func (d *LoopDetector) countState(h string) int {
 	if h == "" {
 		return 0

@@ -55,7 +55,14 @@ func fuzzLoopDetectorBody(t *testing.T, data []byte, window, repeats uint8, cut 
 	var got []Loop
 	for i, e := range events {
 		sigs = append(sigs, e.Signature)
+		stateLoop := d.StateLoopAt(e)
 		l := d.Observe(e)
+		if l != nil && l.Kind == LoopState && !stateLoop {
+			t.Fatalf("event %d: a state loop StateLoopAt did not foresee", i)
+		}
+		if stateLoop && l == nil {
+			t.Fatalf("event %d: StateLoopAt foresaw a loop that did not come", i)
+		}
 		want := ref.observe(e)
 		if !equalLoops(l, want) {
 			t.Fatalf("event %d (window %d repeats %d): got %+v, the reference %+v", i, d.Window, d.Repeats, l, want)

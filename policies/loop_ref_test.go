@@ -39,6 +39,7 @@ type refDetector struct {
 	window, repeats int
 	events          []LoopEvent
 	sigs            []string
+	counted         []bool // whether each event's state sighting counts
 	since           int
 }
 
@@ -51,6 +52,7 @@ func (m *refDetector) observe(e LoopEvent) *Loop {
 	m.events = append(m.events, e)
 	m.sigs = append(m.sigs, e.Signature)
 	t, r := len(m.events)-1, m.repeats
+	m.counted = append(m.counted, m.counts(t))
 	var loop *Loop
 	if m.noProgress(t) {
 		loop = &Loop{Kind: LoopNoProgress, Period: 1, Cycle: []string{e.Signature}, Key: e.Key, Class: e.Class}
@@ -81,16 +83,41 @@ func (m *refDetector) noProgress(t int) bool {
 	return true
 }
 
-// stateSightings counts the sightings of the latest event's state in the
-// window since the last report, and finds the one before the latest.
-func (m *refDetector) stateSightings(t int) (prev, n int) {
+// counts says whether event t's state sighting counts: its state is not
+// among the counted sightings of the window since the last report, or
+// the previous event's state was another and event t's signature is in
+// the window since the last report.
+func (m *refDetector) counts(t int) bool {
 	h := m.events[t].StateHash
 	if h == "" {
+		return false
+	}
+	first, seen := true, false
+	for k := t - 1; k >= max(m.since, t-m.window+1); k-- {
+		if m.counted[k] && m.events[k].StateHash == h {
+			first = false
+		}
+		if m.sigs[k] == m.sigs[t] {
+			seen = true
+		}
+	}
+	if first {
+		return true
+	}
+	return t > 0 && m.events[t-1].StateHash != h && seen
+}
+
+// stateSightings counts the counted sightings of the latest event's state
+// in the window since the last report, and finds the one before the
+// latest.
+func (m *refDetector) stateSightings(t int) (prev, n int) {
+	h := m.events[t].StateHash
+	if h == "" || !m.counted[t] {
 		return 0, 0
 	}
 	prev = -1
 	for k := t; k >= max(m.since, t-m.window+1); k-- {
-		if m.events[k].StateHash == h {
+		if m.counted[k] && m.events[k].StateHash == h {
 			n++
 			if k < t && prev < 0 {
 				prev = k

@@ -6,19 +6,25 @@ import "github.com/unstuck-dev/unstuck/config"
 
 // push puts event Seen into the ring, where it takes the slot of event
 // Seen-Window (whose state sighting, if counted, is forgotten), and opens
-// the next period to comparison once enough events exist.
-func (d *LoopDetector) push(e LoopEvent, fp uint64) {
+// the next period to comparison once enough events exist. counted says
+// whether the event's state sighting counts (the ring keeps only those).
+func (d *LoopDetector) push(e LoopEvent, fp uint64, counted bool) {
 	t, w := d.Seen, d.Window
+	state := ""
+	if counted {
+		state = e.StateHash
+	}
+	d.LastState = e.StateHash
 	if len(d.Sigs) < w {
 		d.Sigs = append(d.Sigs, e.Signature)
-		d.States = append(d.States, e.StateHash)
+		d.States = append(d.States, state)
 		d.fps = append(d.fps, fp)
 	} else {
 		cur := t % w
 		if old := d.States[cur]; old != "" && t-w >= d.Since {
 			d.uncount(old)
 		}
-		d.Sigs[cur], d.States[cur], d.fps[cur] = e.Signature, e.StateHash, fp
+		d.Sigs[cur], d.States[cur], d.fps[cur] = e.Signature, state, fp
 	}
 	d.Seen++
 	if len(d.Runs) < min(d.Seen, d.MaxPeriod()) {
@@ -44,8 +50,8 @@ func (d *LoopDetector) last(n int) []string {
 	return out
 }
 
-// sinceState is the distance from the previous sighting of the state h
-// (counted, so inside the ring) to the latest event.
+// sinceState is the distance from the previous counted sighting of the
+// state h (inside the ring) to the latest event.
 func (d *LoopDetector) sinceState(h string) int {
 	latest := d.Seen - 1
 	for i := latest - 1; i >= 0 && i > latest-d.Window; i-- {

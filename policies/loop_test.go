@@ -249,8 +249,10 @@ func TestLoopDetectorNoProgress(t *testing.T) {
 	}
 }
 
-// State recurrence: the same state `repeats` times within the window,
-// whatever happened in between; the loop is the path back to it.
+// State recurrence: a state seen `repeats` times within the window,
+// counting its first sighting and each time the run came back to it from
+// another with nothing new (a signature already seen); the loop is the
+// path back to it.
 func TestLoopDetectorStateRecurrence(t *testing.T) {
 	st := func(sig, h string) LoopEvent { return LoopEvent{Signature: sig, StateHash: h} }
 	cases := []struct {
@@ -260,15 +262,25 @@ func TestLoopDetectorStateRecurrence(t *testing.T) {
 		want   []Loop
 	}{
 		{
-			name:   "three sightings with different paths",
+			name:   "back twice by calls already seen, not in a cycle",
+			window: 64,
+			events: []LoopEvent{st("a", "S"), st("b", "T"), st("r", "T"), st("a", "S"), st("r", "S"), st("b", "T"), st("a", "S")},
+			want:   []Loop{{Kind: LoopState, Period: 3, Cycle: []string{"r", "b", "a"}, Repeats: 3, At: 6, StateHash: "S"}},
+		},
+		{
+			name:   "back by new calls is progress",
 			window: 64,
 			events: []LoopEvent{st("a", "S"), st("b", "T"), st("c", "S"), st("d", ""), st("e", "U"), st("f", "S")},
-			want:   []Loop{{Kind: LoopState, Period: 3, Cycle: []string{"d", "e", "f"}, Repeats: 3, At: 5, StateHash: "S"}},
+		},
+		{
+			name:   "staying in one state is not coming back",
+			window: 64,
+			events: []LoopEvent{st("a", "S"), st("b", "S"), st("c", "S"), st("a", "S"), st("b", "S"), st("d", "S"), st("a", "S")},
 		},
 		{
 			name:   "sightings spread wider than the window are not a loop",
 			window: 4,
-			events: []LoopEvent{st("a", "S"), st("b", "T"), st("c", "U"), st("d", "S"), st("e", "V"), st("f", "W"), st("g", "S")},
+			events: []LoopEvent{st("a", "S"), st("b", "T"), st("c", "U"), st("a", "S"), st("b", "V"), st("c", "W"), st("a", "S")},
 		},
 		{
 			name:   "empty hashes are unknown states",
@@ -278,10 +290,14 @@ func TestLoopDetectorStateRecurrence(t *testing.T) {
 		{
 			name:   "after a report, three new sightings",
 			window: 64,
-			events: []LoopEvent{st("a", "S"), st("b", "S"), st("c", "S"), st("d", "S"), st("e", "S"), st("f", "S")},
+			events: []LoopEvent{
+				st("a", "S"), st("b", "T"), st("r", "T"), st("a", "S"), st("b", "T"), st("r", "T"), st("a", "S"),
+				// What was seen before the report is new again: a (9) counts nothing.
+				st("r", "S"), st("b", "T"), st("a", "S"), st("r", "S"), st("b", "T"), st("a", "S"), st("b", "T"),
+			},
 			want: []Loop{
-				{Kind: LoopState, Period: 1, Cycle: []string{"c"}, Repeats: 3, At: 2, StateHash: "S"},
-				{Kind: LoopState, Period: 1, Cycle: []string{"f"}, Repeats: 3, At: 5, StateHash: "S"},
+				{Kind: LoopState, Period: 3, Cycle: []string{"b", "r", "a"}, Repeats: 3, At: 6, StateHash: "S"},
+				{Kind: LoopState, Period: 2, Cycle: []string{"a", "b"}, Repeats: 3, At: 13, StateHash: "T"},
 			},
 		},
 	}

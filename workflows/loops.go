@@ -62,7 +62,7 @@ func (r *runner) ladder() *policies.Ladder {
 // the ladder to its bottom rung.
 func (r *runner) observe(ctx workflow.Context, where, nodeID string, ev policies.LoopEvent) *escalation {
 	r.run.Events = policies.AppendEvent(r.run.Events, policies.EventRef{Where: where, NodeID: nodeID, Class: ev.Class}, r.run.Spec.Agent.Policies.Loop.Window)
-	loop := r.detector().Observe(ev)
+	loop := r.detector().Observe(r.withState(ctx, ev))
 	switch {
 	case loop != nil && r.run.VisitWindow != nil:
 		r.run.VisitWindow.Reset() // a report of any kind: the time window counts afresh
@@ -182,6 +182,18 @@ func cycleNodeList(events []policies.EventRef, loop policies.Loop) []string {
 	}
 	slices.Sort(nodes)
 	return nodes
+}
+
+// withState puts on the event the hash of the State it left, so coming
+// back to a State with nothing new is seen (a state loop). Version
+// state-hash is asked only when that would complete a state loop: a run
+// from before it observes the event without its hash, and never sees one.
+func (r *runner) withState(ctx workflow.Context, ev policies.LoopEvent) policies.LoopEvent {
+	ev.StateHash = policies.StateHash(mustJSON(r.run.State))
+	if r.detector().StateLoopAt(ev) && workflow.GetVersion(ctx, versionStateHash, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		ev.StateHash = ""
+	}
+	return ev
 }
 
 // timeWindow feeds the visit to policies.loop.time_window, for an agent

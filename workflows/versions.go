@@ -105,4 +105,9 @@ const (
 	// node is visited that often within that time (before: there was no
 	// time window). Asked only when a window fills.
 	versionTimeWindow = "time-window"
+	// versionStateHash: coming back to a State (its canonical hash, after
+	// the step) with nothing new, `repeats` times, is a state loop
+	// (before: events had no state, and state loops were never seen).
+	// Asked only when an event would complete a state loop.
+	versionStateHash = "state-hash"
 )
