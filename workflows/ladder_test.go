@@ -47,6 +47,8 @@ type updateResult struct {
 	rejected error
 	result   any
 	err      error
+	// completed: the update's handler answered (OnComplete was called).
+	completed bool
 }
 
 func (h *harness) reply(after time.Duration, text string, got *updateResult) {

@@ -56,6 +56,8 @@ type harness struct {
 	// repairModel answers focused repair requests (a test double).
 	repairModel func(activities.RepairRequest) (json.RawMessage, error)
 	repairReqs  []activities.RepairRequest
+	// peers are the other agents ResolveAgent knows (a handoff's targets).
+	peers map[string]*config.Resolved
 }
 
 func newHarness(t testing.TB, spec *config.Resolved, replies []activities.ModelReply, tool func(activities.ToolRequest) (json.RawMessage, error)) *harness {
@@ -65,6 +67,9 @@ func newHarness(t testing.TB, spec *config.Resolved, replies []activities.ModelR
 	h.env.RegisterActivity(&activities.Activities{})
 	h.env.OnActivity(acts.ResolveAgent, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, name string) (*config.Resolved, error) {
+			if p, ok := h.peers[name]; ok {
+				return p, nil
+			}
 			if name != spec.Agent.Name {
 				return nil, temporal.NewNonRetryableApplicationError("unknown agent "+name, activities.UnknownAgentError, nil)
 			}
