@@ -144,6 +144,7 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 		Args: mustJSON(ask), From: from, Reason: ask.Reason, By: ask.By,
 	}, Step: run.Step})
 	id := node.ID
+	r.handingOver = handoffTargetText(ask.To)
 	var ranked []string
 	var refused []signals.HandoffRefusal
 	var note string
@@ -178,6 +179,7 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 		}
 	}
 	for _, to := range ranked {
+		r.handingOver = to
 		var spec config.Resolved
 		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, resolveOptions()), acts.ResolveAgent, to).Get(ctx, &spec)
 		if cancelled(ctx, err) {
@@ -190,6 +192,7 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 		r.takeOver(ctx, id, &spec, ask, refused, note)
 		return to, signals.HandoffResult{NodeID: id, To: to, Refused: refused, HandoffPath: run.HandoffPath}, nil
 	}
+	r.handingOver = "" // the run goes on with its agent, or stops
 	n := run.node(id)
 	n.Status, n.Refused = signals.StatusFailed, refused
 	n.Error = "no agent can take the run" + describeRefusals(refused)

@@ -87,6 +87,9 @@ func (r *runner) handoffSignal(ctx workflow.Context, req signals.HandoffRequest)
 	if !r.run.Spec.Agent.CanHandOff() || workflow.GetVersion(ctx, versionHandoff, workflow.DefaultVersion, 1) < 1 {
 		return notYet(signals.Handoff)
 	}
+	if err := r.handingOverRefusal(signals.Handoff); err != nil && r.handingOverOn(ctx) {
+		return err
+	}
 	_, err := r.acceptHandoff(ctx, req, false)
 	return err
 }

@@ -61,7 +61,10 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if r.run == nil {
 				return errStarting(signals.Edit, "no node can be edited")
 			}
-			return r.editWanted(req)
+			if err := r.editWanted(req); err != nil {
+				return err
+			}
+			return r.handingOverRefusal(signals.Edit)
 		}})
 	if err != nil {
 		return err
@@ -77,7 +80,10 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if r.run == nil {
 				return errStarting(signals.Handoff, "the run cannot be handed over")
 			}
-			return r.handoffWanted(req)
+			if err := r.handoffWanted(req); err != nil {
+				return err
+			}
+			return r.handingOverRefusal(signals.Handoff)
 		}})
 }
 
@@ -118,6 +124,9 @@ func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMe
 		signals.Edit: func(raw json.RawMessage) (signals.Audit, error) {
 			return handleMessage(signals.Edit, "an edit", raw, signals.EditRequest.Validate, func(req signals.EditRequest) error {
 				if err := r.editWanted(req); err != nil {
+					return err
+				}
+				if err := r.handingOverRefusal(signals.Edit); err != nil && r.handingOverOn(ctx) {
 					return err
 				}
 				if workflow.GetVersion(ctx, versionEdit, workflow.DefaultVersion, 1) < 1 {

@@ -110,4 +110,10 @@ const (
 	// (before: events had no state, and state loops were never seen).
 	// Asked only when an event would complete a state loop.
 	versionStateHash = "state-hash"
+	// versionHandingOver: an edit or handoff signal that arrives while a
+	// handoff is carried out is recorded and ignored (before: it was taken,
+	// then dropped with the run that continued as new, or carried out after
+	// a handoff no agent took). Asked only for such a signal. The updates
+	// are refused by their validators, which replay never runs.
+	versionHandingOver = "handing-over"
 )

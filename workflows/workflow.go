@@ -57,6 +57,10 @@ type runner struct {
 	handing *pendingHandoff
 	// stepHandoff is the handoff call of the step under way.
 	stepHandoff *toolHandoff
+	// handingOver names the agent a handoff under way hands the run to
+	// ("" when none is): an edit or a handoff is refused meanwhile, since
+	// it would wait for a run that is going away (handing_over.go).
+	handingOver string
 	// handsOver: the agent can hand the run over, in a version that does.
 	handsOver bool
 	// personAgent: the run is with an agent of kind human, waiting for it.
