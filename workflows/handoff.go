@@ -51,10 +51,22 @@ const registryWindow = 24 * time.Hour
 // human, waits for a person): runs recorded before handoffs existed did
 // neither. Asked only for an agent that can hand over.
 func (r *runner) handoffsOn(ctx workflow.Context) bool {
-	if !r.run.Spec.Agent.CanHandOff() {
+	if !r.run.Spec.Agent.CanHandOff() || r.run.startedBeforeHandoffs() {
 		return false
 	}
 	return workflow.GetVersion(ctx, versionHandoff, workflow.DefaultVersion, 1) >= 1
+}
+
+// startedBeforeHandoffs says the run was started by a version of unstuck
+// before handoffs (93ddf9d and earlier): its agent names handoffs or is of
+// kind human, yet the resolved spec has no registry (this code always
+// gives such an agent one). Such a run does in every generation what it
+// did when it started: no handoff, and a kind: human agent runs as a model
+// agent. Its first generation's replay would say so too (the version
+// handoff is not in its history), but the runs it continues into start on
+// this code, and must not change under it.
+func (run *Run) startedBeforeHandoffs() bool {
+	return run.Spec.Agent.CanHandOff() && len(run.Spec.Registry) == 0
 }
 
 // handoffPath is every agent the run has been with, in order, its agent
@@ -116,6 +128,9 @@ func allowsTarget(handoffs []string, p config.Peer) bool {
 // handoffWanted says whether a person's handoff can be taken now.
 func (r *runner) handoffWanted(req signals.HandoffRequest) error {
 	switch {
+	case r.run.startedBeforeHandoffs():
+		return fmt.Errorf("handoff: this run was started before handoffs existed (by an earlier version of unstuck), so it cannot be handed over; "+
+			"it goes on with agent %s: start a new run to hand the task over", r.run.Spec.Agent.Name)
 	case r.handing != nil:
 		return fmt.Errorf("handoff: a handoff is already under way; the run goes on in generation %d: send it again then", r.run.Generation+1)
 	case r.editing != nil:
