@@ -136,27 +136,65 @@ func (hc HandoffContext) brief() string {
 // model request.
 const maxHandoffContext = 512 << 10
 
-// fitHandoffContext keeps a context within maxHandoffContext: the oldest
-// tool records go first (the conversation holds what the model read of
-// them), then the State (the run keeps it: the target's references read
-// it there), then the conversation is cut further.
+// fitHandoffContext keeps a context within maxHandoffContext. What goes
+// first is what the target needs least and the trace keeps anyway: the
+// oldest reasoning steps (the source's thoughts, which its conversation
+// repeats; the newest step stays), then the oldest tool records (the
+// conversation holds what the model read of them), then the State (the
+// run keeps it: the target's references read it there), then the
+// conversation is cut further, and last the newest step's thought. The
+// task, reason, summary, suggested action, source and path are never cut;
+// the metadata counts what was dropped.
 func fitHandoffContext(hc HandoffContext) HandoffContext {
-	size := func() int { return len(mustJSON(hc)) }
-	if size() <= maxHandoffContext {
+	over := len(mustJSON(hc)) - maxHandoffContext
+	if over <= 0 {
 		return hc
 	}
-	for len(hc.ToolRecords) > 0 && size() > maxHandoffContext {
-		drop := max(1, len(hc.ToolRecords)/4)
-		hc.Metadata["tool_records_dropped"] = asInt(hc.Metadata["tool_records_dropped"]) + drop
-		hc.ToolRecords = hc.ToolRecords[drop:]
+	// Each element weighs about its JSON and a comma: drop the oldest
+	// until what was dropped covers the excess, and check.
+	for over > 0 && len(hc.ReasoningTrace) > 1 {
+		n := dropOldest(len(hc.ReasoningTrace)-1, over, func(i int) int { return len(mustJSON(hc.ReasoningTrace[i])) + 1 })
+		hc.ReasoningTrace = hc.ReasoningTrace[n:]
+		hc.Metadata["reasoning_steps_dropped"] = asInt(hc.Metadata["reasoning_steps_dropped"]) + n
+		over = len(mustJSON(hc)) - maxHandoffContext
 	}
-	if size() > maxHandoffContext {
+	for over > 0 && len(hc.ToolRecords) > 0 {
+		n := dropOldest(len(hc.ToolRecords), over, func(i int) int { return len(mustJSON(hc.ToolRecords[i])) + 1 })
+		hc.ToolRecords = hc.ToolRecords[n:]
+		hc.Metadata["tool_records_dropped"] = asInt(hc.Metadata["tool_records_dropped"]) + n
+		over = len(mustJSON(hc)) - maxHandoffContext
+	}
+	if over > 0 {
 		hc.State = refs.State{"_unstuck_cut": "the State is not repeated here: the run keeps it, and †state references read it"}
+		over = len(mustJSON(hc)) - maxHandoffContext
 	}
-	if over := size() - maxHandoffContext; over > 0 {
-		fitConversation(hc.Conversation, max(0, maxHandoffConversation-over))
+	if over > 0 && len(hc.Conversation) > 1 {
+		// The task opens the conversation: what follows it is cut.
+		rest := hc.Conversation[1:]
+		size := 0
+		for _, m := range rest {
+			size += messageSize(m)
+		}
+		fitConversation(rest, max(0, size-over))
+		over = len(mustJSON(hc)) - maxHandoffContext
+	}
+	if last := len(hc.ReasoningTrace) - 1; over > 0 && last >= 0 {
+		s := &hc.ReasoningTrace[last]
+		keep := cutText(s.Thought, max(0, len(s.Thought)-over-200))
+		s.Thought = keep + fmt.Sprintf(" [unstuck: cut from %d bytes; the trace holds it whole: node %s]", len(s.Thought), s.Node)
 	}
 	return hc
+}
+
+// dropOldest is how many of the oldest of n elements to drop so that
+// their weights cover over (at least one, at most n).
+func dropOldest(n, over int, weight func(int) int) int {
+	drop := 0
+	for drop < n && (over > 0 || drop == 0) {
+		over -= weight(drop)
+		drop++
+	}
+	return drop
 }
 
 func asInt(v any) int {
