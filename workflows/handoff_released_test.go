@@ -25,9 +25,12 @@ func releasedSpec(agent string) *config.Resolved {
 	obj := map[string]any{"type": "object"}
 	f := &config.File{
 		Model: config.Model{BaseURL: "http://127.0.0.1:1/v1", Name: "scripted:test"},
-		Tools: []config.Tool{{Name: "hold", Builtin: "noop", Parameters: obj, Approval: config.ApprovalAlways}},
+		Tools: []config.Tool{
+			{Name: "hold", Builtin: "noop", Parameters: obj, Approval: config.ApprovalAlways},
+			{Name: "book", Builtin: "noop", Parameters: obj},
+		},
 		Agents: []config.Agent{
-			{Name: "general", Instructions: "Route.", Tools: []string{"hold"}, Handoffs: []string{"orders", "human"}},
+			{Name: "general", Instructions: "Route.", Tools: []string{"hold", "book"}, Handoffs: []string{"orders", "human"}},
 			{Name: "orders", Instructions: "Orders.", Capabilities: []string{"orders"}},
 			{Name: "person", Kind: config.KindHuman, Instructions: "Run as a model by the released code.", Tools: []string{"hold"}},
 		},
@@ -137,4 +140,21 @@ func nodesOfKind(tr signals.Trace, kind signals.NodeKind) []signals.Node {
 		}
 	}
 	return out
+}
+
+// The ladder of a released run passes its handoff rung by, as the released
+// code did, in the generations this code runs: the loop climbs to stop.
+func TestReleasedLadderPassesTheHandoffRungBy(t *testing.T) {
+	spec := releasedSpec("general")
+	spec.Agent.Policies.Loop = config.LoopPolicy{Window: 16, Repeats: 3}
+	spec.Agent.Policies.Escalation = []string{config.RungHandoff, config.RungStop}
+	h := newHarness(t, spec, repeat(6, call("k", "book", `{"seat":"12A"}`), activities.ModelReply{Content: "done"}), failingTool)
+	_, err := h.run(releasedRun(spec, "book 12A"))
+	rep := stopReport(t, err)
+	require.Empty(t, nodesOfKind(h.trace(), signals.KindHandoff), "no handoff was tried")
+	require.NotEmpty(t, rep.Escalations)
+	for _, e := range rep.Escalations {
+		require.NotEqual(t, config.RungHandoff, e.Action)
+	}
+	require.Equal(t, config.RungStop, rep.Escalations[len(rep.Escalations)-1].Action)
 }
