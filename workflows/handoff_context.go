@@ -3,6 +3,8 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/unstuck-dev/unstuck/activities"
@@ -150,6 +152,12 @@ func fitHandoffContext(hc HandoffContext) HandoffContext {
 	if over <= 0 {
 		return hc
 	}
+	// hc is a copy, but its map and slices are the caller's: what is
+	// changed in place (not only resliced) is copied first.
+	hc.Metadata = maps.Clone(hc.Metadata)
+	if hc.Metadata == nil {
+		hc.Metadata = map[string]any{}
+	}
 	// Each element weighs about its JSON and a comma: drop the oldest
 	// until what was dropped covers the excess, and check.
 	for over > 0 && len(hc.ReasoningTrace) > 1 {
@@ -170,6 +178,7 @@ func fitHandoffContext(hc HandoffContext) HandoffContext {
 	}
 	if over > 0 && len(hc.Conversation) > 1 {
 		// The task opens the conversation: what follows it is cut.
+		hc.Conversation = slices.Clone(hc.Conversation)
 		rest := hc.Conversation[1:]
 		size := 0
 		for _, m := range rest {
@@ -179,6 +188,7 @@ func fitHandoffContext(hc HandoffContext) HandoffContext {
 		over = len(mustJSON(hc)) - maxHandoffContext
 	}
 	if last := len(hc.ReasoningTrace) - 1; over > 0 && last >= 0 {
+		hc.ReasoningTrace = slices.Clone(hc.ReasoningTrace)
 		s := &hc.ReasoningTrace[last]
 		keep := cutText(s.Thought, max(0, len(s.Thought)-over-200))
 		s.Thought = keep + fmt.Sprintf(" [unstuck: cut from %d bytes; the trace holds it whole: node %s]", len(s.Thought), s.Node)

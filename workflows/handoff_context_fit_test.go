@@ -79,7 +79,9 @@ func TestFitHandoffContextDropsTheOldestReasoningFirst(t *testing.T) {
 			given := len(tc.hc.ReasoningTrace)
 			givenRecords := len(tc.hc.ToolRecords)
 			newest := tc.hc.ReasoningTrace[given-1]
+			before := string(mustJSON(tc.hc))
 			fitted := fitHandoffContext(tc.hc)
+			require.True(t, before == string(mustJSON(tc.hc)), "the context given is left as it was")
 			require.LessOrEqual(t, len(mustJSON(fitted)), maxHandoffContext)
 
 			require.Positive(t, len(fitted.ReasoningTrace))
