@@ -106,16 +106,17 @@ func updateAsync(id, name string, arg any) <-chan error {
 func TestAReplyAndAnotherMessageTogetherAreBothAnswered(t *testing.T) {
 	output := signals.ReplyRequest{Text: "signed", Output: json.RawMessage(`{"resolution": "signed off"}`)}
 	for _, tc := range []struct {
-		name  string
-		start string // the run's first agent: desk hands it to signer
-		reply signals.ReplyRequest
-		other string
-		arg   any
-		want  string
+		name    string
+		history string // recorded as, when the run is one generation
+		start   string // the run's first agent: desk hands it to signer
+		reply   signals.ReplyRequest
+		other   string
+		arg     any
+		want    string
 	}{
-		{name: "output and a handoff", start: "signer", reply: output, other: signals.Handoff, arg: signals.HandoffRequest{To: "clerk"},
+		{name: "output and a handoff", history: "pending_answered_handoff", start: "signer", reply: output, other: signals.Handoff, arg: signals.HandoffRequest{To: "clerk"},
 			want: "handoff: not carried out: the run completed before it could be"},
-		{name: "output and an edit", start: "signer", reply: output, other: signals.Edit,
+		{name: "output and an edit", history: "pending_answered_edit", start: "signer", reply: output, other: signals.Edit,
 			arg:  signals.EditRequest{NodeID: "n1", Output: json.RawMessage(`"sign order 8 off"`)},
 			want: "edit: not carried out: the run completed before it could be"},
 		{name: "text alone and a handoff", start: "desk", reply: signals.ReplyRequest{Text: "not mine: back to you"}, other: signals.Handoff,
@@ -148,6 +149,7 @@ func TestAReplyAndAnotherMessageTogetherAreBothAnswered(t *testing.T) {
 			require.NoError(t, err, "the run is not held up by the update")
 			if tc.start == "signer" {
 				require.JSONEq(t, `{"resolution": "signed off"}`, string(res.Output))
+				recordAndReplay(t, run, tc.history)
 				return
 			}
 			require.Equal(t, "desk", res.Agent, "the reply handed the run back to desk")

@@ -284,7 +284,7 @@ func (r *runner) acceptEdit(ctx workflow.Context, req signals.EditRequest, wait 
 	if n := r.run.node(req.NodeID); n.Status == signals.StatusAwaitingApproval {
 		return r.editWaitingCall(ctx, n, req), nil
 	}
-	pe := &pendingEdit{req: req}
+	pe := &pendingEdit{req: req, wait: wait}
 	r.editing = pe
 	if !wait {
 		return signals.EditResult{}, nil

@@ -19,7 +19,9 @@ import (
 // pendingHandoff is a person's handoff the run has not carried out yet;
 // done is set once it is, with the update's answer.
 type pendingHandoff struct {
-	req    signals.HandoffRequest
+	req signals.HandoffRequest
+	// wait: an update's handler waits for the answer (a signal: nobody).
+	wait   bool
 	done   bool
 	result signals.HandoffResult
 	err    error
@@ -31,7 +33,7 @@ func (r *runner) acceptHandoff(ctx workflow.Context, req signals.HandoffRequest,
 	if err := r.handoffWanted(req); err != nil {
 		return signals.HandoffResult{}, err
 	}
-	ph := &pendingHandoff{req: req}
+	ph := &pendingHandoff{req: req, wait: wait}
 	r.handing = ph
 	if !wait {
 		return signals.HandoffResult{}, nil

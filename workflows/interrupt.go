@@ -17,7 +17,9 @@ import (
 // pendingEdit is an accepted edit the run has not applied yet; done is set
 // once it is, with the update's answer.
 type pendingEdit struct {
-	req    signals.EditRequest
+	req signals.EditRequest
+	// wait: an update's handler waits for the answer (a signal: nobody).
+	wait   bool
 	done   bool
 	result signals.EditResult
 	err    error

@@ -116,4 +116,10 @@ const (
 	// a handoff no agent took). Asked only for such a signal. The updates
 	// are refused by their validators, which replay never runs.
 	versionHandingOver = "handing-over"
+	// versionAnswerPending: an edit or handoff update accepted and not
+	// carried out when the run closes or continues as new (a person's
+	// reply took the run first, in the same workflow task) is answered
+	// with the reason (before: its handler waited for ever, and the run
+	// for it). Asked only when such an update waits.
+	versionAnswerPending = "answer-pending"
 )

@@ -126,6 +126,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 	// finishes before the run closes; no new edit is taken meanwhile.
 	r.closing = true
 	if ctx.Err() == nil {
+		r.answerPending(ctx, endedWhy(err), "the run is closed")
 		_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	}
 	return res, err
@@ -341,6 +342,7 @@ func (r *runner) beforeStep(ctx workflow.Context, graph bool) (ok bool, err erro
 // the same workflow id, once every update handler has finished.
 func (r *runner) continueAsNew(ctx workflow.Context) error {
 	r.closing = true
+	r.answerPending(ctx, fmt.Sprintf("the run continued as new into generation %d", r.run.Generation+1), "send it again to the run that follows")
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}

@@ -1,0 +1,57 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// A run closes, or continues as new, only once every update handler has
+// finished. An edit or a handoff whose update was accepted waits for the
+// run to carry it out; the run takes it at its next wait, but something
+// else may take the run first: a person's reply that reached it in the
+// same workflow task completes the run, or hands it back to the agent
+// before. Such an update is answered here, saying why it was not carried
+// out, instead of waiting for ever (and the run with it).
+
+// answerPending answers the edit or handoff update that waits and was not
+// carried out: why says what the run did instead, next what the sender
+// may do now.
+func (r *runner) answerPending(ctx workflow.Context, why, next string) {
+	pe, ph := r.editing, r.handing
+	editWaits := pe != nil && pe.wait && !pe.done
+	handoffWaits := ph != nil && ph.wait && !ph.done
+	if !editWaits && !handoffWaits {
+		return
+	}
+	if workflow.GetVersion(ctx, versionAnswerPending, workflow.DefaultVersion, 1) < 1 {
+		return // as runs recorded before: the handler waits
+	}
+	notCarried := func(name string) error {
+		return fmt.Errorf("%s: not carried out: %s before it could be (both reached the run at once); %s", name, why, next)
+	}
+	if editWaits {
+		pe.err, pe.done = notCarried(signals.Edit), true
+		workflow.GetLogger(ctx).Warn("edit not applied", "node", pe.req.NodeID, "error", pe.err.Error())
+	}
+	if handoffWaits {
+		ph.err, ph.done = notCarried(signals.Handoff), true
+		workflow.GetLogger(ctx).Warn("handoff not carried out", "to", ph.req.To, "error", ph.err.Error())
+	}
+}
+
+// endedWhy says how a run that closes ended, from its error.
+func endedWhy(err error) string {
+	var app *temporal.ApplicationError
+	switch {
+	case err == nil:
+		return "the run completed"
+	case errors.As(err, &app) && app.Type() == signals.StoppedErrorType:
+		return "the run stopped"
+	}
+	return "the run ended"
+}
