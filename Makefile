@@ -22,6 +22,10 @@ STATICCHECK_STAMP   := $(BIN)/.staticcheck-$(STATICCHECK_VERSION)
 
 TEST_TIMEOUT ?= 30m
 
+# The last released commit, whose worker the upgrade test runs.
+RELEASED_COMMIT := 93ddf9d
+RELEASED_WORKER := $(BIN)/unstuck-worker-$(RELEASED_COMMIT)
+
 .PHONY: all build demo demo-edit demo-handoff test lint fmt-check vet workflowcheck staticcheck bench histories clean tools help
 
 all: build
@@ -83,8 +87,20 @@ lint: fmt-check vet workflowcheck staticcheck
 # Every layer: policies and config (table + fuzz seeds), workflow tests with
 # Temporal's test suite, replay of testsuite/histories, and integration tests
 # against the real dev server started from ./bin/temporal.
-test: lint $(TEMPORAL_STAMP) build
-	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+test: lint $(TEMPORAL_STAMP) build $(RELEASED_WORKER)
+	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal UNSTUCK_RELEASED_WORKER=$(RELEASED_WORKER) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+# The worker of the last release, built from git history, so the upgrade
+# test (testsuite/upgrade_test.go) can start a run with it and hand it to
+# this worker mid-run. Needs the repository's history (a clone, not an
+# archive); without it the test says so and is skipped.
+$(RELEASED_WORKER):
+	@mkdir -p $(BIN)
+	@if git cat-file -e $(RELEASED_COMMIT)^{commit} 2>/dev/null; then \
+		echo ">> building the released worker ($(RELEASED_COMMIT)) for the upgrade test"; \
+		src=$$(mktemp -d) && git archive $(RELEASED_COMMIT) | tar -x -C $$src && \
+		(cd $$src && $(GO) build -o $@ ./worker) && rm -rf $$src; \
+	else echo ">> no git history: the upgrade test will be skipped"; fi
 
 # Record the histories of integration scenarios that have none yet
 # (RUN=TestName picks the scenarios) into testsuite/histories; commit them.

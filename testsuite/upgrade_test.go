@@ -24,9 +24,9 @@ import (
 )
 
 // releasedWorkerEnv names a worker binary built from the released code
-// (93ddf9d: `go build -o /tmp/unstuck-rel-worker ./worker` in a checkout
-// of it). Without it the upgrade test is skipped: the released code is not
-// part of this module.
+// (93ddf9d), which make test builds from git history into
+// bin/unstuck-worker-93ddf9d. Without it the upgrade test is skipped: the
+// released code is not part of this module.
 const releasedWorkerEnv = "UNSTUCK_RELEASED_WORKER"
 
 // upgradeConfig has a person agent (kind: human) that the released code
@@ -67,8 +67,9 @@ func upgradeScript(req openai.ChatCompletionRequest) scriptedmodel.Turn {
 // person is waited for) and completes.
 func TestReleasedRunUpgradedMidRun(t *testing.T) {
 	bin := os.Getenv(releasedWorkerEnv)
-	if bin == "" {
-		t.Skipf("set %s to a worker built from the released code (93ddf9d) to run this test", releasedWorkerEnv)
+	if _, err := os.Stat(bin); bin == "" || err != nil {
+		// make test builds it from git history; only a source archive has none.
+		t.Skipf("set %s to a worker built from the released code (93ddf9d) to run this test (make test does)", releasedWorkerEnv)
 	}
 	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{"upgrade-person": upgradeScript}, "", scriptedmodel.WithLogf(t.Logf))
 	require.NoError(t, err)
