@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"math/big"
 	"sort"
-	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
@@ -21,9 +21,15 @@ type edit struct {
 // arguments as they are when it is asked, so a repair made earlier in the
 // round is seen by the next.
 type fixer struct {
-	args  map[string]any
-	doc   schemaDoc
-	today time.Time
+	args     map[string]any
+	doc      schemaDoc
+	compiled *jsonschema.Schema
+	opts     Options
+}
+
+// fixer is a fixer of the session's arguments.
+func (s *session) fixer() fixer {
+	return fixer{args: s.args, doc: s.doc, compiled: s.compiled, opts: s.opts}
 }
 
 // propose picks the strategy for one failure by its kind and the schema
@@ -35,9 +41,9 @@ func (f *fixer) propose(is issue) []edit {
 	}
 	switch k := is.kind.(type) {
 	case *kind.Type:
-		return f.one(is.steps, StrategyCoerceType, v)(coerceType(v, k.Want))
+		return f.coerce(is.steps, v, k.Want)
 	case *kind.Format:
-		out, why, ok := reformatDate(v, k.Want, f.today)
+		out, why, ok := reformatDate(v, k.Want, f.opts.Today)
 		return f.one(is.steps, StrategyReformatDate, v)(out, why, ok)
 	case *kind.Enum:
 		return f.one(is.steps, StrategyCorrectEnum, v)(correctEnum(v, k.Want))
@@ -88,6 +94,23 @@ func (f *fixer) one(steps []string, strategy string, before any) func(any, strin
 		return []edit{{at: steps, value: after, applied: Applied{
 			Strategy: strategy, Path: pointer(steps), Before: deepCopy(before), After: deepCopy(after), Reason: why}}}
 	}
+}
+
+// coerce converts a value of the wrong type (coerce.go), knowing its
+// location: the schema there, the object holding it, its items.
+func (f *fixer) coerce(steps []string, v any, want []string) []edit {
+	c := coercion{rules: f.opts.Rules, ns: f.doc.at(steps)}
+	if len(steps) > 0 {
+		c.self = steps[len(steps)-1]
+		if parent, ok := get(f.args, steps[:len(steps)-1]); ok {
+			c.siblings, _ = parent.(map[string]any)
+		}
+		if !f.opts.nested {
+			c.list = func(t string) ([]any, string, bool) { return f.splitList(steps, t) }
+		}
+	}
+	out, ok := c.convert(v, want)
+	return f.one(steps, out.strategy, v)(out.value, out.why, ok)
 }
 
 func (f *fixer) clamp(steps []string, v any, b bound) []edit {

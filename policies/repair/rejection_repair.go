@@ -34,7 +34,7 @@ func RepairRejection(schema, args map[string]any, message string, opts Options) 
 		_, viol := check(s.compiled, s.args)
 		return s.result(false, viol, "the rejection names no parameter problem a repair understands: "+shortText(message, 200))
 	}
-	f := fixer{args: s.args, doc: s.doc, today: s.opts.Today}
+	f := s.fixer()
 	t := newTouched()
 	var open []config.Violation
 	var applied []Applied
@@ -102,7 +102,7 @@ func (f *fixer) hint(h Hint) (edits []edit, satisfied bool) {
 	ns := f.doc.at(steps)
 	switch h.Kind {
 	case HintDate:
-		out, why, ok := reformatDate(v, dateFormat(ns, v, f), f.today)
+		out, why, ok := reformatDate(v, dateFormat(ns, v, f), f.opts.Today)
 		return f.one(steps, StrategyReformatDate, v)(out, why, ok), false
 	case HintMin, HintMax:
 		return f.boundHint(h, steps, v, ns)
@@ -156,7 +156,7 @@ func (f *fixer) typeHint(h Hint, steps []string, v any, ns nodes) (edits []edit,
 			return nil, true
 		}
 	}
-	return f.one(steps, StrategyCoerceType, v)(coerceType(v, want)), false
+	return f.coerce(steps, v, want), false
 }
 
 // missing fills a parameter the tool says is missing: from a property
@@ -224,7 +224,7 @@ func dateFormat(ns nodes, v any, f *fixer) string {
 		return fm.(string)
 	}
 	if s, ok := v.(string); ok {
-		if w, err := parseWhen(s, f.today); err == nil && w.hasTime {
+		if w, err := parseWhen(s, f.opts.Today); err == nil && w.hasTime {
 			return "date-time"
 		}
 	}

@@ -123,7 +123,7 @@ func (s *session) accept() string {
 // round already touched (that failure waits for the next round, against
 // the arguments as they will then be).
 func (s *session) round(issues []issue) []Applied {
-	f := fixer{args: s.args, doc: s.doc, today: s.opts.Today}
+	f := s.fixer()
 	t := newTouched()
 	var out []Applied
 	for _, is := range issues {

@@ -21,6 +21,13 @@ const (
 	// one it misspells ("departureDate" for "departure_date"), rather
 	// than removing it and losing its value.
 	StrategyRenameProperty = "rename_property"
+	// StrategyReadNumber reads a number written as people write it: a
+	// currency ("$25.99", "25 USD"), thousands separators ("1,250.50",
+	// "1 250,50"), a percentage where the schema gives its scale.
+	StrategyReadNumber = "read_number"
+	// StrategySplitList splits a list written as text ("a, b; c", one
+	// item a line) into the array the schema wants.
+	StrategySplitList = "split_list"
 )
 
 // Options tunes a repair. The zero value is ready to use.
@@ -36,6 +43,13 @@ type Options struct {
 	// from the same document, to save compiling it on every call. Nil
 	// compiles it.
 	Compiled *jsonschema.Schema
+	// Rules is the rule set (zero: the newest). See RuleSet.
+	Rules RuleSet
+
+	// nested marks the repair a rule runs to check that its change would
+	// lead to valid arguments (the items of a split list): it does not
+	// split lists itself, so that the check never recurses.
+	nested bool
 }
 
 // DefaultMaxRounds matches the contract's default repair.max_attempts.
