@@ -54,6 +54,8 @@ tools:
         date: { type: string, format: date }
         passengers: { type: integer, minimum: 1, maximum: 9 }
         cabin: { type: string, enum: [economy, premium_economy, business, first] }
+        meals: { type: array, items: { type: string } }
+        insured: { type: boolean }
   - name: book_loose
     description: The same API, declared without a schema.
     http: { url: "{{TOOLS}}/book" }

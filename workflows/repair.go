@@ -28,7 +28,10 @@ func (r *runner) repairBefore(ctx workflow.Context, nodeID string, tool config.T
 		return nil, why
 	}
 	schema, _ := r.toolSchema(tool)
-	res := repair.Repair(tool.Parameters, argsMap, repair.Options{Today: workflow.Now(ctx), Compiled: schema})
+	now := workflow.Now(ctx)
+	res := ruleRepair(ctx, func(rules repair.RuleSet) repair.Result {
+		return repair.Repair(tool.Parameters, argsMap, repair.Options{Today: now, Compiled: schema, Rules: rules})
+	})
 	if len(res.Repairs) > 0 {
 		r.repairs[nodeID]++
 		fixed := mustJSON(res.Args)
@@ -54,7 +57,10 @@ func (r *runner) repairAfter(ctx workflow.Context, nodeID string, tool config.To
 		return nil, false
 	}
 	schema, _ := r.toolSchema(tool)
-	res := repair.RepairRejection(tool.Parameters, argsMap, message, repair.Options{Today: workflow.Now(ctx), Compiled: schema})
+	now := workflow.Now(ctx)
+	res := ruleRepair(ctx, func(rules repair.RuleSet) repair.Result {
+		return repair.RepairRejection(tool.Parameters, argsMap, message, repair.Options{Today: now, Compiled: schema, Rules: rules})
+	})
 	if len(res.Repairs) > 0 && res.Valid {
 		r.repairs[nodeID]++
 		fixed := mustJSON(res.Args)

@@ -10,6 +10,12 @@ const (
 	// versionArgumentRepair: arguments failing the schema or refused as
 	// invalid_args are repaired (before: the error went to the model).
 	versionArgumentRepair = "argument-repair"
+	// versionRepairValues: argument repair uses the newest rules (numbers
+	// as people write them, booleans from on/off and 0/1, a list written
+	// as text split on its separator and never wrapped whole); before,
+	// repair.RulesFirst. Asked only when the two rule sets answer a call
+	// differently, so runs they repair alike record no marker.
+	versionRepairValues = "repair-values"
 	// versionOnePipeline: graph tool nodes walk the model's call pipeline;
 	// what a person decided for a graph call is checked against the
 	// blocked calls again (before: it ran unchecked).
