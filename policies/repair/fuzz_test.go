@@ -39,6 +39,14 @@ var fuzzSchemas = []string{
 		"o": {"type": "object", "additionalProperties": {"type": "integer"}}, "e": {"enum": [1, "one", true, null]},
 		"dt": {"type": "string", "format": "date"}}, "patternProperties": {"^z": {"type": "string"}},
 		"additionalProperties": false}`,
+	`{"type": "object", "properties": {
+		"amount": {"type": "number"}, "currency": {"type": "string"}, "n": {"type": "integer", "maximum": 100},
+		"rate": {"type": "number", "maximum": 1}, "pct": {"type": "number", "description": "percent off"},
+		"on": {"type": "boolean"}, "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 5},
+		"ids": {"type": "array", "items": {"type": "integer"}},
+		"kinds": {"type": "array", "items": {"enum": ["a b", "c", "a b, c"]}},
+		"nested": {"type": "array", "items": {"type": "array", "items": {"type": "boolean"}}}},
+		"additionalProperties": false}`,
 }
 
 // compiledFuzzSchemas are the schemas above, compiled once.
@@ -77,6 +85,10 @@ func FuzzRepair(f *testing.F) {
 		{5, `{"i": "-10", "x": 1, "s": "ABC", "b": "no", "o": {"k": "1"}, "e": "One", "dt": "2024-10-26T23:59:59+14:00", "zz": 1}`, "'s' does not match pattern ^[a-z]*$"},
 		{5, `{"i": 1e400, "x": -1e-400, "e": "TRUE", "dt": "29 Feb 2023"}`, "'i' must be < 0"},
 		{0, `{}`, ""},
+		{6, `{"amount": "$1,250.50", "currency": "USD", "n": "1,250", "rate": "15%", "pct": "15 %", "on": "OFF"}`, "'n' has invalid type"},
+		{6, `{"amount": "€75", "currency": "USD", "tags": "a, b; c", "ids": "1,2,3", "kinds": "A B, c"}`, ""},
+		{6, `{"tags": "- x\n- y", "ids": "1,250", "nested": "yes, no", "on": 1, "n": "10.0"}`, "expected boolean for 'on'"},
+		{6, `{"tags": "a,,b", "kinds": "a b, c", "amount": "1 250,50", "pct": "\u00ff15%"}`, ""},
 	} {
 		f.Add(seed.schema, []byte(seed.args), seed.msg)
 	}
