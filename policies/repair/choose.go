@@ -43,8 +43,13 @@ func (f *fixer) propose(is issue) []edit {
 	case *kind.Type:
 		return f.coerce(is.steps, v, k.Want)
 	case *kind.Format:
-		out, why, ok := reformatDate(v, k.Want, f.opts.Today)
-		return f.one(is.steps, StrategyReformatDate, v)(out, why, ok)
+		if out, why, ok := reformatDate(v, k.Want, f.opts.Today); ok {
+			return f.one(is.steps, StrategyReformatDate, v)(out, why, ok)
+		}
+		if contains(f.opts.Disabled, StrategyRelativeDate) {
+			return nil
+		}
+		return f.one(is.steps, StrategyRelativeDate, v)(resolveRelative(v, k.Want, f.opts.Today))
 	case *kind.Enum:
 		return f.one(is.steps, StrategyCorrectEnum, v)(correctEnum(v, k.Want))
 	case *kind.Const:

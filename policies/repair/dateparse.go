@@ -16,6 +16,7 @@ type when struct {
 	hh, mi, ss int
 	frac       string // ".123", or ""
 	zone       string // "Z" or "+02:00"; "" when none was written
+	relative   bool   // the day was written relative to today ("tomorrow")
 }
 
 // maxDateLen bounds the text read as a date: dates are short.
@@ -35,6 +36,13 @@ var clock = regexp.MustCompile(`(?i)(?:^|[\s,@]+(?:at\s+)?)(\d{1,2})(?::(\d{2}))
 // than UTC. A date without a year takes the first such day on or after
 // today; with a zero today it is refused.
 func parseWhen(s string, today time.Time) (when, error) {
+	return parseDate(s, today, false)
+}
+
+// parseDate is parseWhen that also reads, when relative is set, a day
+// written relative to today (relativeDay), with an optional time of day:
+// "tomorrow at 3pm".
+func parseDate(s string, today time.Time, relative bool) (when, error) {
 	s = strings.TrimSpace(s)
 	if len(s) > maxDateLen {
 		return when{}, fmt.Errorf("too long to be a date")
@@ -63,6 +71,12 @@ func parseWhen(s string, today time.Time) (when, error) {
 				return when{}, err
 			}
 			s = strings.TrimSpace(s[:m[0]])
+		}
+	}
+	if relative {
+		if y, m, d, err := relativeDay(s, today); err == nil {
+			w.y, w.m, w.d, w.relative = y, m, d, true
+			return w, w.checkDate()
 		}
 	}
 	if err := w.setDate(s, today); err != nil {

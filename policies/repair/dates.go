@@ -11,12 +11,23 @@ import (
 // without a zone is taken as UTC; a date alone is not made a date-time
 // (which time of day is a judgement).
 func reformatDate(v any, format string, today time.Time) (string, string, bool) {
+	return rewriteDate(v, format, today, false)
+}
+
+// resolveRelative rewrites a date written relative to today ("tomorrow",
+// "next Friday at 10:00"; see relativeDay for when that is certain) into
+// the schema's format. It answers only for such dates.
+func resolveRelative(v any, format string, today time.Time) (string, string, bool) {
+	return rewriteDate(v, format, today, true)
+}
+
+func rewriteDate(v any, format string, today time.Time, relative bool) (string, string, bool) {
 	s, ok := v.(string)
 	if !ok || (format != "date" && format != "date-time") {
 		return "", "", false
 	}
-	w, err := parseWhen(s, today)
-	if err != nil {
+	w, err := parseDate(s, today, relative)
+	if err != nil || w.relative != relative {
 		return "", "", false
 	}
 	var out, why string
@@ -40,6 +51,9 @@ func reformatDate(v any, format string, today time.Time) (string, string, bool) 
 	}
 	if out == s {
 		return "", "", false
+	}
+	if relative {
+		why = fmt.Sprintf("%q resolved against the run's day (%s, UTC): %s", s, today.UTC().Format("2006-01-02"), why)
 	}
 	return out, why, true
 }

@@ -20,6 +20,11 @@ func Repair(schema map[string]any, args map[string]any, opts Options) Result {
 	if !ok {
 		return res
 	}
+	if inner, a, ok := s.unwrap(); ok {
+		s.args, s.repairs = inner, []Applied{a}
+		s.canon, _ = canonical(inner)
+		s.seen.add(s.canon)
+	}
 	return s.run()
 }
 

@@ -28,6 +28,18 @@ const (
 	// StrategySplitList splits a list written as text ("a, b; c", one
 	// item a line) into the array the schema wants.
 	StrategySplitList = "split_list"
+	// StrategyUnwrapArguments takes the arguments out of one extra
+	// object ({"arguments": {...}}); Path is the wrapper, Before its name.
+	StrategyUnwrapArguments = "unwrap_arguments"
+	// StrategyDecodeString reads arguments sent as a JSON string holding
+	// a JSON object (RepairText); Before and After are texts.
+	StrategyDecodeString = "decode_json_string"
+	// StrategyLenientJSON rewrites single quotes, comments, trailing
+	// commas and Python literals as JSON (RepairText).
+	StrategyLenientJSON = "lenient_json"
+	// StrategyRelativeDate resolves "tomorrow", "in 3 days" or "next
+	// Friday" (where that is certain) against Options.Today.
+	StrategyRelativeDate = "relative_date"
 )
 
 // Options tunes a repair. The zero value is ready to use.
@@ -36,8 +48,9 @@ type Options struct {
 	// (default DefaultMaxRounds, capped at MaxRoundsLimit).
 	MaxRounds int
 	// Today dates a date written without a year ("Oct 26"): the first
-	// such day on or after Today. Zero leaves those dates unrepaired.
-	// The workflow passes workflow.Now, never the wall clock.
+	// such day on or after Today; and a relative date ("tomorrow"): its
+	// day is Today's in UTC. Zero leaves those dates unrepaired. The
+	// workflow passes workflow.Now, never the wall clock.
 	Today time.Time
 	// Compiled is the schema already compiled by config.CompileSchema
 	// from the same document, to save compiling it on every call. Nil
@@ -50,6 +63,9 @@ type Options struct {
 	// lead to valid arguments (the items of a split list): it does not
 	// split lists itself, so that the check never recurses.
 	nested bool
+	// Disabled names strategies not to use: the workflow turns off, for
+	// a run recorded before a rule existed, what that run did not do.
+	Disabled []string
 }
 
 // DefaultMaxRounds matches the contract's default repair.max_attempts.

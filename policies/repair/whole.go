@@ -1,0 +1,139 @@
+package repair
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// TextRepair is the outcome of RepairText: the arguments as a JSON
+// object, or why they could not be read as one.
+type TextRepair struct {
+	// JSON is the arguments as a canonical JSON object; nil when they
+	// could not be read without a guess.
+	JSON    []byte
+	Repairs []Applied
+	Reason  string
+}
+
+// maxEncodings bounds how many times arguments may have been encoded as
+// a JSON string inside a JSON string.
+const maxEncodings = 3
+
+// shownText bounds the text a whole-argument repair records as its
+// before and after values (the repair node keeps both in full).
+const shownText = 256
+
+// RepairText reads a call's arguments text that is not a JSON object
+// into one, without a model, by two rules:
+//
+//   - decode_json_string: the arguments are a JSON string whose content
+//     is a JSON object ("{\"a\":1}"), at most maxEncodings deep. Certain
+//     when the whole text is that one string: nothing is added or lost.
+//   - lenient_json: the text is JSON but for single quotes, comments,
+//     trailing commas, Python's True/False/None or raw control
+//     characters in strings (see lenientJSON for when it is certain).
+//
+// Text over MaxBytes, invalid UTF-8, or a result nested deeper than
+// MaxDepth is refused with a reason; so is text that already is a JSON
+// object (nothing to repair).
+func RepairText(text string) TextRepair {
+	switch {
+	case len(text) > MaxBytes:
+		return TextRepair{Reason: fmt.Sprintf("arguments are larger than %d bytes: too large to repair", MaxBytes)}
+	case !utf8.ValidString(text):
+		return TextRepair{Reason: "arguments are not valid UTF-8"}
+	}
+	cur := strings.TrimSpace(text)
+	var applied []Applied
+	for range maxEncodings + 1 {
+		if !json.Valid([]byte(cur)) {
+			out, fixes, ok := lenientJSON(cur)
+			if !ok {
+				return TextRepair{Reason: "arguments are not JSON, nor JSON with only single quotes, comments, trailing commas or Python literals"}
+			}
+			applied = append(applied, Applied{Strategy: StrategyLenientJSON, Path: "", Before: clip(cur), After: clip(out),
+				Reason: "lenient JSON rewritten as JSON: " + strings.Join(fixes, ", ")})
+			cur = out
+			continue
+		}
+		v, err := decodeJSON([]byte(cur))
+		if err != nil {
+			return TextRepair{Reason: "arguments are not JSON: " + err.Error()}
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			if len(applied) == 0 {
+				return TextRepair{Reason: "arguments are already a JSON object"}
+			}
+			if measure(v).deep {
+				return TextRepair{Reason: sizeReason(shape{deep: true}, 0)}
+			}
+			b, err := canonical(v)
+			if err != nil {
+				return TextRepair{Reason: "arguments are not JSON: " + err.Error()}
+			}
+			return TextRepair{JSON: b, Repairs: applied}
+		case string:
+			inner := strings.TrimSpace(v)
+			if !strings.HasPrefix(inner, "{") && !strings.HasPrefix(inner, `"`) {
+				return TextRepair{Reason: "arguments are a JSON string, not an object"}
+			}
+			applied = append(applied, Applied{Strategy: StrategyDecodeString, Path: "", Before: clip(cur), After: clip(inner),
+				Reason: "arguments encoded as a JSON string: decoded"})
+			cur = inner
+		default:
+			return TextRepair{Reason: "arguments must be a JSON object"}
+		}
+	}
+	return TextRepair{Reason: fmt.Sprintf("arguments encoded more than %d times", maxEncodings)}
+}
+
+// clip shortens a text recorded as a before or after value.
+func clip(s string) string {
+	if len(s) <= shownText {
+		return s
+	}
+	cut := shownText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// wrapperKeys are the names models wrap a call's arguments in.
+var wrapperKeys = []string{"arguments", "parameters", "input"}
+
+// unwrap answers the arguments inside one extra object
+// ({"arguments": {...}}, {"parameters": {...}}, {"input": {...}}).
+//
+// Certain when: the object has that one property, the schema does not
+// declare it, the arguments as they are fail the schema, and the object
+// inside validates as it is. Otherwise (the wrapper is a parameter, or
+// the inner object needs repairs of its own) it is left alone.
+func (s *session) unwrap() (map[string]any, Applied, bool) {
+	if len(s.args) != 1 || s.disabled(StrategyUnwrapArguments) {
+		return nil, Applied{}, false
+	}
+	for _, key := range wrapperKeys {
+		inner, ok := s.args[key].(map[string]any)
+		if !ok || contains(s.doc.at(nil).declared(), key) {
+			continue
+		}
+		if _, viol := check(s.compiled, s.args); len(viol) == 0 {
+			return nil, Applied{}, false
+		}
+		if _, viol := check(s.compiled, inner); len(viol) > 0 {
+			return nil, Applied{}, false
+		}
+		return inner, Applied{Strategy: StrategyUnwrapArguments, Path: pointer([]string{key}), Before: key,
+			Reason: fmt.Sprintf("arguments wrapped in {%q: {...}}: unwrapped", key)}, true
+	}
+	return nil, Applied{}, false
+}
+
+// disabled reports whether opts turned a strategy off.
+func (s *session) disabled(strategy string) bool {
+	return contains(s.opts.Disabled, strategy)
+}
