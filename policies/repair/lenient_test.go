@@ -41,23 +41,23 @@ func TestLenientJSON(t *testing.T) {
 // What is not certain is refused.
 func TestLenientJSONRefuses(t *testing.T) {
 	for _, in := range []string{
-		`{"a": 1}`,             // already JSON: nothing to rewrite
-		`{"a": 1`,              // cut off
-		`{"a": "x`,             // cut off inside a string
-		`{'a': 'x}`,            // cut off inside a single-quoted string
-		`{a: 1}`,               // unquoted key
-		`{"a": NaN}`,           // no JSON value
-		`{"a": 1} {"b": 2}`,    // two values
-		`[1 2]`,                // a missing comma
-		`{"a": 1,,}`,           // two commas
-		`{,}`,                  // a comma after no value
-		`{'a': '\x41'}`,        // an escape JSON lacks
-		`{"a": "\'"}`,          // \' in a double-quoted string
-		`{"a": 1 /* open`,      // comment never closed
-		`{"a": Truex}`,         // not a literal
-		`{"a": 'b', "c": 1}}`,  // a bracket too many
-		`{"a": 1},`,            // a comma after the object
-		`"{'a': 1}"`,           // a JSON string: RepairText's case, not this rule's
+		`{"a": 1}`,            // already JSON: nothing to rewrite
+		`{"a": 1`,             // cut off
+		`{"a": "x`,            // cut off inside a string
+		`{'a': 'x}`,           // cut off inside a single-quoted string
+		`{a: 1}`,              // unquoted key
+		`{"a": NaN}`,          // no JSON value
+		`{"a": 1} {"b": 2}`,   // two values
+		`[1 2]`,               // a missing comma
+		`{"a": 1,,}`,          // two commas
+		`{,}`,                 // a comma after no value
+		`{'a': '\x41'}`,       // an escape JSON lacks
+		`{"a": "\'"}`,         // \' in a double-quoted string
+		`{"a": 1 /* open`,     // comment never closed
+		`{"a": Truex}`,        // not a literal
+		`{"a": 'b', "c": 1}}`, // a bracket too many
+		`{"a": 1},`,           // a comma after the object
+		`"{'a': 1}"`,          // a JSON string: RepairText's case, not this rule's
 		strings.Repeat("[", 100) + "'x'" + strings.Repeat("]", 99),
 	} {
 		t.Run(in, func(t *testing.T) {

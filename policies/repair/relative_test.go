@@ -68,7 +68,7 @@ func TestResolveRelativeRefuses(t *testing.T) {
 		{"no today", "tomorrow", "date", time.Time{}},
 		{"a date alone is no date-time", "tomorrow", "date-time", sunday},
 		{"an absolute date is reformat_date's", "Oct 26, 2024", "date", sunday},
-		
+
 		{"other format", "tomorrow", "email", sunday},
 		{"surrounding words", "tomorrow or the day after", "date", sunday},
 	}
