@@ -89,6 +89,9 @@ func FuzzRepair(f *testing.F) {
 		{6, `{"amount": "€75", "currency": "USD", "tags": "a, b; c", "ids": "1,2,3", "kinds": "A B, c"}`, ""},
 		{6, `{"tags": "- x\n- y", "ids": "1,250", "nested": "yes, no", "on": 1, "n": "10.0"}`, "expected boolean for 'on'"},
 		{6, `{"tags": "a,,b", "kinds": "a b, c", "amount": "1 250,50", "pct": "\u00ff15%"}`, ""},
+		{0, `{"arguments": {"origin": "LHR", "destination": "CDG", "departure_date": "2024-10-26", "passengers": 1}}`, ""},
+		{1, `{"input": {"title": "x", "all_day": true}}`, ""},
+		{2, `{"trip": {"legs": [{"date": "tomorrow"}, {"date": "next Friday"}], "pax": 2}}`, ""},
 	} {
 		f.Add(seed.schema, []byte(seed.args), seed.msg)
 	}
