@@ -108,7 +108,11 @@ func (r *runner) prepareCall(ctx workflow.Context, id string, tc activities.Tool
 	}
 	args, problem := parseArgs(tc.Args)
 	if problem != "" {
-		return fail(problem)
+		fixed, ok := r.repairText(ctx, id, tc)
+		if !ok {
+			return fail(problem)
+		}
+		args = fixed
 	}
 	if tc.Name == HandoffTool && r.run.offerHandoff {
 		ask, problem := r.handoffCallAsk(args)

@@ -30,7 +30,9 @@ func (r *runner) repairBefore(ctx workflow.Context, nodeID string, tool config.T
 	schema, _ := r.toolSchema(tool)
 	now := workflow.Now(ctx)
 	res := ruleRepair(ctx, func(rules repair.RuleSet) repair.Result {
-		return repair.Repair(tool.Parameters, argsMap, repair.Options{Today: now, Compiled: schema, Rules: rules})
+		return gateRules(ctx, func(disabled []string) repair.Result {
+			return repair.Repair(tool.Parameters, argsMap, repair.Options{Today: now, Compiled: schema, Rules: rules, Disabled: disabled})
+		})
 	})
 	if len(res.Repairs) > 0 {
 		r.repairs[nodeID]++

@@ -128,4 +128,16 @@ const (
 	// with the reason (before: its handler waited for ever, and the run
 	// for it). Asked only when such an update waits.
 	versionAnswerPending = "answer-pending"
+	// versionWholeArguments: arguments sent as a JSON string holding an
+	// object, or as lenient JSON (single quotes, comments, trailing
+	// commas, Python literals), are read by repair.RepairText, and
+	// arguments wrapped in one extra object are unwrapped (before: the
+	// call failed, or the wrapped arguments went to the model). Asked
+	// only when such a rule acts.
+	versionWholeArguments = "whole-arguments"
+	// versionRelativeDates: a date written relative to the run's day
+	// ("tomorrow", "in 3 days", "next Friday" where certain) is resolved
+	// against workflow.Now (before: it went to the model). Asked only
+	// when the rule acts.
+	versionRelativeDates = "relative-dates"
 )
