@@ -2,7 +2,6 @@ package repair
 
 import (
 	"encoding/json"
-	"sort"
 	"strings"
 )
 
@@ -24,37 +23,48 @@ import (
 // with no way to ask for only the certain rewrites. This is one linear
 // pass over text the caller has already bounded (MaxBytes, valid UTF-8).
 func lenientJSON(text string) (string, []string, bool) {
-	l := lenient{in: text, fixes: map[string]bool{}}
+	l := lenient{in: text}
 	if !l.scan() {
 		return "", nil, false
 	}
 	out := l.out.String()
-	if len(l.fixes) == 0 || !json.Valid([]byte(out)) {
+	var fixes []string
+	for f, made := range l.fixes {
+		if made {
+			fixes = append(fixes, fixNames[f])
+		}
+	}
+	if len(fixes) == 0 || !json.Valid([]byte(out)) {
 		return "", nil, false
 	}
-	fixes := make([]string, 0, len(l.fixes))
-	for f := range l.fixes {
-		fixes = append(fixes, f)
-	}
-	sort.Strings(fixes)
 	return out, fixes, true
 }
 
-// The rewrites lenientJSON makes, as they are named in a repair's reason.
+// The rewrites lenientJSON makes.
 const (
-	fixSingleQuotes  = "single-quoted strings"
-	fixComments      = "comments"
-	fixTrailingComma = "trailing commas"
-	fixPython        = "Python's True/False/None"
-	fixControl       = "raw control characters in strings"
+	fixComments = iota
+	fixControl
+	fixPython
+	fixSingleQuotes
+	fixTrailingComma
+	fixCount
 )
+
+// fixNames name the rewrites in a repair's reason, in this order.
+var fixNames = [fixCount]string{
+	fixComments:      "comments",
+	fixControl:       "raw control characters in strings",
+	fixPython:        "Python's True/False/None",
+	fixSingleQuotes:  "single-quoted strings",
+	fixTrailingComma: "trailing commas",
+}
 
 // lenient is one scan: in is read once, left to right.
 type lenient struct {
 	in    string
 	i     int
 	out   strings.Builder
-	fixes map[string]bool
+	fixes [fixCount]bool
 	// last is the last significant byte written (0 at the start).
 	last byte
 }

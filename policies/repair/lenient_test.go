@@ -12,16 +12,16 @@ func TestLenientJSON(t *testing.T) {
 		in, out string
 		fixes   []string
 	}{
-		{`{'a': 1, 'b': 'x'}`, `{"a": 1, "b": "x"}`, []string{fixSingleQuotes}},
-		{`{'q': 'say "hi"', 'r': 'it\'s'}`, `{"q": "say \"hi\"", "r": "it's"}`, []string{fixSingleQuotes}},
-		{`{"a": 1, "b": [1, 2,],}`, `{"a": 1, "b": [1, 2]}`, []string{fixTrailingComma}},
-		{"{\"a\": 1 // the count\n}", "{\"a\": 1  \n}", []string{fixComments}},
-		{`{/* c */ "a": /* d */ 2}`, `{  "a":   2}`, []string{fixComments}},
+		{`{'a': 1, 'b': 'x'}`, `{"a": 1, "b": "x"}`, []string{fixNames[fixSingleQuotes]}},
+		{`{'q': 'say "hi"', 'r': 'it\'s'}`, `{"q": "say \"hi\"", "r": "it's"}`, []string{fixNames[fixSingleQuotes]}},
+		{`{"a": 1, "b": [1, 2,],}`, `{"a": 1, "b": [1, 2]}`, []string{fixNames[fixTrailingComma]}},
+		{"{\"a\": 1 // the count\n}", "{\"a\": 1  \n}", []string{fixNames[fixComments]}},
+		{`{/* c */ "a": /* d */ 2}`, `{  "a":   2}`, []string{fixNames[fixComments]}},
 		{`{"a": 1, // trailing
-}`, "{\"a\": 1  \n}", []string{fixComments, fixTrailingComma}},
-		{`{'ok': True, 'no': False, 'x': None, 'n': -1.5e+3}`, `{"ok": true, "no": false, "x": null, "n": -1.5e+3}`, []string{fixPython, fixSingleQuotes}},
-		{"{\"code\": \"line1\nline2\tx\"}", `{"code": "line1\nline2\tx"}`, []string{fixControl}},
-		{`{"url": "http://x/y"}` + " // c", `{"url": "http://x/y"}` + "  ", []string{fixComments}},
+}`, "{\"a\": 1  \n}", []string{fixNames[fixComments], fixNames[fixTrailingComma]}},
+		{`{'ok': True, 'no': False, 'x': None, 'n': -1.5e+3}`, `{"ok": true, "no": false, "x": null, "n": -1.5e+3}`, []string{fixNames[fixPython], fixNames[fixSingleQuotes]}},
+		{"{\"code\": \"line1\nline2\tx\"}", `{"code": "line1\nline2\tx"}`, []string{fixNames[fixControl]}},
+		{`{"url": "http://x/y"}` + " // c", `{"url": "http://x/y"}` + "  ", []string{fixNames[fixComments]}},
 		{`{"s": "True, None // not a comment"}, `, "", nil}, // comma after the last value
 	}
 	for _, c := range cases {
