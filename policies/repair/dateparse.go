@@ -9,6 +9,16 @@ import (
 	"unicode"
 )
 
+// Why hand-written, not github.com/markusmobius/go-dateparser (v1.4.7,
+// tried): it reads "20241026" as 4102-02-02 and "2024-13-01" as January
+// 13 (wrong repairs that pass the schema), takes "10/26/24" and a bare
+// "1234567890" (a Unix time) as dates, and does not read "next Friday";
+// it calls time.Now (two-digit years ignore CurrentTime), iterates maps
+// and fills global caches (sync.Map, sync.OnceValues), so workflowcheck
+// refuses it in workflow code; it is 9 MB of source (176k lines), adds
+// about 9 MB to a binary, and takes 0.1 to 9 ms a date. What a repair
+// needs is small: the layouts below, refusing what is ambiguous.
+
 // when is a calendar date, with a time of day when one was written.
 type when struct {
 	y, m, d    int
