@@ -1,6 +1,7 @@
 package repair
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -52,5 +53,25 @@ func BenchmarkRepairRejection(b *testing.B) {
 		if !RepairRejection(s, args, msg, Options{}).Valid {
 			b.Fatal("not repaired")
 		}
+	}
+}
+
+// Whole-argument text read as a JSON object: a Python dict, and the same
+// double-encoded; and a megabyte of lenient JSON, the largest text read.
+func BenchmarkRepairText(b *testing.B) {
+	big := `{'notes': '` + strings.Repeat("x", MaxBytes-64) + `',}`
+	for _, c := range []struct{ name, text string }{
+		{"python-dict", `{'origin': 'LHR', 'destination': 'CDG', 'departure_date': '2024-10-26', 'passengers': 2, 'nonstop': True,}`},
+		{"double-encoded", `"{\"origin\": \"LHR\", \"destination\": \"CDG\", \"departure_date\": \"2024-10-26\", \"passengers\": 2}"`},
+		{"1MiB", big},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if RepairText(c.text).JSON == nil {
+					b.Fatal("not read")
+				}
+			}
+		})
 	}
 }
