@@ -9,7 +9,10 @@ package repair
 // the value has one reading, and otherwise leaves the failure for the
 // focused model request. When each rule is certain is said where it is
 // written (coerce.go, written.go, booleans.go, lists.go, dates.go,
-// enum.go, clamp.go, default.go, trim.go, remove.go).
+// relative.go, whole.go, lenient.go, enum.go, clamp.go, default.go,
+// trim.go, remove.go). The whole-argument rules and relative dates are
+// not in a RuleSet: each is turned off by name (Options.Disabled) for a
+// run recorded before it.
 type RuleSet int
 
 const (
