@@ -17,7 +17,16 @@ func corpus2Repair(t corpus2Tool, raw string, opts Options) Result {
 	v, err := decodeJSON([]byte(raw))
 	args, ok := v.(map[string]any)
 	if err != nil || !ok {
-		return Result{Reason: "the arguments are not a JSON object"}
+		// As the workflow does (prepareCall): text that is not a JSON
+		// object is read by RepairText first, when it can be.
+		text := RepairText(raw)
+		if text.JSON == nil {
+			return Result{Reason: "the arguments are not a JSON object: " + text.Reason}
+		}
+		v, err = decodeJSON(text.JSON)
+		if args, ok = v.(map[string]any); err != nil || !ok {
+			return Result{Reason: "RepairText answered no JSON object"}
+		}
 	}
 	return Repair(t.schema, args, opts)
 }
@@ -141,12 +150,13 @@ func TestCorpus2RepairShare(t *testing.T) {
 	corpus2Goals(t, all, false)
 }
 
-// corpus2WrongOnMain is the number of wrong repairs on main when the
-// corpus was written (a one-element array holding a comma-separated
-// string, a free-text item wrapped whole, "biweekly" taken for "weekly",
-// a past day without a year moved to next year): the rules of issue 14
-// may only lower it, to 0.
-const corpus2WrongOnMain = 11
+// corpus2WrongOnMain is the number of wrong repairs left on main: 11 when
+// the corpus was written; 7 with the value and whole-argument rules of
+// issue 14 (a comma inside one free-text item split, a shell argument
+// split or wrapped whole, "20%" for a fraction field, "biweekly" taken for
+// "weekly", a past day without a year moved to next year). It may only
+// go down, to 0.
+const corpus2WrongOnMain = 7
 
 // corpus2Goals are issue 14's goals on the second corpus. With enforce
 // false it only reports whether they are met; switch TestCorpus2RepairShare
