@@ -43,7 +43,7 @@ func (f *fixer) propose(is issue) []edit {
 	case *kind.Type:
 		return f.coerce(is.steps, v, k.Want)
 	case *kind.Format:
-		if out, why, ok := reformatDate(v, k.Want, f.opts.Today); ok {
+		if out, why, ok := reformatDate(v, k.Want, f.opts.Today, f.opts.Rules); ok {
 			return f.one(is.steps, StrategyReformatDate, v)(out, why, ok)
 		}
 		if contains(f.opts.Disabled, StrategyRelativeDate) {

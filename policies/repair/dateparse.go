@@ -27,6 +27,9 @@ type when struct {
 	frac       string // ".123", or ""
 	zone       string // "Z" or "+02:00"; "" when none was written
 	relative   bool   // the day was written relative to today ("tomorrow")
+	// nextYear: no year was written and this year's day had passed, so
+	// the year taken is a later one (see yearCertain).
+	nextYear bool
 }
 
 // maxDateLen bounds the text read as a date: dates are short.
@@ -250,6 +253,7 @@ func (w *when) namedMonth(month int, nums []token, today time.Time) error {
 		t := time.Date(y, time.Month(month), w.d, 0, 0, 0, 0, time.UTC)
 		if t.Day() == w.d && !t.Before(from) {
 			w.y = y
+			w.nextYear = y > today.Year()
 			return nil
 		}
 	}

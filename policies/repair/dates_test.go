@@ -46,11 +46,10 @@ func TestReformatDate(t *testing.T) {
 		// needs a year: the first such day on or after today (2024-09-01)
 		{"Oct 26", "date", "2024-10-26"},
 		{"Jan 5", "date", "2025-01-05"},
-		{"Feb 29", "date", "2028-02-29"},
 	}
 	for _, c := range cases {
 		t.Run(c.in+" as "+c.format, func(t *testing.T) {
-			out, why, ok := reformatDate(c.in, c.format, today)
+			out, why, ok := reformatDate(c.in, c.format, today, RulesNewest)
 			require.True(t, ok, "not reformatted")
 			require.Equal(t, c.out, out)
 			require.NotEmpty(t, why)
@@ -87,8 +86,41 @@ func TestReformatDateRefuses(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, ok := reformatDate(c.in, c.format, c.today)
+			_, _, ok := reformatDate(c.in, c.format, c.today, RulesNewest)
 			require.False(t, ok)
+		})
+	}
+}
+
+// A day written without a year whose day this year has passed is taken in
+// a later year only when that is within half a year (the newest rules):
+// otherwise last week's or next year's is a judgement. The first rules
+// took the next such day however far, and a run recorded with them keeps
+// them.
+func TestYearlessDatePastIsAJudgement(t *testing.T) {
+	march15 := time.Date(2025, 3, 15, 10, 0, 0, 0, time.UTC)
+	cases := []struct {
+		in     string
+		today  time.Time
+		newest string // "" when the newest rules leave it to the model
+		first  string
+	}{
+		{"March 10", march15, "", "2026-03-10"},
+		{"March 20", march15, "2025-03-20", "2025-03-20"},
+		{"March 15", march15, "2025-03-15", "2025-03-15"},
+		{"Feb 29", today, "", "2028-02-29"},
+		{"Jan 5", today, "2025-01-05", "2025-01-05"},
+		{"Jan 5", time.Date(2024, 12, 28, 0, 0, 0, 0, time.UTC), "2025-01-05", "2025-01-05"},
+		{"Aug 1", today, "", "2025-08-01"},
+	}
+	for _, c := range cases {
+		t.Run(c.in+" on "+c.today.Format("2006-01-02"), func(t *testing.T) {
+			out, _, ok := reformatDate(c.in, "date", c.today, RulesNewest)
+			require.Equal(t, c.newest != "", ok, "newest rules")
+			require.Equal(t, c.newest, out)
+			out, _, ok = reformatDate(c.in, "date", c.today, RulesFirst)
+			require.True(t, ok, "first rules")
+			require.Equal(t, c.first, out)
 		})
 	}
 }

@@ -102,7 +102,7 @@ func (f *fixer) hint(h Hint) (edits []edit, satisfied bool) {
 	ns := f.doc.at(steps)
 	switch h.Kind {
 	case HintDate:
-		out, why, ok := reformatDate(v, dateFormat(ns, v, f), f.opts.Today)
+		out, why, ok := reformatDate(v, dateFormat(ns, v, f), f.opts.Today, f.opts.Rules)
 		return f.one(steps, StrategyReformatDate, v)(out, why, ok), false
 	case HintMin, HintMax:
 		return f.boundHint(h, steps, v, ns)

@@ -40,7 +40,7 @@ func TestResolveRelative(t *testing.T) {
 			require.True(t, ok, "not resolved")
 			require.Equal(t, c.out, out)
 			require.Contains(t, why, "resolved against the run's day")
-			_, _, ok = reformatDate(c.in, c.format, c.now)
+			_, _, ok = reformatDate(c.in, c.format, c.now, RulesNewest)
 			require.False(t, ok, "reformat_date reads no relative date")
 		})
 	}
