@@ -106,31 +106,74 @@ func clip(s string) string {
 var wrapperKeys = []string{"arguments", "parameters", "input"}
 
 // unwrap answers the arguments inside one extra object
-// ({"arguments": {...}}, {"parameters": {...}}, {"input": {...}}).
+// ({"arguments": {...}}, {"parameters": {...}}, {"input": {...}}), the
+// object inside possibly sent as a JSON string (the wire form of
+// "arguments").
 //
-// Certain when: the object has that one property, the schema does not
-// declare it, the arguments as they are fail the schema, and the object
-// inside validates as it is. Otherwise (the wrapper is a parameter, or
-// the inner object needs repairs of its own) it is left alone.
+// Certain when the object has that one property, the arguments as they
+// are fail the schema, and either the object inside validates as it is,
+// or every property of it is one the schema declares (so it is the call's
+// arguments, and the repairs that follow work on them). A wrapper the
+// schema declares itself (a tool with a parameter named "input") is taken
+// for a wrapper only when that parameter cannot be an object and every
+// property inside is declared. Otherwise it is left alone.
 func (s *session) unwrap() (map[string]any, Applied, bool) {
 	if len(s.args) != 1 || s.disabled(StrategyUnwrapArguments) {
 		return nil, Applied{}, false
 	}
+	root := s.doc.at(nil)
+	declared := root.declared()
 	for _, key := range wrapperKeys {
-		inner, ok := s.args[key].(map[string]any)
-		if !ok || contains(s.doc.at(nil).declared(), key) {
+		inner, encoded := wrapperHolds(s.args[key])
+		if inner == nil {
 			continue
 		}
 		if _, viol := check(s.compiled, s.args); len(viol) == 0 {
 			return nil, Applied{}, false
 		}
-		if _, viol := check(s.compiled, inner); len(viol) > 0 {
-			return nil, Applied{}, false
+		allDeclared := len(inner) > 0
+		for k := range inner {
+			allDeclared = allDeclared && contains(declared, k)
 		}
-		return inner, Applied{Strategy: StrategyUnwrapArguments, Path: pointer([]string{key}), Before: key,
-			Reason: fmt.Sprintf("arguments wrapped in {%q: {...}}: unwrapped", key)}, true
+		if contains(declared, key) {
+			if !allDeclared || acceptsObject(s.doc.at([]string{key}).types()) {
+				continue
+			}
+		} else if _, viol := check(s.compiled, inner); len(viol) > 0 && !allDeclared {
+			continue
+		}
+		why := fmt.Sprintf("arguments wrapped in {%q: {...}}: unwrapped", key)
+		if encoded {
+			why = fmt.Sprintf("arguments wrapped in {%q: \"{...}\"} as a JSON string: unwrapped and decoded", key)
+		}
+		return inner, Applied{Strategy: StrategyUnwrapArguments, Path: pointer([]string{key}), Before: key, Reason: why}, true
 	}
 	return nil, Applied{}, false
+}
+
+// wrapperHolds is the object a wrapper holds: an object, or a JSON string
+// holding one (encoded). nil when it holds neither.
+func wrapperHolds(v any) (inner map[string]any, encoded bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		return v, false
+	case string:
+		t := strings.TrimSpace(v)
+		if len(t) > MaxBytes || !strings.HasPrefix(t, "{") {
+			return nil, false
+		}
+		d, err := decodeJSON([]byte(t))
+		if m, ok := d.(map[string]any); err == nil && ok && !measure(m).deep {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+// acceptsObject says whether a property of these types may be an object
+// (no type named: anything may be).
+func acceptsObject(types []string) bool {
+	return len(types) == 0 || contains(types, "object")
 }
 
 // disabled reports whether opts turned a strategy off.

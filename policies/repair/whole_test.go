@@ -99,6 +99,36 @@ func TestUnwrapArguments(t *testing.T) {
 	}
 }
 
+// inputSchema is a tool with a string parameter named like a wrapper.
+const inputSchema = `{"type": "object", "properties": {"command": {"type": "string"}, "input": {"type": "string"}}, "required": ["command"], "additionalProperties": false}`
+
+// Unwrapped too: the inner object needs repairs of its own but every
+// property of it is declared; the inner object sent as a JSON string (the
+// wire form of "arguments"); a wrapper named like a declared parameter
+// that cannot be an object, holding declared properties.
+func TestUnwrapArgumentsThenRepairs(t *testing.T) {
+	inner := `{"origin": "LHR", "destination": "CDG", "departure_date": "2024-10-26", "passengers": 2}`
+	cases := []struct {
+		name, schema, args, want string
+		then                     []string
+	}{
+		{"the inner object needs a repair", flightSchema,
+			`{"arguments": {"origin": "LHR", "destination": "CDG", "departure_date": "Oct 26, 2024", "passengers": 2}}`, inner, []string{StrategyReformatDate}},
+		{"the inner object as a JSON string", flightSchema,
+			`{"arguments": "` + strings.ReplaceAll(inner, `"`, `\"`) + `"}`, inner, nil},
+		{"a declared string parameter used as the wrapper", inputSchema,
+			`{"input": {"command": "cat", "input": "hello"}}`, `{"command": "cat", "input": "hello"}`, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := Repair(schemaOf(t, c.schema), obj(t, c.args), Options{Today: today})
+			require.True(t, r.Valid, r.Reason)
+			require.Equal(t, canon(t, obj(t, c.want)), canon(t, r.Args))
+			require.Equal(t, append([]string{StrategyUnwrapArguments}, c.then...), strategies(r))
+		})
+	}
+}
+
 // An unwrap that is not certain is not made.
 func TestUnwrapArgumentsRefuses(t *testing.T) {
 	inner := `{"origin": "LHR", "destination": "CDG", "departure_date": "2024-10-26", "passengers": 2}`
@@ -106,13 +136,16 @@ func TestUnwrapArgumentsRefuses(t *testing.T) {
 		name, schema, args string
 		opts               Options
 	}{
-		{"the inner object needs a repair of its own", flightSchema,
-			`{"arguments": {"origin": "LHR", "destination": "CDG", "departure_date": "Oct 26, 2024", "passengers": 2}}`, Options{}},
+		{"the inner object is invalid and holds a property the schema does not declare", flightSchema,
+			`{"arguments": {"origin": "LHR", "destination": "CDG", "departure_date": "Oct 26, 2024", "passengers": 2, "seat_colour": "red"}}`, Options{}},
+		{"a declared string parameter holding an undeclared property", inputSchema,
+			`{"input": {"command": "cat", "verbose": true}}`, Options{}},
+		{"the inner value is a string that is not an object", flightSchema, `{"arguments": "LHR to CDG"}`, Options{}},
+		{"the inner object is empty", flightSchema, `{"arguments": {}}`, Options{}},
 		{"the wrapper is a parameter", `{"type": "object", "properties": {"input": {"type": "object", "properties": {"q": {"type": "string"}}}}, "required": ["input", "q"]}`,
 			`{"input": {"q": "x"}}`, Options{}},
 		{"another property beside it", flightSchema, `{"arguments": ` + inner + `, "x": 1}`, Options{}},
 		{"not a wrapper name", flightSchema, `{"args": ` + inner + `}`, Options{}},
-		{"the inner value is not an object", flightSchema, `{"arguments": "` + strings.ReplaceAll(inner, `"`, `\"`) + `"}`, Options{}},
 		{"disabled", flightSchema, `{"arguments": ` + inner + `}`, Options{Disabled: []string{StrategyUnwrapArguments}}},
 	}
 	for _, c := range cases {
