@@ -131,10 +131,13 @@ func (s *session) unwrap() (map[string]any, Applied, bool) {
 		if _, viol := check(s.compiled, s.args); len(viol) == 0 {
 			return nil, Applied{}, false
 		}
-		allDeclared := len(inner) > 0
-		for k := range inner {
-			allDeclared = allDeclared && contains(declared, k)
+		known := 0 // of inner's properties, those declared (counted over the schema's list: no map is ranged over)
+		for _, d := range declared {
+			if _, ok := inner[d]; ok {
+				known++
+			}
 		}
+		allDeclared := len(inner) > 0 && known == len(inner)
 		if contains(declared, key) {
 			if !allDeclared || acceptsObject(s.doc.at([]string{key}).types()) {
 				continue
