@@ -198,9 +198,10 @@ func (r *runner) withState(ctx workflow.Context, ev policies.LoopEvent) policies
 
 // timeWindow feeds the visit to policies.loop.time_window, for an agent
 // that has one, and answers the loop it completes. The node is the graph
-// node or, in a free-form run, the tool called. Version time-window is
-// asked only when a window fills, which runs of agents without one never
-// see.
+// node or, in a free-form run, the tool the call asked for (askedTool: a
+// fallback serving it does not make it another tool's visit). Version
+// time-window is asked only when a window fills, which runs of agents
+// without one never see.
 func (r *runner) timeWindow(ctx workflow.Context, where, nodeID string) *policies.Loop {
 	tw := r.run.Spec.Agent.Policies.Loop.TimeWindow
 	if tw == nil {
@@ -212,7 +213,7 @@ func (r *runner) timeWindow(ctx workflow.Context, where, nodeID string) *policie
 	node := where
 	if node == "" {
 		if n := r.run.node(nodeID); n != nil {
-			node = n.Tool
+			node = n.askedTool()
 		}
 	}
 	d := r.detector()
