@@ -54,3 +54,25 @@ func TestTimeWindowCountsTheToolAskedForNotItsFallback(t *testing.T) {
 	require.Len(t, st.Loops, 1)
 	require.Equal(t, policies.LoopTimeWindow, st.Loops[0].Kind)
 }
+
+// A free-form poll whose every call is new (a new cursor) keeps filling
+// the time window: a success of the same tool after a time-window loop is
+// the poll going on, not progress off the loop, so the next window climbs
+// the ladder (explore, then stop) instead of taking its bottom rung again.
+func TestTimeWindowFreeFormClimbsTheLadder(t *testing.T) {
+	spec := stubbornSpec("explore", "stop")
+	spec.Agent.Policies.Loop.TimeWindow = &config.TimeWindow{Visits: 3, Within: config.Duration(time.Minute)}
+	spec.Agent.Policies.MaxSteps = 30
+	var replies []activities.ModelReply
+	for i := range 40 {
+		replies = append(replies, activities.ModelReply{ToolCalls: []activities.ToolCall{
+			call(fmt.Sprintf("k%d", i), "search_flights", fmt.Sprintf(`{"from":"NYC","cursor":%d}`, i)),
+		}})
+	}
+	h := newHarness(t, spec, replies, okTool)
+	_, err := h.run(AgentInput{Agent: "travel", Task: "poll"})
+	rep := stopReport(t, err)
+	require.Contains(t, rep.Reason, "time_window loop")
+	require.Equal(t, []string{"explore", "stop"}, actions(rep.Escalations))
+	require.Len(t, nodesByKind(h.trace(), signals.KindCall), 6, "the second window fills at the sixth poll")
+}
