@@ -70,14 +70,21 @@ func (r *runner) observe(ctx workflow.Context, where, nodeID string, ev policies
 		loop = r.timeWindow(ctx, where, nodeID)
 	}
 	if loop == nil {
-		if r.progress(ctx, where, ev) {
+		if r.progress(ctx, where, nodeID, ev) {
 			r.ladder().Reset()
 		}
 		return nil
 	}
 	r.run.LastCycle = loop.Cycle
-	if where != "" {
+	switch {
+	case where != "":
 		r.run.LastCycleNodes = cycleNodeList(r.run.Events, *loop)
+	case loop.Kind == policies.LoopTimeWindow:
+		// Free-form, the window's node is a tool, called with new
+		// arguments at every visit: progress is a success of another.
+		r.run.LastCycleNodes = []string{r.visitedNode(where, nodeID)}
+	default:
+		r.run.LastCycleNodes = nil
 	}
 	r.run.Loops = append(r.run.Loops, signals.Loop{At: nodeID, Kind: loop.Kind, Cycle: loop.Cycle, Repeats: loop.Repeats})
 	return r.escalate(ctx, loop, where)
@@ -88,8 +95,16 @@ func (r *runner) observe(ctx workflow.Context, where, nodeID string, ev policies
 // success whose signature the cycle did not hold (policies.Resets) or, in
 // a graph, a success at a node outside the cycle (policies.ResetsInGraph,
 // version graph-progress). The version is asked only when the two rules
-// answer differently, so a run they agree on records no marker.
-func (r *runner) progress(ctx workflow.Context, where string, ev policies.LoopEvent) bool {
+// answer differently, so a run they agree on records no marker. After a
+// free-form time-window loop it is a success of another tool than the
+// window's: the window's tool is called with new arguments each time, so
+// its signatures never repeat, and by Resets alone the next call would
+// reset the ladder after every window (only version time-window reports
+// such a loop, so runs from before it never get here).
+func (r *runner) progress(ctx workflow.Context, where, nodeID string, ev policies.LoopEvent) bool {
+	if where == "" && r.run.LastCycleNodes != nil {
+		return policies.ResetsInGraph(ev, r.visitedNode(where, nodeID), r.run.LastCycleNodes)
+	}
 	old := policies.Resets(ev, r.run.LastCycle)
 	if where == "" || r.run.LastCycleNodes == nil {
 		return old
@@ -198,10 +213,9 @@ func (r *runner) withState(ctx workflow.Context, ev policies.LoopEvent) policies
 
 // timeWindow feeds the visit to policies.loop.time_window, for an agent
 // that has one, and answers the loop it completes. The node is the graph
-// node or, in a free-form run, the tool the call asked for (askedTool: a
-// fallback serving it does not make it another tool's visit). Version
-// time-window is asked only when a window fills, which runs of agents
-// without one never see.
+// node or, in a free-form run, the tool the call asked for (visitedNode).
+// Version time-window is asked only when a window fills, which runs of
+// agents without one never see.
 func (r *runner) timeWindow(ctx workflow.Context, where, nodeID string) *policies.Loop {
 	tw := r.run.Spec.Agent.Policies.Loop.TimeWindow
 	if tw == nil {
@@ -210,18 +224,25 @@ func (r *runner) timeWindow(ctx workflow.Context, where, nodeID string) *policie
 	if r.run.VisitWindow == nil {
 		r.run.VisitWindow = policies.NewVisitWindow(tw.Visits, tw.Within.D())
 	}
-	node := where
-	if node == "" {
-		if n := r.run.node(nodeID); n != nil {
-			node = n.askedTool()
-		}
-	}
 	d := r.detector()
-	loop := r.run.VisitWindow.Observe(node, d.Seen-1, workflow.Now(ctx), len(r.run.Events))
+	loop := r.run.VisitWindow.Observe(r.visitedNode(where, nodeID), d.Seen-1, workflow.Now(ctx), len(r.run.Events))
 	if loop == nil || workflow.GetVersion(ctx, versionTimeWindow, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return nil
 	}
 	loop.Cycle = d.Last(loop.Period)
 	d.Restart()
 	return loop
+}
+
+// visitedNode is the node an event visited, for the time window: the graph
+// node or, in a free-form run, the tool the call asked for (askedTool: a
+// fallback serving it does not make it another tool's visit).
+func (r *runner) visitedNode(where, nodeID string) string {
+	if where != "" {
+		return where
+	}
+	if n := r.run.node(nodeID); n != nil {
+		return n.askedTool()
+	}
+	return ""
 }

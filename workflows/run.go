@@ -90,6 +90,8 @@ type LoopEscape struct {
 	LastCycle []string                     `json:"last_cycle,omitempty"`
 	// LastCycleNodes are the graph nodes of the last loop's cycle, sorted:
 	// in a graph, progress is a success outside them (graph-progress).
+	// Free-form, after a time-window loop, the window's tool (progress is
+	// a success of another); nil after any other free-form loop.
 	LastCycleNodes []string `json:"last_cycle_nodes,omitempty"`
 	// Blocked are exact calls (tool and canonical arguments) the explore
 	// rung forbade: they fail with a message instead of running.
