@@ -51,9 +51,9 @@ func (f *fixer) propose(is issue) []edit {
 		}
 		return f.one(is.steps, StrategyRelativeDate, v)(resolveRelative(v, k.Want, f.opts.Today))
 	case *kind.Enum:
-		return f.one(is.steps, StrategyCorrectEnum, v)(correctEnum(v, k.Want))
+		return f.one(is.steps, StrategyCorrectEnum, v)(correctEnum(v, k.Want, f.opts.Rules))
 	case *kind.Const:
-		return f.one(is.steps, StrategyCorrectEnum, v)(correctEnum(v, []any{k.Want}))
+		return f.one(is.steps, StrategyCorrectEnum, v)(correctEnum(v, []any{k.Want}, f.opts.Rules))
 	case *kind.Minimum:
 		return f.clamp(is.steps, v, bound{atLeast, k.Want})
 	case *kind.Maximum:

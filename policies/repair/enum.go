@@ -10,8 +10,10 @@ import (
 // means: "Business" or "business class" to "business", "premium economy"
 // to "premium_economy", "ecnomy" to "economy", "2" to 2 when the enum
 // holds numbers, 3 to "3" when it holds strings. It refuses when several
-// allowed values fit equally well.
-func correctEnum(v any, allowed []any) (any, string, bool) {
+// allowed values fit equally well and, under the newest rules, when the
+// one within a small edit distance is the value with an affix added or
+// taken off (anotherWord).
+func correctEnum(v any, allowed []any, rules RuleSet) (any, string, bool) {
 	var strs []string
 	var strIdx []int
 	for i, a := range allowed {
@@ -26,7 +28,7 @@ func correctEnum(v any, allowed []any) (any, string, bool) {
 			return out, "a " + jsonTypeName(out) + " written as a string", true
 		}
 		i, how, ok := bestMatch(v, strs, true)
-		if !ok || strs[i] == v {
+		if !ok || strs[i] == v || (how == byDistance && rules != RulesFirst && anotherWord(v, strs[i])) {
 			return nil, "", false
 		}
 		return allowed[strIdx[i]], fmt.Sprintf("%q %s", strs[i], how), true
@@ -67,4 +69,19 @@ func jsonTypeName(v any) string {
 		return "boolean"
 	}
 	return "value"
+}
+
+// anotherWord reports two names one of which is the other with two or
+// more letters before or after it (squashed): "biweekly" and "weekly",
+// "week" and "weekly", "annually" and "annual". The edit distance calls
+// them near, but a prefix or suffix makes another word, often of another
+// meaning (every two weeks is not weekly), not a misspelling; a typo
+// drops, adds or swaps a letter inside. The first rules did not ask
+// (RulesFirst): "biweekly" became "weekly".
+func anotherWord(a, b string) bool {
+	a, b = squash(a), squash(b)
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return len(b)-len(a) >= 2 && (strings.HasPrefix(b, a) || strings.HasSuffix(b, a))
 }

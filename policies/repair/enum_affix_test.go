@@ -49,3 +49,24 @@ func TestRepairEnumAffixIsAnotherWord(t *testing.T) {
 		})
 	}
 }
+
+func TestAnotherWord(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"biweekly", "weekly", true},
+		{"Bi-Weekly", "weekly", true},
+		{"week", "weekly", true},
+		{"weekly", "week", true},
+		{"annually", "annual", true},
+		{"semiannual", "annual", true},
+		{"bweekly", "weekly", false}, // one letter: a typo
+		{"weeklyy", "weekly", false},
+		{"wekly", "weekly", false},
+		{"bussines", "business", false},
+		{"weekly", "weekly", false},
+	} {
+		require.Equal(t, c.want, anotherWord(c.a, c.b), "%s/%s", c.a, c.b)
+	}
+}

@@ -45,7 +45,7 @@ func TestCorrectEnum(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out, why, ok := correctEnum(c.in, c.allowed)
+			out, why, ok := correctEnum(c.in, c.allowed, RulesNewest)
 			require.Equal(t, c.ok, ok, "got %v", out)
 			require.Equal(t, c.out, out)
 			if ok {

@@ -141,7 +141,7 @@ func (f *fixer) enumHint(h Hint, steps []string, v any, ns nodes) (edits []edit,
 	if s, isStr := v.(string); isStr && contains(h.Values, s) {
 		return nil, true
 	}
-	return f.one(steps, StrategyCorrectEnum, v)(correctEnum(v, allowed)), false
+	return f.one(steps, StrategyCorrectEnum, v)(correctEnum(v, allowed, f.opts.Rules)), false
 }
 
 // typeHint coerces v to the type the hint names (else the schema's types);
@@ -206,7 +206,7 @@ func (f *fixer) enumField(values []string) string {
 		if !ok || contains(values, s) {
 			continue
 		}
-		if _, _, ok := correctEnum(s, allowed); ok {
+		if _, _, ok := correctEnum(s, allowed, f.opts.Rules); ok {
 			if found != "" {
 				return ""
 			}
