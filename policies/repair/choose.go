@@ -111,7 +111,7 @@ func (f *fixer) coerce(steps []string, v any, want []string) []edit {
 			c.siblings, _ = parent.(map[string]any)
 		}
 		if !f.opts.nested {
-			c.list = func(t string) ([]any, string, bool) { return f.splitList(steps, t) }
+			c.list = func(s string) (coerced, bool) { return f.textToArray(steps, s) }
 		}
 	}
 	out, ok := c.convert(v, want)

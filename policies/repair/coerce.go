@@ -11,15 +11,16 @@ import (
 // object holding it (a sibling currency) and, for a list written as text,
 // a check that its items fit the schema. The zero value is the newest
 // rules with nothing known about the location: a percentage is not read
-// and a text holding a separator is not made an array.
+// and a text holding a separator or several words is not made an array.
 type coercion struct {
 	rules    RuleSet
 	ns       nodes
 	siblings map[string]any
 	self     string
-	// list splits a text holding a separator into the items of the array
-	// at the location, when that is certain (lists.go); nil: never.
-	list func(t string) ([]any, string, bool)
+	// list makes the array at the location from a text holding a
+	// separator or several words, when that is certain (lists.go,
+	// textToArray); nil: never.
+	list func(s string) (coerced, bool)
 }
 
 // coerced is a converted value, the strategy that converted it and why.
@@ -126,12 +127,10 @@ func (c coercion) fromString(s, want string) (coerced, bool) {
 		}
 		switch {
 		case want != "array":
-		case c.rules == RulesFirst || !hasListSeparator(t):
+		case c.rules == RulesFirst || oneWord(t):
 			return wrapped(s), true
 		case c.list != nil:
-			if items, sep, ok := c.list(t); ok {
-				return coerced{value: items, strategy: StrategySplitList, why: "a list written as text: split on " + sep}, true
-			}
+			return c.list(s)
 		}
 	}
 	return coerced{}, false

@@ -79,13 +79,13 @@ func FuzzCoerceValue(f *testing.F) {
 		if err != nil || !json.Valid(doc) || measure(v).deep || len(doc) > MaxBytes {
 			return
 		}
-		c := coercion{list: func(t string) ([]any, string, bool) {
-			items, sep, ok := splitText(t)
+		c := coercion{list: func(s string) (coerced, bool) {
+			items, sep, ok := splitText(s)
 			out := make([]any, len(items))
 			for i, it := range items {
 				out[i] = it
 			}
-			return out, sep, ok
+			return coerced{value: out, strategy: StrategySplitList, why: "split on " + sep}, ok
 		}}
 		for _, rules := range []RuleSet{RulesNewest, RulesFirst} {
 			c.rules = rules

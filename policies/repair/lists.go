@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -21,15 +22,32 @@ import (
 //     or a decimal comma: every comma is followed by a space ("1, 250"),
 //     or none is and the text is not one grouped number ("1,2,3" but not
 //     "1,250" or "2,5");
+//   - for free-text items (strings the item schema neither lists nor
+//     patterns: no enum, const, pattern or format; a maxLength does not
+//     say where an item ends), split on commas or semicolons, every item
+//     is one plain word (plainWord: "kitchen, steel, gift",
+//     "ana@example.com; bo@example.com"). A comma or semicolon between
+//     words may be inside one item ("Met at the expo, wants a demo" is
+//     one note), and one inside a token with syntax of its own
+//     ("--format=%(name)s,%(levelname)s", "-Wl,-rpath,/opt") belongs to
+//     it; nothing in the schema tells them apart from a list. Lines
+//     still split free text: a line break does not occur inside an item
+//     the way a comma does;
 //   - the items, as the array, then fit the schema, after the repairs the
 //     rules make with certainty ("Books, home" to ["books", "home"]);
 //   - the whole text is not also one allowed item of an item schema that
 //     lists or patterns its values.
 //
-// A text with no separator is one value and is wrapped ("a" to ["a"]).
-// A text with one that cannot be split with certainty is not wrapped: it
-// goes to the model (wrapping "a, b" into ["a, b"] passes the schema and
-// is wrong).
+// A text with no separator is one value and is wrapped ("a" to ["a"])
+// when it is one word, or when it is several words ("New York") and the
+// item schema lists or patterns its values and the text then fits it.
+// Several words for a free-text item are not wrapped: "-v -x tests/unit"
+// may be three shell words or one argument, "New York" one city or two
+// words; the model is asked. A text with a separator that cannot be
+// split with certainty is not wrapped either: wrapping "a, b" into
+// ["a, b"] passes the schema and is wrong.
+//
+// The first rules (RulesFirst) wrapped every text whole.
 
 // Bounds on the text split and the items made.
 const (
@@ -168,4 +186,30 @@ func numbersSplitCertain(t, sep string) bool {
 	}
 	_, _, oneNumber := ungroup(t)
 	return !oneNumber
+}
+
+// oneWord reports a text, trimmed, that holds no separator of a list and
+// no space: one value whatever the item schema.
+func oneWord(t string) bool {
+	return !hasListSeparator(t) && !strings.ContainsFunc(strings.TrimSpace(t), unicode.IsSpace)
+}
+
+// plainWord reports an item that is one plain word: it starts with a
+// letter or digit and holds only letters, digits, marks and the joiners
+// of names, addresses and paths (. _ - ' @ + /). Anything else (= % ( )
+// [ ] { } : " $ * \ | & and so on), or a leading "-" (a command-line
+// option: "-Wl,-rpath"), is syntax in which a comma may be one
+// character of the item.
+func plainWord(s string) bool {
+	for i, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+		case i == 0:
+			return false
+		case unicode.IsMark(r) || strings.ContainsRune("._-'@+/", r):
+		default:
+			return false
+		}
+	}
+	return s != ""
 }

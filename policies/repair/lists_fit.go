@@ -2,6 +2,25 @@ package repair
 
 import "strings"
 
+// textToArray makes the array at steps from a text that is not one word
+// (lists.go): the items it splits into, or the text as the one item
+// when it has no separator and the item schema lists or patterns its
+// values and the text then fits it; otherwise nothing (the model).
+func (f *fixer) textToArray(steps []string, s string) (coerced, bool) {
+	t := strings.TrimSpace(s)
+	if hasListSeparator(t) {
+		items, sep, ok := f.splitList(steps, t)
+		if !ok {
+			return coerced{}, false
+		}
+		return coerced{value: items, strategy: StrategySplitList, why: "a list written as text: split on " + sep}, true
+	}
+	if !constrains(f.doc.at(child(steps, "0"))) || !f.fits(steps, []any{s}, true) {
+		return coerced{}, false
+	}
+	return wrapped(s), true
+}
+
 // splitList splits a list written as text into the items of the array at
 // steps, when that is certain (lists.go): the text splits, and the items,
 // as the array, fit the schema after the repairs the rules make with
@@ -14,8 +33,14 @@ func (f *fixer) splitList(steps []string, t string) ([]any, string, bool) {
 		return nil, "", false
 	}
 	itemNodes := f.doc.at(child(steps, "0"))
-	if ts := itemNodes.types(); (contains(ts, "number") || contains(ts, "integer")) && !numbersSplitCertain(t, sep) {
-		return nil, "", false
+	ts := itemNodes.types()
+	numbers := contains(ts, "number") || contains(ts, "integer")
+	free := !constrains(itemNodes) && (len(ts) == 0 || contains(ts, "string"))
+	if free && sep != "newlines" && !allPlainWords(parts) {
+		return nil, "", false // a separator that may be inside one item
+	}
+	if (numbers || free && allNumbers(parts)) && !numbersSplitCertain(t, sep) {
+		return nil, "", false // "1,250" for strings too
 	}
 	items := make([]any, len(parts))
 	for i, p := range parts {
@@ -28,6 +53,24 @@ func (f *fixer) splitList(steps []string, t string) ([]any, string, bool) {
 		return nil, "", false // the whole text is also an allowed item
 	}
 	return items, sep, true
+}
+
+func allPlainWords(parts []string) bool {
+	for _, p := range parts {
+		if !plainWord(p) {
+			return false
+		}
+	}
+	return true
+}
+
+func allNumbers(parts []string) bool {
+	for _, p := range parts {
+		if _, ok := parseNumber(p); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // fits reports whether the arguments, with v at steps, have no failure at

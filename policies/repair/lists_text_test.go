@@ -46,6 +46,8 @@ func TestRepairFreeTextLists(t *testing.T) {
 		{"words for a checked item are wrapped", `{"cities": "New York"}`, `{"cities":["New York"]}`, []string{StrategyCoerceType}},
 		{"words a checked item refuses", `{"emails": "ana@example.com bo@example.com"}`, "", nil},
 		{"numbers with a space between", `{"ids": "1 250"}`, "", nil},
+		{"a grouped number for free-text items", `{"notes": "1,250"}`, "", nil},
+		{"numbers for free-text items", `{"notes": "1, 250"}`, `{"notes":["1","250"]}`, []string{StrategySplitList}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -70,5 +72,16 @@ func TestFreeTextListsFirstRules(t *testing.T) {
 		r := Repair(schema, map[string]any{"args": in}, Options{Rules: RulesFirst})
 		require.True(t, r.Valid, r.Reason)
 		require.Equal(t, []any{in}, r.Args["args"], in)
+	}
+}
+
+func TestPlainWord(t *testing.T) {
+	for in, want := range map[string]bool{
+		"kitchen": true, "ana@example.com": true, "o'brien": true, "v1.2_rc-3": true, "tests/unit": true,
+		"c++": true, "café": true, "42": true, "naïve": true,
+		"": false, "-x": false, "--format=%(name)s": false, "%(levelname)s": false, "k=a": false,
+		"a:b": false, "a b": false, `"a"`: false, "$5": false, "/opt": false, ".env": false, "a|b": false,
+	} {
+		require.Equal(t, want, plainWord(in), in)
 	}
 }
