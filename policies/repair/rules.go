@@ -20,10 +20,11 @@ const (
 	RulesNewest RuleSet = iota
 	// RulesFirst is the rules before the value repairs of issue 14:
 	// numbers as people write them ("$25.99", "1,250.50", "15%") were not
-	// read, booleans only from true/false/yes/no strings, and a string
-	// given for an array was wrapped whole into a one-item array even
-	// when it held a list ("a, b" became ["a, b"]: a wrong repair), and
-	// an enum value within a small edit distance was taken even when it
-	// was the allowed value with an affix ("biweekly" became "weekly").
+	// read; booleans only from true/false/yes/no strings; a string given
+	// for an array was wrapped whole into a one-item array even when it
+	// held a list ("a, b" became ["a, b"]: a wrong repair) or shell words
+	// ("-v -x"); an enum value within a small edit distance was taken
+	// even when it was the allowed value with an affix ("biweekly" became
+	// "weekly").
 	RulesFirst
 )
