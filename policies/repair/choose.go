@@ -41,6 +41,9 @@ func (f *fixer) propose(is issue) []edit {
 	}
 	switch k := is.kind.(type) {
 	case *kind.Type:
+		if e := f.dropNull(is.steps, v); e != nil {
+			return e
+		}
 		return f.coerce(is.steps, v, k.Want)
 	case *kind.Format:
 		if out, why, ok := reformatDate(v, k.Want, f.opts.Today, f.opts.Rules); ok {

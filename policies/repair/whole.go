@@ -47,6 +47,11 @@ func RepairText(text string) TextRepair {
 	}
 	cur := strings.TrimSpace(text)
 	var applied []Applied
+	if inner, ok := unfence(cur); ok {
+		applied = append(applied, Applied{Strategy: StrategyLenientJSON, Path: "", Before: clip(cur), After: clip(inner),
+			Reason: "arguments in a Markdown code block: the block's content taken"})
+		cur = inner
+	}
 	for range maxEncodings + 1 {
 		if !json.Valid([]byte(cur)) {
 			out, fixes, ok := lenientJSON(cur)
@@ -88,6 +93,29 @@ func RepairText(text string) TextRepair {
 		}
 	}
 	return TextRepair{Reason: fmt.Sprintf("arguments encoded more than %d times", maxEncodings)}
+}
+
+// unfence answers the content of text that is one Markdown code block
+// ("```json\n{...}\n```", the language tag optional). Certain when the
+// whole text is that block and nothing else: the fences are not part of
+// any JSON, and the content is then read as JSON like any other text.
+func unfence(text string) (string, bool) {
+	if !strings.HasPrefix(text, "```") || !strings.HasSuffix(text, "```") || len(text) < 6 {
+		return "", false
+	}
+	body := text[3 : len(text)-3]
+	nl := strings.IndexByte(body, '\n')
+	if nl < 0 {
+		return "", false
+	}
+	if tag := strings.TrimSpace(body[:nl]); tag != "" && tag != "json" && tag != "JSON" {
+		return "", false
+	}
+	body = strings.TrimSpace(body[nl+1:])
+	if strings.Contains(body, "```") || !strings.HasPrefix(body, "{") {
+		return "", false
+	}
+	return body, true
 }
 
 // clip shortens a text recorded as a before or after value.

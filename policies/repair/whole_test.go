@@ -21,6 +21,8 @@ func TestRepairText(t *testing.T) {
 		{"single-quoted JSON string", `'{"a": 1}'`, `{"a":1}`, []string{StrategyLenientJSON, StrategyDecodeString}},
 		{"encoded Python dict", `"{'a': 1}"`, `{"a":1}`, []string{StrategyDecodeString, StrategyLenientJSON}},
 		{"big number kept", `{'n': 123456789012345678901234567890}`, `{"n":123456789012345678901234567890}`, []string{StrategyLenientJSON}},
+		{"a Markdown code block", "```json\n{\"a\": 1}\n```", `{"a":1}`, []string{StrategyLenientJSON}},
+		{"a code block without a tag, Python inside", "```\n{'a': True}\n```", `{"a":true}`, []string{StrategyLenientJSON, StrategyLenientJSON}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -52,6 +54,10 @@ func TestRepairTextRefuses(t *testing.T) {
 		{"too large", `{'a': '` + strings.Repeat("x", MaxBytes) + `'}`, "too large"},
 		{"too deep", strings.Repeat(`{'a': `, MaxDepth+1) + `1` + strings.Repeat(`}`, MaxDepth+1), "deeper"},
 		{"empty", ``, "not JSON"},
+		{"a code block of another language", "```python\n{'a': 1}\n```", "not JSON"},
+		{"text around a code block", "Here you go:\n```json\n{\"a\": 1}\n```", "not JSON"},
+		{"two code blocks", "```json\n{\"a\": 1}\n```\n```json\n{\"b\": 2}\n```", "not JSON"},
+		{"a code block on one line", "```{\"a\": 1}```", "not JSON"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
