@@ -275,9 +275,10 @@ func startDemoWorker(out io.Writer, o demoOptions, address, modelURL string) (*p
 func runDemoAgent(ctx context.Context, out io.Writer, o demoOptions, c client.Client, worker *process, address string) error {
 	id := "demo-travel-" + time.Now().UTC().Format("20060102-150405")
 	fmt.Fprintf(out, "» running agent %q on %q (workflow id %s)\n\n", "travel", demoTask, id)
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+	in := workflows.AgentInput{Agent: "travel", Task: demoTask}
+	run, err := c.ExecuteWorkflow(ctx, withRunMetadata(client.StartWorkflowOptions{
 		ID: id, TaskQueue: workflows.TaskQueue, WorkflowExecutionTimeout: 10 * time.Minute,
-	}, workflows.WorkflowName, workflows.AgentInput{Agent: "travel", Task: demoTask})
+	}, in), workflows.WorkflowName, in)
 	if err != nil {
 		return fmt.Errorf("start the demo run: %w", err)
 	}

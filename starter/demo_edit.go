@@ -90,9 +90,10 @@ func runDemoEdit(ctx context.Context, out io.Writer, o demoOptions, c client.Cli
 	id := "demo-edit-" + time.Now().UTC().Format("20060102-150405")
 	uiLink := fmt.Sprintf("http://127.0.0.1:%d/namespaces/%s/workflows/%s", o.uiPort, app.DefaultNamespace, id)
 	fmt.Fprintf(out, "» running agent %q on %q (workflow id %s)\n", demoEditAgent, demoEditTask, id)
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+	in := workflows.AgentInput{Agent: demoEditAgent, Task: demoEditTask}
+	run, err := c.ExecuteWorkflow(ctx, withRunMetadata(client.StartWorkflowOptions{
 		ID: id, TaskQueue: workflows.TaskQueue, WorkflowExecutionTimeout: 10 * time.Minute,
-	}, workflows.WorkflowName, workflows.AgentInput{Agent: demoEditAgent, Task: demoEditTask})
+	}, in), workflows.WorkflowName, in)
 	if err != nil {
 		return fmt.Errorf("start the demo run: %w", err)
 	}

@@ -93,9 +93,10 @@ func runDemoHandoff(ctx context.Context, out io.Writer, o demoOptions, c client.
 	id := "demo-handoff-" + time.Now().UTC().Format("20060102-150405")
 	uiLink := fmt.Sprintf("http://127.0.0.1:%d/namespaces/%s/workflows/%s", o.uiPort, app.DefaultNamespace, id)
 	fmt.Fprintf(out, "» running agent %q on %q for %s (workflow id %s)\n", demoHandoffAgent, demoHandoffTask, demoHandoffInput, id)
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+	in := workflows.AgentInput{Agent: demoHandoffAgent, Task: demoHandoffTask, Input: json.RawMessage(demoHandoffInput)}
+	run, err := c.ExecuteWorkflow(ctx, withRunMetadata(client.StartWorkflowOptions{
 		ID: id, TaskQueue: workflows.TaskQueue, WorkflowExecutionTimeout: 10 * time.Minute,
-	}, workflows.WorkflowName, workflows.AgentInput{Agent: demoHandoffAgent, Task: demoHandoffTask, Input: json.RawMessage(demoHandoffInput)})
+	}, in), workflows.WorkflowName, in)
 	if err != nil {
 		return fmt.Errorf("start the demo run: %w", err)
 	}

@@ -131,7 +131,7 @@ func (c *cli) start(cmd *cobra.Command, s startSpec, in workflows.AgentInput) er
 	if s.agent != "" {
 		opts.TypedSearchAttributes = temporal.NewSearchAttributes(agentNameKey.ValueSet(s.agent))
 	}
-	wr, err := tc.ExecuteWorkflow(ctx, opts, workflows.WorkflowName, in)
+	wr, err := tc.ExecuteWorkflow(ctx, withRunMetadata(opts, in), workflows.WorkflowName, in)
 	if err != nil {
 		return explainStartError(s.id, err)
 	}
