@@ -31,7 +31,7 @@ func (r *runner) awaitApproval(ctx workflow.Context, nodeID, tool string) (appro
 		return approvalOutcome{}, err
 	}
 	timeout := humanTimeout(r.run.Spec)
-	got, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool { return r.decisions[nodeID] != nil || r.interrupting() })
+	got, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout, TimerOptions: workflow.TimerOptions{Summary: fmt.Sprintf("wait for approval of %s (%s)", nodeID, tool)}}, func() bool { return r.decisions[nodeID] != nil || r.interrupting() })
 	delete(r.awaiting, nodeID)
 	if err != nil {
 		return approvalOutcome{}, err

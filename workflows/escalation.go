@@ -40,7 +40,7 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 		attempt := policies.RungCount(rungNames(r.run.Escalations), policies.RungRetry)
 		d := policies.Backoff(attempt, time.Second, time.Minute, 2, workflow.GetInfo(ctx).WorkflowExecution.ID)
 		r.noteEscalation(id, fmt.Sprintf("waiting %s before going on", d))
-		if err := workflow.Sleep(ctx, d); err != nil {
+		if err := workflow.NewTimerWithOptions(ctx, d, workflow.TimerOptions{Summary: backoffSummary(attempt, situation.LoopTool)}).Get(ctx, nil); err != nil {
 			return &escalation{stopErr: r.cancelled(ctx, "")}
 		}
 		return &escalation{}

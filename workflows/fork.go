@@ -115,7 +115,7 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 		return nil, bad(err.Error())
 	}
 	var packed []byte
-	actx := workflow.WithActivityOptions(ctx, forkReadOptions())
+	actx := workflow.WithActivityOptions(ctx, withSummary(forkReadOptions(), "read run "+in.From.WorkflowID+" to fork it"))
 	if err := workflow.ExecuteActivity(actx, acts.ReadRun, in.From.WorkflowID).Get(ctx, &packed); err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 		return nil, bad(fmt.Sprintf("input.agent is %q but run %q is agent %q: a fork goes on with the agent of its source (leave agent out)", in.Agent, in.From.WorkflowID, agent))
 	}
 	var spec config.Resolved
-	rctx := workflow.WithActivityOptions(ctx, resolveOptions())
+	rctx := workflow.WithActivityOptions(ctx, withSummary(resolveOptions(), "resolve agent "+agent))
 	if err := workflow.ExecuteActivity(rctx, acts.ResolveAgent, agent).Get(ctx, &spec); err != nil {
 		return nil, err
 	}

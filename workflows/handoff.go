@@ -196,7 +196,7 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 	for _, to := range ranked {
 		r.handingOver = to
 		var spec config.Resolved
-		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, resolveOptions()), acts.ResolveAgent, to).Get(ctx, &spec)
+		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, withSummary(resolveOptions(), "resolve agent "+to+" to take over")), acts.ResolveAgent, to).Get(ctx, &spec)
 		if cancelled(ctx, err) {
 			return "", signals.HandoffResult{}, r.cancelled(ctx, id)
 		}
@@ -237,7 +237,7 @@ func (r *runner) handoffCandidates(ctx workflow.Context) ([]policies.HandoffCand
 	}
 	var loads []activities.AgentLoad
 	req := activities.RegistryRequest{Agents: names, Window: registryWindow, Namespace: workflow.GetInfo(ctx).Namespace}
-	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, registryOptions()), acts.ReadRegistry, req).Get(ctx, &loads)
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, withSummary(registryOptions(), "read the agents' load for a handoff")), acts.ReadRegistry, req).Get(ctx, &loads)
 	note := ""
 	if err != nil {
 		note = "the agents' load could not be read, so capacity and success rates were not weighed: " + errorText(err)

@@ -25,7 +25,7 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string) (reply *signals.Re
 		return nil, nodeID, false, err
 	}
 	timeout := humanTimeout(r.run.Spec)
-	got, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool { return r.reply != nil || r.interrupting() })
+	got, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout, TimerOptions: workflow.TimerOptions{Summary: "wait for a person's reply (" + nodeID + ")"}}, func() bool { return r.reply != nil || r.interrupting() })
 	if err != nil {
 		if cancelled(ctx, err) {
 			return nil, nodeID, false, r.cancelled(ctx, nodeID)

@@ -48,6 +48,7 @@ func verifyLocalOptions() workflow.LocalActivityOptions {
 		StartToCloseTimeout:    o.StartToCloseTimeout,
 		ScheduleToCloseTimeout: 365 * 24 * time.Hour,
 		RetryPolicy:            o.RetryPolicy,
+		Summary:                "verify the carried run state",
 	}
 }
 

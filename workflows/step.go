@@ -125,7 +125,7 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 	}
 	r.checkpoint(reqID)
 	var reply activities.ModelReply
-	actx, abandon := workflow.WithCancel(workflow.WithActivityOptions(ctx, modelOptions(run.Spec.Model)))
+	actx, abandon := workflow.WithCancel(workflow.WithActivityOptions(ctx, withSummary(modelOptions(run.Spec.Model), modelSummary(run.Step))))
 	fut := workflow.ExecuteActivity(actx, acts.CallModel, req)
 	if !r.awaitOrInterrupt(ctx, fut) {
 		// An edit came first: the reply would answer a conversation the

@@ -171,7 +171,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), BadInputError, nil)
 	}
 	var spec config.Resolved
-	actx := workflow.WithActivityOptions(ctx, resolveOptions())
+	actx := workflow.WithActivityOptions(ctx, withSummary(resolveOptions(), "resolve agent "+in.Agent))
 	if err := workflow.ExecuteActivity(actx, acts.ResolveAgent, in.Agent).Get(ctx, &spec); err != nil {
 		return nil, err
 	}
@@ -251,7 +251,7 @@ func verifyCarried(ctx workflow.Context) error {
 		lctx := workflow.WithLocalActivityOptions(ctx, verifyLocalOptions())
 		err = workflow.ExecuteLocalActivity(lctx, acts.VerifyCarried, previous).Get(ctx, nil)
 	} else {
-		actx := workflow.WithActivityOptions(ctx, verifyOptions())
+		actx := workflow.WithActivityOptions(ctx, withSummary(verifyOptions(), "verify the carried run state"))
 		err = workflow.ExecuteActivity(actx, acts.VerifyCarried, previous).Get(ctx, nil)
 	}
 	var app *temporal.ApplicationError
