@@ -57,6 +57,7 @@ func (r *runner) approvalPhase(ctx workflow.Context) error {
 		want = signals.PhaseAwaitingApproval
 	}
 	if r.run.Phase == want {
+		r.showDetails(ctx) // the calls waiting changed
 		return nil
 	}
 	return r.setPhase(ctx, want)

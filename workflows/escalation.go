@@ -34,6 +34,7 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 	}, Step: r.run.Step})
 	id := node.ID
 	r.run.Escalations = append(r.run.Escalations, Escalation{At: id, Action: rung, Why: why})
+	r.showDetails(ctx)
 
 	switch rung {
 	case policies.RungRetry:

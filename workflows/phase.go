@@ -19,6 +19,7 @@ var (
 // setPhase records the run's phase in the run and in the search attributes.
 func (r *runner) setPhase(ctx workflow.Context, phase signals.Phase) error {
 	r.run.Phase = phase
+	r.showDetails(ctx)
 	return workflow.UpsertTypedSearchAttributes(ctx,
 		AgentNameKey.ValueSet(keyword(r.run.Spec.Agent.Name)),
 		AgentPhaseKey.ValueSet(string(phase)),

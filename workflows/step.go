@@ -89,6 +89,7 @@ func (r *runner) observeCalls(ctx workflow.Context, calls []*stepCall) (bool, *A
 func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, error) {
 	run := r.run
 	run.Step++
+	r.showDetails(ctx)
 	node := r.addNode(ctx, Node{Node: signals.Node{
 		Kind: signals.KindRequest, Status: signals.StatusRunning, Parents: run.Frontier,
 	}, Step: run.Step})

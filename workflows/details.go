@@ -1,0 +1,69 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// maxDetailsApprovals is how many pending approvals the current details
+// list one by one; the rest are counted.
+const maxDetailsApprovals = 8
+
+// showDetails sets the run's current details, the markdown the Temporal
+// Web UI shows (and the __temporal_workflow_metadata query answers): the
+// phase, the step, the calls waiting for approval and how to answer them,
+// the last loop and the rung taken. It is kept in the worker's memory, not
+// in history, so it may be set as often as the run changes.
+func (r *runner) showDetails(ctx workflow.Context) {
+	workflow.SetCurrentDetails(ctx, r.currentDetails(workflow.GetInfo(ctx).WorkflowExecution.ID))
+}
+
+// currentDetails is the markdown of showDetails for the run of workflow id.
+func (r *runner) currentDetails(id string) string {
+	var b strings.Builder
+	run := r.run
+	agent := ""
+	if run.Spec != nil {
+		agent = run.Spec.Agent.Name
+	}
+	fmt.Fprintf(&b, "**phase:** `%s` · **step:** %d · **agent:** `%s`\n", run.Phase, run.Step, agent)
+	if pending := r.pendingApprovals(); len(pending) > 0 {
+		fmt.Fprintf(&b, "\n**waiting for approval** (%d):\n", len(pending))
+		for i, p := range pending {
+			if i == maxDetailsApprovals {
+				fmt.Fprintf(&b, "- … and %d more (`unstuck status %s`)\n", len(pending)-i, id)
+				break
+			}
+			fmt.Fprintf(&b, "- `%s`: `%s`\n", p.CallID, toolSummary(p.Tool, p.Args))
+		}
+		fmt.Fprintf(&b, "\nAnswer (decision `approve`, `reject`, `modify` with `args`, or `replace` with `call`):\n```\n%s\n```\n",
+			approveCommand(id, pending[0].CallID))
+	}
+	if r.waitingHuman != "" && run.Phase == signals.PhaseAwaitingHuman {
+		fmt.Fprintf(&b, "\n**waiting for a person's reply** (`%s`). Answer:\n```\ntemporal workflow update execute --workflow-id %s --name %s --input '{\"text\":\"...\"}'\n```\n",
+			r.waitingHuman, id, signals.Reply)
+	}
+	if n := len(run.Loops); n > 0 {
+		l := run.Loops[n-1]
+		fmt.Fprintf(&b, "\n**last loop:** %s at `%s`, repeated %d times (%d loops in all)\n", l.Kind, l.At, l.Repeats, n)
+	}
+	if n := len(run.Escalations); n > 0 {
+		e := run.Escalations[n-1]
+		fmt.Fprintf(&b, "\n**last rung:** `%s` at `%s`: %s\n", e.Action, e.At, clipText(e.Why, 200))
+	}
+	if run.LastError != "" {
+		fmt.Fprintf(&b, "\n**last error:** %s\n", clipText(oneLineText(run.LastError), 300))
+	}
+	return b.String()
+}
+
+// approveCommand is the exact temporal CLI line that approves call callID
+// of the run of workflow id.
+func approveCommand(id, callID string) string {
+	return fmt.Sprintf("temporal workflow update execute --workflow-id %s --name %s --input '{\"call_id\":\"%s\",\"decision\":\"%s\"}'",
+		id, signals.Approve, callID, signals.DecisionApprove)
+}
