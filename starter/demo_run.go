@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -78,7 +79,7 @@ func printNewNodes(ctx context.Context, out io.Writer, c client.Client, id, runI
 }
 
 func queryTrace(ctx context.Context, c client.Client, id, runID string) (signals.Trace, error) {
-	return pageTrace(ctx, func(ctx context.Context, out *signals.Trace, args ...any) error {
+	return runmsg.ReadTrace(ctx, func(ctx context.Context, out *signals.Trace, args ...any) error {
 		v, err := c.QueryWorkflow(ctx, id, runID, signals.QueryTrace, args...)
 		if err != nil {
 			return err

@@ -1,0 +1,29 @@
+package runmsg
+
+import (
+	"context"
+	"time"
+
+	"go.temporal.io/sdk/client"
+)
+
+// UpdateTimeout bounds waiting for a run to answer an update.
+const UpdateTimeout = 30 * time.Second
+
+// Update sends the update name with req to a run (runID empty: the
+// latest run of workflowID), waits until the run has answered, and
+// decodes the answer into result. The run's refusal (its validator's
+// rejection) or the handler's error is returned as is, for the caller to
+// word; its message is the run's own.
+func Update(ctx context.Context, tc client.Client, workflowID, runID, name string, req, result any) error {
+	ctx, cancel := context.WithTimeout(ctx, UpdateTimeout)
+	defer cancel()
+	h, err := tc.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: workflowID, RunID: runID, UpdateName: name,
+		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return err
+	}
+	return h.Get(ctx, result)
+}
