@@ -60,6 +60,7 @@ Exit codes: 0 ok, 1 error, 2 usage error, 3 the agent stopped itself.`,
 		newEditCmd(c),
 		newHandoffCmd(c),
 		newForkCmd(c),
+		newConsoleCmd(c),
 		newDemoCmd(),
 	)
 	return root

@@ -1,0 +1,87 @@
+package console
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/client"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static
+var staticFiles embed.FS
+
+// Options configure a console.
+type Options struct {
+	// Namespace is the Temporal namespace the client is bound to, shown on
+	// the pages.
+	Namespace string
+	// Token, when set, is required by every request (see auth.go).
+	Token string
+	// Now tells the time, for "started 5m ago"; nil is time.Now.
+	Now func() time.Time
+}
+
+// Console serves the console's pages and actions over one Temporal
+// client.
+type Console struct {
+	tc    client.Client
+	opts  Options
+	pages *template.Template
+	mux   *http.ServeMux
+}
+
+// New builds the console's handler over tc. The caller keeps tc and
+// closes it.
+func New(tc client.Client, opts Options) (http.Handler, error) {
+	if tc == nil {
+		return nil, fmt.Errorf("console: no Temporal client")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	pages, err := template.New("console").Funcs(templateFuncs).ParseFS(templateFiles, "templates/*.html")
+	if err != nil {
+		return nil, fmt.Errorf("console: parse templates: %w", err)
+	}
+	static, err := fs.Sub(staticFiles, "static")
+	if err != nil {
+		return nil, fmt.Errorf("console: static files: %w", err)
+	}
+	c := &Console{tc: tc, opts: opts, pages: pages, mux: http.NewServeMux()}
+	c.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	c.mux.HandleFunc("GET /{$}", c.runsPage)
+	c.mux.HandleFunc("GET /runs-table", c.runsTable)
+	c.mux.HandleFunc("GET /runs/{id}", c.runPage)
+	c.mux.HandleFunc("GET /runs/{id}/live", c.runLive)
+	c.mux.HandleFunc("POST /runs/{id}/approve", c.approve)
+	c.mux.HandleFunc("POST /runs/{id}/edit", c.edit)
+	c.mux.HandleFunc("POST /runs/{id}/handoff", c.handoff)
+	c.mux.HandleFunc("POST /runs/{id}/reply", c.reply)
+	return c, nil
+}
+
+// ServeHTTP checks the token, then serves the request.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !c.admit(w, r) {
+		return
+	}
+	c.mux.ServeHTTP(w, r)
+}
+
+// render writes the template name with data; a template error after the
+// header went out can only be logged into the page's end.
+func (c *Console) render(w http.ResponseWriter, status int, name string, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if err := c.pages.ExecuteTemplate(w, name, data); err != nil {
+		fmt.Fprintf(w, "\n<!-- console: template %s: %s -->\n", name, template.HTMLEscapeString(err.Error()))
+	}
+}

@@ -1,0 +1,92 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+// DefaultListen is where the console listens unless told otherwise:
+// loopback only.
+const DefaultListen = "127.0.0.1:8234"
+
+// CheckListen refuses to serve a non-loopback address without a token:
+// the console steers runs, and anyone who reaches it could. Behind a
+// reverse proxy that authenticates, keep the console on loopback.
+func CheckListen(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--listen %q: %v (want host:port, like %s)", addr, err, DefaultListen)
+	}
+	if token != "" || isLoopback(host) {
+		return nil
+	}
+	shown := host
+	if shown == "" {
+		shown = "every interface"
+	}
+	return fmt.Errorf("--listen %s: refusing to serve %s without a token: anyone who reaches the console can steer runs. "+
+		"Set --token (or UNSTUCK_CONSOLE_TOKEN), or keep the console on loopback (%s) behind a reverse proxy that authenticates",
+		addr, shown, DefaultListen)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Listen checks addr against the token (CheckListen) and listens on it.
+func Listen(addr, token string) (net.Listener, error) {
+	if err := CheckListen(addr, token); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--listen %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
+// Serve listens on addr and serves h until ctx is done, then shuts down,
+// letting requests in flight finish for a few seconds. A handler from New
+// brings its token for the loopback check; any other handler may only
+// listen on loopback.
+func Serve(ctx context.Context, addr string, h http.Handler) error {
+	token := ""
+	if c, ok := h.(*Console); ok {
+		token = c.opts.Token
+	}
+	ln, err := Listen(addr, token)
+	if err != nil {
+		return err
+	}
+	return ServeListener(ctx, ln, h)
+}
+
+// shutdownGrace is how long requests in flight may finish after ctx ends.
+const shutdownGrace = 5 * time.Second
+
+// ServeListener serves h on ln until ctx is done.
+func ServeListener(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if serr := <-done; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		return serr
+	}
+	return err
+}

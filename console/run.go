@@ -1,0 +1,160 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+
+	"github.com/unstuck-dev/unstuck/internal/runmsg"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// queryTimeout bounds a query: without a worker polling the task queue a
+// query never gets an answer, and a page should say so rather than hang.
+const queryTimeout = 10 * time.Second
+
+// runView is a run's page: its status, its trace as a graph, and what the
+// forms need (the calls waiting, the nodes an edit may change).
+type runView struct {
+	ID, Base    string
+	Namespace   string
+	Status      signals.Status
+	Trace       signals.Trace
+	Graph       graph
+	Breakers    []breaker
+	Escalations []signals.Node
+	Editable    []signals.Node
+	Error       string
+}
+
+type breaker struct{ Tool, State string }
+
+// runBase is the run's path, its id escaped as one path segment.
+func runBase(id string) string { return "/runs/" + url.PathEscape(id) }
+
+// loadRun queries a run's status and whole trace.
+func (c *Console) loadRun(ctx context.Context, id string) (runView, error) {
+	v := runView{ID: id, Base: runBase(id), Namespace: c.opts.Namespace}
+	if err := c.query(ctx, id, signals.QueryStatus, &v.Status); err != nil {
+		return v, err
+	}
+	tr, err := runmsg.ReadTrace(ctx, func(ctx context.Context, out *signals.Trace, args ...any) error {
+		return c.query(ctx, id, signals.QueryTrace, out, args...)
+	})
+	if err != nil {
+		return v, err
+	}
+	v.Trace = tr
+	v.Graph = layoutGraph(tr, v.Status.Loops)
+	for tool, state := range v.Status.Breakers {
+		v.Breakers = append(v.Breakers, breaker{Tool: tool, State: state})
+	}
+	sort.Slice(v.Breakers, func(i, j int) bool { return v.Breakers[i].Tool < v.Breakers[j].Tool })
+	for _, n := range tr.Nodes {
+		switch {
+		case n.Kind == signals.KindEscalation:
+			v.Escalations = append(v.Escalations, n)
+		}
+		if editable(n) {
+			v.Editable = append(v.Editable, n)
+		}
+	}
+	return v, nil
+}
+
+// editable: the kinds an edit changes (signals.EditRequest), while still
+// part of the run.
+func editable(n signals.Node) bool {
+	switch n.Kind {
+	case signals.KindTask, signals.KindRequest, signals.KindCall, signals.KindHuman:
+		return n.Status != signals.StatusInvalidated
+	}
+	return false
+}
+
+// query asks a run's query and decodes the answer, wording the usual
+// failures.
+func (c *Console) query(ctx context.Context, id, name string, out any, args ...any) error {
+	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	v, err := c.tc.QueryWorkflow(qctx, id, "", name, args...)
+	var notFound *serviceerror.NotFound
+	switch {
+	case errors.As(err, &notFound):
+		return fmt.Errorf("run %s not found in namespace %q: %w", id, c.opts.Namespace, errNotFound)
+	case err != nil && qctx.Err() != nil && ctx.Err() == nil:
+		return fmt.Errorf("the %s query of %s got no answer within %s: is a worker polling its task queue?", name, id, queryTimeout)
+	case err != nil:
+		return fmt.Errorf("the %s query of %s: %w", name, id, err)
+	}
+	if err := v.Get(out); err != nil {
+		return fmt.Errorf("decode the %s query answer of %s: %w", name, id, err)
+	}
+	return nil
+}
+
+var errNotFound = errors.New("not found")
+
+// statusOf is the HTTP status for a failed load.
+func statusOf(err error) int {
+	if errors.Is(err, errNotFound) {
+		return http.StatusNotFound
+	}
+	return http.StatusBadGateway
+}
+
+// runPage is GET /runs/{id}: the live part (status, graph) and the forms.
+func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	v, err := c.loadRun(r.Context(), id)
+	status := http.StatusOK
+	if err != nil {
+		v.Error, status = err.Error(), statusOf(err)
+	}
+	c.render(w, status, "run.html", v)
+}
+
+// runLive is GET /runs/{id}/live: the status and graph sections alone.
+// A failed query answers 200 with the error inside, so the refresh shows
+// it and keeps trying.
+func (c *Console) runLive(w http.ResponseWriter, r *http.Request) {
+	v, err := c.loadRun(r.Context(), r.PathValue("id"))
+	if err != nil {
+		v.Error = err.Error()
+	}
+	c.render(w, http.StatusOK, "live", v)
+}
+
+// compactJSON is raw on one line, for a form field or a summary; raw that
+// is not JSON is shown as is.
+func compactJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// indentJSON is raw indented, for a textarea.
+func indentJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/unstuck-dev/unstuck/console"
+)
+
+// consoleTokenEnv is the environment variable --token defaults to, so the
+// token stays out of the process list and shell history.
+const consoleTokenEnv = "UNSTUCK_CONSOLE_TOKEN"
+
+func newConsoleCmd(c *cli) *cobra.Command {
+	var listen, token string
+	cmd := &cobra.Command{
+		Use:   "console",
+		Short: "Serve a web console to watch and steer runs (runs, trace graph, approvals, edits, handoffs, inbox)",
+		Long: `Serve the unstuck console: a small web app over the Temporal client.
+
+  /               the runs, filtered by agent and phase (the AgentName and
+                  AgentPhase search attributes), refreshed every 2s
+  /runs/ID        a run: phase, step, breakers, loops and escalations, its
+                  trace as a graph (invalidated nodes dashed, loops marked),
+                  the calls waiting for approval (approve, modify, reject),
+                  edit of a node, and handoff
+  /inbox          the runs waiting for a person, with the handoff context
+                  (from whom, why, the summary, the suggested next action,
+                  the conversation) and a reply box
+
+Every action is the same update as the CLI's (approve, edit, handoff,
+reply), and the page shows the run's answer or its refusal verbatim. A
+worker must be polling the task queue for runs to answer.
+
+The console listens on loopback (127.0.0.1:8234) by default. To listen
+elsewhere it needs a token (--token, or the environment variable
+UNSTUCK_CONSOLE_TOKEN): every request must then carry it as the header
+"Authorization: Bearer TOKEN", or open the console once as
+http://HOST:PORT/?token=TOKEN, which keeps it in a cookie. A non-loopback
+--listen without a token is refused.
+
+Behind a reverse proxy that authenticates (and terminates TLS), keep the
+console on loopback and proxy to it; the proxy passes requests through
+unchanged (no path prefix: the console's links start at /).`,
+		Example: `  # on your machine: open http://127.0.0.1:8234
+  unstuck console
+
+  # on a shared host: a token, read from the environment
+  UNSTUCK_CONSOLE_TOKEN=$(openssl rand -hex 16) unstuck console --listen 0.0.0.0:8234
+
+  # behind a reverse proxy (nginx: location / { proxy_pass http://127.0.0.1:8234; })
+  unstuck console --listen 127.0.0.1:8234 --address temporal.internal:7233 --namespace prod`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("token") {
+				token = os.Getenv(consoleTokenEnv)
+			}
+			// Refuse a bad --listen before anything is dialled.
+			if err := console.CheckListen(listen, token); err != nil {
+				return usageErrorf("%v", err)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return c.serveConsole(ctx, cmd, listen, token)
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", console.DefaultListen, "host:port to serve on (not loopback: needs a token)")
+	cmd.Flags().StringVar(&token, "token", "", "token every request must carry (env "+consoleTokenEnv+")")
+	return cmd
+}
+
+func (c *cli) serveConsole(ctx context.Context, cmd *cobra.Command, listen, token string) error {
+	tc, err := c.client(ctx)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	h, err := console.New(tc, console.Options{Namespace: c.namespace, Token: token})
+	if err != nil {
+		return err
+	}
+	ln, err := console.Listen(listen, token)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "unstuck console: http://%s (Temporal at %s, namespace %s)\n", ln.Addr(), c.address, c.namespace)
+	if token != "" {
+		fmt.Fprintf(cmd.OutOrStdout(), "  a token is required: open http://%s/?token=... once, or send Authorization: Bearer ...\n", ln.Addr())
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), "  Ctrl-C stops it")
+	return console.ServeListener(ctx, ln, h)
+}
