@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -88,9 +89,16 @@ func (c *cli) serveConsole(ctx context.Context, cmd *cobra.Command, listen, toke
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "unstuck console: http://%s (Temporal at %s, namespace %s)\n", ln.Addr(), c.address, c.namespace)
+	// The address as given reads better than the listener's ("[::]:8234"
+	// for 0.0.0.0:8234); a port chosen by the system (":0") needs the
+	// listener's.
+	addr := listen
+	if strings.HasSuffix(listen, ":0") {
+		addr = ln.Addr().String()
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "unstuck console: http://%s (Temporal at %s, namespace %s)\n", addr, c.address, c.namespace)
 	if token != "" {
-		fmt.Fprintf(cmd.OutOrStdout(), "  a token is required: open http://%s/?token=... once, or send Authorization: Bearer ...\n", ln.Addr())
+		fmt.Fprintf(cmd.OutOrStdout(), "  a token is required: open http://%s/?token=... once, or send Authorization: Bearer ...\n", addr)
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), "  Ctrl-C stops it")
 	return console.ServeListener(ctx, ln, h)
