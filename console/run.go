@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 	"time"
 
 	"go.temporal.io/api/serviceerror"
@@ -119,6 +120,33 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
 		v.Error, status = err.Error(), statusOf(err)
 	}
 	c.render(w, status, "run.html", v)
+}
+
+// PendingIDs are the calls waiting for approval, "n3,n7": what the
+// approvals section shows, so its refresh can tell a change.
+func (v runView) PendingIDs() string {
+	ids := make([]string, len(v.Status.PendingApprovals))
+	for i, p := range v.Status.PendingApprovals {
+		ids[i] = p.CallID
+	}
+	return strings.Join(ids, ",")
+}
+
+// runApprovals is GET /runs/{id}/approvals?have=n3,n7: the approvals
+// section, only when the calls waiting are no longer those the page has
+// (else 204, which htmx leaves alone), so a refresh never throws away
+// what a person is typing into a form that still applies.
+func (c *Console) runApprovals(w http.ResponseWriter, r *http.Request) {
+	v := runView{ID: r.PathValue("id"), Base: runBase(r.PathValue("id"))}
+	if err := c.query(r.Context(), v.ID, signals.QueryStatus, &v.Status); err != nil {
+		w.WriteHeader(http.StatusNoContent) // the live part shows the error
+		return
+	}
+	if v.PendingIDs() == r.URL.Query().Get("have") {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	c.render(w, http.StatusOK, "approvals", v)
 }
 
 // runLive is GET /runs/{id}/live: the status and graph sections alone.

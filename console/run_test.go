@@ -124,3 +124,21 @@ func TestRunPageOfAnUnknownRun(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, w.Code)
 	require.Contains(t, w.Body.String(), `run nope not found in namespace &#34;default&#34;`)
 }
+
+// The approvals section is swapped only when the calls waiting changed,
+// so typing into a form that still applies is never lost.
+func TestApprovalsRefreshOnlyWhenTheWaitingCallsChange(t *testing.T) {
+	m, h := newTestConsole(t, "")
+	st, _ := sampleRun()
+	m.On("QueryWorkflow", anyCtx, "travel-1", "", signals.QueryStatus).Return(mustJSON(t, st), nil)
+
+	w := get(h, "/runs/travel-1/approvals?have=n6")
+	require.Equal(t, http.StatusNoContent, w.Code)
+	require.Empty(t, w.Body.String())
+
+	w = get(h, "/runs/travel-1/approvals?have=n3")
+	require.Equal(t, http.StatusOK, w.Code)
+	section := parse(t, w.Body.String()).one(t, "section", "id", "approvals")
+	require.Equal(t, "/runs/travel-1/approvals?have=n6", section.attr("hx-get"))
+	require.Equal(t, "n6", section.one(t, "form", "class", "approval").attr("data-call-id"))
+}
