@@ -160,22 +160,14 @@ func (c *Console) runLive(w http.ResponseWriter, r *http.Request) {
 	c.render(w, http.StatusOK, "live", v)
 }
 
-// compactJSON is raw on one line, for a form field or a summary; raw that
-// is not JSON is shown as is.
-func compactJSON(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return string(raw)
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
+// compactJSON is raw on one line, for a summary; raw that is not JSON is
+// shown as is.
+func compactJSON(raw json.RawMessage) string { return reformatJSON(raw, "") }
 
 // indentJSON is raw indented, for a textarea.
-func indentJSON(raw json.RawMessage) string {
+func indentJSON(raw json.RawMessage) string { return reformatJSON(raw, "  ") }
+
+func reformatJSON(raw json.RawMessage, indent string) string {
 	if len(raw) == 0 {
 		return ""
 	}
@@ -183,6 +175,10 @@ func indentJSON(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &v) != nil {
 		return string(raw)
 	}
-	b, _ := json.MarshalIndent(v, "", "  ")
+	if indent == "" {
+		b, _ := json.Marshal(v) // MarshalIndent would still break the lines
+		return string(b)
+	}
+	b, _ := json.MarshalIndent(v, "", indent)
 	return string(b)
 }

@@ -142,3 +142,9 @@ func TestApprovalsRefreshOnlyWhenTheWaitingCallsChange(t *testing.T) {
 	require.Equal(t, "/runs/travel-1/approvals?have=n6", section.attr("hx-get"))
 	require.Equal(t, "n6", section.one(t, "form", "class", "approval").attr("data-call-id"))
 }
+
+func TestJSONForTheForms(t *testing.T) {
+	require.Equal(t, `{"a":[1,2]}`, compactJSON(json.RawMessage("{ \"a\": [1,\n 2] }")))
+	require.Equal(t, "{\n  \"a\": 1\n}", indentJSON(json.RawMessage(`{"a":1}`)))
+	require.Equal(t, "not json", compactJSON(json.RawMessage("not json")))
+}

@@ -116,7 +116,15 @@ agents:
 // fetch GETs a console page and parses it.
 func fetch(t *testing.T, target string) *html.Node {
 	t.Helper()
-	resp, err := http.Get(target)
+	req, err := http.NewRequest(http.MethodGet, target, nil)
+	require.NoError(t, err)
+	return send(t, req)
+}
+
+// send serves req and parses the page it answers, which must be 200.
+func send(t *testing.T, req *http.Request) *html.Node {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
@@ -135,16 +143,8 @@ func postAnswer(t *testing.T, target string, form url.Values) (string, string) {
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("HX-Request", "true")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-	doc, err := html.Parse(strings.NewReader(string(body)))
-	require.NoError(t, err)
-	div := findElement(doc, func(n *html.Node) bool { return n.Data == "div" && strings.HasPrefix(attrOf(n, "class"), "answer ") })
-	require.NotNil(t, div, string(body))
+	div := findElement(send(t, req), func(n *html.Node) bool { return n.Data == "div" && strings.HasPrefix(attrOf(n, "class"), "answer ") })
+	require.NotNil(t, div, "the answer of %s", target)
 	return strings.TrimPrefix(attrOf(div, "class"), "answer "), strings.TrimSpace(textOf(div))
 }
 
