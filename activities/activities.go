@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/converter"
 
 	"github.com/unstuck-dev/unstuck/config"
@@ -29,6 +30,8 @@ type Activities struct {
 	convos    *conversationCache
 	// breakers are the tools' breakers of this worker, shared by its runs.
 	breakers *workerBreakers
+	// tracer opens the model and tool spans (spans.go); nil: the global one.
+	tracer trace.Tracer
 }
 
 // New builds the activity set over a loaded config and a Temporal client

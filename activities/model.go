@@ -42,18 +42,29 @@ type ModelReply struct {
 	ToolCalls    []ToolCall `json:"tool_calls,omitempty"`
 	FinishReason string     `json:"finish_reason,omitempty"`
 	Model        string     `json:"model,omitempty"`
+	// The tokens the request used, as the server counted them: the
+	// workflow counts them in unstuck_model_tokens (workflows/metrics.go).
+	InputTokens  int `json:"input_tokens,omitempty"`
+	OutputTokens int `json:"output_tokens,omitempty"`
 }
 
 // CallModel sends one chat-completions request. go-openai does not retry
 // by itself; failures are classed so Temporal retries what is worth it.
 func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelReply, error) {
-	info := activity.GetInfo(ctx)
-	wf := info.WorkflowExecution
-
 	model, err := a.model(req.Agent)
 	if err != nil {
 		return nil, err
 	}
+	ctx, span := a.startChatSpan(ctx, model.Name)
+	reply, err := a.chat(ctx, model, req)
+	endChatSpan(span, reply, err)
+	return reply, err
+}
+
+// chat assembles the conversation, sends it and caches it with the reply.
+func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequest) (*ModelReply, error) {
+	info := activity.GetInfo(ctx)
+	wf := info.WorkflowExecution
 	mc, err := a.modelContext(ctx, wf.ID, wf.RunID, req)
 	if err != nil {
 		return nil, err
@@ -78,6 +89,8 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 		Content:      choice.Message.Content,
 		FinishReason: string(choice.FinishReason),
 		Model:        resp.Model,
+		InputTokens:  resp.Usage.PromptTokens,
+		OutputTokens: resp.Usage.CompletionTokens,
 	}
 	for _, tc := range choice.Message.ToolCalls {
 		reply.ToolCalls = append(reply.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments})

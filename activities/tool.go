@@ -61,6 +61,15 @@ type toolCall struct {
 // (transient, invalid_args, persistent, fatal); only transient ones are
 // retryable.
 func (a *Activities) RunTool(ctx context.Context, r ToolRequest) (json.RawMessage, error) {
+	ctx, span := a.startToolSpan(ctx, r)
+	result, err := a.runTool(ctx, r)
+	endSpan(span, err)
+	return result, err
+}
+
+// runTool looks the tool up, checks the agent may call it and its
+// breaker, and calls it.
+func (a *Activities) runTool(ctx context.Context, r ToolRequest) (json.RawMessage, error) {
 	wfID := activity.GetInfo(ctx).WorkflowExecution.ID
 	tool, ok := a.config.Tool(r.Tool.Name)
 	if !ok {

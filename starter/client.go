@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/internal/telemetry"
 )
 
 // dialTimeout bounds connecting to Temporal, so a wrong address fails
@@ -38,6 +39,11 @@ func (c *cli) client(ctx context.Context) (client.Client, error) {
 	opts.HostPort = c.address
 	opts.Namespace = c.namespace
 	opts.Logger = app.QuietLogger()
+	// A run started here carries the trace context into the workflow.
+	opts, err := telemetry.WithTracing(opts)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
 	tc, err := c.dial(ctx, opts)

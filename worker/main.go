@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/internal/telemetry"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -23,7 +24,7 @@ func main() {
 func run() error {
 	fs := flag.NewFlagSet("unstuck-worker", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), `Usage: unstuck-worker --config agents.yaml [--task-queue agents]
+		fmt.Fprintf(fs.Output(), `Usage: unstuck-worker --config agents.yaml [--task-queue agents] [--metrics-listen ADDR]
 
 Runs the unstuck worker: AgentWorkflow and its model and tool activities.
 
@@ -32,6 +33,8 @@ Environment:
   TEMPORAL_NAMESPACE  namespace (default %s)
   OPENAI_BASE_URL     overrides the config's model base_url
   OPENAI_API_KEY      overrides the config's api_key_env
+  OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
+                      send traces over OTLP/gRPC there (default: no export)
 
 Flags:
 `, app.DefaultAddress, app.DefaultNamespace)
@@ -39,6 +42,7 @@ Flags:
 	}
 	configPath := fs.String("config", "", "agent config file (YAML, see CONTRACT.md)")
 	taskQueue := fs.String("task-queue", workflows.TaskQueue, "task queue to poll")
+	metricsListen := fs.String("metrics-listen", "", "serve Prometheus metrics on this address at /metrics, e.g. 127.0.0.1:9090 (default: off)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		if err == flag.ErrHelp {
 			return nil
@@ -56,6 +60,23 @@ Flags:
 
 	opts := app.ClientOptions()
 	opts.Logger = app.QuietLogger()
+	// Bound before the worker starts, so an address in use stops it here.
+	if *metricsListen != "" {
+		metrics, err := telemetry.ServeMetrics(*metricsListen)
+		if err != nil {
+			return fmt.Errorf("--metrics-listen: %w", err)
+		}
+		defer func() { _ = metrics.Close(context.Background()) }()
+		opts.MetricsHandler = metrics.Handler
+	}
+	stopTracing, err := telemetry.StartTracing(context.Background(), "unstuck-worker")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = stopTracing(context.Background()) }()
+	if opts, err = telemetry.WithTracing(opts); err != nil {
+		return err
+	}
 	c, err := client.Dial(opts)
 	if err != nil {
 		return fmt.Errorf("connect to Temporal at %s (namespace %s): %w", opts.HostPort, opts.Namespace, err)

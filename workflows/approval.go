@@ -79,6 +79,11 @@ func (r *runner) decide(ctx workflow.Context, nodeID string, tool config.Tool, a
 			n.Output = mustJSON(out)
 		}
 	}
+	decision := "timeout"
+	if !o.timedOut {
+		decision = o.decision.Decision
+	}
+	r.count(ctx, MetricApprovals, 1, "decision", decision)
 	if o.timedOut {
 		why := fmt.Sprintf("no approval decision within human_timeout (%s)", r.run.Spec.Agent.Policies.HumanTimeout.D())
 		record(signals.StatusFailed, why, nil)

@@ -333,6 +333,7 @@ func (r *runner) markEditedArgs(nodeID string, audit signals.Audit, tool string,
 // what it invalidated.
 func (r *runner) addEditNode(ctx workflow.Context, edited string, audit signals.Audit, before, after json.RawMessage, invalidated []string) string {
 	out := map[string]any{"invalidated": nonNil(invalidated)}
+	r.count(ctx, MetricEdits, 1)
 	return r.addNode(ctx, Node{Node: signals.Node{
 		Kind: signals.KindEdit, Status: signals.StatusCompleted, Parents: []string{edited},
 		By: shortText(audit.By, 200), Reason: shortText(audit.Reason, 1000), Before: before, After: after,

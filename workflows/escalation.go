@@ -26,6 +26,7 @@ type escalation struct {
 func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where string) *escalation {
 	situation, exit := r.situation(ctx, loop, where)
 	rung := r.chooseRung(ctx, situation)
+	r.count(ctx, MetricRungsTaken, 1, "rung", rung)
 	why := fmt.Sprintf("%s loop of period %d repeated %d times", loop.Kind, loop.Period, loop.Repeats)
 	node := r.addNode(ctx, Node{Node: signals.Node{
 		Kind: signals.KindEscalation, Status: signals.StatusCompleted, Parents: r.run.Frontier,

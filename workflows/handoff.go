@@ -204,10 +204,12 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 			refused = append(refused, signals.HandoffRefusal{Agent: to, Why: "the worker cannot take it on: " + errorText(err)})
 			continue
 		}
+		r.count(ctx, MetricHandoffs, 1, "outcome", "taken", "trigger", ask.Trigger) // before: the agent tag is the one handing over
 		r.takeOver(ctx, id, &spec, ask, refused, note)
 		return to, signals.HandoffResult{NodeID: id, To: to, Refused: refused, HandoffPath: run.HandoffPath}, nil
 	}
 	r.handingOver = "" // the run goes on with its agent, or stops
+	r.count(ctx, MetricHandoffs, 1, "outcome", "refused", "trigger", ask.Trigger)
 	n := run.node(id)
 	n.Status, n.Refused = signals.StatusFailed, refused
 	n.Error = "no agent can take the run" + describeRefusals(refused)

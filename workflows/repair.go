@@ -85,16 +85,22 @@ func (r *runner) repairWithModel(ctx workflow.Context, nodeID string, tool confi
 	var fixed json.RawMessage
 	if err := workflow.ExecuteActivity(actx, acts.RepairArgs, req).Get(ctx, &fixed); err != nil {
 		msg := "the model could not repair the arguments: " + errorText(err)
+		r.countModelRepair(ctx, "failed")
 		r.repairNode(ctx, nodeID, tool.Name, args, nil, repair.Result{Reason: msg}, msg)
 		return nil, why + " (" + msg + ")"
 	}
 	if problem := r.checkArgs(tool, fixed); problem != "" {
-		r.repairNode(ctx, nodeID, tool.Name, args, fixed, repair.Result{Reason: "model"}, "the model's arguments are still refused: "+problem)
+		r.countModelRepair(ctx, "refused")
+		r.repairNode(ctx, nodeID, tool.Name, args, fixed, repair.Result{Reason: modelStrategy}, "the model's arguments are still refused: "+problem)
 		return nil, problem + fmt.Sprintf(" (after %d repair attempts)", r.repairs[nodeID])
 	}
-	r.repairNode(ctx, nodeID, tool.Name, args, fixed, repair.Result{Valid: true, Repairs: []repair.Applied{{Strategy: "model", Path: "/", Reason: why}}}, "")
+	r.countModelRepair(ctx, "repaired")
+	r.repairNode(ctx, nodeID, tool.Name, args, fixed, repair.Result{Valid: true, Repairs: []repair.Applied{{Strategy: modelStrategy, Path: "/", Reason: why}}}, "")
 	return fixed, ""
 }
+
+// modelStrategy is the strategy a repair node names for the model's repair.
+const modelStrategy = "model"
 
 // repairNode records one repair attempt in the trace.
 func (r *runner) repairNode(ctx workflow.Context, callID, tool string, before, after json.RawMessage, res repair.Result, errText string) {
@@ -113,6 +119,7 @@ func (r *runner) repairNode(ctx workflow.Context, callID, tool string, before, a
 	if errText != "" {
 		n.Status = signals.StatusFailed
 	}
+	r.countRuleRepairs(ctx, res)
 }
 
 // tried records arguments a call was issued with, and reports whether

@@ -146,6 +146,7 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		return nil, reqID, r.stop(ctx, "model request failed: "+msg)
 	}
 	r.finishNode(ctx, reqID, mustJSON(replyView(reply)), "")
+	r.countTokens(ctx, reply)
 	run.SentMessages = len(conv) + 1
 	run.LastReplyID = reply.ReplyID
 	run.Frontier = []string{reqID}

@@ -61,7 +61,12 @@ type harness struct {
 }
 
 func newHarness(t testing.TB, spec *config.Resolved, replies []activities.ModelReply, tool func(activities.ToolRequest) (json.RawMessage, error)) *harness {
-	var s testsuite.WorkflowTestSuite
+	return newHarnessOn(&testsuite.WorkflowTestSuite{}, t, spec, replies, tool)
+}
+
+// newHarnessOn is newHarness in a test suite the caller set up (a metrics
+// handler, say).
+func newHarnessOn(s *testsuite.WorkflowTestSuite, t testing.TB, spec *config.Resolved, replies []activities.ModelReply, tool func(activities.ToolRequest) (json.RawMessage, error)) *harness {
 	h := &harness{t: t, env: s.NewTestWorkflowEnvironment()}
 	h.env.RegisterWorkflow(AgentWorkflow)
 	h.env.RegisterActivity(&activities.Activities{})

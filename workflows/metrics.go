@@ -1,0 +1,87 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/policies/repair"
+)
+
+// The agent's own counters, emitted through workflow.GetMetricsHandler:
+// the SDK drops what a workflow emits while it replays, so each event is
+// counted once however often its history is replayed, and emitting one
+// records nothing in the history (no command, no version marker). With
+// the worker's --metrics-listen they are exposed for Prometheus with a
+// _total suffix (unstuck_loops_detected_total, ...), beside the SDK's own
+// tags (namespace, task_queue, workflow_type). Tags stay few-valued: an
+// agent name, a rung, a rule, never an id.
+const (
+	// MetricLoopsDetected counts loops the detector reported; tag kind.
+	MetricLoopsDetected = "unstuck_loops_detected"
+	// MetricRungsTaken counts escalation rungs taken; tag rung.
+	MetricRungsTaken = "unstuck_rungs_taken"
+	// MetricRepairs counts argument repairs made by rule; tag rule (the
+	// repair strategy, e.g. coerce_type).
+	MetricRepairs = "unstuck_repairs"
+	// MetricRepairsByModel counts focused model repair requests; tag
+	// outcome: repaired, refused (the model's arguments still fail the
+	// schema) or failed (no answer).
+	MetricRepairsByModel = "unstuck_repairs_by_model"
+	// MetricApprovals counts approval decisions; tag decision (approve,
+	// reject, modify, replace, timeout).
+	MetricApprovals = "unstuck_approvals"
+	// MetricEdits counts edits and forks recorded in the trace.
+	MetricEdits = "unstuck_edits"
+	// MetricHandoffs counts handoffs; tags outcome (taken, refused) and
+	// trigger (tool, message, ladder, rule, return).
+	MetricHandoffs = "unstuck_handoffs"
+	// MetricModelTokens counts the tokens of the conversation's model
+	// requests as the model server reported them; tag direction (input,
+	// output).
+	MetricModelTokens = "unstuck_model_tokens"
+)
+
+// AgentMetrics are the counters above, for whoever lists them (the
+// dashboard's test).
+var AgentMetrics = []string{
+	MetricLoopsDetected, MetricRungsTaken, MetricRepairs, MetricRepairsByModel,
+	MetricApprovals, MetricEdits, MetricHandoffs, MetricModelTokens,
+}
+
+// count adds n to a counter, tagged with the run's agent and the given
+// key, value pairs.
+func (r *runner) count(ctx workflow.Context, name string, n int64, keyValues ...string) {
+	tags := map[string]string{"agent": ""}
+	if r.run.Spec != nil {
+		tags["agent"] = r.run.Spec.Agent.Name
+	}
+	for i := 0; i+1 < len(keyValues); i += 2 {
+		tags[keyValues[i]] = keyValues[i+1]
+	}
+	workflow.GetMetricsHandler(ctx).WithTags(tags).Counter(name).Inc(n)
+}
+
+// countRuleRepairs counts the rules a repair applied (a model's repair is
+// counted by countModelRepair).
+func (r *runner) countRuleRepairs(ctx workflow.Context, res repair.Result) {
+	for _, a := range res.Repairs {
+		if a.Strategy != modelStrategy {
+			r.count(ctx, MetricRepairs, 1, "rule", a.Strategy)
+		}
+	}
+}
+
+// countModelRepair counts one focused model repair request by outcome.
+func (r *runner) countModelRepair(ctx workflow.Context, outcome string) {
+	r.count(ctx, MetricRepairsByModel, 1, "outcome", outcome)
+}
+
+// countTokens counts a model reply's tokens.
+func (r *runner) countTokens(ctx workflow.Context, reply activities.ModelReply) {
+	if reply.InputTokens > 0 {
+		r.count(ctx, MetricModelTokens, int64(reply.InputTokens), "direction", "input")
+	}
+	if reply.OutputTokens > 0 {
+		r.count(ctx, MetricModelTokens, int64(reply.OutputTokens), "direction", "output")
+	}
+}

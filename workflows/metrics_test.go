@@ -1,0 +1,103 @@
+package workflows
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	temporalotel "go.temporal.io/sdk/contrib/opentelemetry"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/unstuck-dev/unstuck/activities"
+)
+
+// The agent's counters, read from an in-memory OpenTelemetry reader behind
+// the same Temporal metrics handler the worker serves on --metrics-listen.
+
+// meteredSuite is a test suite whose metrics land in the returned reader.
+func meteredSuite() (*testsuite.WorkflowTestSuite, *sdkmetric.ManualReader) {
+	reader := sdkmetric.NewManualReader()
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	var s testsuite.WorkflowTestSuite
+	s.SetMetricsHandler(temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
+		Meter: provider.Meter("test"), UseMonotonicCounters: true,
+	}))
+	return &s, reader
+}
+
+// counted sums a counter over the data points whose attributes hold every
+// key=value pair given.
+func counted(t *testing.T, reader *sdkmetric.ManualReader, name string, keyValues ...string) int64 {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, reader.Collect(context.Background(), &rm))
+	var total int64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != name {
+				continue
+			}
+			sum, ok := m.Data.(metricdata.Sum[int64])
+			require.True(t, ok, "%s is a %T, not an int64 counter", name, m.Data)
+			require.True(t, sum.IsMonotonic, "%s is a counter", name)
+			for _, dp := range sum.DataPoints {
+				if hasAll(dp.Attributes, keyValues) {
+					total += dp.Value
+				}
+			}
+		}
+	}
+	return total
+}
+
+func hasAll(set attribute.Set, keyValues []string) bool {
+	for i := 0; i+1 < len(keyValues); i += 2 {
+		v, ok := set.Value(attribute.Key(keyValues[i]))
+		if !ok || v.AsString() != keyValues[i+1] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestMetricsCountALoopAndTheRungTaken(t *testing.T) {
+	s, reader := meteredSuite()
+	book := call("k", "book_flight", `{"flight_id":"UA1","passengers":1}`)
+	replies := repeat(10, book, activities.ModelReply{Content: "x"})
+	for i := range replies {
+		replies[i].InputTokens, replies[i].OutputTokens = 100, 7
+	}
+	h := newHarnessOn(s, t, stubbornSpec("retry", "stop"), replies, failingTool)
+	_, err := h.run(AgentInput{Agent: "travel", Task: "book"})
+	rep := stopReport(t, err)
+	require.Equal(t, []string{"stop"}, actions(rep.Escalations), "a persistent failure skips retry")
+
+	require.EqualValues(t, 1, counted(t, reader, MetricLoopsDetected, "agent", "travel"))
+	require.EqualValues(t, 1, counted(t, reader, MetricRungsTaken, "rung", "stop", "agent", "travel"))
+	require.EqualValues(t, 0, counted(t, reader, MetricRungsTaken, "rung", "retry"))
+	require.EqualValues(t, 0, counted(t, reader, MetricRepairs))
+	// Three requests, each the loop's call, before the ladder stopped it.
+	require.Len(t, h.requests, 3)
+	require.EqualValues(t, 300, counted(t, reader, MetricModelTokens, "direction", "input"))
+	require.EqualValues(t, 21, counted(t, reader, MetricModelTokens, "direction", "output"))
+}
+
+func TestMetricsCountRepairsByRuleAndByModel(t *testing.T) {
+	s, reader := meteredSuite()
+	h := newHarnessOn(s, t, echoSpec(), []activities.ModelReply{
+		{ToolCalls: []activities.ToolCall{call("k1", "typed", `{"n": "3"}`), call("k2", "typed", `{"n": "three"}`)}},
+		{Content: "ok"},
+	}, echoTool)
+	h.repairModel = func(activities.RepairRequest) (json.RawMessage, error) { return json.RawMessage(`{"n": 3}`), nil }
+	_, err := h.run(AgentInput{Agent: "agent", Task: "count to three"})
+	require.NoError(t, err)
+
+	require.EqualValues(t, 1, counted(t, reader, MetricRepairs, "rule", "coerce_type", "agent", "agent"))
+	require.EqualValues(t, 1, counted(t, reader, MetricRepairs), "the model's repair is not a rule's")
+	require.EqualValues(t, 1, counted(t, reader, MetricRepairsByModel, "outcome", "repaired"))
+	require.EqualValues(t, 0, counted(t, reader, MetricLoopsDetected))
+}
