@@ -21,8 +21,9 @@ import (
 )
 
 // startWorkerProcess runs the real bin/unstuck-worker on a config file and
-// a task queue of its own, against the shared dev server.
-func startWorkerProcess(t *testing.T, configYAML string) (queue string) {
+// a task queue of its own, against the shared dev server, with any further
+// flags given.
+func startWorkerProcess(t *testing.T, configYAML string, flags ...string) (queue string) {
 	t.Helper()
 	bins := binaries(t)
 	dir := t.TempDir()
@@ -30,7 +31,7 @@ func startWorkerProcess(t *testing.T, configYAML string) (queue string) {
 	require.NoError(t, os.WriteFile(path, []byte(configYAML), 0o644))
 	queue = fmt.Sprintf("proc-%d", time.Now().UnixNano())
 	var logs bytes.Buffer
-	cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), "--config", path, "--task-queue", queue)
+	cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), append([]string{"--config", path, "--task-queue", queue}, flags...)...)
 	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort(), "TEMPORAL_NAMESPACE=default")
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	require.NoError(t, cmd.Start())

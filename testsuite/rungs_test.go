@@ -95,12 +95,10 @@ func TestFatalErrorSubstitutesOnlyAnotherProvider(t *testing.T) {
 	}
 }
 
-// A loop of calls the tool refuses as invalid arguments goes to repair
-// first: the escalation repairs the refused call (one focused model
-// request), blocks it, and gives the model the repaired call, which
-// succeeds. The pipeline's own repair of each refusal found nothing.
-func TestInvalidArgumentsLoopIsRepairedFirst(t *testing.T) {
-	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+// passengersTool is a booking API that refuses a booking without
+// passengers (422, invalid arguments).
+func passengersTool(t *testing.T) *toolServer {
+	return newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		var a map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&a)
 		if _, ok := a["passengers"]; !ok {
@@ -109,21 +107,27 @@ func TestInvalidArgumentsLoopIsRepairedFirst(t *testing.T) {
 		}
 		writeJSON(w, 200, map[string]any{"confirmation": "CONF-7"})
 	})
-	cfg := `
+}
+
+// bookerLoopConfig: the booker's book tool is passengersTool ({{TOOLS}}).
+const bookerLoopConfig = `
 model: { base_url: "{{MODEL}}", name: booker }
 tools:
-  - { name: book, http: { url: "` + tools.URL + `/book" }, parameters: { type: object } }
+  - { name: book, http: { url: "{{TOOLS}}/book" }, parameters: { type: object } }
 agents:
   - name: booker
     instructions: Book.
     tools: [book]
     policies: { loop: { window: 16, repeats: 3 }, repair: { max_attempts: 1 }, escalation: [retry, explore, stop] }
 `
+
+// loopingBooker is the scripted model (a test double) of bookerLoopConfig:
+// its first three repairs give the arguments back unchanged; the
+// escalation's repair adds passengers. In conversation it repeats its call
+// (without passengers) until told the repaired one.
+func loopingBooker() scriptedmodel.Script {
 	var repairs atomic.Int64
-	// The scripted model (a test double): its first three repairs give the
-	// arguments back unchanged; the escalation's repair adds passengers.
-	// In conversation it repeats its call until told the repaired one.
-	booker := func(req openaiRequest) scriptedmodel.Turn {
+	return func(req openaiRequest) scriptedmodel.Turn {
 		if isRepair(req) {
 			args := map[string]any{"flight": "UA1"}
 			if repairs.Add(1) > 3 {
@@ -141,7 +145,16 @@ agents:
 		}
 		return scriptedmodel.CallTurn("book", map[string]any{"flight": "UA1"})
 	}
-	s := newStack(t, cfg, map[string]scriptedmodel.Script{"booker": booker})
+}
+
+// A loop of calls the tool refuses as invalid arguments goes to repair
+// first: the escalation repairs the refused call (one focused model
+// request), blocks it, and gives the model the repaired call, which
+// succeeds. The pipeline's own repair of each refusal found nothing.
+func TestInvalidArgumentsLoopIsRepairedFirst(t *testing.T) {
+	tools := passengersTool(t)
+	cfg := strings.ReplaceAll(bookerLoopConfig, "{{TOOLS}}", tools.URL)
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"booker": loopingBooker()})
 	run := s.start(workflows.AgentInput{Agent: "booker", Task: "book UA1"})
 	res, err := s.result(run)
 	require.NoError(t, err)
