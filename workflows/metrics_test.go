@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
@@ -13,6 +14,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/signals"
 )
 
 // The agent's counters, read from an in-memory OpenTelemetry reader behind
@@ -100,4 +102,38 @@ func TestMetricsCountRepairsByRuleAndByModel(t *testing.T) {
 	require.EqualValues(t, 1, counted(t, reader, MetricRepairs), "the model's repair is not a rule's")
 	require.EqualValues(t, 1, counted(t, reader, MetricRepairsByModel, "outcome", "repaired"))
 	require.EqualValues(t, 0, counted(t, reader, MetricLoopsDetected))
+}
+
+func TestMetricsCountApprovalDecisionsAndEdits(t *testing.T) {
+	run := func(decide func(h *harness)) *sdkmetric.ManualReader {
+		s, reader := meteredSuite()
+		h := newHarnessOn(s, t, approvalSpec(), []activities.ModelReply{
+			{ToolCalls: []activities.ToolCall{call("k1", "b", `{"seat": "12A"}`), call("k2", "a", `{"q": 1}`)}},
+			{Content: "done"},
+		}, echoTool)
+		decide(h)
+		_, err := h.run(AgentInput{Agent: "agent", Task: "book"})
+		require.NoError(t, err)
+		return reader
+	}
+	var edited, approved, rejected updateResult
+	// A person edits the waiting call (n3), then approves it.
+	reader := run(func(h *harness) {
+		h.edit(time.Minute, signals.EditRequest{NodeID: "n3", Args: json.RawMessage(`{"seat": "14C"}`), Audit: signals.Audit{By: "bob"}}, &edited)
+		h.approve(2*time.Minute, signals.ApproveRequest{CallID: "n3", Decision: "approve"}, &approved)
+	})
+	require.NoError(t, edited.err)
+	require.NoError(t, approved.err)
+	require.EqualValues(t, 1, counted(t, reader, MetricEdits, "agent", "agent"))
+	require.EqualValues(t, 1, counted(t, reader, MetricApprovals, "decision", "approve"))
+	require.EqualValues(t, 1, counted(t, reader, MetricApprovals))
+
+	reader = run(func(h *harness) {
+		h.approve(time.Minute, signals.ApproveRequest{CallID: "n3", Decision: "reject"}, &rejected)
+	})
+	require.EqualValues(t, 1, counted(t, reader, MetricApprovals, "decision", "reject"))
+	require.EqualValues(t, 0, counted(t, reader, MetricEdits))
+
+	reader = run(func(*harness) {}) // no decision within human_timeout
+	require.EqualValues(t, 1, counted(t, reader, MetricApprovals, "decision", "timeout"))
 }
