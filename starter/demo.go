@@ -32,7 +32,9 @@ type demoOptions struct {
 	dataDir  string
 	port     int
 	uiPort   int
-	once     bool
+	// consolePort is where the demo serves the console.
+	consolePort int
+	once        bool
 	// dial connects the messages a scenario sends (as `unstuck edit`
 	// does); nil is dialTemporal. Tests hand out a fake.
 	dial dialFunc
@@ -88,6 +90,7 @@ Scenarios:
 	f.StringVar(&o.dataDir, "data", ".data", "directory for the server's SQLite file, logs and the demo lock")
 	f.IntVar(&o.port, "port", 7233, "Temporal frontend port on 127.0.0.1")
 	f.IntVar(&o.uiPort, "ui-port", 8233, "Temporal Web UI port on 127.0.0.1")
+	f.IntVar(&o.consolePort, "console-port", 8234, "console (unstuck console) port on 127.0.0.1")
 	f.BoolVar(&o.once, "once", false, "stop everything after the demo run instead of waiting for Ctrl-C")
 	cmd.AddCommand(newDemoEditCmd(&o), newDemoHandoffCmd(&o))
 	return cmd
@@ -182,6 +185,12 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions, scenario demoSce
 	if err := app.EnsureSearchAttributes(ctx, c, app.DefaultNamespace); err != nil {
 		return err
 	}
+
+	stopConsole, err := startDemoConsole(ctx, out, o, c)
+	if err != nil {
+		return err
+	}
+	defer stopConsole()
 
 	modelURL, stopModel, err := startDemoModel(out, scenario.scripted)
 	if err != nil {
@@ -283,7 +292,6 @@ func runDemoAgent(ctx context.Context, out io.Writer, o demoOptions, c client.Cl
 		return fmt.Errorf("start the demo run: %w", err)
 	}
 	res, runErr := followRun(ctx, out, c, run, worker)
-	uiLink := fmt.Sprintf("http://127.0.0.1:%d/namespaces/%s/workflows/%s", o.uiPort, app.DefaultNamespace, id)
 
 	fmt.Fprintln(out)
 	if tr, err := queryTrace(ctx, c, run.GetID(), run.GetRunID()); err == nil {
@@ -294,11 +302,11 @@ func runDemoAgent(ctx context.Context, out io.Writer, o demoOptions, c client.Cl
 		fmt.Fprintln(out)
 	}
 	if runErr != nil {
-		fmt.Fprintf(out, "The demo run did not complete: %v\nWeb UI: %s\n", runErr, uiLink)
+		fmt.Fprintf(out, "The demo run did not complete: %v\n%s\n", runErr, o.runLinks(id))
 		return runErr
 	}
 	fmt.Fprintf(out, "Completed in %d steps. Output:\n%s\n\n", res.Steps, indentJSON(res.Output))
-	fmt.Fprintf(out, "Web UI:  %s\n", uiLink)
+	fmt.Fprintln(out, o.runLinks(id))
 	fmt.Fprintf(out, "Try:     TEMPORAL_ADDRESS=%s bin/unstuck trace %s --format mermaid\n", address, id)
 	fmt.Fprintf(out, "         bin/temporal workflow list --address %s --query \"AgentPhase='completed'\"\n", address)
 	return nil

@@ -88,7 +88,6 @@ double: it recommends what the thought it reads recommends, nothing more.`,
 // are up, printing each step; the error says which step went wrong.
 func runDemoEdit(ctx context.Context, out io.Writer, o demoOptions, c client.Client, worker *process, address string) error {
 	id := "demo-edit-" + time.Now().UTC().Format("20060102-150405")
-	uiLink := fmt.Sprintf("http://127.0.0.1:%d/namespaces/%s/workflows/%s", o.uiPort, app.DefaultNamespace, id)
 	fmt.Fprintf(out, "» running agent %q on %q (workflow id %s)\n", demoEditAgent, demoEditTask, id)
 	in := workflows.AgentInput{Agent: demoEditAgent, Task: demoEditTask}
 	run, err := c.ExecuteWorkflow(ctx, withRunMetadata(client.StartWorkflowOptions{
@@ -109,7 +108,7 @@ func runDemoEdit(ctx context.Context, out io.Writer, o demoOptions, c client.Cli
 	msgCmd := &cobra.Command{}
 	msgCmd.SetOut(&msgOut)
 	failed := func(step string, err error) error {
-		fmt.Fprintf(out, "\nThe edit demo stopped at %s: %v\nWeb UI: %s\n", step, err, uiLink)
+		fmt.Fprintf(out, "\nThe edit demo stopped at %s: %v\n%s\n", step, err, o.runLinks(id))
 		return fmt.Errorf("%s: %w", step, err)
 	}
 
@@ -194,7 +193,7 @@ func runDemoEdit(ctx context.Context, out io.Writer, o demoOptions, c client.Cli
 	fmt.Fprintln(out, "The same edit and approval with the plain Temporal CLI (while the run waits, as above):")
 	fmt.Fprintln(out, temporalUpdateLine(o.temporal, address, id, signals.Edit, editReq))
 	fmt.Fprintln(out, temporalUpdateLine(o.temporal, address, id, signals.Approve, approveReq))
-	fmt.Fprintf(out, "\nWeb UI:  %s\n", uiLink)
+	fmt.Fprintf(out, "\n%s\n", o.runLinks(id))
 	fmt.Fprintf(out, "Try:     TEMPORAL_ADDRESS=%s bin/unstuck trace %s\n", address, id)
 	fmt.Fprintf(out, "         TEMPORAL_ADDRESS=%s bin/unstuck status %s\n", address, id)
 	return nil

@@ -91,7 +91,6 @@ more.`,
 // that are up, printing each step; the error says which step went wrong.
 func runDemoHandoff(ctx context.Context, out io.Writer, o demoOptions, c client.Client, worker *process, address string) error {
 	id := "demo-handoff-" + time.Now().UTC().Format("20060102-150405")
-	uiLink := fmt.Sprintf("http://127.0.0.1:%d/namespaces/%s/workflows/%s", o.uiPort, app.DefaultNamespace, id)
 	fmt.Fprintf(out, "» running agent %q on %q for %s (workflow id %s)\n", demoHandoffAgent, demoHandoffTask, demoHandoffInput, id)
 	in := workflows.AgentInput{Agent: demoHandoffAgent, Task: demoHandoffTask, Input: json.RawMessage(demoHandoffInput)}
 	run, err := c.ExecuteWorkflow(ctx, withRunMetadata(client.StartWorkflowOptions{
@@ -110,7 +109,7 @@ func runDemoHandoff(ctx context.Context, out io.Writer, o demoOptions, c client.
 	msgCmd := &cobra.Command{}
 	msgCmd.SetOut(&msgOut)
 	failed := func(step string, err error) error {
-		fmt.Fprintf(out, "\nThe handoff demo stopped at %s: %v\nWeb UI: %s\n", step, err, uiLink)
+		fmt.Fprintf(out, "\nThe handoff demo stopped at %s: %v\n%s\n", step, err, o.runLinks(id))
 		return fmt.Errorf("%s: %w", step, err)
 	}
 
@@ -164,7 +163,7 @@ func runDemoHandoff(ctx context.Context, out io.Writer, o demoOptions, c client.
 	}
 	fmt.Fprintln(out, "\nThe same reply with the plain Temporal CLI (while the run waits, as above):")
 	fmt.Fprintln(out, temporalUpdateLine(o.temporal, address, id, signals.Reply, replyReq))
-	fmt.Fprintf(out, "\nWeb UI:  %s\n", uiLink)
+	fmt.Fprintf(out, "\n%s\n", o.runLinks(id))
 	fmt.Fprintf(out, "Try:     TEMPORAL_ADDRESS=%s bin/unstuck trace %s\n", address, id)
 	fmt.Fprintf(out, "         %s workflow list --address %s --query \"AgentName='%s'\"\n", o.temporal, address, demoHandoffPerson)
 	return nil

@@ -10,7 +10,7 @@ import (
 // A second demo on the same data directory is told one runs already; the
 // lock is free again once the first lets go.
 func TestDemoLockIsExclusive(t *testing.T) {
-	o := demoOptions{dataDir: t.TempDir(), port: freeTCPPort(t), uiPort: freeTCPPort(t)}
+	o := demoOptions{dataDir: t.TempDir(), port: freeTCPPort(t), uiPort: freeTCPPort(t), consolePort: freeTCPPort(t)}
 	unlock, err := lockDemo(o)
 	require.NoError(t, err)
 	_, err = lockDemo(o)

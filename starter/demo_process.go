@@ -118,18 +118,18 @@ func lockDemo(o demoOptions) (unlock func(), err error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		pid, _ := os.ReadFile(path)
 		f.Close()
-		return nil, fmt.Errorf("a demo is already running (pid %s, lock %s): use it at http://127.0.0.1:%d, or stop it with Ctrl-C in its terminal",
-			strings.TrimSpace(string(pid)), path, o.uiPort)
+		return nil, fmt.Errorf("a demo is already running (pid %s, lock %s): use it at http://127.0.0.1:%d (Web UI) and http://127.0.0.1:%d (console), or stop it with Ctrl-C in its terminal",
+			strings.TrimSpace(string(pid)), path, o.uiPort, o.consolePort)
 	}
 	release := func() {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}
-	for _, port := range []int{o.port, o.uiPort} {
+	for _, port := range []int{o.port, o.uiPort, o.consolePort} {
 		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err != nil {
 			release()
-			return nil, fmt.Errorf("port %d on 127.0.0.1 is in use (another Temporal server or demo?): stop it, or pass --port/--ui-port", port)
+			return nil, fmt.Errorf("port %d on 127.0.0.1 is in use (another Temporal server or demo?): stop it, or pass --port/--ui-port/--console-port", port)
 		}
 		l.Close()
 	}

@@ -5,11 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -173,25 +177,78 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// `unstuck demo` as `make demo` runs it, but exiting after the run: its own
-// dev server, worker process and scripted model, a completed run, the trace
-// and the Web UI link.
+// `unstuck demo` as `make demo` runs it: its own dev server, worker
+// process and scripted model, a completed run, the trace and the Web UI
+// and console links; then, still running, the demo run is there to look at
+// in the Web UI and the console, until an interrupt stops everything.
 func TestDemoRunsEndToEnd(t *testing.T) {
 	bins := binaries(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(bins, "unstuck"), "demo", "--once",
+	uiPort, consolePort := freePort(t), freePort(t)
+	cmd := exec.CommandContext(ctx, filepath.Join(bins, "unstuck"), "demo",
 		"--temporal", temporalBin, "--worker", filepath.Join(bins, "unstuck-worker"),
-		"--port", fmt.Sprint(freePort(t)), "--ui-port", fmt.Sprint(freePort(t)), "--data", t.TempDir())
+		"--port", fmt.Sprint(freePort(t)), "--ui-port", fmt.Sprint(uiPort),
+		"--console-port", fmt.Sprint(consolePort), "--data", t.TempDir())
 	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL=")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, string(out))
-	text := string(out)
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Start())
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "Everything keeps running") },
+		2*time.Minute, 200*time.Millisecond, "the demo did not finish its run:\n%s", out.String())
+	text := out.String()
 	require.Contains(t, text, "SCRIPTED model server (a test double")
 	require.Contains(t, text, "call search_flights")
 	require.Contains(t, text, "Completed in 3 steps")
 	require.Contains(t, text, `"confirmation": "CONF-`)
-	require.Contains(t, text, "Web UI:  http://127.0.0.1:")
+	require.Contains(t, text, fmt.Sprintf("Web UI:  http://127.0.0.1:%d/namespaces/default/workflows/demo-travel-", uiPort))
+	consoleLink := regexp.MustCompile(fmt.Sprintf(`Console: (http://127\.0\.0\.1:%d/runs/(demo-travel-\S+))`, consolePort)).FindStringSubmatch(text)
+	require.NotNil(t, consoleLink, "no console link in:\n%s", text)
+
+	// The run is there to look at: the console's run page shows it completed,
+	// and its runs list has it.
+	page := httpGetBody(t, consoleLink[1])
+	require.Contains(t, page, `id="run-status" data-phase="completed"`)
+	require.Contains(t, httpGetBody(t, fmt.Sprintf("http://127.0.0.1:%d/", consolePort)), `data-workflow-id="`+consoleLink[2]+`"`)
+	require.Contains(t, httpGetBody(t, fmt.Sprintf("http://127.0.0.1:%d/", uiPort)), "<html", "the Web UI answers")
+
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	require.NoError(t, cmd.Wait(), out.String())
+	require.Contains(t, out.String(), "» stopping")
+}
+
+// httpGetBody GETs url and answers its body, failing the test unless the
+// answer is 200.
+func httpGetBody(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "GET %s: %s", url, body)
+	return string(body)
+}
+
+// lockedBuffer is a bytes.Buffer a child process writes while the test
+// reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // `unstuck demo edit` end to end: a person corrects the model's thought
