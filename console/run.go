@@ -30,7 +30,7 @@ type runView struct {
 	Trace       signals.Trace
 	Graph       graph
 	Breakers    []breaker
-	Escalations []signals.Node
+	Escalations []escalationView
 	Editable    []signals.Node
 	Error       string
 }
@@ -61,7 +61,7 @@ func (c *Console) loadRun(ctx context.Context, id string) (runView, error) {
 	for _, n := range tr.Nodes {
 		switch {
 		case n.Kind == signals.KindEscalation:
-			v.Escalations = append(v.Escalations, n)
+			v.Escalations = append(v.Escalations, readEscalation(n))
 		}
 		if editable(n) {
 			v.Editable = append(v.Editable, n)
