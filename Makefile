@@ -4,7 +4,8 @@
 #   make demo-handoff   a customer-service chain hands a customer on, agent to agent, down to a person
 #   make test   every test layer: lint (vet, workflowcheck, staticcheck), unit, workflow, replay, integration
 #   make bench  benchmarks (not part of make test)
-# Only Go is needed: the pinned Temporal CLI, workflowcheck and staticcheck are installed into ./bin.
+# Only Go is needed: the pinned Temporal CLI, workflowcheck and staticcheck are installed into ./bin;
+# the console's browser tests use headless Chromium, found or (as root, with apt-get) installed.
 
 SHELL := /bin/bash
 GO    ?= go
@@ -26,7 +27,7 @@ TEST_TIMEOUT ?= 30m
 RELEASED_COMMIT := 93ddf9d
 RELEASED_WORKER := $(BIN)/unstuck-worker-$(RELEASED_COMMIT)
 
-.PHONY: all build demo demo-edit demo-handoff test lint fmt-check vet workflowcheck staticcheck bench histories clean tools help
+.PHONY: all build demo demo-edit demo-handoff test lint fmt-check vet workflowcheck staticcheck bench histories clean tools help chromium
 
 all: build
 
@@ -50,6 +51,42 @@ $(STATICCHECK_STAMP):
 	@echo ">> installing staticcheck $(STATICCHECK_VERSION) into ./bin"
 	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	@touch $@
+
+# The console's browser tests (testsuite/browser_test.go) drive headless
+# Chromium. This step finds it (UNSTUCK_CHROMIUM, else chromium,
+# chromium-browser or google-chrome on PATH) or, as root with apt-get,
+# installs Debian's chromium package; the path it settles on is in
+# $(CHROMIUM_PATH) ("" when there is none: the browser tests then skip,
+# saying so). A Chromium already there costs a PATH look-up.
+CHROMIUM_PATH := $(BIN)/.chromium-path
+CHROMIUM_APT  := apt-get install -y --no-install-recommends chromium
+
+chromium:
+	@mkdir -p $(BIN)
+	@if [ -n "$$UNSTUCK_CHROMIUM" ]; then \
+		if ! path=$$(command -v "$$UNSTUCK_CHROMIUM"); then \
+			echo "UNSTUCK_CHROMIUM=$$UNSTUCK_CHROMIUM is not an executable Chromium: fix it, or unset it to look on PATH" >&2; exit 1; \
+		fi; \
+	else \
+		path=$$(command -v chromium || command -v chromium-browser || command -v google-chrome || true); \
+	fi; \
+	why="needs root and apt-get"; \
+	if [ -z "$$path" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		why="installing it failed"; \
+		echo ">> no Chromium on PATH: installing Debian's chromium package for the browser tests ($(CHROMIUM_APT))"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		if ! out=$$($(CHROMIUM_APT) 2>&1); then \
+			echo "$$out" | tail -n 3; \
+			if echo "$$out" | grep -qE 'Unable to locate package|has no installation candidate|Failed to fetch'; then \
+				echo ">> the package lists are missing or stale: apt-get update, then installing again"; \
+				apt-get update -q >/dev/null && $(CHROMIUM_APT) >/dev/null 2>&1; \
+			fi; \
+		fi; \
+		path=$$(command -v chromium || true); \
+	fi; \
+	if [ -n "$$path" ]; then echo ">> browser tests use $$path"; \
+	else echo ">> no Chromium found and none could be installed ($$why): the browser tests will be skipped"; fi; \
+	echo "$$path" > $(CHROMIUM_PATH)
 
 tools: $(TEMPORAL_STAMP) $(WORKFLOWCHECK_STAMP) $(STATICCHECK_STAMP)
 
@@ -85,10 +122,11 @@ staticcheck: $(STATICCHECK_STAMP)
 lint: fmt-check vet workflowcheck staticcheck
 
 # Every layer: policies and config (table + fuzz seeds), workflow tests with
-# Temporal's test suite, replay of testsuite/histories, and integration tests
-# against the real dev server started from ./bin/temporal.
-test: lint $(TEMPORAL_STAMP) build $(RELEASED_WORKER)
-	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal UNSTUCK_RELEASED_WORKER=$(RELEASED_WORKER) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+# Temporal's test suite, replay of testsuite/histories, integration tests
+# against the real dev server started from ./bin/temporal, and the console
+# in headless Chromium (screenshots in artifacts/screenshots).
+test: lint $(TEMPORAL_STAMP) build $(RELEASED_WORKER) chromium
+	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal UNSTUCK_RELEASED_WORKER=$(RELEASED_WORKER) UNSTUCK_CHROMIUM=$$(cat $(CHROMIUM_PATH)) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 # The worker of the last release, built from git history, so the upgrade
 # test (testsuite/upgrade_test.go) can start a run with it and hand it to
