@@ -17,7 +17,7 @@ const CookieName = "unstuck_console"
 // history). Anything else is answered 401 and not served.
 func (c *Console) admit(w http.ResponseWriter, r *http.Request) bool {
 	if c.opts.Token == "" {
-		return c.sameOrigin(w, r)
+		return c.knownHost(w, r) && c.sameOrigin(w, r)
 	}
 	q := r.URL.Query()
 	if q.Has("token") {

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -24,6 +25,10 @@ type Options struct {
 	Namespace string
 	// Token, when set, is required by every request (see auth.go).
 	Token string
+	// AllowedHosts are the Host names (without port) a console without a
+	// token answers besides loopback ones: the names a reverse proxy in
+	// front of it passes on. See host.go.
+	AllowedHosts []string
 	// Now tells the time, for "started 5m ago"; nil is time.Now.
 	Now func() time.Time
 }
@@ -45,6 +50,9 @@ func New(tc client.Client, opts Options) (http.Handler, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	for i, h := range opts.AllowedHosts {
+		opts.AllowedHosts[i] = strings.ToLower(strings.TrimSpace(h))
 	}
 	pages, err := template.New("console").Funcs(templateFuncs).ParseFS(templateFiles, "templates/*.html")
 	if err != nil {

@@ -95,16 +95,17 @@ func execution(t *testing.T, id, agent, phase string) *workflowpb.WorkflowExecut
 	}
 }
 
-// get serves a GET and answers the recorder.
+// get serves a GET, as a browser on this machine sends it, and answers
+// the recorder.
 func get(h http.Handler, target string) *httptest.ResponseRecorder {
 	w := httptest.NewRecorder()
-	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, target, nil))
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "http://127.0.0.1:8234"+target, nil))
 	return w
 }
 
 // post serves a form POST, as htmx sends it.
 func post(h http.Handler, target string, form url.Values) *httptest.ResponseRecorder {
-	r := httptest.NewRequest(http.MethodPost, target, strings.NewReader(form.Encode()))
+	r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8234"+target, strings.NewReader(form.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	r.Header.Set("HX-Request", "true")
 	w := httptest.NewRecorder()

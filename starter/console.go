@@ -19,6 +19,7 @@ const consoleTokenEnv = "UNSTUCK_CONSOLE_TOKEN"
 
 func newConsoleCmd(c *cli) *cobra.Command {
 	var listen, token string
+	var allowHosts []string
 	cmd := &cobra.Command{
 		Use:   "console",
 		Short: "Serve a web console to watch and steer runs (runs, trace graph, approvals, edits, handoffs, inbox)",
@@ -45,9 +46,15 @@ UNSTUCK_CONSOLE_TOKEN): every request must then carry it as the header
 http://HOST:PORT/?token=TOKEN, which keeps it in a cookie. A non-loopback
 --listen without a token is refused.
 
+Without a token the console answers only requests whose Host is a loopback
+address (127.0.0.1, localhost, [::1]), so a web page whose name is pointed
+at 127.0.0.1 (DNS rebinding) cannot drive it.
+
 Behind a reverse proxy that authenticates (and terminates TLS), keep the
 console on loopback and proxy to it; the proxy passes requests through
-unchanged (no path prefix: the console's links start at /).`,
+unchanged (no path prefix: the console's links start at /). A proxy that
+passes the public Host on (Caddy, nginx with proxy_set_header Host $host)
+needs that name allowed: --allow-host console.example.org.`,
 		Example: `  # on your machine: open http://127.0.0.1:8234
   unstuck console
 
@@ -67,25 +74,26 @@ unchanged (no path prefix: the console's links start at /).`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return c.serveConsole(ctx, cmd, listen, token)
+			return c.serveConsole(ctx, cmd, console.Options{Namespace: c.namespace, Token: token, AllowedHosts: allowHosts}, listen)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", console.DefaultListen, "host:port to serve on (not loopback: needs a token)")
 	cmd.Flags().StringVar(&token, "token", "", "token every request must carry (env "+consoleTokenEnv+")")
+	cmd.Flags().StringSliceVar(&allowHosts, "allow-host", nil, "a Host name served without a token besides loopback ones (a reverse proxy's); repeatable")
 	return cmd
 }
 
-func (c *cli) serveConsole(ctx context.Context, cmd *cobra.Command, listen, token string) error {
+func (c *cli) serveConsole(ctx context.Context, cmd *cobra.Command, opts console.Options, listen string) error {
 	tc, err := c.client(ctx)
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
-	h, err := console.New(tc, console.Options{Namespace: c.namespace, Token: token})
+	h, err := console.New(tc, opts)
 	if err != nil {
 		return err
 	}
-	ln, err := console.Listen(listen, token)
+	ln, err := console.Listen(listen, opts.Token)
 	if err != nil {
 		return err
 	}
@@ -97,7 +105,7 @@ func (c *cli) serveConsole(ctx context.Context, cmd *cobra.Command, listen, toke
 		addr = ln.Addr().String()
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "unstuck console: http://%s (Temporal at %s, namespace %s)\n", addr, c.address, c.namespace)
-	if token != "" {
+	if opts.Token != "" {
 		fmt.Fprintf(cmd.OutOrStdout(), "  a token is required: open http://%s/?token=... once, or send Authorization: Bearer ...\n", addr)
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), "  Ctrl-C stops it")
