@@ -142,6 +142,20 @@ func (f *File) ModelFor(agent string, getenv func(string) (string, bool)) (Model
 	return Model{}, fmt.Errorf("agent %q is no longer in this worker's config, so its model is unknown", agent)
 }
 
+// StreamsCalls tells the model activity whether agent asked for streamed
+// replies (stream_calls). Read from the worker's config at call time, as
+// the endpoint is, so the workflow's requests and histories do not change.
+// An unknown or empty agent does not stream: the whole reply is the safe
+// default.
+func (f *File) StreamsCalls(agent string) bool {
+	for i := range f.Agents {
+		if f.Agents[i].Name == agent {
+			return f.Agents[i].StreamCalls
+		}
+	}
+	return false
+}
+
 // Tool finds a tool of the file by name: the tool activity looks its
 // address up here at call time.
 func (f *File) Tool(name string) (Tool, bool) {

@@ -50,6 +50,9 @@ func (c *checker) agent(p path, a *Agent, tools, agents map[string]int) {
 			c.add(p.key("handoffs").idx(j), "unknown handoff target %q (known: %s; or %q, %q)", h, known(agents), HandoffHuman, HandoffAny)
 		}
 	}
+	if a.StreamCalls && a.Kind == KindHuman {
+		c.add(p.key("stream_calls"), "applies to llm agents: a person (kind: human) never calls a model")
+	}
 	if a.OutputSchema != nil {
 		c.schema(p.key("output_schema"), "agent "+strconv.Quote(a.Name)+" output_schema", a.OutputSchema)
 	}

@@ -248,6 +248,10 @@ func TestValidateAgents(t *testing.T) {
 		{"negative max_concurrent", withAgent(
 			"  - name: x",
 			"    max_concurrent: -1"), 7, "agents[0].max_concurrent", "must be at least 0"},
+		{"stream_calls on a human", withAgent(
+			"  - name: x",
+			"    kind: human",
+			"    stream_calls: true"), 8, "agents[0].stream_calls", "applies to llm agents"},
 	})
 }
 
