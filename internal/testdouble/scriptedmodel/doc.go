@@ -16,4 +16,9 @@
 // Scripts are pure so that Temporal's retries and replays of a model request
 // get the same answer. Failures (rate limits, outages, slow answers) are
 // scripted too, through Turn.Status, Turn.Delay and Server.FailNext.
+//
+// A request with stream: true is answered as Server-Sent Events in OpenAI's
+// streaming format (stream.go), paced by Turn.CallDelay and broken on
+// purpose by Turn.Fault; Turn.NoStream refuses it as a server without
+// streaming does.
 package scriptedmodel

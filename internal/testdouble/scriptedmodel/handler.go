@@ -45,13 +45,10 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "the request body is not a valid chat-completions request: "+err.Error(), "invalid_json", 0)
 		return
 	}
+	stream := askedStream(req)
 	n, failure := s.record(body)
 	if failure != nil {
-		s.answer(w, r, n, req.Model, *failure, len(body))
-		return
-	}
-	if req.Stream {
-		writeError(w, http.StatusBadRequest, "streaming is not supported by the scripted model server; send stream: false", "stream_not_supported", 0)
+		s.answer(w, r, n, req.Model, *failure, len(body), stream)
 		return
 	}
 	script := s.script(req.Model)
@@ -66,7 +63,11 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error(), "script_panic", 0)
 		return
 	}
-	s.answer(w, r, n, req.Model, turn, len(body))
+	if stream != nil && turn.NoStream {
+		writeError(w, http.StatusBadRequest, "stream: streaming is not supported for this script of the scripted model server; send stream: false", "stream_not_supported", 0)
+		return
+	}
+	s.answer(w, r, n, req.Model, turn, len(body), stream)
 }
 
 // run calls script, turning a panic into an error so that a broken script
@@ -80,8 +81,9 @@ func run(script Script, req openai.ChatCompletionRequest) (turn Turn, err error)
 	return script(req), nil
 }
 
-// answer writes turn as the answer to request n, after its Delay.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, n int, model string, turn Turn, bodyLen int) {
+// answer writes turn as the answer to request n, after its Delay: as
+// Server-Sent Events when stream is set, else as one JSON completion.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, n int, model string, turn Turn, bodyLen int, stream *streamAsk) {
 	if turn.Delay > 0 {
 		t := time.NewTimer(turn.Delay)
 		defer t.Stop()
@@ -93,6 +95,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, n int, model str
 	}
 	if turn.Status != 0 {
 		writeError(w, turn.Status, turn.Message, "", turn.RetryAfter)
+		return
+	}
+	if stream != nil {
+		s.stream(w, r, completion(n, model, turn, bodyLen), turn, stream.includeUsage)
 		return
 	}
 	writeJSON(w, http.StatusOK, completion(n, model, turn, bodyLen))

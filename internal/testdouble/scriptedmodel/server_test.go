@@ -116,19 +116,6 @@ func TestScriptedErrorTurn(t *testing.T) {
 	require.Equal(t, "2", raw.Header.Get("Retry-After"), "rounded up to whole seconds")
 }
 
-func TestStreamingIsRefused(t *testing.T) {
-	_, c := start(t, Scenarios(), "")
-	_, err := c.CreateChatCompletionStream(context.Background(), openai.ChatCompletionRequest{
-		Model:    Echo,
-		Messages: []openai.ChatCompletionMessage{user("x")},
-		Stream:   true,
-	})
-	var apiErr *openai.APIError
-	require.ErrorAs(t, err, &apiErr)
-	require.Equal(t, http.StatusBadRequest, apiErr.HTTPStatusCode)
-	require.Contains(t, apiErr.Message, "streaming is not supported by the scripted model server")
-}
-
 func TestBadJSONIs400(t *testing.T) {
 	s, _ := start(t, Scenarios(), "")
 	raw, err := http.Post(s.URL()+"/chat/completions", "application/json", strings.NewReader(`{"model":`))

@@ -36,7 +36,35 @@ type Turn struct {
 	// Delay is slept before answering, to script slow models and timeouts. A
 	// client that gives up first ends the wait.
 	Delay time.Duration
+	// CallDelay, in a streamed answer, is slept before each call after the
+	// first, so tests can see a call complete while the next is still
+	// being written. A whole answer ignores it.
+	CallDelay time.Duration
+	// NoStream refuses a streamed request for this turn with a 400 naming
+	// stream, as a server without streaming does, so the engine's fallback
+	// to a whole reply can be tested. A whole request is answered as usual.
+	NoStream bool
+	// Fault breaks a streamed answer on purpose (see StreamFault). A whole
+	// answer ignores it. Arguments that never become valid JSON need no
+	// fault: give a Call invalid Args and it is streamed as written.
+	Fault StreamFault
 }
+
+// StreamFault is a scripted way for a streamed answer to go wrong.
+type StreamFault int
+
+const (
+	// StreamOK is a well-formed stream.
+	StreamOK StreamFault = iota
+	// StreamEndsEarly stops after the first call (or the content, with no
+	// calls) without a finish reason, usage or [DONE], as a dropped
+	// connection or a crashed server does.
+	StreamEndsEarly
+	// StreamRepeatsIndex sends, after the calls, another call under index
+	// 0 with a different id: a provider bug that must never run a call
+	// twice or splice two calls together silently.
+	StreamRepeatsIndex
+)
 
 // Script chooses the Turn answering a request. Scripts must be pure functions
 // of the request (the conversation so far) so that retries and replays of the
