@@ -71,29 +71,19 @@ func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequ
 	}
 
 	client, capture := a.chatClient(model)
-	resp, err := client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
+	request := openai.ChatCompletionRequest{
 		Model:    model.Name,
 		Messages: toOpenAIMessages(mc.Messages),
 		Tools:    toOpenAITools(mc.Tools),
-	})
+	}
+	var reply *ModelReply
+	if a.config.StreamsCalls(req.Agent) {
+		reply, err = streamedReply(ctx, model, client, capture, request, info.Attempt)
+	} else {
+		reply, err = wholeReply(ctx, model, client, capture, request, info.Attempt)
+	}
 	if err != nil {
-		return nil, modelError(model, err, capture.retryAfter())
-	}
-	if len(resp.Choices) == 0 {
-		return nil, modelError(model, fmt.Errorf("reply %s has no choices", resp.ID), 0)
-	}
-	choice := resp.Choices[0]
-	reply := &ModelReply{
-		// The attempt makes the id unique even when a server reuses ids.
-		ReplyID:      fmt.Sprintf("%s#%d", resp.ID, info.Attempt),
-		Content:      choice.Message.Content,
-		FinishReason: string(choice.FinishReason),
-		Model:        resp.Model,
-		InputTokens:  resp.Usage.PromptTokens,
-		OutputTokens: resp.Usage.CompletionTokens,
-	}
-	for _, tc := range choice.Message.ToolCalls {
-		reply.ToolCalls = append(reply.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments})
+		return nil, err
 	}
 	// The reply is this activity's result: over Temporal's payload limit it
 	// could not be recorded, and every retry would fail the same way.
@@ -104,6 +94,31 @@ func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequ
 	}
 	mc.Messages = append(mc.Messages, Message{Role: openai.ChatMessageRoleAssistant, Content: reply.Content, ToolCalls: reply.ToolCalls})
 	a.convos.put(wf.ID, wf.RunID, mc, reply.ReplyID)
+	return reply, nil
+}
+
+// wholeReply asks for the reply in one response.
+func wholeReply(ctx context.Context, model config.Model, client *openai.Client, capture *headerCapture, request openai.ChatCompletionRequest, attempt int32) (*ModelReply, error) {
+	resp, err := client.CreateChatCompletion(ctx, request)
+	if err != nil {
+		return nil, modelError(model, err, capture.retryAfter())
+	}
+	if len(resp.Choices) == 0 {
+		return nil, modelError(model, fmt.Errorf("reply %s has no choices", resp.ID), 0)
+	}
+	choice := resp.Choices[0]
+	reply := &ModelReply{
+		// The attempt makes the id unique even when a server reuses ids.
+		ReplyID:      fmt.Sprintf("%s#%d", resp.ID, attempt),
+		Content:      choice.Message.Content,
+		FinishReason: string(choice.FinishReason),
+		Model:        resp.Model,
+		InputTokens:  resp.Usage.PromptTokens,
+		OutputTokens: resp.Usage.CompletionTokens,
+	}
+	for _, tc := range choice.Message.ToolCalls {
+		reply.ToolCalls = append(reply.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments})
+	}
 	return reply, nil
 }
 
