@@ -70,6 +70,7 @@ func New(tc client.Client, opts Options) (http.Handler, error) {
 	c.mux.HandleFunc("GET /runs/{id}/live", c.runLive)
 	c.mux.HandleFunc("GET /runs/{id}/approvals", c.runApprovals)
 	c.mux.HandleFunc("GET /inbox", c.inbox)
+	c.mux.HandleFunc("GET /inbox/items", c.inboxItems)
 	c.mux.HandleFunc("POST /runs/{id}/approve", c.approve)
 	c.mux.HandleFunc("POST /runs/{id}/edit", c.edit)
 	c.mux.HandleFunc("POST /runs/{id}/handoff", c.handoff)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+	"sort"
 	"strings"
 
 	"github.com/unstuck-dev/unstuck/activities"
@@ -34,7 +36,14 @@ type inboxMessage struct{ Role, Text string }
 type inboxView struct {
 	Namespace string
 	Items     []inboxItem
+	Have      string // the waiting runs' ids, sorted: see waitingIDs
 	Error     string
+}
+
+// PollURL is where the list asks whether the runs waiting changed; the
+// ids are escaped, as a workflow id may hold any character.
+func (v inboxView) PollURL() string {
+	return "/inbox/items?have=" + url.QueryEscape(v.Have)
 }
 
 // inbox is GET /inbox: the runs whose phase is awaiting_human, each with
@@ -47,6 +56,28 @@ func (c *Console) inbox(w http.ResponseWriter, r *http.Request) {
 		c.render(w, http.StatusBadGateway, "inbox.html", v)
 		return
 	}
+	c.fillInbox(r, &v, rows)
+	c.render(w, http.StatusOK, "inbox.html", v)
+}
+
+// inboxItems is GET /inbox/items?have=a,b: the list, only when the runs
+// waiting are no longer those the page has (else 204, which htmx leaves
+// alone), so a refresh never throws away what a person is typing. A
+// failed listing is a 204 too: the page keeps what it has and asks again.
+func (c *Console) inboxItems(w http.ResponseWriter, r *http.Request) {
+	v := inboxView{Namespace: c.opts.Namespace}
+	rows, err := c.listRuns(r.Context(), filters{Phase: string(signals.PhaseAwaitingHuman)})
+	if err != nil || waitingIDs(rows) == r.URL.Query().Get("have") {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	c.fillInbox(r, &v, rows)
+	c.render(w, http.StatusOK, "inbox-items", v)
+}
+
+// fillInbox loads each waiting run's context into v.
+func (c *Console) fillInbox(r *http.Request, v *inboxView, rows []runRow) {
+	v.Have = waitingIDs(rows)
 	for _, row := range rows {
 		item := inboxItem{ID: row.ID, Base: runBase(row.ID), Agent: row.Agent}
 		run, err := c.loadRun(r.Context(), row.ID)
@@ -57,7 +88,17 @@ func (c *Console) inbox(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Items = append(v.Items, item)
 	}
-	c.render(w, http.StatusOK, "inbox.html", v)
+}
+
+// waitingIDs are the rows' workflow ids, sorted (the listing's order may
+// change while the set does not) and joined: "a,b".
+func waitingIDs(rows []runRow) string {
+	ids := make([]string, len(rows))
+	for i, row := range rows {
+		ids[i] = row.ID
+	}
+	sort.Strings(ids)
+	return strings.Join(ids, ",")
 }
 
 // fill reads the item's context from the run: the last handoff that
