@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -14,6 +15,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -136,4 +138,30 @@ func TestMetricsCountApprovalDecisionsAndEdits(t *testing.T) {
 
 	reader = run(func(*harness) {}) // no decision within human_timeout
 	require.EqualValues(t, 1, counted(t, reader, MetricApprovals, "decision", "timeout"))
+}
+
+func TestMetricsCountHandoffsTakenAndRefused(t *testing.T) {
+	// run has general's model hand the run to orders by the handoff tool;
+	// the worker resolves only the agents in peers (and general).
+	run := func(peers map[string]*config.Resolved) (*harness, *sdkmetric.ManualReader) {
+		s, reader := meteredSuite()
+		h := newHarnessOn(s, t, deskSpecs()["general"], []activities.ModelReply{handoffToolReply("orders")}, echoTool)
+		h.peers = peers
+		h.env.OnActivity(acts.ReadRegistry, mock.Anything, mock.Anything).Return([]activities.AgentLoad{}, nil)
+		_, _ = h.run(AgentInput{Agent: "general", Task: "where is order 7?"}) // its end is read below
+		return h, reader
+	}
+
+	h, reader := run(deskSpecs())
+	require.Equal(t, "orders", continuedInput(t, h).Continued.Spec.Agent.Name, "the handoff was taken")
+	require.EqualValues(t, 1, counted(t, reader, MetricHandoffs, "outcome", "taken", "trigger", "tool", "agent", "general"),
+		"counted as the agent handing over")
+	require.EqualValues(t, 1, counted(t, reader, MetricHandoffs), "counted once")
+
+	// The worker resolves no other agent: orders and the person each
+	// refuse, and the run stops with general, one refused handoff.
+	h, reader = run(map[string]*config.Resolved{})
+	require.ErrorContains(t, h.env.GetWorkflowError(), "no agent can take the run")
+	require.EqualValues(t, 1, counted(t, reader, MetricHandoffs, "outcome", "refused", "trigger", "tool", "agent", "general"))
+	require.EqualValues(t, 1, counted(t, reader, MetricHandoffs), "counted once")
 }
