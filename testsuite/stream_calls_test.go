@@ -50,6 +50,11 @@ agents:
 		r := s.start(workflows.AgentInput{Agent: "streamer", Task: "look"})
 		res, err := s.result(r)
 		require.NoError(t, err)
+		if stream {
+			// Model replies that carry token counts (and were streamed):
+			// kept so later versions replay them.
+			recordAndReplay(t, r, "stream_calls_parallel")
+		}
 		return res, shapeOf(s.trace(r)), s.model
 	}
 	wholeRes, wholeTrace, wholeModel := run(false)
