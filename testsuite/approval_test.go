@@ -1,8 +1,6 @@
 package testsuite
 
 import (
-	"encoding/json"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -20,19 +18,10 @@ import (
 // modify` runs it with the person's arguments.
 func TestApprovalThroughTheCLI(t *testing.T) {
 	unstuck := filepath.Join(binaries(t), "unstuck")
-	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
-		var a map[string]any
-		_ = json.NewDecoder(r.Body).Decode(&a)
-		writeJSON(w, 200, map[string]any{"booked": a})
-	})
+	tools := newBookingServer(t, "booked")
 	cfg := `
 model: { base_url: "{{MODEL}}", name: approvals }
-tools:
-  - name: book
-    http: { url: "` + tools.URL + `/book" }
-    effect: write
-    approval: always
-    parameters: { type: object, required: [seat], properties: { seat: { type: string } } }
+tools:` + bookToolYAML(tools.URL) + `
 agents:
   - { name: booker, instructions: Book., tools: [book] }
 `

@@ -32,19 +32,10 @@ import (
 // up; the calls ran with the approved arguments and the run completed.
 func TestConsoleApprovesCalls(t *testing.T) {
 	b := newBrowser(t)
-	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
-		var a map[string]any
-		_ = json.NewDecoder(r.Body).Decode(&a)
-		writeJSON(w, 200, map[string]any{"done": a})
-	})
+	tools := newBookingServer(t, "done")
 	cfg := `
 model: { base_url: "{{MODEL}}", name: console-approvals }
-tools:
-  - name: book
-    http: { url: "` + tools.URL + `/book" }
-    effect: write
-    approval: always
-    parameters: { type: object, required: [seat], properties: { seat: { type: string } } }
+tools:` + bookToolYAML(tools.URL) + `
   - name: confirm
     http: { url: "` + tools.URL + `/confirm" }
     approval: always

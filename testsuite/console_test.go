@@ -1,7 +1,6 @@
 package testsuite
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -24,19 +23,10 @@ import (
 // settles the call (the trace shows it run), and approving the same call
 // again shows the run's refusal and changes nothing.
 func TestConsoleApprovesARun(t *testing.T) {
-	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
-		var a map[string]any
-		_ = json.NewDecoder(r.Body).Decode(&a)
-		writeJSON(w, 200, map[string]any{"booked": a})
-	})
+	tools := newBookingServer(t, "booked")
 	cfg := `
 model: { base_url: "{{MODEL}}", name: console }
-tools:
-  - name: book
-    http: { url: "` + tools.URL + `/book" }
-    effect: write
-    approval: always
-    parameters: { type: object, required: [seat], properties: { seat: { type: string } } }
+tools:` + bookToolYAML(tools.URL) + `
 agents:
   - { name: console-booker, instructions: Book., tools: [book] }
 `

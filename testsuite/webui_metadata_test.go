@@ -36,12 +36,7 @@ func TestWebUIMetadata(t *testing.T) {
 	})
 	cfg := `
 model: { base_url: "{{MODEL}}", name: webui }
-tools:
-  - name: book
-    http: { url: "` + tools.URL + `/book" }
-    effect: write
-    approval: always
-    parameters: { type: object, required: [seat], properties: { seat: { type: string } } }
+tools:` + bookToolYAML(tools.URL) + `
 agents:
   - { name: booker, instructions: Book., tools: [book] }
 `
