@@ -17,6 +17,12 @@ type Querier interface {
 	QueryWorkflow(ctx context.Context, workflowID, runID, queryType string, args ...any) (converter.EncodedValue, error)
 }
 
+// Signaler is the part of the Temporal client the model activity uses to
+// send a run the calls of a reply that is still streaming.
+type Signaler interface {
+	SignalWorkflow(ctx context.Context, workflowID, runID, signalName string, arg any) error
+}
+
 // Activities is the worker's activity set; register it with
 // worker.RegisterActivity so its exported methods become activities.
 type Activities struct {
@@ -25,9 +31,11 @@ type Activities struct {
 	history HistoryReader // nil when the client given to New cannot read histories
 	// describer, when the client has it, reads a run's record cheaply.
 	describer Describer
-	http      *http.Client
-	getenv    func(string) (string, bool)
-	convos    *conversationCache
+	// signaler, when the client has it, sends streamed calls (stream_calls).
+	signaler Signaler
+	http     *http.Client
+	getenv   func(string) (string, bool)
+	convos   *conversationCache
 	// breakers are the tools' breakers of this worker, shared by its runs.
 	breakers *workerBreakers
 	// tracer opens the model and tool spans (spans.go); nil: the global one.
@@ -53,5 +61,6 @@ func New(cfg *config.File, querier Querier) *Activities {
 	}
 	a.history, _ = querier.(HistoryReader)
 	a.describer, _ = querier.(Describer)
+	a.signaler, _ = querier.(Signaler)
 	return a
 }

@@ -33,6 +33,20 @@ type ModelRequest struct {
 	// Tools are sent with the first request of a run (Base 0), which then
 	// needs no query: Delta is the whole conversation.
 	Tools []ToolDef `json:"tools,omitempty"`
+	// StreamTo, set by runs whose agent streams calls, is the request's
+	// node: each call the model finishes while its reply still streams is
+	// sent to the run (signals.StreamedCall) as a StreamedCall under it.
+	StreamTo string `json:"stream_to,omitempty"`
+}
+
+// StreamedCall is a tool call the model finished writing before its reply
+// ended: the Index-th call of the reply to request Request, sent by
+// attempt Attempt of the model activity.
+type StreamedCall struct {
+	Request string   `json:"request"`
+	Index   int      `json:"index"`
+	Attempt int32    `json:"attempt"`
+	Call    ToolCall `json:"call"`
 }
 
 // ModelReply is the model's answer: content, tool calls, or both.
@@ -78,7 +92,7 @@ func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequ
 	}
 	var reply *ModelReply
 	if a.config.StreamsCalls(req.Agent) {
-		reply, err = streamedReply(ctx, model, client, capture, request, info.Attempt)
+		reply, err = streamedReply(ctx, model, client, capture, request, info.Attempt, a.callSender(ctx, req.StreamTo))
 	} else {
 		reply, err = wholeReply(ctx, model, client, capture, request, info.Attempt)
 	}

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"go.temporal.io/sdk/activity"
@@ -17,12 +19,17 @@ import (
 )
 
 // streamedReply asks for the reply as a stream (the agent's stream_calls)
-// and assembles it into the same ModelReply a whole request returns: in
-// this version calls still start when the reply ends, so the activity's
-// result, the history and replay are as without streaming. It heartbeats
-// as chunks arrive, so a long stream reads as progress, not a dead worker.
+// and assembles it into the same ModelReply a whole request returns, which
+// stays the source of truth. Each call finished before the reply ends is
+// given to send (when not nil), so the run can start it at once. It
+// heartbeats as chunks arrive and on a ticker, so a long stream (or a long
+// wait for its first chunk) reads as progress and a dead worker as dead.
 // A server that refuses streaming gets a whole-reply request instead.
-func streamedReply(ctx context.Context, model config.Model, client *openai.Client, capture *headerCapture, request openai.ChatCompletionRequest, attempt int32) (*ModelReply, error) {
+func streamedReply(ctx context.Context, model config.Model, client *openai.Client, capture *headerCapture, request openai.ChatCompletionRequest, attempt int32, send func(int, ToolCall)) (*ModelReply, error) {
+	var progress atomic.Pointer[StreamProgress]
+	progress.Store(&StreamProgress{})
+	stopBeats := streamHeartbeats(ctx, StreamHeartbeatEvery, func() StreamProgress { return *progress.Load() })
+	defer stopBeats()
 	streamed := request
 	streamed.Stream = true
 	streamed.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
@@ -48,7 +55,14 @@ func streamedReply(ctx context.Context, model config.Model, client *openai.Clien
 		if err := asm.add(chunk); err != nil {
 			return nil, streamError(model, err)
 		}
-		activity.RecordHeartbeat(ctx, asm.heartbeat())
+		if asm.finish == "" {
+			// Once the reply says it is finished, it is moments away:
+			// its calls start from it.
+			asm.sendFinished(send)
+		}
+		beat := asm.heartbeat()
+		progress.Store(&beat)
+		activity.RecordHeartbeat(ctx, beat)
 	}
 	reply, err := asm.reply(attempt)
 	if err != nil {
@@ -71,6 +85,11 @@ func refusesStreaming(err error) bool {
 	}
 	return false
 }
+
+// StreamHeartbeatEvery is how often a streamed model request heartbeats
+// when no chunk arrives; the run's heartbeat timeout for it is a few times
+// this (workflows.streamHeartbeatTimeout).
+const StreamHeartbeatEvery = 2 * time.Second
 
 // streamError is a malformed stream: retried, since the next attempt may
 // stream correctly, and named so the run's history says what broke.
@@ -99,6 +118,10 @@ type streamAssembly struct {
 	finish    string
 	usage     *openai.Usage
 	chunks    int
+	// sent counts the calls given to the run before the reply ended;
+	// sendingStopped: a call ended unfinished, so no later one is sent.
+	sent           int
+	sendingStopped bool
 }
 
 func (s *streamAssembly) add(ch openai.ChatCompletionStreamResponse) error {

@@ -17,6 +17,13 @@ const (
 	QueryRun = "unstuck.run"
 )
 
+// StreamedCall is the signal the model activity of an agent with
+// stream_calls sends its own run for each tool call the model has finished
+// writing while the rest of the reply still streams, so the call can start
+// at once. It is internal: the run takes one only for the request in
+// flight, in order, and the whole reply settles what runs.
+const StreamedCall = "unstuck.streamed_call"
+
 // RunStarting is what a query answers while a run resolves its agent or
 // verifies the state it carried: asked again, it answers.
 const RunStarting = "the run is starting: ask again in a moment"

@@ -116,4 +116,11 @@ type Node struct {
 	From    string           `json:"from,omitempty"`
 	To      string           `json:"to,omitempty"`
 	Refused []HandoffRefusal `json:"refused,omitempty"`
+	// Streamed: a call the run took while the model's reply still
+	// streamed (stream_calls), started before the reply ended if it waited
+	// on nothing (an addition to CONTRACT.md's fields).
+	Streamed bool `json:"streamed,omitempty"`
+	// Note says something the run settled about the node that its status
+	// and error do not: a streamed call the whole reply did not ask for.
+	Note string `json:"note,omitempty"`
 }

@@ -44,6 +44,7 @@ func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities
 // the edit kept are not run again and a call a person gave new arguments
 // runs with them.
 func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activities.ToolCall, resume *editResume) (*finalCall, []*stepCall, error) {
+	stream := r.streamOf(reqID)
 	step := make([]*stepCall, len(calls))
 	ids := make([]string, len(calls))
 	limit := len(calls)
@@ -52,6 +53,12 @@ func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activiti
 	}
 	for i, tc := range calls {
 		if c := r.keptCall(reqID, tc, resume); c != nil {
+			step[i], ids[i] = c, c.nodeID
+			continue
+		}
+		if c := stream.streamedFor(i, tc); c != nil {
+			// Taken while the reply streamed (and started, if it waited on
+			// nothing): the same call, never run twice.
 			step[i], ids[i] = c, c.nodeID
 			continue
 		}
@@ -73,7 +80,11 @@ func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activiti
 	r.planCalls(ctx, step)
 	// Runs recorded before parallel calls existed ran them one at a time.
 	parallel := workflow.GetVersion(ctx, versionParallelCalls, workflow.DefaultVersion, 1) >= 1
-	final, stopErr := r.drive(ctx, step, parallel)
+	p := r.newPipeline(ctx)
+	if stream != nil {
+		p = stream.p // the calls it started are waited for with the others
+	}
+	final, stopErr := r.driveOn(ctx, p, step, parallel)
 	for _, c := range step {
 		if n := r.run.node(c.nodeID); n != nil && c.class != "" {
 			n.Class = c.class // so an edit that keeps the call sees how it failed

@@ -156,7 +156,7 @@ func nodeMessage(run *Run, n *Node) (activities.Message, bool) {
 		_ = json.Unmarshal(n.Output, &rec)
 		return activities.Message{Role: "assistant", Content: rec.Content, ToolCalls: rec.ToolCalls}, true
 	case signals.KindCall:
-		if n.Status != signals.StatusCompleted && n.Status != signals.StatusFailed {
+		if (n.Status != signals.StatusCompleted && n.Status != signals.StatusFailed) || n.Superseded {
 			return activities.Message{}, false
 		}
 		return callMessage(n), true

@@ -426,7 +426,7 @@ func stepDependencies(run *Run) map[string][]string {
 func validCall(run *Run, reqID, modelCallID string) *Node {
 	for i := len(run.Nodes) - 1; i >= 0; i-- {
 		n := &run.Nodes[i]
-		if n.Kind == signals.KindCall && n.ModelCallID == modelCallID && n.Status != signals.StatusInvalidated &&
+		if n.Kind == signals.KindCall && n.ModelCallID == modelCallID && n.Status != signals.StatusInvalidated && !n.Superseded &&
 			len(n.Parents) == 1 && n.Parents[0] == reqID {
 			return n
 		}

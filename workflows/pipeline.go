@@ -59,7 +59,8 @@ type stepCall struct {
 }
 
 // pipeline runs calls through the stages on one selector; running counts
-// the futures on it, and each AddFuture of a stage adds one.
+// the futures on it: each AddFuture of a stage adds one, and its callback
+// takes it off (the selector may also wait on a streaming model request).
 type pipeline struct {
 	r       *runner
 	sel     workflow.Selector
@@ -75,7 +76,16 @@ type pipeline struct {
 // selector takes whichever wait ends first. A final_output call settles
 // once every other call is done; its output, when valid, is the answer.
 func (r *runner) drive(ctx workflow.Context, calls []*stepCall, parallel bool) (final *finalCall, stopErr error) {
-	p := &pipeline{r: r, sel: workflow.NewSelector(ctx)}
+	return r.driveOn(ctx, r.newPipeline(ctx), calls, parallel)
+}
+
+func (r *runner) newPipeline(ctx workflow.Context) *pipeline {
+	return &pipeline{r: r, sel: workflow.NewSelector(ctx)}
+}
+
+// driveOn drives calls on a pipeline where calls may be under way already
+// (streamed calls: stream.go); it returns once every one of them is done.
+func (r *runner) driveOn(ctx workflow.Context, p *pipeline, calls []*stepCall, parallel bool) (final *finalCall, stopErr error) {
 	for {
 		for _, c := range calls {
 			if c.started || c.done || !depsDone(c, calls) {
@@ -106,7 +116,6 @@ func (r *runner) drive(ctx workflow.Context, calls []*stepCall, parallel bool) (
 			break
 		}
 		p.sel.Select(ctx)
-		p.running--
 	}
 	// Every call gets an answer, even one that could not run.
 	for _, c := range calls {
@@ -130,7 +139,7 @@ func (p *pipeline) async(ctx workflow.Context, work func(workflow.Context), next
 		set.Set(nil, nil)
 	})
 	p.running++
-	p.sel.AddFuture(fut, func(workflow.Future) { next() })
+	p.sel.AddFuture(fut, func(workflow.Future) { p.running--; next() })
 }
 
 func depsDone(c *stepCall, calls []*stepCall) bool {

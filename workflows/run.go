@@ -147,6 +147,10 @@ type Node struct {
 	// earlier try's: stage_ledger.go).
 	Ran     bool   `json:"ran,omitempty"`
 	CallKey string `json:"call_key,omitempty"`
+	// Superseded: a call taken while its reply streamed that the whole
+	// reply does not ask for (stream.go); it is not part of the
+	// conversation, and no call of the reply is it.
+	Superseded bool `json:"superseded,omitempty"`
 	// Checkpoint, on a request or human node, is the run's loop escape
 	// and counters as they were when the node began: an edit from there
 	// restores them (only the latest maxCheckpoints are kept).

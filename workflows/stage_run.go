@@ -29,6 +29,7 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 	p.inFlight++
 	p.r.servedBy(c, tool.Name)
 	p.sel.AddFuture(p.r.toolFuture(ctx, c.nodeID, c.keyOf, attempt, tool, args), func(f workflow.Future) {
+		p.running--
 		p.inFlight--
 		if len(p.queued) > 0 {
 			next := p.queued[0]

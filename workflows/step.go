@@ -125,15 +125,30 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		return nil, reqID, r.stop(ctx, msg)
 	}
 	r.checkpoint(reqID)
+	opts := modelOptions(run.Spec.Model)
+	var stream *streaming
+	if r.streamsCalls(ctx) {
+		req.StreamTo = reqID
+		opts.HeartbeatTimeout = streamHeartbeatTimeout
+		stream = &streaming{reqID: reqID, p: r.newPipeline(ctx), open: true}
+	}
+	r.streaming = stream
 	var reply activities.ModelReply
-	actx, abandon := workflow.WithCancel(workflow.WithActivityOptions(ctx, withSummary(modelOptions(run.Spec.Model), modelSummary(run.Step))))
+	actx, abandon := workflow.WithCancel(workflow.WithActivityOptions(ctx, withSummary(opts, modelSummary(run.Step))))
 	fut := workflow.ExecuteActivity(actx, acts.CallModel, req)
-	if !r.awaitOrInterrupt(ctx, fut) {
+	var ready bool
+	if stream != nil {
+		ready = r.awaitStreamed(ctx, fut, stream)
+	} else {
+		ready = r.awaitOrInterrupt(ctx, fut)
+	}
+	if !ready {
 		// An edit came first: the reply would answer a conversation the
 		// edit changes, so it is not waited for (and the request is
 		// cancelled, so it spends no more tokens).
 		abandon()
 		r.finishNode(ctx, reqID, nil, "abandoned: a person edited the run while the model was asked")
+		r.endStream(ctx, stream, r.interruptText())
 		return nil, reqID, errInterrupted
 	}
 	if err := fut.Get(ctx, &reply); err != nil {
@@ -142,10 +157,15 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		}
 		msg := errorText(err)
 		r.finishNode(ctx, reqID, nil, msg)
+		r.endStream(ctx, stream, "not run: the model request it came from failed")
 		run.LastError = msg
 		return nil, reqID, r.stop(ctx, "model request failed: "+msg)
 	}
 	r.finishNode(ctx, reqID, mustJSON(replyView(reply)), "")
+	r.settleStreamed(ctx, stream, reply.ToolCalls)
+	if len(reply.ToolCalls) == 0 {
+		r.endStream(ctx, stream, "not run: the reply does not ask for it")
+	}
 	r.countTokens(ctx, reply)
 	run.SentMessages = len(conv) + 1
 	run.LastReplyID = reply.ReplyID

@@ -140,4 +140,9 @@ const (
 	// against workflow.Now (before: it went to the model). Asked only
 	// when the rule acts.
 	versionRelativeDates = "relative-dates"
+	// versionStreamCalls: an agent with stream_calls starts each call the
+	// model finished writing while the reply still streams (the model
+	// activity sends it to the run); before, calls started when the reply
+	// ended. Asked only for agents with stream_calls.
+	versionStreamCalls = "stream-calls"
 )

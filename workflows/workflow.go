@@ -44,6 +44,10 @@ type runner struct {
 	decisions map[string]*signals.ApproveRequest
 	// limitsVersion caches the GetVersion of the limits guards.
 	limitsVersion *workflow.Version
+	// streamVersion caches the GetVersion of streamed calls; streaming is
+	// the step's model request while its reply streams (stream.go).
+	streamVersion *workflow.Version
+	streaming     *streaming
 	// exactNumbers: State and the input keep numbers exact (numbers.go).
 	exactNumbers bool
 	// editing is the edit being applied (interrupt.go); argsEdited the
@@ -347,6 +351,7 @@ func (r *runner) continueAsNew(ctx workflow.Context) error {
 		return err
 	}
 	r.drainSignals(ctx)
+	drainStreamed(ctx)
 	in := r.run.Input
 	if err := carryRun(&in, r.run); err != nil {
 		return r.stop(ctx, err.Error())

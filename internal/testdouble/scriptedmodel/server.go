@@ -30,6 +30,15 @@ type Server struct {
 	mu       sync.Mutex
 	bodies   [][]byte // every well-formed request body, in arrival order
 	failures []Turn   // queued by FailNext, answered before any script
+	streams  int      // streamed answers being written now
+}
+
+// OpenStreams is how many streamed answers the server is writing now: a
+// test can tell whether a tool call arrived while its reply still streamed.
+func (s *Server) OpenStreams() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.streams
 }
 
 // Option configures Start.

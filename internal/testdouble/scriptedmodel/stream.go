@@ -65,6 +65,14 @@ const argPieces = 3
 // arguments in pieces), a finish chunk, a usage chunk when asked, [DONE].
 // turn.Fault breaks it on purpose; turn.CallDelay paces the calls.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, c openai.ChatCompletionResponse, turn Turn, includeUsage bool) {
+	s.mu.Lock()
+	s.streams++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.streams--
+		s.mu.Unlock()
+	}()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -92,6 +100,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, c openai.ChatCom
 		if turn.Fault == StreamEndsEarly {
 			return // no finish reason, no [DONE]: the connection just ends
 		}
+	}
+	if !sleep(r, turn.EndDelay) {
+		return
 	}
 	switch turn.Fault {
 	case StreamEndsEarly:

@@ -40,6 +40,10 @@ type Turn struct {
 	// first, so tests can see a call complete while the next is still
 	// being written. A whole answer ignores it.
 	CallDelay time.Duration
+	// EndDelay, in a streamed answer, is slept after the last call before
+	// the finish chunk (a model still writing when its calls are done). A
+	// whole answer ignores it.
+	EndDelay time.Duration
 	// NoStream refuses a streamed request for this turn with a 400 naming
 	// stream, as a server without streaming does, so the engine's fallback
 	// to a whole reply can be tested. A whole request is answered as usual.
