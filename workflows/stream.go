@@ -139,13 +139,18 @@ func decodeStreamedCall(raw converter.RawValue) (activities.StreamedCall, error)
 // streamedFor is the call taken early at index i of the reply, if the
 // reply asks for it in the same way.
 func (s *streaming) streamedFor(i int, tc activities.ToolCall) *stepCall {
-	if s == nil || i >= len(s.calls) {
+	if s == nil || i >= len(s.calls) || !sameCall(s.calls[i].call, tc) {
 		return nil
 	}
-	if early := s.calls[i]; early.call == tc {
-		return early.step
-	}
-	return nil
+	return s.calls[i].step
+}
+
+// sameCall: the same tool with the same arguments. The id is not
+// compared: a provider gives a call a new id in every response, so the
+// attempt that streamed a call and the one whose reply is recorded may
+// name the same call differently (the reply's id is the one answered).
+func sameCall(a, b activities.ToolCall) bool {
+	return a.Name == b.Name && a.Args == b.Args
 }
 
 // settleStreamed notes, on the node of each call taken early that the
@@ -157,7 +162,10 @@ func (r *runner) settleStreamed(ctx workflow.Context, s *streaming, reply []acti
 		return
 	}
 	for i, early := range s.calls {
-		if i < len(reply) && early.call == reply[i] {
+		if i < len(reply) && sameCall(early.call, reply[i]) {
+			if n := r.run.node(early.step.nodeID); n != nil {
+				n.ModelCallID = reply[i].ID // the id the model will read the answer under
+			}
 			continue
 		}
 		n := r.run.node(early.step.nodeID)

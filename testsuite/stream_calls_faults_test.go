@@ -1,0 +1,244 @@
+package testsuite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// A model that streams for longer than its timeout: the first call,
+// finished early in the stream, runs once although both attempts send it;
+// the second never runs; the run stops with the model's error instead of
+// waiting.
+func TestStreamLongerThanTheModelTimeoutRunsNothingTwice(t *testing.T) {
+	tool := &arrivals{model: func() *scriptedmodel.Server { return nil }}
+	tools := newToolServer(t, tool.handle)
+	slow := scriptedmodel.CallsTurn(
+		scriptedmodel.NewCall("lookup", map[string]any{"q": "early"}),
+		scriptedmodel.NewCall("lookup", map[string]any{"q": "late"}),
+	)
+	slow.CallDelay = 5 * time.Second // past the model's 1 s timeout
+	s := newStack(t, streamerYAML(tools.URL, ", timeout: 1s, retry: { initial_interval: 100ms, max_attempts: 2 }"),
+		map[string]scriptedmodel.Script{"streamer": scriptedmodel.Sequence(slow)})
+	r := s.start(workflows.AgentInput{Agent: "streamer", Task: "look"})
+	_, err := s.result(r)
+	rep := stoppedReport(t, err)
+	require.Contains(t, rep.Reason, "model request failed")
+	require.Contains(t, rep.LastError, `model "streamer"`)
+
+	reqs := s.model.Requests()
+	require.Len(t, reqs, 2, "both attempts streamed")
+	list := tool.list()
+	require.Len(t, list, 1, "the early call ran once, the late one never: %+v", list)
+	require.Equal(t, "early", list[0].Q)
+
+	tr := s.trace(r)
+	var calls []signals.Node
+	for _, n := range tr.Nodes {
+		if n.Kind == signals.KindCall {
+			calls = append(calls, n)
+		}
+	}
+	require.Len(t, calls, 1, "one node for the call both attempts sent")
+	require.True(t, calls[0].Streamed)
+	require.Equal(t, signals.StatusCompleted, calls[0].Status)
+	require.Equal(t, signals.StatusFailed, nodesOf(tr, signals.KindRequest)[0].Status)
+	recordAndReplay(t, r, "stream_calls_timeout")
+}
+
+// A retried attempt that streams a different reply: the call the first
+// attempt sent ran (it cannot be undone), and the reply of the attempt that
+// succeeded settles the step: its own call runs, the early one is noted in
+// the trace and its result is not given to the model.
+func TestRetriedStreamThatDiffersIsSettledByTheReply(t *testing.T) {
+	tool := &arrivals{model: func() *scriptedmodel.Server { return nil }}
+	tools := newToolServer(t, tool.handle)
+	var mu sync.Mutex
+	firstTurns := 0
+	script := func(req openaiRequest) scriptedmodel.Turn {
+		if scriptedmodel.AssistantTurns(req) > 0 {
+			return scriptedmodel.CallTurn("final_output", map[string]any{"done": true})
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		firstTurns++
+		if firstTurns == 1 {
+			cut := scriptedmodel.CallsTurn(scriptedmodel.NewCall("lookup", map[string]any{"q": "first attempt"}))
+			cut.Fault = scriptedmodel.StreamEndsEarly // after its call: the attempt fails
+			return cut
+		}
+		return scriptedmodel.CallsTurn(scriptedmodel.NewCall("lookup", map[string]any{"q": "second attempt"}))
+	}
+	s := newStack(t, streamerYAML(tools.URL, ", retry: { initial_interval: 100ms, max_attempts: 3 }"),
+		map[string]scriptedmodel.Script{"streamer": script})
+	r := s.start(workflows.AgentInput{Agent: "streamer", Task: "look"})
+	res, err := s.result(r)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"done": true}`, string(res.Output))
+
+	list := tool.list()
+	require.Len(t, list, 2, "%+v", list)
+	require.ElementsMatch(t, []string{"first attempt", "second attempt"}, []string{list[0].Q, list[1].Q}, "each ran once")
+
+	var early, kept *signals.Node
+	tr := s.trace(r)
+	for i, n := range tr.Nodes {
+		if n.Kind == signals.KindCall && n.Tool == "lookup" {
+			if strings.Contains(string(n.Args), "first attempt") {
+				early = &tr.Nodes[i]
+			} else {
+				kept = &tr.Nodes[i]
+			}
+		}
+	}
+	require.NotNil(t, early)
+	require.NotNil(t, kept)
+	require.True(t, early.Streamed)
+	require.Contains(t, early.Note, "the reply settles it")
+	require.Contains(t, early.Note, `lookup({"q":"second attempt"})`)
+	require.Empty(t, kept.Note)
+
+	// The model is answered for its own call only.
+	reqs := s.model.Requests()
+	last := reqs[len(reqs)-1]
+	var answers []string
+	for _, m := range last.Messages {
+		if m.Role == "tool" {
+			answers = append(answers, m.Content)
+		}
+	}
+	require.Len(t, answers, 1, "one answer, to the reply's one call: %v", answers)
+	require.Contains(t, answers[0], "second attempt")
+	recordAndReplay(t, r, "stream_calls_superseded")
+}
+
+// SIGKILL the worker while the model streams, after the first call has
+// run: the model request is retried on a new worker once its heartbeat
+// stops, the call the new attempt sends again is the one that ran (not run
+// twice: one Idempotency-Key, one effect), and the rest of the reply runs.
+func TestWorkerKilledMidStreamRunsEachCallOnce(t *testing.T) {
+	var mu sync.Mutex
+	keys := map[string]map[string]bool{} // flight -> Idempotency-Keys seen
+	arrived := make(chan string, 4)
+	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		var args map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&args)
+		flight, _ := args["flight"].(string)
+		mu.Lock()
+		if keys[flight] == nil {
+			keys[flight] = map[string]bool{}
+		}
+		keys[flight][r.Header.Get("Idempotency-Key")] = true
+		mu.Unlock()
+		arrived <- flight
+		writeJSON(w, 200, map[string]string{"booked": flight})
+	})
+	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{"crash": func(req openaiRequest) scriptedmodel.Turn {
+		if scriptedmodel.AssistantTurns(req) == 0 {
+			turn := scriptedmodel.CallsTurn(
+				scriptedmodel.NewCall("book", map[string]any{"flight": "UA1"}),
+				scriptedmodel.NewCall("book", map[string]any{"flight": "UA2"}),
+			)
+			turn.CallDelay = 4 * time.Second // the worker dies in here
+			return turn
+		}
+		return scriptedmodel.CallTurn("final_output", map[string]any{"booked": len(scriptedmodel.LastToolResults(req))})
+	}}, "", scriptedmodel.WithLogf(t.Logf))
+	require.NoError(t, err)
+	defer model.Close()
+
+	cfg := `
+model: { base_url: "` + model.URL() + `", name: crash }
+tools:
+  - { name: book, effect: write, http: { url: "` + tools.URL + `/book", timeout: 3s }, retry: { initial_interval: 200ms } }
+agents:
+  - { name: booker, instructions: Book., tools: [book], stream_calls: true }
+`
+	bins := binaries(t)
+	path := filepath.Join(t.TempDir(), "agents.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
+	queue := fmt.Sprintf("stream-crash-%d", time.Now().UnixNano())
+	first := workerProcess(t, bins, path, queue)
+	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
+		ID: fmt.Sprintf("stream-crash-%d", time.Now().UnixNano()), TaskQueue: queue,
+	}, workflows.WorkflowName, workflows.AgentInput{Agent: "booker", Task: "book both"})
+	require.NoError(t, err)
+
+	select {
+	case f := <-arrived:
+		require.Equal(t, "UA1", f, "the first call runs while the reply streams")
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first call never reached the tool")
+	}
+	require.Equal(t, 1, model.OpenStreams(), "the reply is still streaming")
+	// Let the call's result reach the run, then kill the worker mid-stream.
+	require.Eventually(t, func() bool {
+		for _, n := range traceOf(t, run).Nodes {
+			if n.Kind == signals.KindCall && n.Status == signals.StatusCompleted {
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second, 50*time.Millisecond)
+	require.NoError(t, first.Process.Kill())
+	_ = first.Wait()
+	workerProcess(t, bins, path, queue)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var res workflows.AgentResult
+	require.NoError(t, run.Get(ctx, &res))
+	require.JSONEq(t, `{"booked": 2}`, string(res.Output))
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, keys, 2, "both flights booked: %v", keys)
+	for flight, k := range keys {
+		require.Len(t, k, 1, "%s: one Idempotency-Key, one call", flight)
+	}
+	firsts := 0
+	for _, req := range model.Requests() {
+		if scriptedmodel.AssistantTurns(req) == 0 {
+			require.True(t, req.Stream)
+			firsts++
+		}
+	}
+	require.Equal(t, 2, firsts, "the streamed request was retried on the new worker")
+	var books int
+	for _, n := range traceOf(t, run).Nodes {
+		if n.Kind == signals.KindCall && n.Tool == "book" {
+			books++
+			require.True(t, n.Streamed)
+			require.Empty(t, n.Note)
+			require.Equal(t, signals.StatusCompleted, n.Status)
+		}
+	}
+	require.Equal(t, 2, books, "one node per call")
+}
+
+// traceOf reads a run's trace (one page: these runs are short); an empty
+// trace while the query cannot be answered.
+func traceOf(t *testing.T, run client.WorkflowRun) signals.Trace {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var tr signals.Trace
+	if val, err := devClient.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), signals.QueryTrace); err == nil {
+		_ = val.Get(&tr)
+	}
+	return tr
+}
