@@ -110,10 +110,10 @@ type Agent struct {
 	OutputSchema  map[string]any `yaml:"output_schema" json:"output_schema,omitempty"`
 	Graph         *Graph         `yaml:"graph" json:"graph,omitempty"`
 	Policies      Policies       `yaml:"policies" json:"policies"`
-	// StreamCalls asks the model for a streamed reply (default false). In
-	// this version the model activity assembles the stream into the same
-	// whole reply, so calls still start when the reply ends; a server that
-	// refuses streaming gets a whole-reply request instead.
+	// StreamCalls asks the model for a streamed reply (default false) and
+	// starts each call the model has finished writing while the rest
+	// streams (workflows/stream.go); a server that refuses streaming gets a
+	// whole-reply request instead.
 	StreamCalls bool `yaml:"stream_calls" json:"stream_calls,omitempty"`
 }
 

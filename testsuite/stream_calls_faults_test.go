@@ -242,3 +242,109 @@ func traceOf(t *testing.T, run client.WorkflowRun) signals.Trace {
 	}
 	return tr
 }
+
+// A call whose arguments never become valid JSON is not sent while the
+// reply streams, nor is any call after it (the run must not start a later
+// call before it knows the earlier one): both start from the reply, where
+// the broken one is answered with {call, error} and the other runs.
+func TestStreamedCallWithBrokenArgumentsStopsEarlyStarts(t *testing.T) {
+	var model *scriptedmodel.Server
+	tool := &arrivals{model: func() *scriptedmodel.Server { return model }}
+	tools := newToolServer(t, tool.handle)
+	turn := scriptedmodel.CallsTurn(
+		scriptedmodel.Call{Name: "lookup", Args: `{"q": "broken"`},
+		scriptedmodel.NewCall("lookup", map[string]any{"q": "fine"}),
+	)
+	turn.CallDelay = 500 * time.Millisecond
+	s := newStack(t, streamerYAML(tools.URL, ""), map[string]scriptedmodel.Script{"streamer": scriptedmodel.Sequence(
+		turn, scriptedmodel.CallTurn("final_output", map[string]any{"done": true}),
+	)})
+	model = s.model
+	r := s.start(workflows.AgentInput{Agent: "streamer", Task: "look"})
+	_, err := s.result(r)
+	require.NoError(t, err)
+
+	list := tool.list()
+	require.Len(t, list, 1, "%+v", list)
+	require.Equal(t, "fine", list[0].Q)
+	require.False(t, list[0].Streaming, "nothing starts early after a call that ended broken")
+	var failed int
+	for _, n := range s.trace(r).Nodes {
+		if n.Kind == signals.KindCall && n.Tool == "lookup" {
+			require.False(t, n.Streamed, "%+v", n)
+			if n.Status == signals.StatusFailed {
+				failed++
+				require.Contains(t, n.Error, "not valid JSON")
+			}
+		}
+	}
+	require.Equal(t, 1, failed)
+}
+
+// A person edits an earlier call while a reply streams, after one of its
+// calls has started: the request is abandoned, the running call is waited
+// for (what it did is recorded), the call not yet sent never runs, and the
+// run resumes from the edit and completes.
+func TestEditWhileAReplyStreams(t *testing.T) {
+	var model *scriptedmodel.Server
+	tool := &arrivals{model: func() *scriptedmodel.Server { return model }}
+	tools := newToolServer(t, tool.handle)
+	script := func(req openaiRequest) scriptedmodel.Turn {
+		for _, res := range scriptedmodel.LastToolResults(req) {
+			if strings.Contains(res.Content, "edited") {
+				return scriptedmodel.CallTurn("final_output", map[string]any{"saw": "edited"})
+			}
+		}
+		if scriptedmodel.AssistantTurns(req) == 0 {
+			return scriptedmodel.CallTurn("lookup", map[string]any{"q": "one"})
+		}
+		turn := scriptedmodel.CallsTurn(
+			scriptedmodel.NewCall("lookup", map[string]any{"q": "two"}),
+			scriptedmodel.NewCall("lookup", map[string]any{"q": "three"}),
+		)
+		turn.CallDelay = 3 * time.Second
+		return turn
+	}
+	s := newStack(t, streamerYAML(tools.URL, ""), map[string]scriptedmodel.Script{"streamer": script})
+	model = s.model
+	r := s.start(workflows.AgentInput{Agent: "streamer", Task: "look"})
+
+	var one, two string
+	require.Eventually(t, func() bool {
+		for _, n := range traceOf(t, r).Nodes {
+			switch {
+			case n.Kind != signals.KindCall || n.Status != signals.StatusCompleted:
+			case strings.Contains(string(n.Args), `"one"`):
+				one = n.ID
+			case strings.Contains(string(n.Args), `"two"`):
+				two = n.ID
+			}
+		}
+		return one != "" && two != ""
+	}, 20*time.Second, 50*time.Millisecond, "the second reply's first call ran while it streamed")
+	require.Equal(t, 1, model.OpenStreams())
+	require.NoError(t, s.update(r, signals.Edit, signals.EditRequest{
+		NodeID: one, Output: json.RawMessage(`{"id": "edited"}`), Audit: signals.Audit{By: "gil", Reason: "wrong id"},
+	}))
+	res, err := s.result(r)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"saw": "edited"}`, string(res.Output))
+
+	qs := map[string]int{}
+	for _, a := range tool.list() {
+		qs[a.Q]++
+	}
+	require.Equal(t, map[string]int{"one": 1, "two": 1}, qs, "the call not yet sent never ran")
+	tr := s.trace(r)
+	var abandoned bool
+	for _, n := range tr.Nodes {
+		if n.Kind == signals.KindRequest && strings.Contains(n.Error, "abandoned") {
+			abandoned = true
+		}
+		if n.ID == two {
+			require.True(t, n.Streamed)
+			require.Contains(t, []signals.NodeStatus{signals.StatusCompleted, signals.StatusInvalidated}, n.Status)
+		}
+	}
+	require.True(t, abandoned, "the streaming request was abandoned for the edit")
+}
