@@ -92,7 +92,7 @@ func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequ
 	}
 	var reply *ModelReply
 	if a.config.StreamsCalls(req.Agent) {
-		reply, err = streamedReply(ctx, model, client, capture, request, info.Attempt, a.callSender(ctx, req.StreamTo))
+		reply, err = streamedReply(ctx, model, client, capture, request, info.Attempt, a.callSender(ctx, req.Agent, req.StreamTo))
 	} else {
 		reply, err = wholeReply(ctx, model, client, capture, request, info.Attempt)
 	}

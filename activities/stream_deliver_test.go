@@ -1,10 +1,17 @@
 package activities
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/signals"
 )
 
 func call(i int, id, name, args string) openai.ChatCompletionStreamResponse {
@@ -35,6 +42,12 @@ func TestSendFinishedCalls(t *testing.T) {
 		{"a call without a name waits", []openai.ChatCompletionStreamResponse{
 			call(0, "a", "", `{}`), call(0, "", "na", ``),
 		}, []int{0, 1}},
+		{"final_output and handoff are settled after the step's calls: not sent", []openai.ChatCompletionStreamResponse{
+			call(0, "a", "na", `{}`), call(1, "b", "final_output", `{}`), call(2, "c", "nc", `{}`),
+		}, []int{1, 1, 1}},
+		{"handoff, likewise", []openai.ChatCompletionStreamResponse{
+			call(0, "a", "handoff", `{}`), call(1, "b", "nb", `{}`),
+		}, []int{0, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s streamAssembly
@@ -59,4 +72,65 @@ func TestSendFinishedWithoutSender(t *testing.T) {
 	require.NoError(t, s.add(call(0, "a", "na", `{}`)))
 	s.sendFinished(nil)
 	require.Zero(t, s.sent)
+}
+
+// recordingSignaler is the Temporal client's SignalWorkflow, recorded (and
+// failing every send when fail is set).
+type recordingSignaler struct {
+	mu   sync.Mutex
+	sent []StreamedCall
+	fail bool
+}
+
+func (r *recordingSignaler) SignalWorkflow(_ context.Context, workflowID, runID, name string, arg any) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if workflowID != testWorkflowID || runID != testRunID || name != signals.StreamedCall {
+		return fmt.Errorf("signal %s to %s/%s: not the calling run", name, workflowID, runID)
+	}
+	r.sent = append(r.sent, arg.(StreamedCall))
+	if r.fail {
+		return errors.New("unavailable")
+	}
+	return nil
+}
+
+// The model activity sends its own run each finished call of a streamed
+// reply, in order, under the request node; never past calls_per_reply,
+// never after a send failed, never without a request node to send to.
+func TestStreamedCallsAreSentToTheRun(t *testing.T) {
+	slow := threeCalls
+	slow.CallDelay = 20 * time.Millisecond
+	for _, tc := range []struct {
+		name     string
+		streamTo string
+		perReply int
+		fail     bool
+		want     []int
+	}{
+		{"every call, in order", "n2", 0, false, []int{0, 1, 2}},
+		{"within calls_per_reply", "n2", 2, false, []int{0, 1}},
+		{"none after a failed send", "n2", 0, true, []int{0}},
+		{"none without a request node", "", 0, false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newModelFixture(t, always(slow))
+			agent := f.streamingAgent("m")
+			f.acts.config.Agents[len(f.acts.config.Agents)-1].Policies.Limits.CallsPerReply = tc.perReply
+			sig := &recordingSignaler{fail: tc.fail}
+			f.acts.signaler = sig
+			req := firstRequest(agent)
+			req.StreamTo = tc.streamTo
+			reply, err := f.call(req)
+			require.NoError(t, err, "a call that could not be sent does not fail the reply")
+			require.Len(t, reply.ToolCalls, 3)
+			var got []int
+			for _, sc := range sig.sent {
+				require.Equal(t, tc.streamTo, sc.Request)
+				require.Equal(t, reply.ToolCalls[sc.Index], sc.Call, "the call sent is the reply's")
+				got = append(got, sc.Index)
+			}
+			require.Equal(t, tc.want, got)
+		})
+	}
 }

@@ -156,6 +156,18 @@ func (f *File) StreamsCalls(agent string) bool {
 	return false
 }
 
+// CallsPerReply is agent's calls_per_reply as the worker's config has it
+// now (the default for an unknown agent): the model activity sends no more
+// streamed calls than a run would take.
+func (f *File) CallsPerReply(agent string) int {
+	for i := range f.Agents {
+		if f.Agents[i].Name == agent {
+			return f.Agents[i].Policies.Limits.PerReply()
+		}
+	}
+	return DefaultCallsPerReply
+}
+
 // Tool finds a tool of the file by name: the tool activity looks its
 // address up here at call time.
 func (f *File) Tool(name string) (Tool, bool) {

@@ -17,6 +17,14 @@ const (
 	QueryRun = "unstuck.run"
 )
 
+// Tool names the engine reserves and adds to every agent (handoff only to
+// agents that can hand over): the model ends a task with final_output and
+// hands it over with handoff.
+const (
+	FinalOutputTool = "final_output"
+	HandoffTool     = "handoff"
+)
+
 // StreamedCall is the signal the model activity of an agent with
 // stream_calls sends its own run for each tool call the model has finished
 // writing while the rest of the reply still streams, so the call can start

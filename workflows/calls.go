@@ -17,8 +17,8 @@ import (
 
 // Reserved tool names the engine adds to every agent.
 const (
-	FinalOutputTool = "final_output"
-	HandoffTool     = "handoff"
+	FinalOutputTool = signals.FinalOutputTool
+	HandoffTool     = signals.HandoffTool
 )
 
 // OutputPathArg is the optional argument every tool gains: where in the
