@@ -34,7 +34,7 @@ import (
 var tools *toolServer
 
 // toolServer answers every POST with {"tool", "got": <the arguments>} (but
-// /bytes, see writeBytesResult) and counts the hits per tool (the URL path).
+// /bytes, see writeBytesResult, and /slowlookup, see writeSlowLookup) and counts the hits per tool (the URL path).
 type toolServer struct {
 	*httptest.Server
 	mu   sync.Mutex
@@ -53,8 +53,12 @@ func startToolServer() *toolServer {
 		t.hits[name]++
 		t.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
-		if name == "bytes" { // the handoff benchmarks' results of a given size
+		switch name {
+		case "bytes": // the handoff benchmarks' results of a given size
 			writeBytesResult(w, body)
+			return
+		case "slowlookup": // the streamed-calls benchmark's timed calls
+			writeSlowLookup(w, body)
 			return
 		}
 		fmt.Fprintf(w, `{"tool": %q, "got": %s}`, name, body)

@@ -42,9 +42,9 @@ func handoffTools(url string) string {
 }
 
 // handoffAgents: hsrc may hand over to hdst only; both are in every
-// handoff's registry with the benchmarks' other agents (bench, editbench),
-// so ReadRegistry counts the load of four agents, as a small deployment's
-// registry would.
+// handoff's registry with the benchmarks' other agents (bench, editbench,
+// streamed, whole), so ReadRegistry counts the load of six agents, as a
+// small deployment's registry would.
 const handoffAgents = `  - { name: hsrc, description: Takes the task first., capabilities: [intake], instructions: Benchmark., model: { name: ` + handoffSourceModel + ` }, tools: [noop, bytes], handoffs: [hdst], policies: { max_steps: 2000 } }
   - { name: hdst, description: Finishes what is handed over., capabilities: [finishing], instructions: Benchmark., model: { name: ` + handoffTargetModel + ` }, tools: [noop], policies: { max_steps: 2000 } }`
 

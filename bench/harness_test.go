@@ -66,6 +66,7 @@ func runMain(m *testing.M) int {
 	}
 	model, err = scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{
 		"bench": benchScript, handoffSourceModel: handoffSource, handoffTargetModel: handoffTarget,
+		streamModel: streamScript,
 	}, "", scriptedmodel.WithLogf(func(string, ...any) {}))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -79,12 +80,13 @@ model: { base_url: %q, name: bench }
 tools:
   - { name: noop, builtin: noop, parameters: { type: object } }
   - { name: sleep, builtin: sleep, parameters: { type: object, properties: { ms: { type: integer } } } }
-%s%s
+%s%s%s
 agents:
   - { name: bench, instructions: Benchmark., tools: [noop, sleep], policies: { max_steps: 2000 } }
 %s
 %s
-`, model.URL(), editTools(tools.URL), handoffTools(tools.URL), editAgent, handoffAgents)), config.Options{KnownBuiltin: builtin.Known})
+%s
+`, model.URL(), editTools(tools.URL), handoffTools(tools.URL), streamTools(tools.URL), editAgent, handoffAgents, streamAgents)), config.Options{KnownBuiltin: builtin.Known})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
