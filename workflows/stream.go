@@ -24,8 +24,8 @@ import (
 // The rest start when the reply ends.
 //
 // The activity's result, the whole reply, stays the source of truth: a call
-// taken early that the reply asks for in the same way (id, tool, arguments)
-// is that call of the step and never runs again; one the reply does not ask
+// taken early that the reply asks for in the same way (tool and arguments
+// at the same index) is that call of the step and never runs again; one the reply does not ask
 // for (a retried attempt that streamed differently) is settled by the
 // reply: it keeps its node, with a note, and its result is not given to the
 // model, and the reply's own call runs in its place.
@@ -104,6 +104,9 @@ func (r *runner) takeStreamed(ctx workflow.Context, s *streaming, raw converter.
 	if !s.open || sc.Request != s.reqID || sc.Index != len(s.calls) {
 		return // not the next call of the request in flight
 	}
+	if sc.Index >= r.run.Spec.Agent.Policies.Limits.PerReply() {
+		return // past calls_per_reply: the reply answers it without running it
+	}
 	if sc.Call.ID == "" || sc.Call.Name == "" {
 		return
 	}
@@ -116,7 +119,7 @@ func (r *runner) takeStreamed(ctx workflow.Context, s *streaming, raw converter.
 	}, ModelCallID: sc.Call.ID, Step: r.run.Step})
 	c := r.prepareCall(ctx, node.ID, sc.Call)
 	s.calls = append(s.calls, &streamedCall{call: sc.Call, step: c})
-	if c.done || c.final || c.handoff != nil || len(c.reads) > 0 || sc.Index >= r.run.Spec.Agent.Policies.Limits.PerReply() {
+	if c.done || c.final || c.handoff != nil || len(c.reads) > 0 {
 		return // settled already, or starts when the reply ends
 	}
 	c.started = true
