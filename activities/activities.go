@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/internal/mcptools"
 )
 
 // Querier is the part of the Temporal client the model activity uses to
@@ -33,9 +34,11 @@ type Activities struct {
 	describer Describer
 	// signaler, when the client has it, sends streamed calls (stream_calls).
 	signaler Signaler
-	http     *http.Client
-	getenv   func(string) (string, bool)
-	convos   *conversationCache
+	// mcp is the worker's MCP connections, shared by its runs.
+	mcp    MCPConnections
+	http   *http.Client
+	getenv func(string) (string, bool)
+	convos *conversationCache
 	// breakers are the tools' breakers of this worker, shared by its runs.
 	breakers *workerBreakers
 	// tracer opens the model and tool spans (spans.go); nil: the global one.
@@ -59,6 +62,7 @@ func New(cfg *config.File, querier Querier) *Activities {
 		convos:   newConversationCache(1024),
 		breakers: newWorkerBreakers(cfg),
 	}
+	a.mcp = mcptools.NewPool(mcpServers(cfg), func(k string) (string, bool) { return a.getenv(k) })
 	a.history, _ = querier.(HistoryReader)
 	a.describer, _ = querier.(Describer)
 	a.signaler, _ = querier.(Signaler)

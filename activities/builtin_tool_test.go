@@ -103,7 +103,7 @@ func TestUnknownBuiltinIsFatal(t *testing.T) {
 func TestToolWithNeitherHTTPNorBuiltinIsFatal(t *testing.T) {
 	_, err := runTool(t, toolCase{CallID: "n1", Tool: config.Tool{Name: "nothing"}, Args: json.RawMessage(`{}`)})
 	ae := requireClass(t, err, "fatal", false)
-	require.Contains(t, ae.Error(), "tool nothing has neither http nor builtin")
+	require.Contains(t, ae.Error(), "tool nothing has neither http, builtin nor mcp")
 }
 
 // The size limit holds for built-ins too.

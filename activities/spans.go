@@ -69,6 +69,9 @@ func (a *Activities) startToolSpan(ctx context.Context, r ToolRequest) (context.
 			kind = "http"
 		}
 	}
+	if r.Tool.MCP != nil {
+		kind = "mcp"
+	}
 	return a.tracerOf().Start(ctx, "execute_tool "+r.Tool.Name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
 		semconv.GenAIOperationNameExecuteTool,
 		semconv.GenAIToolName(r.Tool.Name),

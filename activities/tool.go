@@ -47,6 +47,12 @@ type ToolRequest struct {
 // the whole tool) still decode: only the name is read.
 type ToolRef struct {
 	Name string `json:"name"`
+	// MCP, for a tool of an MCP server, names the server and the tool
+	// there (never where the server is), and Effect is the tool's effect
+	// (which its idempotency key depends on): the worker's config has no
+	// entry for a tool an agent reaches by server/* or server/tool.
+	MCP    *config.MCPTool `json:"mcp,omitempty"`
+	Effect string          `json:"effect,omitempty"`
 }
 
 // toolCall is a request with its tool looked up in the worker's config.
@@ -72,10 +78,17 @@ func (a *Activities) RunTool(ctx context.Context, r ToolRequest) (json.RawMessag
 func (a *Activities) runTool(ctx context.Context, r ToolRequest) (json.RawMessage, error) {
 	wfID := activity.GetInfo(ctx).WorkflowExecution.ID
 	tool, ok := a.config.Tool(r.Tool.Name)
-	if !ok {
+	switch {
+	case r.Tool.MCP != nil:
+		var err error
+		if tool, err = a.mcpTool(r); err != nil {
+			return nil, err
+		}
+	case !ok:
 		return nil, classed(policies.Fatal, fmt.Sprintf("tool %s is not in this worker's config (removed or renamed since the run started)", r.Tool.Name), 0)
-	}
-	if r.Agent != "" && !a.agentMayCall(r.Agent, r.Tool.Name) {
+	case tool.MCP != nil:
+		return nil, classed(policies.Fatal, fmt.Sprintf("tool %s is a tool of MCP server %s, but the request does not say so", r.Tool.Name, tool.MCP.Server), 0)
+	case r.Agent != "" && !a.agentMayCall(r.Agent, r.Tool.Name):
 		return nil, classed(policies.Fatal, fmt.Sprintf("tool %s is not one of agent %s's tools (or their fallbacks) in this worker's config", r.Tool.Name, r.Agent), 0)
 	}
 	req := toolCall{CallID: r.CallID, Tool: tool, Args: r.Args}
@@ -101,8 +114,10 @@ func (a *Activities) callTool(ctx context.Context, wfID, key string, req toolCal
 		result, err = a.runHTTP(ctx, wfID, key, req)
 	case req.Tool.Builtin != "":
 		result, err = runBuiltin(ctx, wfID, key, req)
+	case req.Tool.MCP != nil:
+		result, err = a.runMCP(ctx, key, req)
 	default:
-		return nil, classed(policies.Fatal, fmt.Sprintf("tool %s has neither http nor builtin", req.Tool.Name), 0)
+		return nil, classed(policies.Fatal, fmt.Sprintf("tool %s has neither http, builtin nor mcp", req.Tool.Name), 0)
 	}
 	if err != nil {
 		return nil, err

@@ -66,7 +66,7 @@ func runMain(m *testing.M) int {
 	}
 	model, err = scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{
 		"bench": benchScript, handoffSourceModel: handoffSource, handoffTargetModel: handoffTarget,
-		streamModel: streamScript,
+		streamModel: streamScript, mcpModel: mcpScript,
 	}, "", scriptedmodel.WithLogf(func(string, ...any) {}))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -75,18 +75,32 @@ func runMain(m *testing.M) int {
 	defer model.Close()
 	tools = startToolServer()
 	defer tools.Close()
+	binDir, err := os.MkdirTemp("", "unstuck-bench-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	defer func() { _ = os.RemoveAll(binDir) }()
+	if err := startMCPDoubles(binDir); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	defer mcpBench.web.Close()
 	cfg, err = config.Parse("bench.yaml", []byte(fmt.Sprintf(`
 model: { base_url: %q, name: bench }
+%s
 tools:
   - { name: noop, builtin: noop, parameters: { type: object } }
   - { name: sleep, builtin: sleep, parameters: { type: object, properties: { ms: { type: integer } } } }
-%s%s%s
+%s%s%s%s
 agents:
   - { name: bench, instructions: Benchmark., tools: [noop, sleep], policies: { max_steps: 2000 } }
 %s
 %s
 %s
-`, model.URL(), editTools(tools.URL), handoffTools(tools.URL), streamTools(tools.URL), editAgent, handoffAgents, streamAgents)), config.Options{KnownBuiltin: builtin.Known})
+%s
+`, model.URL(), mcpServersYAML(), editTools(tools.URL), handoffTools(tools.URL), streamTools(tools.URL), mcpTools(tools.URL),
+		editAgent, handoffAgents, streamAgents, mcpAgents)), config.Options{KnownBuiltin: builtin.Known})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1

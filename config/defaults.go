@@ -71,7 +71,11 @@ func setDefault[T comparable](v *T, def T, p path, fill func(path) bool) {
 }
 
 func (t *Tool) setDefaults(p path, fill func(path) bool) {
-	setDefault(&t.Effect, EffectRead, p.key("effect"), fill)
+	if t.MCP == nil {
+		// An MCP tool's effect, unless written, comes from the tool's
+		// annotations when its server lists it (mcp.go).
+		setDefault(&t.Effect, EffectRead, p.key("effect"), fill)
+	}
 	setDefault(&t.Approval, ApprovalNever, p.key("approval"), fill)
 	setDefault(&t.Reexecute, ReexecuteReuse, p.key("reexecute"), fill)
 	if t.HTTP != nil {

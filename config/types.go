@@ -10,6 +10,9 @@ type File struct {
 	Model  Model   `yaml:"model" json:"model"`
 	Tools  []Tool  `yaml:"tools" json:"tools"`
 	Agents []Agent `yaml:"agents" json:"agents"`
+	// MCPServers are the Model Context Protocol servers whose tools agents
+	// may name as server/tool or server/* (mcp.go).
+	MCPServers []MCPServer `yaml:"mcp_servers" json:"mcp_servers,omitempty"`
 }
 
 // Model names an OpenAI-compatible chat-completions endpoint. The API key
@@ -44,11 +47,15 @@ type Tool struct {
 	Parameters  map[string]any `yaml:"parameters" json:"parameters,omitempty"`
 	HTTP        *HTTPTool      `yaml:"http" json:"http,omitempty"`
 	Builtin     string         `yaml:"builtin" json:"builtin,omitempty"`
-	Effect      string         `yaml:"effect" json:"effect,omitempty"`       // read (default), idempotent, write
-	Approval    string         `yaml:"approval" json:"approval,omitempty"`   // never (default), always
-	Reexecute   string         `yaml:"reexecute" json:"reexecute,omitempty"` // reuse (default), ask
-	Retry       *Retry         `yaml:"retry" json:"retry,omitempty"`
-	Fallback    string         `yaml:"fallback" json:"fallback,omitempty"`
+	// MCP: a tool of an MCP server. In the file it names one to give it a
+	// name and overrides (effect, approval, retry, fallback, errors); a
+	// run's tools carry it for every MCP tool the agent may call.
+	MCP       *MCPTool `yaml:"mcp" json:"mcp,omitempty"`
+	Effect    string   `yaml:"effect" json:"effect,omitempty"`       // read (default), idempotent, write
+	Approval  string   `yaml:"approval" json:"approval,omitempty"`   // never (default), always
+	Reexecute string   `yaml:"reexecute" json:"reexecute,omitempty"` // reuse (default), ask
+	Retry     *Retry   `yaml:"retry" json:"retry,omitempty"`
+	Fallback  string   `yaml:"fallback" json:"fallback,omitempty"`
 	// Provider names who runs the tool (a service, an account), optional: a
 	// fatal error (credentials, permissions) is not escaped by a fallback
 	// of the same provider, only by one that names another.
@@ -236,4 +243,31 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	}
 	*d = Duration(v)
 	return nil
+}
+
+// MCPServer is a Model Context Protocol server the worker connects to:
+// a program it starts (command, over stdio) or a streamable HTTP endpoint
+// (url). Only the names of environment variables are written here, for
+// the program's environment (env) and inside header values (${VAR}), so
+// no secret is in the config a run keeps.
+type MCPServer struct {
+	Name    string            `yaml:"name" json:"name"`
+	Command string            `yaml:"command" json:"command,omitempty"`
+	Args    []string          `yaml:"args" json:"args,omitempty"`
+	Env     []string          `yaml:"env" json:"env,omitempty"`
+	URL     string            `yaml:"url" json:"url,omitempty"`
+	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`
+	// Timeout bounds one call, connecting and listing (default 30s).
+	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
+}
+
+// MCPTool is a tool of an MCP server: which server and the tool's name
+// there. SchemaError, set at run start, says the server's input schema
+// could not be compiled: the run keeps the tool (with an object schema)
+// and each call of it is refused with this error, never sent.
+type MCPTool struct {
+	Server      string   `yaml:"server" json:"server"`
+	Tool        string   `yaml:"tool" json:"tool"`
+	Timeout     Duration `yaml:"timeout" json:"timeout,omitempty"`
+	SchemaError string   `yaml:"-" json:"schema_error,omitempty"`
 }

@@ -19,6 +19,7 @@ func (f *File) Validate(opts Options) error { return f.validate("", nil, opts) }
 // *Error, joined. It runs after defaults, so it sees what a run would see.
 func (f *File) validate(file string, doc *yaml.Node, opts Options) error {
 	c := &checker{file: file, doc: doc, opts: opts}
+	c.servers = c.mcpServers(f.MCPServers)
 	tools := c.tools(f.Tools)
 	c.models(f)
 	c.agents(f.Agents, tools)
@@ -31,6 +32,8 @@ type checker struct {
 	doc  *yaml.Node
 	opts Options
 	errs []error
+	// servers are the MCP servers' names (name → index).
+	servers map[string]int
 }
 
 // add records a problem at p, on p's line.

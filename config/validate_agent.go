@@ -39,6 +39,13 @@ func (c *checker) agent(p path, a *Agent, tools, agents map[string]int) {
 		c.add(p.key("max_concurrent"), "must be at least 0 (0: no limit), got %d", a.MaxConcurrent)
 	}
 	for j, t := range a.Tools {
+		if server, tool, ok := ParseMCPRef(t); ok {
+			c.mcpRef(p.key("tools").idx(j), server, tool)
+			if slices.Index(a.Tools, t) < j {
+				c.add(p.key("tools").idx(j), "tool %q is listed twice", t)
+			}
+			continue
+		}
 		if _, ok := tools[t]; !ok {
 			c.add(p.key("tools").idx(j), "unknown tool %q (known: %s)", t, known(tools))
 		} else if slices.Index(a.Tools, t) < j {

@@ -87,9 +87,9 @@ func TestValidateTools(t *testing.T) {
 		{"http and builtin", withTool(
 			"  - name: a",
 			"    builtin: echo",
-			"    http: {url: http://t/a}"), 3, "tools[0]", "set http or builtin, not both"},
+			"    http: {url: http://t/a}"), 3, "tools[0]", "set one of http, builtin or mcp, not several"},
 		{"neither http nor builtin", withTool(
-			"  - name: a"), 3, "tools[0]", "missing http or builtin"},
+			"  - name: a"), 3, "tools[0]", "missing http, builtin or mcp"},
 		{"unknown builtin", withTool(
 			"  - name: a",
 			"    builtin: ech"), 4, "tools[0].builtin", `unknown builtin "ech"`},

@@ -62,11 +62,19 @@ func (c *checker) fallbackCycles(ts []Tool, names map[string]int) {
 }
 
 func (c *checker) tool(p path, t *Tool, names map[string]int) {
+	reached := 0
+	for _, set := range []bool{t.HTTP != nil, t.Builtin != "", t.MCP != nil} {
+		if set {
+			reached++
+		}
+	}
 	switch {
-	case t.HTTP != nil && t.Builtin != "":
-		c.add(p, "set http or builtin, not both")
-	case t.HTTP == nil && t.Builtin == "":
-		c.add(p, "missing http or builtin: say how the tool is reached")
+	case reached > 1:
+		c.add(p, "set one of http, builtin or mcp, not several")
+	case reached == 0:
+		c.add(p, "missing http, builtin or mcp: say how the tool is reached")
+	case t.MCP != nil:
+		c.mcpTool(p, t)
 	case t.HTTP != nil:
 		c.httpTool(p.key("http"), t.HTTP)
 	case c.opts.KnownBuiltin == nil:
@@ -74,7 +82,9 @@ func (c *checker) tool(p path, t *Tool, names map[string]int) {
 	case !c.opts.KnownBuiltin(t.Builtin):
 		c.add(p.key("builtin"), "unknown builtin %q", t.Builtin)
 	}
-	c.oneOf(p.key("effect"), "effect", t.Effect, effects)
+	if t.MCP == nil || t.Effect != "" {
+		c.oneOf(p.key("effect"), "effect", t.Effect, effects)
+	}
 	c.oneOf(p.key("approval"), "approval", t.Approval, approvals)
 	c.oneOf(p.key("reexecute"), "reexecute", t.Reexecute, reexecutes)
 	if t.Retry != nil {

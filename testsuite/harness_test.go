@@ -246,8 +246,9 @@ var (
 	buildErr  error
 )
 
-// binaries builds bin/unstuck-worker and bin/unstuck once, into a temp
-// dir, so process-level tests use exactly this tree's code.
+// binaries builds bin/unstuck-worker, bin/unstuck and the MCP server test
+// double once, into a temp dir, so process-level tests use exactly this
+// tree's code.
 func binaries(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -255,7 +256,8 @@ func binaries(t *testing.T) string {
 		if buildErr != nil {
 			return
 		}
-		for name, pkg := range map[string]string{"unstuck-worker": "./worker", "unstuck": "./starter"} {
+		for name, pkg := range map[string]string{"unstuck-worker": "./worker", "unstuck": "./starter",
+			"unstuck-mcp-double": "./internal/testdouble/mcpserver/cmd/unstuck-mcp-double"} {
 			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, name), pkg)
 			cmd.Dir = repoRoot
 			if out, err := cmd.CombinedOutput(); err != nil {

@@ -76,6 +76,9 @@ func toolOptions(t config.Tool) workflow.ActivityOptions {
 	if t.HTTP != nil && t.HTTP.Timeout > 0 {
 		timeout = t.HTTP.Timeout.D()
 	}
+	if t.MCP != nil && t.MCP.Timeout > 0 {
+		timeout = t.MCP.Timeout.D()
+	}
 	nonRetryable := append(append([]string{}, policies.NonRetryableClasses...), activities.ResultTooLargeError)
 	spec := policies.Retry(t.Retry, policies.DefaultToolRetry, nonRetryable...)
 	startToClose := timeout + 5*time.Second

@@ -71,8 +71,14 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt 
 	// The chain's first run id keeps the idempotency keys of a new run that
 	// reuses the workflow id (node ids start again at n1) apart from the
 	// earlier run's; it is the same across continue-as-new.
+	ref := activities.ToolRef{Name: tool.Name}
+	if tool.MCP != nil {
+		// Only runs with MCP tools name them (none was recorded before
+		// they existed), so the requests of every other run are as before.
+		ref.MCP, ref.Effect = tool.MCP, tool.Effect
+	}
 	return workflow.ExecuteActivity(actx, acts.RunTool, activities.ToolRequest{
-		CallID: callID, Tool: activities.ToolRef{Name: tool.Name}, Args: args, Chain: r.keyChain(ctx), Agent: r.run.Spec.Agent.Name,
+		CallID: callID, Tool: ref, Args: args, Chain: r.keyChain(ctx), Agent: r.run.Spec.Agent.Name,
 	})
 }
 

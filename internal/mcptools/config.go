@@ -39,4 +39,8 @@ type Tool struct {
 	Name        string
 	Description string
 	InputSchema map[string]any
+	// ReadOnly and Idempotent are the tool's annotations (readOnlyHint,
+	// idempotentHint): hints of its effect on the world.
+	ReadOnly   bool
+	Idempotent bool
 }

@@ -128,6 +128,9 @@ func (p *Pool) server(name string) (*server, error) {
 
 func toTool(t *mcp.Tool) (Tool, error) {
 	tool := Tool{Name: t.Name, Description: t.Description}
+	if a := t.Annotations; a != nil {
+		tool.ReadOnly, tool.Idempotent = a.ReadOnlyHint, a.IdempotentHint
+	}
 	if t.InputSchema == nil {
 		return tool, nil
 	}
