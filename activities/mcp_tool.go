@@ -20,6 +20,18 @@ type MCPConnections interface {
 	Call(ctx context.Context, server, tool string, args json.RawMessage, idempotencyKey string) (json.RawMessage, error)
 }
 
+// redactMCP shows the MCP servers' URLs in text without their query or
+// user info, as an HTTP tool's errors show its URL: the text goes to the
+// run's history, and a token may ride in a URL.
+func (a *Activities) redactMCP(text string) string {
+	for _, s := range a.config.MCPServers {
+		if s.URL != "" {
+			text = strings.ReplaceAll(text, s.URL, safeURL(s.URL))
+		}
+	}
+	return text
+}
+
 // jsonRPCInvalidParams is JSON-RPC's error code for invalid params.
 const jsonRPCInvalidParams = -32602
 
@@ -130,7 +142,7 @@ func (a *Activities) runMCP(ctx context.Context, key string, req toolCall) (json
 	if err == nil {
 		return result, nil
 	}
-	msg := fmt.Sprintf("tool %s: %v", req.Tool.Name, err)
+	msg := a.redactMCP(fmt.Sprintf("tool %s: %v", req.Tool.Name, err))
 	var unavailable *mcptools.UnavailableError
 	var protocol *mcptools.ProtocolError
 	var toolErr *mcptools.ToolError
@@ -146,7 +158,7 @@ func (a *Activities) runMCP(ctx context.Context, key string, req toolCall) (json
 			class = policies.InvalidArgs
 		}
 	case errors.As(err, &toolErr):
-		msg = fmt.Sprintf("tool %s: %s", req.Tool.Name, toolErr.Text)
+		msg = a.redactMCP(fmt.Sprintf("tool %s: %s", req.Tool.Name, toolErr.Text))
 	case ctx.Err() != nil:
 		class = policies.Transient
 	}

@@ -33,11 +33,12 @@ func (a *Activities) ResolveAgent(ctx context.Context, name string) (*config.Res
 		// The MCP tools as their servers list them now: kept with the
 		// run, so replay and continue-as-new never ask a server again.
 		if err := r.ExpandMCP(a.config, a.listMCP(ctx)); err != nil {
+			msg := a.redactMCP(err.Error())
 			var unavailable *mcptools.UnavailableError
 			if errors.As(err, &unavailable) {
-				return nil, temporal.NewApplicationError(err.Error(), MCPUnavailableError) // retried
+				return nil, temporal.NewApplicationError(msg, MCPUnavailableError) // retried
 			}
-			return nil, temporal.NewNonRetryableApplicationError(err.Error(), UnknownAgentError, nil)
+			return nil, temporal.NewNonRetryableApplicationError(msg, UnknownAgentError, nil)
 		}
 	}
 	// Names only: the endpoints stay in the worker's config.
