@@ -39,9 +39,12 @@ func (c *cli) client(ctx context.Context) (client.Client, error) {
 	opts.HostPort = c.address
 	opts.Namespace = c.namespace
 	opts.Logger = app.QuietLogger()
-	// A run started here carries the trace context into the workflow.
-	opts, err := telemetry.WithTracing(opts)
+	opts, err := app.WithSecurity(opts, nil)
 	if err != nil {
+		return nil, err
+	}
+	// A run started here carries the trace context into the workflow.
+	if opts, err = telemetry.WithTracing(opts); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, dialTimeout)

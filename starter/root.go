@@ -22,6 +22,9 @@ plain temporal CLI, and each command's help shows how.
 
 The server comes from --address / TEMPORAL_ADDRESS (default 127.0.0.1:7233),
 the namespace from --namespace / TEMPORAL_NAMESPACE (default "default").
+For a managed Temporal service or a cluster with TLS: TEMPORAL_API_KEY, or
+TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY (mTLS), with TEMPORAL_TLS_CA and
+TEMPORAL_TLS_SERVER_NAME when needed.
 
 Exit codes: 0 ok, 1 error, 2 usage error, 3 the agent stopped itself.`,
 		Example: `  # start the dev server, the worker and a demo run

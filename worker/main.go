@@ -31,6 +31,9 @@ Runs the unstuck worker: AgentWorkflow and its model and tool activities.
 Environment:
   TEMPORAL_ADDRESS    Temporal frontend (default %s)
   TEMPORAL_NAMESPACE  namespace (default %s)
+  TEMPORAL_API_KEY    API key of a managed Temporal service (turns TLS on)
+  TEMPORAL_TLS_CERT, TEMPORAL_TLS_KEY, TEMPORAL_TLS_CA, TEMPORAL_TLS_SERVER_NAME
+                      mTLS client certificate and key, server CA, server name (PEM files)
   OPENAI_BASE_URL     overrides the config's model base_url
   OPENAI_API_KEY      overrides the config's api_key_env
   OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
@@ -58,7 +61,10 @@ Flags:
 		return fmt.Errorf("config refused:\n%w", err)
 	}
 
-	opts := app.ClientOptions()
+	opts, err := app.WithSecurity(app.ClientOptions(), nil)
+	if err != nil {
+		return err
+	}
 	opts.Logger = app.QuietLogger()
 	// Bound before the worker starts, so an address in use stops it here.
 	if *metricsListen != "" {
