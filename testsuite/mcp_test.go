@@ -114,6 +114,7 @@ agents:
 	for _, n := range s.trace(r).Nodes {
 		if n.Kind == signals.KindCall {
 			byTool[n.Tool] = n
+			t.Logf("%s %-12s %-9s args=%s output=%s error=%q", n.ID, n.Tool, n.Status, n.Args, n.Output, n.Error)
 		}
 	}
 	require.Equal(t, signals.StatusCompleted, byTool["local__echo"].Status)
