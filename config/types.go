@@ -13,6 +13,9 @@ type File struct {
 	// MCPServers are the Model Context Protocol servers whose tools agents
 	// may name as server/tool or server/* (mcp.go).
 	MCPServers []MCPServer `yaml:"mcp_servers" json:"mcp_servers,omitempty"`
+	// Worker tunes the worker process that runs this file (worker.go); the
+	// flags of unstuck-worker win over it.
+	Worker WorkerTuning `yaml:"worker" json:"worker,omitzero"`
 }
 
 // Model names an OpenAI-compatible chat-completions endpoint. The API key
@@ -67,6 +70,13 @@ type Tool struct {
 	// VolatileField.
 	Volatile []string    `yaml:"volatile" json:"volatile,omitempty"`
 	Errors   []ErrorRule `yaml:"errors" json:"errors,omitempty"`
+	// MaxConcurrent: at most this many calls of the tool run at once on one
+	// worker process; the rest wait on the tool's task queue (0: no bound).
+	MaxConcurrent int `yaml:"max_concurrent" json:"max_concurrent,omitempty"`
+	// Rate: at most this many calls start per second, minute or hour
+	// ("50/s", "0.5/s", "100/m"), over every worker of the task queue
+	// ("": no bound). See tool_limits.go.
+	Rate string `yaml:"rate" json:"rate,omitempty"`
 }
 
 // HTTPTool is how an HTTP tool is reached.

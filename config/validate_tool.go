@@ -101,6 +101,7 @@ func (c *checker) tool(p path, t *Tool, names map[string]int) {
 		c.add(p.key("provider"), "invalid provider %q: use 1 to 64 letters, digits, _, -, . or /", t.Provider)
 	}
 	c.volatile(p.key("volatile"), t.Volatile)
+	c.toolLimits(p, t)
 	for j, r := range t.Errors {
 		c.errorRule(p.key("errors").idx(j), r)
 	}

@@ -125,9 +125,10 @@ func newStack(t *testing.T, yaml string, scripts map[string]scriptedmodel.Script
 
 	s := &stack{t: t, model: model, client: devClient, cfg: cfg,
 		queue: fmt.Sprintf("test-%d-%d", time.Now().UnixNano(), queueSeq.Add(1))}
-	w := app.NewWorker(devClient, cfg, s.queue, worker.Options{})
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	ws, err := app.NewWorkers(devClient, cfg, s.queue, worker.Options{})
+	require.NoError(t, err)
+	require.NoError(t, ws.Start())
+	t.Cleanup(ws.Stop)
 	return s
 }
 

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/telemetry"
 	"github.com/unstuck-dev/unstuck/workflows"
@@ -24,9 +25,16 @@ func main() {
 func run() error {
 	fs := flag.NewFlagSet("unstuck-worker", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), `Usage: unstuck-worker --config agents.yaml [--task-queue agents] [--metrics-listen ADDR]
+		fmt.Fprintf(fs.Output(), `Usage: unstuck-worker --config agents.yaml [--task-queue agents] [--metrics-listen ADDR] [tuning flags]
 
 Runs the unstuck worker: AgentWorkflow and its model and tool activities.
+A tool with max_concurrent or rate is served on its own task queue,
+<task-queue>/tool/<tool name>, by a worker of this process with those limits.
+
+The tuning flags (--max-concurrent-workflow-tasks, --max-concurrent-activities,
+--workflow-pollers, --activity-pollers, --sticky-cache-size) override the
+config's worker: block; each must be at least 1. Their defaults are the
+Temporal SDK's.
 
 Environment:
   TEMPORAL_ADDRESS    Temporal frontend (default %s)
@@ -46,10 +54,15 @@ Flags:
 	configPath := fs.String("config", "", "agent config file (YAML, see CONTRACT.md)")
 	taskQueue := fs.String("task-queue", workflows.TaskQueue, "task queue to poll")
 	metricsListen := fs.String("metrics-listen", "", "serve Prometheus metrics on this address at /metrics, e.g. 127.0.0.1:9090 (default: off)")
+	tuning := addTuningFlags(fs)
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		if err == flag.ErrHelp {
 			return nil
 		}
+		return err
+	}
+	// Checked before the config, so a bad flag is named on its own.
+	if err := tuning.apply(fs, &config.WorkerTuning{}); err != nil {
 		return err
 	}
 	if *configPath == "" {
@@ -60,6 +73,10 @@ Flags:
 	if err != nil {
 		return fmt.Errorf("config refused:\n%w", err)
 	}
+	if err := tuning.apply(fs, &cfg.Worker); err != nil {
+		return err
+	}
+	app.ApplyStickyCacheSize(cfg.Worker)
 
 	opts, err := app.WithSecurity(app.ClientOptions(), nil)
 	if err != nil {
@@ -91,8 +108,16 @@ Flags:
 	if err := app.EnsureSearchAttributes(context.Background(), c, opts.Namespace); err != nil {
 		return err
 	}
-	w := app.NewWorker(c, cfg, *taskQueue, worker.Options{})
-	fmt.Fprintf(os.Stderr, "unstuck-worker: %d agents, %d tools from %s; polling task queue %q on %s (namespace %s)\n",
-		len(cfg.Agents), len(cfg.Tools), *configPath, *taskQueue, opts.HostPort, opts.Namespace)
-	return w.Run(worker.InterruptCh())
+	ws, err := app.NewWorkers(c, cfg, *taskQueue, worker.Options{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "unstuck-worker: %d agents, %d tools from %s; polling task queue %q on %s (namespace %s); %s\n",
+		len(cfg.Agents), len(cfg.Tools), *configPath, *taskQueue, opts.HostPort, opts.Namespace, describeTuning(&cfg.Worker))
+	for _, t := range cfg.Tools {
+		if t.Limited() {
+			fmt.Fprintf(os.Stderr, "unstuck-worker: tool %s on task queue %q (%s)\n", t.Name, config.ToolTaskQueue(*taskQueue, t.Name), toolLimits(t))
+		}
+	}
+	return ws.Run(worker.InterruptCh())
 }

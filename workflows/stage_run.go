@@ -67,7 +67,11 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt 
 		n.Args = args
 		n.Ran, n.CallKey = true, callID
 	}
-	actx := workflow.WithActivityOptions(ctx, withSummary(toolOptions(tool), toolSummary(tool.Name, args)))
+	opts := toolOptions(tool)
+	if tool.Limited() && workflow.GetVersion(ctx, versionToolQueues, workflow.DefaultVersion, 1) >= 1 {
+		opts = limitedToolOptions(opts, workflow.GetInfo(ctx).TaskQueueName, tool.Name)
+	}
+	actx := workflow.WithActivityOptions(ctx, withSummary(opts, toolSummary(tool.Name, args)))
 	// The chain's first run id keeps the idempotency keys of a new run that
 	// reuses the workflow id (node ids start again at n1) apart from the
 	// earlier run's; it is the same across continue-as-new.

@@ -145,4 +145,11 @@ const (
 	// activity sends it to the run); before, calls started when the reply
 	// ended. Asked only for agents with stream_calls.
 	versionStreamCalls = "stream-calls"
+	// versionToolQueues: a call of a tool with max_concurrent or rate
+	// goes to the tool's own task queue (config.ToolTaskQueue), where the
+	// worker's per-tool worker applies the limits, and its attempts are
+	// not bounded by a schedule-to-close timeout (waiting there is not a
+	// failure); before, the limits did not exist. Asked only for calls of
+	// a limited tool.
+	versionToolQueues = "tool-queues"
 )

@@ -1,6 +1,7 @@
 // Package app wires unstuck into a Temporal worker: the client options from
 // the environment, the search attributes runs rely on, and the registration
-// of AgentWorkflow and the activities. The worker binary, the demo and the
+// of AgentWorkflow and the activities, on the run's task queue and on the
+// queue of each tool with a limit (workers.go). The worker binary, the demo and the
 // integration tests all start workers through it, so they run the same
 // code.
 package app
