@@ -35,6 +35,11 @@ type cli struct {
 
 // client dials Temporal with the --address and --namespace flags.
 func (c *cli) client(ctx context.Context) (client.Client, error) {
+	return c.clientWithin(ctx, dialTimeout)
+}
+
+// clientWithin dials as client does, giving up after timeout.
+func (c *cli) clientWithin(ctx context.Context, timeout time.Duration) (client.Client, error) {
 	opts := app.ClientOptions()
 	opts.HostPort = c.address
 	opts.Namespace = c.namespace
@@ -47,7 +52,7 @@ func (c *cli) client(ctx context.Context) (client.Client, error) {
 	if opts, err = telemetry.WithTracing(opts); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tc, err := c.dial(ctx, opts)
 	if err != nil {

@@ -64,6 +64,7 @@ Exit codes: 0 ok, 1 error, 2 usage error, 3 the agent stopped itself.`,
 		newHandoffCmd(c),
 		newForkCmd(c),
 		newConsoleCmd(c),
+		newLoadCmd(c),
 		newDemoCmd(),
 	)
 	return root
