@@ -34,9 +34,11 @@ const taskQueue = "bench"
 
 var (
 	devClient client.Client
-	model     *scriptedmodel.Server
-	cfg       *config.File
-	benchSpec *config.Resolved
+	// devAddress is the dev server's frontend, for worker processes.
+	devAddress string
+	model      *scriptedmodel.Server
+	cfg        *config.File
+	benchSpec  *config.Resolved
 )
 
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
@@ -60,6 +62,7 @@ func runMain(m *testing.M) int {
 	}
 	defer func() { _ = srv.Stop() }()
 	devClient = srv.Client()
+	devAddress = srv.FrontendHostPort()
 	if err := app.EnsureSearchAttributes(ctx, devClient, "default"); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
@@ -159,6 +162,13 @@ func benchScript(req openai.ChatCompletionRequest) scriptedmodel.Turn {
 			calls[i] = scriptedmodel.NewCall("sleep", map[string]any{"ms": 200})
 		}
 		return scriptedmodel.CallsTurn(calls...)
+	}
+	if k, ok := strings.CutPrefix(task, "work="); ok { // K calls of the write tool work, one a step
+		n, _ := strconv.Atoi(k)
+		if turn < n {
+			return scriptedmodel.CallTurn("work", map[string]any{"step": turn + 1})
+		}
+		return scriptedmodel.CallTurn("final_output", map[string]any{"steps": turn})
 	}
 	n, _ := strconv.Atoi(strings.TrimPrefix(task, "steps="))
 	if turn < n {

@@ -1,0 +1,272 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/unstuck-dev/unstuck/internal/load"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// Scale out (issue 18): a thousand concurrent runs of a 5-step agent.
+//
+//   - one worker: unstuck's AgentWorkflow against BareWorkflow (the same
+//     model and tool activities in the plainest loop) on the harness's
+//     in-process worker, 1,000 runs each, all in flight at once;
+//   - worker processes (bin/unstuck-worker, built here): 1,000 runs on one
+//     process, then on two sharing a task queue, then on two of which one
+//     is killed with SIGKILL halfway.
+//
+// The processes' agent calls a write tool (the load package's tool
+// server, which records each call's Idempotency-Key) five times.
+
+const (
+	scaleRuns  = 1000
+	scaleSteps = 5
+)
+
+// BenchmarkScaleOneWorker: throughput of 1,000 concurrent 5-step runs on
+// one worker, unstuck against the bare loop, and the workflow tasks that
+// failed (goal: ratio ≥ 0.8x, 0 failed tasks).
+func BenchmarkScaleOneWorker(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		rep, err := load.Run(context.Background(), devClient, load.Options{
+			Agent: "bench", Task: fmt.Sprintf("steps=%d", scaleSteps), Runs: scaleRuns, Concurrency: scaleRuns,
+			TaskQueue: taskQueue, Progress: benchProgress(b), Setup: "the bench's in-process worker", HistorySample: 200,
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		bare := bareLoad(b, scaleRuns, fmt.Sprintf("steps=%d", scaleSteps))
+		b.ReportMetric(rep.RunsPerSecond, "unstuck-runs/s")
+		b.ReportMetric(bare, "bare-runs/s")
+		b.ReportMetric(rep.RunsPerSecond/bare, "throughput-ratio")
+		b.ReportMetric(float64(rep.Failed), "unstuck-failed-runs")
+		b.ReportMetric(float64(rep.Server.WorkflowTaskFailures), "failed-workflow-tasks")
+		b.ReportMetric(float64(rep.Server.HistoriesRead), "histories-read")
+		b.ReportMetric(rep.StepLatency.P50, "step-p50-ms")
+		b.ReportMetric(rep.StepLatency.P99, "step-p99-ms")
+	}
+}
+
+// bareLoad starts runs of BareWorkflow, all at once, and answers completed
+// runs per second of wall time.
+func bareLoad(b *testing.B, runs int, task string) float64 {
+	b.Helper()
+	start := time.Now()
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for i := 0; i < runs; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			id := fmt.Sprintf("bench-bare-scale-%d-%d", start.UnixNano(), i)
+			run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, "BareWorkflow",
+				workflows.AgentInput{Agent: "bench", Task: task})
+			if err == nil {
+				err = run.Get(context.Background(), nil)
+			}
+			if err != nil {
+				failed.Add(1)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if n := failed.Load(); n > 0 {
+		b.Fatalf("bare loop: %d of %d runs failed", n, runs)
+	}
+	return float64(runs) / time.Since(start).Seconds()
+}
+
+// BenchmarkScaleWorkerProcesses: 1,000 concurrent runs on one worker
+// process, then on two sharing a task queue (goal: throughput rises, every
+// run completes), then on two of which one is killed with SIGKILL when
+// half the runs have completed (every run completes, every write carried
+// one Idempotency-Key; the time to recover is reported).
+func BenchmarkScaleWorkerProcesses(b *testing.B) {
+	bin := buildWorker(b)
+	for i := 0; i < b.N; i++ {
+		one := scaleOnProcesses(b, bin, 1, false)
+		two := scaleOnProcesses(b, bin, 2, false)
+		killed := scaleOnProcesses(b, bin, 2, true)
+		b.ReportMetric(one.rep.RunsPerSecond, "one-process-runs/s")
+		b.ReportMetric(two.rep.RunsPerSecond, "two-processes-runs/s")
+		b.ReportMetric(two.rep.RunsPerSecond/one.rep.RunsPerSecond, "two-vs-one")
+		for _, s := range []scaleOutcome{one, two, killed} {
+			if s.rep.Completed != scaleRuns {
+				b.Errorf("%s: %d of %d runs completed (%d failed)", s.name, s.rep.Completed, scaleRuns, s.rep.Failed)
+			}
+		}
+		b.ReportMetric(float64(killed.rep.Completed), "killed-completed")
+		b.ReportMetric(killed.rep.RunsPerSecond, "killed-runs/s")
+		// The time to recover: from the kill to the last run's end, and
+		// what the kill added to the wall time of the same load on two
+		// processes (the dead worker's activities wait out their
+		// start-to-close timeout before they are retried elsewhere).
+		b.ReportMetric(killed.recover.Seconds(), "killed-kill-to-end-s")
+		b.ReportMetric(killed.rep.WallSeconds-two.rep.WallSeconds, "killed-extra-wall-s")
+		b.ReportMetric(float64(killed.keys.Keys), "killed-distinct-keys")
+		b.ReportMetric(float64(killed.keys.WithoutKey+killed.keys.WithSeveralKeys), "killed-calls-without-one-key")
+		b.ReportMetric(float64(killed.keys.Repeated), "killed-retried-calls")
+		b.ReportMetric(float64(killed.rep.Server.WorkflowTaskFailures), "killed-failed-workflow-tasks")
+	}
+}
+
+type scaleOutcome struct {
+	name    string
+	rep     *load.Report
+	keys    load.KeyCounts
+	recover time.Duration
+}
+
+// scaleOnProcesses runs 1,000 runs of the write agent on n worker
+// processes of one new task queue; with kill, the first process gets
+// SIGKILL when half the runs have completed, and recover is how long the
+// runs that were in flight then took to complete.
+func scaleOnProcesses(b *testing.B, bin string, n int, kill bool) scaleOutcome {
+	b.Helper()
+	name := fmt.Sprintf("%d process(es)", n)
+	if kill {
+		name += ", one killed"
+	}
+	tools, err := load.StartToolServer(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = tools.Close() }()
+	cfgPath := filepath.Join(b.TempDir(), "scale.yaml")
+	// Short timeouts, so a killed worker's activities are retried soon.
+	yaml := fmt.Sprintf(`
+model: { base_url: %q, name: bench, timeout: 5s }
+tools:
+  - { name: work, effect: write, http: { url: %q, timeout: 2s }, parameters: { type: object } }
+agents:
+  - { name: scale, instructions: Benchmark., tools: [work], policies: { max_steps: 50 } }
+`, model.URL(), tools.URL())
+	if err := os.WriteFile(cfgPath, []byte(yaml), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	queue := fmt.Sprintf("scale-%d-%d", n, time.Now().UnixNano())
+	procs := make([]*exec.Cmd, n)
+	for i := range procs {
+		procs[i] = startWorkerProcess(b, bin, cfgPath, queue)
+	}
+	defer func() {
+		for _, p := range procs {
+			_ = p.Process.Kill()
+			_ = p.Wait()
+		}
+	}()
+	var mu sync.Mutex
+	var killedAt time.Time
+	var inFlightAtKill int
+	progress := &watchWriter{w: benchProgress(b), on: func(line string) {
+		if !kill || !killedAt.IsZero() {
+			return
+		}
+		started, completed, failed, ok := progressCounts(line)
+		if !ok || completed < scaleRuns/2 {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		_ = procs[0].Process.Kill() // SIGKILL
+		killedAt = time.Now()
+		inFlightAtKill = started - completed - failed
+		fmt.Fprintf(os.Stderr, "bench: SIGKILL worker 1 of 2 with %d runs in flight\n", inFlightAtKill)
+	}}
+	rep, err := load.Run(context.Background(), devClient, load.Options{
+		Agent: "scale", Task: fmt.Sprintf("work=%d", scaleSteps), Runs: scaleRuns, Concurrency: scaleRuns,
+		TaskQueue: queue, Progress: progress, Setup: name, HistorySample: 200,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := scaleOutcome{name: name, rep: rep, keys: tools.Keys()}
+	if kill {
+		mu.Lock()
+		if killedAt.IsZero() {
+			b.Fatalf("%s: the worker was never killed", name)
+		}
+		// The load ends when its last run completes: every run in flight
+		// at the kill had completed by then, the surviving worker having
+		// taken over the dead one's share.
+		out.recover = time.Since(killedAt)
+		mu.Unlock()
+	}
+	fmt.Fprintf(os.Stderr, "bench: %s: %d completed, %.1f runs/s, keys %+v\n", name, rep.Completed, rep.RunsPerSecond, out.keys)
+	return out
+}
+
+// buildWorker builds bin/unstuck-worker from this tree into a temp dir.
+func buildWorker(b *testing.B) string {
+	b.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	bin := filepath.Join(b.TempDir(), "unstuck-worker")
+	cmd := exec.Command("go", "build", "-o", bin, "./worker")
+	cmd.Dir = filepath.Dir(filepath.Dir(file))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build the worker: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func startWorkerProcess(b *testing.B, bin, cfgPath, queue string) *exec.Cmd {
+	b.Helper()
+	cmd := exec.Command(bin, "--config", cfgPath, "--task-queue", queue)
+	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devAddress, "OTEL_EXPORTER_OTLP_ENDPOINT=")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	return cmd
+}
+
+// benchProgress is where load progress goes: stderr, so the benchmark's
+// own output stays the figures.
+func benchProgress(*testing.B) *os.File { return os.Stderr }
+
+// watchWriter passes progress lines on and lets on read each.
+type watchWriter struct {
+	w  *os.File
+	on func(line string)
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(string(p), "\n") {
+		if line != "" {
+			w.on(line)
+		}
+	}
+	return w.w.Write(p)
+}
+
+// progressCounts reads started, completed and failed from a load progress
+// line ("load: 3s  started 120/1000  completed 80  failed 0 ...").
+func progressCounts(line string) (started, completed, failed int, ok bool) {
+	f := strings.Fields(line)
+	for i := 0; i+1 < len(f); i++ {
+		switch f[i] {
+		case "started":
+			_, err := fmt.Sscanf(f[i+1], "%d/", &started)
+			ok = err == nil
+		case "completed":
+			completed, _ = strconv.Atoi(f[i+1])
+		case "failed":
+			failed, _ = strconv.Atoi(f[i+1])
+		}
+	}
+	return started, completed, failed, ok
+}
