@@ -1,52 +1,33 @@
 package activities
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/mcpserver"
+	"github.com/unstuck-dev/unstuck/internal/testutil"
 	"github.com/unstuck-dev/unstuck/policies"
 )
 
-// syncBuffer is a log the MCP server test double writes from its
-// handlers' goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) lines() []mcpserver.LogLine {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []mcpserver.LogLine
-	for _, l := range strings.Split(strings.TrimSpace(s.b.String()), "\n") {
-		var line mcpserver.LogLine
-		if json.Unmarshal([]byte(l), &line) == nil {
-			out = append(out, line)
-		}
-	}
-	return out
+// logged reads what the MCP server test double logged.
+func logged(t *testing.T, log *testutil.Buffer) []mcpserver.LogLine {
+	t.Helper()
+	lines, err := mcpserver.ReadLog(log.String())
+	require.NoError(t, err)
+	return lines
 }
 
 // mcpFixture is a worker whose config has the MCP server test double,
 // served over streamable HTTP on loopback, as server web, and an agent
 // that may call web/* (agent all) or only web/echo (agent echoer).
-func mcpFixture(t *testing.T, tools ...config.Tool) (*Activities, *syncBuffer, *httptest.Server) {
+func mcpFixture(t *testing.T, tools ...config.Tool) (*Activities, *testutil.Buffer, *httptest.Server) {
 	t.Helper()
-	log := &syncBuffer{}
+	log := &testutil.Buffer{}
 	srv := httptest.NewServer(mcpserver.Handler(mcpserver.Options{Log: log}))
 	t.Cleanup(srv.Close)
 	cfg := &config.File{
@@ -85,7 +66,7 @@ func TestMCPCallSendsTheIdempotencyKey(t *testing.T) {
 	out, err := callMCP(t, acts, "all", "web__echo", "echo", `{"say": "hi"}`)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"say": "hi"}`, string(out))
-	lines := log.lines()
+	lines := logged(t, log)
 	require.Len(t, lines, 1)
 	want, err := ChainIdempotencyKey(testWorkflowID, "", "n7", config.Tool{Name: "web__echo", Effect: config.EffectWrite}, json.RawMessage(`{"say": "hi"}`))
 	require.NoError(t, err)
@@ -128,7 +109,7 @@ func TestMCPCallFailures(t *testing.T) {
 			ae := appError(t, err)
 			require.Equal(t, tc.class, ae.Type(), "%v", err)
 			require.Contains(t, err.Error(), tc.text)
-			require.Equal(t, tc.sent, len(log.lines()) > 0, "sent to the server")
+			require.Equal(t, tc.sent, len(logged(t, log)) > 0, "sent to the server")
 		})
 	}
 }

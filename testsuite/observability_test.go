@@ -97,7 +97,24 @@ func TestComposeObservabilityProfile(t *testing.T) {
 	require.Equal(t, "0.0.0.0:9090", worker.Command[i+1])
 	require.Contains(t, worker.Environment["OTEL_EXPORTER_OTLP_ENDPOINT"], "otel-collector:4317")
 
-	scrape, err := os.ReadFile(filepath.Join(repoRoot, "deploy", "prometheus.yml"))
+	// Prometheus finds every worker replica (--scale worker=N) by DNS, at
+	// the port the worker serves its metrics on.
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "deploy", "prometheus.yml"))
 	require.NoError(t, err)
-	require.Contains(t, string(scrape), `"worker:9090"`)
+	var scrape struct {
+		ScrapeConfigs []struct {
+			DNSSDConfigs []struct {
+				Names []string `yaml:"names"`
+				Type  string   `yaml:"type"`
+				Port  int      `yaml:"port"`
+			} `yaml:"dns_sd_configs"`
+		} `yaml:"scrape_configs"`
+	}
+	require.NoError(t, yaml.Unmarshal(raw, &scrape))
+	require.Len(t, scrape.ScrapeConfigs, 1)
+	require.Len(t, scrape.ScrapeConfigs[0].DNSSDConfigs, 1)
+	sd := scrape.ScrapeConfigs[0].DNSSDConfigs[0]
+	require.Equal(t, []string{"worker"}, sd.Names)
+	require.Equal(t, "A", sd.Type)
+	require.Equal(t, 9090, sd.Port)
 }

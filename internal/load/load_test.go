@@ -5,29 +5,12 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/internal/testutil"
 )
-
-// syncBuffer is a progress writer the load's goroutine and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func startLocal(t *testing.T, steps int) *Local {
 	t.Helper()
@@ -43,7 +26,7 @@ func startLocal(t *testing.T, steps int) *Local {
 func TestSelfContainedLoad(t *testing.T) {
 	const runs, steps = 30, 3
 	local := startLocal(t, steps)
-	var progress syncBuffer
+	var progress testutil.Buffer
 	o := local.Options()
 	o.Runs, o.Concurrency, o.Progress = runs, 10, &progress
 

@@ -1,41 +1,24 @@
 package mcptools
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/unstuck-dev/unstuck/internal/testdouble/mcpserver"
+	"github.com/unstuck-dev/unstuck/internal/testutil"
 )
 
-// syncBuffer is a Log writer the in-process double writes from its handler goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) lines(t *testing.T) []mcpserver.LogLine {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []mcpserver.LogLine
-	for _, line := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
-		var l mcpserver.LogLine
-		if err := json.Unmarshal([]byte(line), &l); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
-		out = append(out, l)
+// logLines reads what the in-process double logged.
+func logLines(t *testing.T, log *testutil.Buffer) []mcpserver.LogLine {
+	t.Helper()
+	lines, err := mcpserver.ReadLog(log.String())
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return lines
 }
 
 func TestListAndCallOverStdio(t *testing.T) {
@@ -65,7 +48,7 @@ func TestListAndCallOverStdio(t *testing.T) {
 }
 
 func TestListAndCallOverHTTP(t *testing.T) {
-	var log syncBuffer
+	var log testutil.Buffer
 	p := newPool(t, httpServer(t, mcpserver.Options{Tools: []string{"echo", "add"}, Log: &log}))
 
 	tools, err := p.List(ctx(t), "double")
@@ -82,7 +65,7 @@ func TestListAndCallOverHTTP(t *testing.T) {
 	if string(out) != `{"q":"hi"}` {
 		t.Errorf("echo = %s", out)
 	}
-	lines := log.lines(t)
+	lines := logLines(t, &log)
 	if len(lines) != 1 || lines[0].IdempotencyKey != "key-http" || string(lines[0].Args) != `{"q":"hi"}` {
 		t.Errorf("the server saw %+v, want one echo call with key key-http", lines)
 	}

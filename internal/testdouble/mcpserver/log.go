@@ -3,8 +3,10 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -68,4 +70,20 @@ func logCalls(l *callLog) mcp.Middleware {
 			return next(ctx, method, req)
 		}
 	}
+}
+
+// ReadLog reads the lines a double wrote to its Log (blank text: none).
+func ReadLog(text string) ([]LogLine, error) {
+	var out []LogLine
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		if line == "" {
+			continue
+		}
+		var l LogLine
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			return nil, fmt.Errorf("log line %q: %w", line, err)
+		}
+		out = append(out, l)
+	}
+	return out, nil
 }
