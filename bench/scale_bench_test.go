@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/load"
@@ -117,6 +118,8 @@ func BenchmarkScaleWorkerProcesses(b *testing.B) {
 		// start-to-close timeout before they are retried elsewhere).
 		b.ReportMetric(killed.recover.Seconds(), "killed-kill-to-end-s")
 		b.ReportMetric(killed.rep.WallSeconds-two.rep.WallSeconds, "killed-extra-wall-s")
+		b.ReportMetric(float64(killed.retries), "killed-activities-taken-over")
+		b.ReportMetric(killed.retryWait.Seconds(), "killed-recover-s")
 		b.ReportMetric(float64(killed.keys.Keys), "killed-distinct-keys")
 		b.ReportMetric(float64(killed.keys.WithoutKey+killed.keys.WithSeveralKeys), "killed-calls-without-one-key")
 		b.ReportMetric(float64(killed.keys.Repeated), "killed-retried-calls")
@@ -129,6 +132,31 @@ type scaleOutcome struct {
 	rep     *load.Report
 	keys    load.KeyCounts
 	recover time.Duration
+	// retries are the activity attempts started after the kill that were
+	// not first attempts (the dead worker's, taken over), and retryWait
+	// how long after the kill the last of them started: the time until
+	// every piece of work the dead worker held was running again.
+	retries   int
+	retryWait time.Duration
+}
+
+// retriesAfter reads every run's history (ids prefix-0 …) for activity
+// attempts after the first that started after the kill.
+func retriesAfter(b *testing.B, prefix string, kill time.Time) (int, time.Duration) {
+	b.Helper()
+	var n int
+	var last time.Duration
+	for i := 0; i < scaleRuns; i++ {
+		eachEvent(b, fmt.Sprintf("%s-%d", prefix, i), "", func(ev *historypb.HistoryEvent) {
+			st := ev.GetActivityTaskStartedEventAttributes()
+			if st == nil || st.GetAttempt() < 2 || !ev.GetEventTime().AsTime().After(kill) {
+				return
+			}
+			n++
+			last = max(last, ev.GetEventTime().AsTime().Sub(kill))
+		})
+	}
+	return n, last
 }
 
 // scaleOnProcesses runs 1,000 runs of the write agent on n worker
@@ -187,9 +215,10 @@ agents:
 		inFlightAtKill = started - completed - failed
 		fmt.Fprintf(os.Stderr, "bench: SIGKILL worker 1 of 2 with %d runs in flight\n", inFlightAtKill)
 	}}
+	prefix := fmt.Sprintf("bench-%s", queue)
 	rep, err := load.Run(context.Background(), devClient, load.Options{
 		Agent: "scale", Task: fmt.Sprintf("work=%d", scaleSteps), Runs: scaleRuns, Concurrency: scaleRuns,
-		TaskQueue: queue, Progress: progress, Setup: name, HistorySample: 200,
+		TaskQueue: queue, Progress: progress, Setup: name, HistorySample: 200, IDPrefix: prefix,
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -204,6 +233,7 @@ agents:
 		// at the kill had completed by then, the surviving worker having
 		// taken over the dead one's share.
 		out.recover = time.Since(killedAt)
+		out.retries, out.retryWait = retriesAfter(b, prefix, killedAt)
 		mu.Unlock()
 	}
 	fmt.Fprintf(os.Stderr, "bench: %s: %d completed, %.1f runs/s, keys %+v\n", name, rep.Completed, rep.RunsPerSecond, out.keys)
