@@ -92,10 +92,8 @@ func (a *Activities) mcpTool(r ToolRequest) (config.Tool, error) {
 		return config.Tool{}, classed(policies.Fatal, fmt.Sprintf("tool %s: %s/%s is not one of agent %s's tools in this worker's config", r.Tool.Name, m.Server, m.Tool, r.Agent), 0)
 	}
 	t := config.Tool{Name: r.Tool.Name, Effect: r.Tool.Effect, MCP: m}
-	for _, ft := range a.config.Tools {
-		if ft.MCP != nil && ft.MCP.Server == m.Server && ft.MCP.Tool == m.Tool {
-			t.Errors = ft.Errors // the file's rules for its errors
-		}
+	if ft, ok := a.config.MCPToolEntry(m.Server, m.Tool); ok {
+		t.Errors = ft.Errors // the file's rules for its errors
 	}
 	return t, nil
 }

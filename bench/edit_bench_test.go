@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -349,16 +348,7 @@ func freshLatency(b *testing.B) latency {
 }
 
 func median(ls []latency, field func(latency) time.Duration) float64 {
-	d := make([]time.Duration, len(ls))
-	for i, l := range ls {
-		d[i] = field(l)
-	}
-	slices.Sort(d)
-	m := d[len(d)/2]
-	if len(d)%2 == 0 {
-		m = (d[len(d)/2-1] + d[len(d)/2]) / 2
-	}
-	return m.Seconds() * 1000
+	return medianBy(ls, func(l latency) float64 { return field(l).Seconds() * 1000 })
 }
 
 func mean(ls []latency, field func(latency) time.Duration) float64 {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -253,3 +254,20 @@ func eachEvent(b *testing.B, workflowID, runID string, f func(*historypb.History
 		f(ev)
 	}
 }
+
+// medianBy is the median of field over xs (the mean of the middle two for
+// an even count).
+func medianBy[T any](xs []T, field func(T) float64) float64 {
+	v := make([]float64, len(xs))
+	for i, x := range xs {
+		v[i] = field(x)
+	}
+	slices.Sort(v)
+	if len(v)%2 == 0 {
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return v[len(v)/2]
+}
+
+// median64 is the median of xs.
+func median64(xs []float64) float64 { return medianBy(xs, func(x float64) float64 { return x }) }

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,7 +96,7 @@ func BenchmarkMCPCall(b *testing.B) {
 				perStep[s.agent] = append(perStep[s.agent], float64(d.Milliseconds())/float64(steps+1))
 			}
 		}
-		httpMS, webMS, stdioMS := medianFloat(perStep["echohttp"]), medianFloat(perStep["echomcpweb"]), medianFloat(perStep["echomcpstdio"])
+		httpMS, webMS, stdioMS := median64(perStep["echohttp"]), median64(perStep["echomcpweb"]), median64(perStep["echomcpstdio"])
 		b.ReportMetric(httpMS, "step-ms-http")
 		b.ReportMetric(webMS, "step-ms-mcp-http")
 		b.ReportMetric(stdioMS, "step-ms-mcp-stdio")
@@ -151,11 +150,5 @@ func bareCalls(b *testing.B) (httpUS, webUS, stdioUS float64) {
 			}
 		}
 	}
-	return medianFloat(times[0]), medianFloat(times[1]), medianFloat(times[2])
-}
-
-func medianFloat(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	return s[len(s)/2]
+	return median64(times[0]), median64(times[1]), median64(times[2])
 }

@@ -200,18 +200,6 @@ func measureStream(b *testing.B, agent, task string) streamRun {
 	return r
 }
 
-func medianOf(runs []streamRun, field func(streamRun) float64) float64 {
-	v := make([]float64, len(runs))
-	for i, r := range runs {
-		v[i] = field(r)
-	}
-	slices.Sort(v)
-	if len(v)%2 == 0 {
-		return (v[len(v)/2-1] + v[len(v)/2]) / 2
-	}
-	return v[len(v)/2]
-}
-
 // BenchmarkStreamedCalls: a first reply of four independent calls written
 // over 2 s, streamed (stream_calls: true) against whole; medians of 3
 // interleaved rounds per scenario, in ms from the first model request's
@@ -228,7 +216,7 @@ func BenchmarkStreamedCalls(b *testing.B) {
 			}
 		}
 		report := func(name string, field func(streamRun) float64) (s, w float64) {
-			s, w = medianOf(streamed, field), medianOf(whole, field)
+			s, w = medianBy(streamed, field), medianBy(whole, field)
 			b.ReportMetric(s, sc.name+"-"+name+"-streamed")
 			b.ReportMetric(w, sc.name+"-"+name+"-whole")
 			return s, w

@@ -146,13 +146,22 @@ func (r *Resolved) ExpandMCP(f *File, list func(server string) ([]MCPListed, err
 	return nil
 }
 
+// MCPToolEntry is the file's tools: entry for a tool of an MCP server,
+// if it has one.
+func (f *File) MCPToolEntry(server, tool string) (Tool, bool) {
+	for _, t := range f.Tools {
+		if t.MCP != nil && t.MCP.Server == server && t.MCP.Tool == tool {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
 // mcpToolEntry is the file's entry for a tool of an MCP server, or one
 // with the defaults a tools: entry would get.
 func (f *File) mcpToolEntry(server, tool string) Tool {
-	for _, t := range f.Tools {
-		if t.MCP != nil && t.MCP.Server == server && t.MCP.Tool == tool {
-			return t
-		}
+	if t, ok := f.MCPToolEntry(server, tool); ok {
+		return t
 	}
 	t := Tool{Name: MCPToolName(server, tool), MCP: &MCPTool{Server: server, Tool: tool}}
 	t.setDefaults(nil, func(path) bool { return true })

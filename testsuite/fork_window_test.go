@@ -38,11 +38,19 @@ func TestForkOfASourceBetweenGenerationsReadsItOnceItAnswers(t *testing.T) {
 	})
 	srcQueue := s.queue + "-source"
 	startWorker := func(blind bool) func() {
-		w := app.NewWorker(devClient, s.cfg, srcQueue, worker.Options{})
+		var w interface {
+			Start() error
+			Stop()
+		}
 		if blind {
-			w = worker.New(devClient, srcQueue, worker.Options{})
-			app.RegisterWorkflow(w)
-			w.RegisterActivity(activities.New(s.cfg, blindHistory{devClient}))
+			bw := worker.New(devClient, srcQueue, worker.Options{})
+			app.RegisterWorkflow(bw)
+			bw.RegisterActivity(activities.New(s.cfg, blindHistory{devClient}))
+			w = bw
+		} else {
+			ws, err := app.NewWorkers(devClient, s.cfg, srcQueue, worker.Options{})
+			require.NoError(t, err)
+			w = ws
 		}
 		require.NoError(t, w.Start())
 		var once sync.Once

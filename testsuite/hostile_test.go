@@ -199,10 +199,11 @@ agents:
   - { name: payer, instructions: Pay., tools: [note] }
 `
 	queue := fmt.Sprintf("removed-%d", time.Now().UnixNano())
-	startWorker := func(yaml string) worker.Worker {
+	startWorker := func(yaml string) *app.Workers {
 		cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), config.Options{KnownBuiltin: builtin.Known})
 		require.NoError(t, err)
-		w := app.NewWorker(devClient, cfg, queue, worker.Options{})
+		w, err := app.NewWorkers(devClient, cfg, queue, worker.Options{})
+		require.NoError(t, err)
 		require.NoError(t, w.Start())
 		return w
 	}

@@ -46,7 +46,7 @@ agents:
 type pausable struct {
 	*stack
 	mu sync.Mutex
-	w  worker.Worker
+	w  *app.Workers
 }
 
 func newPausable(t *testing.T, yaml string, scripts map[string]scriptedmodel.Script) *pausable {
@@ -76,7 +76,9 @@ func (p *pausable) pause() {
 func (p *pausable) resume() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.w = app.NewWorker(devClient, p.cfg, p.queue, worker.Options{})
+	w, err := app.NewWorkers(devClient, p.cfg, p.queue, worker.Options{})
+	require.NoError(p.t, err)
+	p.w = w
 	require.NoError(p.t, p.w.Start())
 }
 

@@ -101,7 +101,8 @@ func TestReleasedRunUpgradedMidRun(t *testing.T) {
 	// This worker takes the run over.
 	cfg, err := config.Parse("upgrade.yaml", []byte(yaml), config.Options{KnownBuiltin: builtin.Known})
 	require.NoError(t, err)
-	w := app.NewWorker(devClient, cfg, s.queue, worker.Options{})
+	w, err := app.NewWorkers(devClient, cfg, s.queue, worker.Options{})
+	require.NoError(t, err)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 

@@ -1,11 +1,9 @@
 package app
 
 import (
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/builtin"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/workflows"
@@ -15,15 +13,6 @@ import (
 // worker's built-in tools.
 func LoadConfig(path string) (*config.File, error) {
 	return config.Load(path, config.Options{KnownBuiltin: builtin.Known})
-}
-
-// NewWorker builds a worker on a task queue with AgentWorkflow and the
-// activities over cfg registered. The caller starts and stops it.
-func NewWorker(c client.Client, cfg *config.File, taskQueue string, opts worker.Options) worker.Worker {
-	w := worker.New(c, taskQueue, opts)
-	RegisterWorkflow(w)
-	w.RegisterActivity(activities.New(cfg, c))
-	return w
 }
 
 // RegisterWorkflow adds AgentWorkflow under its contract name to a worker

@@ -65,12 +65,12 @@ type Local struct {
 	// Model is the scripted model server: a test double, not a model.
 	Model *scriptedmodel.Server
 	// Tools is the loopback tool server and its record of the calls.
-	Tools  *ToolServer
-	worker worker.Worker
+	Tools   *ToolServer
+	workers *app.Workers
 }
 
 // StartLocal starts the scripted model server, the tool server and an
-// unstuck worker (app.NewWorker, the config built here) polling its own
+// unstuck worker (app.NewWorkers, the config built here) polling its own
 // task queue on c's server. Close stops them.
 func StartLocal(ctx context.Context, c client.Client, o LocalOptions) (_ *Local, err error) {
 	if o.Steps < 0 {
@@ -111,18 +111,21 @@ func StartLocal(ctx context.Context, c client.Client, o LocalOptions) (_ *Local,
 	if err != nil {
 		return nil, err
 	}
-	l.worker = app.NewWorker(c, cfg, o.TaskQueue, o.Worker)
-	if err := l.worker.Start(); err != nil {
-		l.worker = nil
+	ws, err := app.NewWorkers(c, cfg, o.TaskQueue, o.Worker)
+	if err != nil {
+		return nil, err
+	}
+	if err := ws.Start(); err != nil {
 		return nil, fmt.Errorf("load: start the worker: %w", err)
 	}
+	l.workers = ws
 	return l, nil
 }
 
 // Close stops the worker, then the servers it calls.
 func (l *Local) Close() {
-	if l.worker != nil {
-		l.worker.Stop()
+	if l.workers != nil {
+		l.workers.Stop()
 	}
 	if l.Tools != nil {
 		_ = l.Tools.Close()
