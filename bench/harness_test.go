@@ -3,10 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,8 +14,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
-	temporaltest "go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/proto"
@@ -28,6 +23,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/internal/testutil"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -45,20 +41,11 @@ var (
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
 
 func runMain(m *testing.M) int {
-	_, file, _, _ := runtime.Caller(0)
-	bin := os.Getenv("UNSTUCK_TEMPORAL_BIN")
-	if bin == "" {
-		bin = filepath.Join(filepath.Dir(filepath.Dir(file)), "bin", "temporal")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	quiet := tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError + 4})))
-	srv, err := temporaltest.StartDevServer(ctx, temporaltest.DevServerOptions{
-		ExistingPath: bin, LogLevel: "error",
-		ClientOptions: &client.Options{Namespace: "default", Logger: quiet},
-	})
+	srv, err := testutil.StartDevServer(ctx)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "bench: start dev server %s: %v (run `make bench`)\n", bin, err)
+		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
 	}
 	defer func() { _ = srv.Stop() }()
