@@ -146,3 +146,46 @@ func TestToolRateRoutesCallsToItsQueue(t *testing.T) {
 	}
 	t.Logf("rate 2/s, arrivals after the first: %v", after)
 }
+
+// A busy worker (one activity slot) and a reply of ten calls of a tool
+// whose attempt takes 800 ms, with one attempt allowed (timeout 1s): the
+// last call waits about 7 s in the task queue for the slot, longer than
+// its one attempt may run. Waiting for a worker is not a failure: every
+// call runs, once, and answers (before, a schedule-to-close bound of
+// the attempts' time counted the wait and timed the last calls out
+// unsent).
+func TestToolCallsWaitingForABusyWorkerDoNotTimeOut(t *testing.T) {
+	const calls = 10
+	tool := newInFlight(t, 800*time.Millisecond)
+	cfg := `
+worker: { max_concurrent_activities: 1 }
+model: { base_url: "{{MODEL}}", name: busy }
+tools:
+  - { name: slow, http: { url: "` + tool.URL + `/slow", timeout: 1s }, retry: { max_attempts: 1 }, parameters: { type: object, properties: { i: {type: integer} } } }
+agents:
+  - { name: caller, instructions: Call., tools: [slow] }
+`
+	var batch []scriptedmodel.Call
+	for i := range calls {
+		batch = append(batch, scriptedmodel.NewCall("slow", map[string]any{"i": i}))
+	}
+	script := scriptedmodel.Sequence(scriptedmodel.CallsTurn(batch...), scriptedmodel.CallTurn("final_output", map[string]any{"ok": true}))
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"busy": script})
+	run := s.start(workflows.AgentInput{Agent: "caller", Task: "call ten times"})
+	res, err := s.result(run)
+	require.NoError(t, err)
+	require.Equal(t, "completed", res.Status)
+
+	tool.mu.Lock()
+	most := tool.most
+	tool.mu.Unlock()
+	require.Equal(t, 1, most, "one slot: the calls ran one at a time")
+	require.Len(t, tool.requests("/slow"), calls, "every call reached the tool, once")
+	results := scriptedmodel.LastToolResults(s.model.Requests()[1])
+	require.Len(t, results, calls)
+	for _, r := range results {
+		require.False(t, r.IsError(), r.Content)
+	}
+
+	recordAndReplay(t, run, "tool_queue_wait")
+}

@@ -68,9 +68,11 @@ func modelOptions(m config.Model) workflow.ActivityOptions {
 }
 
 // toolOptions: the tool's own timeout and retry policy; only transient
-// failures are retried. All attempts together are bounded by what the
-// policy allows (policies.ScheduleToClose), so a tool that keeps timing
-// out cannot hold a step forever; unlimited attempts stay unbounded.
+// failures are retried, at most max_attempts times, each attempt bounded
+// by the tool's timeout. There is no schedule-to-close timeout: it would
+// count the time a call waits in the task queue for a free worker slot,
+// and a busy worker would time calls out before they were sent (waiting
+// is not a failure); the retry policy bounds the attempts already.
 func toolOptions(t config.Tool) workflow.ActivityOptions {
 	timeout := config.DefaultHTTPTimeout.D()
 	if t.HTTP != nil && t.HTTP.Timeout > 0 {
@@ -79,25 +81,36 @@ func toolOptions(t config.Tool) workflow.ActivityOptions {
 	if t.MCP != nil && t.MCP.Timeout > 0 {
 		timeout = t.MCP.Timeout.D()
 	}
-	nonRetryable := append(append([]string{}, policies.NonRetryableClasses...), activities.ResultTooLargeError)
-	spec := policies.Retry(t.Retry, policies.DefaultToolRetry, nonRetryable...)
-	startToClose := timeout + 5*time.Second
 	return workflow.ActivityOptions{
-		StartToCloseTimeout:    startToClose,
-		ScheduleToCloseTimeout: policies.ScheduleToClose(spec, startToClose),
-		RetryPolicy:            retryPolicy(spec),
+		StartToCloseTimeout: timeout + 5*time.Second,
+		RetryPolicy:         retryPolicy(toolRetry(t)),
 	}
+}
+
+// toolRetry is the tool's retry policy: its own or the default, with the
+// classes no retry can mend.
+func toolRetry(t config.Tool) policies.RetrySpec {
+	nonRetryable := append(append([]string{}, policies.NonRetryableClasses...), activities.ResultTooLargeError)
+	return policies.Retry(t.Retry, policies.DefaultToolRetry, nonRetryable...)
+}
+
+// queueBoundToolOptions are the tool options of runs recorded before
+// versionQueueWait: all attempts together, waiting in the task queue
+// included, bounded by what the policy allows (policies.ScheduleToClose;
+// unlimited attempts stay unbounded).
+func queueBoundToolOptions(o workflow.ActivityOptions, t config.Tool) workflow.ActivityOptions {
+	o.ScheduleToCloseTimeout = policies.ScheduleToClose(toolRetry(t), o.StartToCloseTimeout)
+	return o
 }
 
 // limitedToolOptions sends a limited tool's call to the tool's own task
 // queue, where the worker's per-tool worker applies max_concurrent and
 // rate. A call may wait there as long as the limits make it: that is not
-// a failure, so the schedule-to-close bound (which counts the wait) is
-// dropped; each attempt keeps its start-to-close timeout and the retry
-// policy its attempts.
+// a failure, so its attempts have no schedule-to-close bound (which
+// counts the wait); each attempt keeps its start-to-close timeout and the
+// retry policy its attempts.
 func limitedToolOptions(o workflow.ActivityOptions, runQueue, tool string) workflow.ActivityOptions {
 	o.TaskQueue = config.ToolTaskQueue(runQueue, tool)
-	o.ScheduleToCloseTimeout = 0
 	return o
 }
 

@@ -70,6 +70,8 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt 
 	opts := toolOptions(tool)
 	if tool.Limited() && workflow.GetVersion(ctx, versionToolQueues, workflow.DefaultVersion, 1) >= 1 {
 		opts = limitedToolOptions(opts, workflow.GetInfo(ctx).TaskQueueName, tool.Name)
+	} else if workflow.GetVersion(ctx, versionQueueWait, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		opts = queueBoundToolOptions(opts, tool)
 	}
 	actx := workflow.WithActivityOptions(ctx, withSummary(opts, toolSummary(tool.Name, args)))
 	// The chain's first run id keeps the idempotency keys of a new run that

@@ -152,4 +152,10 @@ const (
 	// failure); before, the limits did not exist. Asked only for calls of
 	// a limited tool.
 	versionToolQueues = "tool-queues"
+	// versionQueueWait: a tool call's attempts have no schedule-to-close
+	// timeout, so a call waiting in the task queue for a busy worker's
+	// free slot is not timed out unsent (the retry policy bounds the
+	// attempts); before, the bound counted the wait. Asked for every
+	// call of a tool that is not limited (a limited one never had it).
+	versionQueueWait = "tool-queue-wait"
 )
