@@ -99,9 +99,9 @@ func bareLoad(b *testing.B, runs int, task string) float64 {
 func BenchmarkScaleWorkerProcesses(b *testing.B) {
 	bin := buildWorker(b)
 	for i := 0; i < b.N; i++ {
-		one := scaleOnProcesses(b, bin, 1, false)
-		two := scaleOnProcesses(b, bin, 2, false)
-		killed := scaleOnProcesses(b, bin, 2, true)
+		one := scaleOnProcesses(b, bin, processLoad{procs: 1, runs: scaleRuns})
+		two := scaleOnProcesses(b, bin, processLoad{procs: 2, runs: scaleRuns})
+		killed := scaleOnProcesses(b, bin, processLoad{procs: 2, runs: scaleRuns, kill: true})
 		b.ReportMetric(one.rep.RunsPerSecond, "one-process-runs/s")
 		b.ReportMetric(two.rep.RunsPerSecond, "two-processes-runs/s")
 		b.ReportMetric(two.rep.RunsPerSecond/one.rep.RunsPerSecond, "two-vs-one")
@@ -127,6 +127,37 @@ func BenchmarkScaleWorkerProcesses(b *testing.B) {
 	}
 }
 
+// BenchmarkScaleWorkerBound: the same two-process comparison where the
+// workers, not the server, are the bottleneck: each process has few
+// activity slots and the tool takes 500 ms, as with a worker tuned to
+// protect what its tools hold. The goal is the issue's: throughput rises
+// with the second process and every run completes, every call made once.
+func BenchmarkScaleWorkerBound(b *testing.B) {
+	bin := buildWorker(b)
+	const runs, slots = 300, 6
+	for i := 0; i < b.N; i++ {
+		var outs [2]scaleOutcome
+		for p := range outs {
+			outs[p] = scaleOnProcesses(b, bin, processLoad{procs: p + 1, runs: runs,
+				toolLatency: 500 * time.Millisecond, activitySlots: slots})
+			s := outs[p]
+			if s.rep.Completed != runs {
+				b.Errorf("%s: %d of %d runs completed (%d failed)", s.name, s.rep.Completed, runs, s.rep.Failed)
+			}
+			// Every call reached the tool: none was given up while it
+			// waited for a slot.
+			if want := runs * scaleSteps; s.keys.Keys != want || s.keys.Calls != want {
+				b.Errorf("%s: the tool saw %d calls with %d keys, want %d of each", s.name, s.keys.Calls, s.keys.Keys, want)
+			}
+		}
+		b.ReportMetric(outs[0].rep.RunsPerSecond, "one-process-runs/s")
+		b.ReportMetric(outs[1].rep.RunsPerSecond, "two-processes-runs/s")
+		b.ReportMetric(outs[1].rep.RunsPerSecond/outs[0].rep.RunsPerSecond, "two-vs-one")
+		b.ReportMetric(float64(outs[0].keys.Calls), "one-process-tool-calls")
+		b.ReportMetric(float64(outs[1].keys.Calls), "two-processes-tool-calls")
+	}
+}
+
 type scaleOutcome struct {
 	name    string
 	rep     *load.Report
@@ -142,11 +173,11 @@ type scaleOutcome struct {
 
 // retriesAfter reads every run's history (ids prefix-0 …) for activity
 // attempts after the first that started after the kill.
-func retriesAfter(b *testing.B, prefix string, kill time.Time) (int, time.Duration) {
+func retriesAfter(b *testing.B, prefix string, runs int, kill time.Time) (int, time.Duration) {
 	b.Helper()
 	var n int
 	var last time.Duration
-	for i := 0; i < scaleRuns; i++ {
+	for i := 0; i < runs; i++ {
 		eachEvent(b, fmt.Sprintf("%s-%d", prefix, i), "", func(ev *historypb.HistoryEvent) {
 			st := ev.GetActivityTaskStartedEventAttributes()
 			if st == nil || st.GetAttempt() < 2 || !ev.GetEventTime().AsTime().After(kill) {
@@ -159,30 +190,49 @@ func retriesAfter(b *testing.B, prefix string, kill time.Time) (int, time.Durati
 	return n, last
 }
 
-// scaleOnProcesses runs 1,000 runs of the write agent on n worker
+// processLoad is one load on worker processes: how many processes share
+// the task queue, how many runs, whether the first process is killed
+// halfway, the tool's latency, and the activity slots of each process
+// (0: the default).
+type processLoad struct {
+	procs, runs   int
+	kill          bool
+	toolLatency   time.Duration
+	activitySlots int
+}
+
+// scaleOnProcesses runs the load's runs of the write agent on its worker
 // processes of one new task queue; with kill, the first process gets
 // SIGKILL when half the runs have completed, and recover is how long the
 // runs that were in flight then took to complete.
-func scaleOnProcesses(b *testing.B, bin string, n int, kill bool) scaleOutcome {
+func scaleOnProcesses(b *testing.B, bin string, l processLoad) scaleOutcome {
 	b.Helper()
+	n, kill, runs := l.procs, l.kill, l.runs
 	name := fmt.Sprintf("%d process(es)", n)
 	if kill {
 		name += ", one killed"
 	}
-	tools, err := load.StartToolServer(0)
+	if l.activitySlots > 0 {
+		name += fmt.Sprintf(", %d activity slots each", l.activitySlots)
+	}
+	tools, err := load.StartToolServer(l.toolLatency)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer func() { _ = tools.Close() }()
 	cfgPath := filepath.Join(b.TempDir(), "scale.yaml")
 	// Short timeouts, so a killed worker's activities are retried soon.
-	yaml := fmt.Sprintf(`
+	worker := ""
+	if l.activitySlots > 0 {
+		worker = fmt.Sprintf("worker: { max_concurrent_activities: %d }", l.activitySlots)
+	}
+	yaml := fmt.Sprintf(`%s
 model: { base_url: %q, name: bench, timeout: 5s }
 tools:
   - { name: work, effect: write, http: { url: %q, timeout: 2s }, parameters: { type: object } }
 agents:
   - { name: scale, instructions: Benchmark., tools: [work], policies: { max_steps: 50 } }
-`, model.URL(), tools.URL())
+`, worker, model.URL(), tools.URL())
 	if err := os.WriteFile(cfgPath, []byte(yaml), 0o644); err != nil {
 		b.Fatal(err)
 	}
@@ -205,7 +255,7 @@ agents:
 			return
 		}
 		started, completed, failed, ok := progressCounts(line)
-		if !ok || completed < scaleRuns/2 {
+		if !ok || completed < runs/2 {
 			return
 		}
 		mu.Lock()
@@ -217,8 +267,8 @@ agents:
 	}}
 	prefix := fmt.Sprintf("bench-%s", queue)
 	rep, err := load.Run(context.Background(), devClient, load.Options{
-		Agent: "scale", Task: fmt.Sprintf("work=%d", scaleSteps), Runs: scaleRuns, Concurrency: scaleRuns,
-		TaskQueue: queue, Progress: progress, Setup: name, HistorySample: 200, IDPrefix: prefix,
+		Agent: "scale", Task: fmt.Sprintf("work=%d", scaleSteps), Runs: runs, Concurrency: runs,
+		TaskQueue: queue, Progress: progress, Setup: name, HistorySample: min(200, runs), IDPrefix: prefix,
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -233,7 +283,7 @@ agents:
 		// at the kill had completed by then, the surviving worker having
 		// taken over the dead one's share.
 		out.recover = time.Since(killedAt)
-		out.retries, out.retryWait = retriesAfter(b, prefix, killedAt)
+		out.retries, out.retryWait = retriesAfter(b, prefix, runs, killedAt)
 		mu.Unlock()
 	}
 	fmt.Fprintf(os.Stderr, "bench: %s: %d completed, %.1f runs/s, keys %+v\n", name, rep.Completed, rep.RunsPerSecond, out.keys)
