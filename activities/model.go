@@ -94,7 +94,9 @@ func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequ
 	if a.config.StreamsCalls(req.Agent) {
 		reply, err = streamedReply(ctx, model, client, capture, request, info.Attempt, a.callSender(ctx, req.Agent, req.StreamTo))
 	} else {
+		stopBeats := heartbeatWhileWaiting(ctx)
 		reply, err = wholeReply(ctx, model, client, capture, request, info.Attempt)
+		stopBeats()
 	}
 	if err != nil {
 		return nil, err

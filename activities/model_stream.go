@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"go.temporal.io/sdk/activity"
@@ -28,7 +27,7 @@ import (
 func streamedReply(ctx context.Context, model config.Model, client *openai.Client, capture *headerCapture, request openai.ChatCompletionRequest, attempt int32, send func(int, ToolCall)) (*ModelReply, error) {
 	var progress atomic.Pointer[StreamProgress]
 	progress.Store(&StreamProgress{})
-	stopBeats := streamHeartbeats(ctx, StreamHeartbeatEvery, func() StreamProgress { return *progress.Load() })
+	stopBeats := heartbeatEvery(ctx, ModelHeartbeatEvery, func() any { return *progress.Load() })
 	defer stopBeats()
 	streamed := request
 	streamed.Stream = true
@@ -85,11 +84,6 @@ func refusesStreaming(err error) bool {
 	}
 	return false
 }
-
-// StreamHeartbeatEvery is how often a streamed model request heartbeats
-// when no chunk arrives; the run's heartbeat timeout for it is a few times
-// this (workflows.streamHeartbeatTimeout).
-const StreamHeartbeatEvery = 2 * time.Second
 
 // streamError is a malformed stream: retried, since the next attempt may
 // stream correctly, and named so the run's history says what broke.

@@ -37,6 +37,7 @@ func (a *Activities) RepairArgs(ctx context.Context, req RepairRequest) (json.Ra
 		return nil, err
 	}
 	client, capture := a.chatClient(model)
+	defer heartbeatWhileWaiting(ctx)()
 	problem, _ := json.Marshal(map[string]any{
 		"task": req.Task, "tool": req.Tool.Name, "arguments": json.RawMessage(req.Args), "error": req.Error,
 	})

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"sync"
-	"time"
 
 	"go.temporal.io/sdk/activity"
 
@@ -81,28 +79,4 @@ func isJSONObjectText(text string) bool {
 		return false
 	}
 	return json.Valid(t)
-}
-
-// streamHeartbeats heartbeats every interval until stop is called, with
-// the stream's progress so far: a model may think for a long time before
-// its first chunk, and a worker that died mid-stream must show as dead
-// within the activity's heartbeat timeout, not its whole timeout.
-func streamHeartbeats(ctx context.Context, interval time.Duration, progress func() StreamProgress) (stop func()) {
-	done := make(chan struct{})
-	var once sync.Once
-	go func() {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				activity.RecordHeartbeat(ctx, progress())
-			}
-		}
-	}()
-	return func() { once.Do(func() { close(done) }) }
 }

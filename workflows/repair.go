@@ -81,7 +81,8 @@ func (r *runner) repairWithModel(ctx workflow.Context, nodeID string, tool confi
 	r.repairs[nodeID]++
 	def := activities.ToolDef{Name: tool.Name, Description: tool.Description, Parameters: mustJSON(tool.Parameters)}
 	req := activities.RepairRequest{Agent: r.run.Spec.Agent.Name, Task: r.run.Input.Task, Tool: def, Args: args, Error: why}
-	actx := workflow.WithActivityOptions(ctx, withSummary(repairOptions(r.run.Spec.Model), "model: repair the arguments of "+tool.Name))
+	opts := withModelHeartbeat(ctx, repairOptions(r.run.Spec.Model))
+	actx := workflow.WithActivityOptions(ctx, withSummary(opts, "model: repair the arguments of "+tool.Name))
 	var fixed json.RawMessage
 	if err := workflow.ExecuteActivity(actx, acts.RepairArgs, req).Get(ctx, &fixed); err != nil {
 		msg := "the model could not repair the arguments: " + errorText(err)

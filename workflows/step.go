@@ -129,8 +129,10 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 	var stream *streaming
 	if r.streamsCalls(ctx) {
 		req.StreamTo = reqID
-		opts.HeartbeatTimeout = streamHeartbeatTimeout
+		opts.HeartbeatTimeout = modelHeartbeatTimeout
 		stream = &streaming{reqID: reqID, p: r.newPipeline(ctx), open: true}
+	} else {
+		opts = withModelHeartbeat(ctx, opts)
 	}
 	r.streaming = stream
 	var reply activities.ModelReply

@@ -3,7 +3,6 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
@@ -29,11 +28,6 @@ import (
 // for (a retried attempt that streamed differently) is settled by the
 // reply: it keeps its node, with a note, and its result is not given to the
 // model, and the reply's own call runs in its place.
-
-// streamHeartbeatTimeout: a streamed model request heartbeats every
-// activities.StreamHeartbeatEvery, so a worker that died mid-stream is
-// found out in this long and the request retried elsewhere.
-const streamHeartbeatTimeout = 10 * time.Second
 
 // streaming is the step's model request while its reply streams.
 type streaming struct {

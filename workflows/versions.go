@@ -158,4 +158,10 @@ const (
 	// attempts); before, the bound counted the wait. Asked for every
 	// call of a tool that is not limited (a limited one never had it).
 	versionQueueWait = "tool-queue-wait"
+	// versionModelHeartbeat: a whole-reply model request (the step's or
+	// a repair's) has a heartbeat timeout (modelHeartbeatTimeout) and the
+	// activity heartbeats while it waits, so a worker that dies during it
+	// is found out in seconds, not the model's whole timeout; before,
+	// only streamed requests heartbeated. Asked for each such request.
+	versionModelHeartbeat = "model-heartbeat"
 )
