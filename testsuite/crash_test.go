@@ -96,10 +96,7 @@ agents:
 	_ = first.Wait()
 	startWorker()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	var res workflows.AgentResult
-	require.NoError(t, run.Get(ctx, &res))
+	res := awaitResult(t, run, 90*time.Second)
 	require.JSONEq(t, `{"confirmation":"C-1"}`, strings.Replace(string(res.Output), `,"replayed":"true"`, "", 1))
 
 	book.mu.Lock()
@@ -116,6 +113,17 @@ agents:
 // workerProcess starts the real worker binary on queue with the config at
 // path; it is killed when the test ends, and its log shown if the test
 // failed.
+// awaitResult waits at most within for a run's result, as a user's
+// client would after a worker was killed and another started.
+func awaitResult(t *testing.T, run client.WorkflowRun, within time.Duration) workflows.AgentResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	var res workflows.AgentResult
+	require.NoError(t, run.Get(ctx, &res))
+	return res
+}
+
 func workerProcess(t *testing.T, bins, path, queue string) *exec.Cmd {
 	cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), "--config", path, "--task-queue", queue)
 	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort())

@@ -587,10 +587,7 @@ func TestEditThenWorkerCrashInTheResumedRunWritesOnce(t *testing.T) {
 
 	c := s.awaitApproval(id, 1, "confirm")
 	s.approveCall(id, c.CallID)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	var result workflows.AgentResult
-	require.NoError(t, run.Get(ctx, &result))
+	result := awaitResult(t, run, 90*time.Second)
 	require.JSONEq(t, `{"price": 12, "order": "O-1"}`, string(result.Output))
 	require.Equal(t, 1, result.Generation)
 

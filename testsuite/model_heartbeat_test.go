@@ -62,10 +62,7 @@ agents:
 
 	// Without the heartbeat the retry would come after the request's
 	// start-to-close timeout (2 min 15 s): well past this deadline.
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	var res workflows.AgentResult
-	require.NoError(t, run.Get(ctx, &res))
+	res := awaitResult(t, run, 90*time.Second)
 	require.Equal(t, "completed", res.Status)
 	require.JSONEq(t, `{"attempt": 2}`, string(res.Output), "the second attempt answered")
 

@@ -198,10 +198,7 @@ agents:
 	_ = first.Wait()
 	workerProcess(t, bins, path, queue)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	var res workflows.AgentResult
-	require.NoError(t, run.Get(ctx, &res))
+	res := awaitResult(t, run, 90*time.Second)
 	require.JSONEq(t, `{"booked": 2}`, string(res.Output))
 
 	mu.Lock()
