@@ -172,19 +172,31 @@ type scaleOutcome struct {
 }
 
 // retriesAfter reads every run's history (ids prefix-0 …) for activity
-// attempts after the first that started after the kill.
+// attempts after the first that started after the kill, and prints each:
+// its activity, attempt, when it started and why the one before ended.
 func retriesAfter(b *testing.B, prefix string, runs int, kill time.Time) (int, time.Duration) {
 	b.Helper()
 	var n int
 	var last time.Duration
 	for i := 0; i < runs; i++ {
+		types := map[int64]string{} // scheduled event id -> activity type
 		eachEvent(b, fmt.Sprintf("%s-%d", prefix, i), "", func(ev *historypb.HistoryEvent) {
+			if sc := ev.GetActivityTaskScheduledEventAttributes(); sc != nil {
+				types[ev.GetEventId()] = sc.GetActivityType().GetName()
+			}
 			st := ev.GetActivityTaskStartedEventAttributes()
 			if st == nil || st.GetAttempt() < 2 || !ev.GetEventTime().AsTime().After(kill) {
 				return
 			}
 			n++
-			last = max(last, ev.GetEventTime().AsTime().Sub(kill))
+			after := ev.GetEventTime().AsTime().Sub(kill)
+			last = max(last, after)
+			why := st.GetLastFailure().GetMessage()
+			if to := st.GetLastFailure().GetTimeoutFailureInfo(); to != nil {
+				why = "timeout " + to.GetTimeoutType().String()
+			}
+			fmt.Fprintf(os.Stderr, "bench: taken over: %s-%d %s attempt %d started %.1f s after the kill (before: %s)\n",
+				prefix, i, types[st.GetScheduledEventId()], st.GetAttempt(), after.Seconds(), why)
 		})
 	}
 	return n, last
