@@ -79,7 +79,7 @@ func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activiti
 	}
 	r.planCalls(ctx, step)
 	// Runs recorded before parallel calls existed ran them one at a time.
-	parallel := workflow.GetVersion(ctx, versionParallelCalls, workflow.DefaultVersion, 1) >= 1
+	parallel := versionOf(ctx, versionParallelCalls, 1) >= 1
 	p := r.newPipeline(ctx)
 	if stream != nil {
 		p = stream.p // the calls it started are waited for with the others

@@ -133,7 +133,7 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 		return nil, err
 	}
 	run := forkedRun(src, &spec)
-	run.ChainKeys = workflow.GetVersion(ctx, versionChainKeys, workflow.DefaultVersion, 1) >= 1
+	run.ChainKeys = versionOf(ctx, versionChainKeys, 1) >= 1
 	r, err := newRunner(run)
 	if err != nil {
 		return nil, err

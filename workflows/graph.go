@@ -207,7 +207,7 @@ func (r *runner) llmOutcome(ctx workflow.Context, at, reqID string, reply replyR
 // ids and volatile fields; before, their JSON with the provider's ids,
 // which no two replies share (so such a node never looked like a loop).
 func (r *runner) llmNodeEvent(ctx workflow.Context, at, callsJSON string, reply replyRecord, outcome string) policies.LoopEvent {
-	if workflow.GetVersion(ctx, versionStableSignatures, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if versionOf(ctx, versionStableSignatures, 1) == workflow.DefaultVersion {
 		return policies.LLMNodeEvent(at, callsJSON, reply.Content, outcome)
 	}
 	calls := make([]policies.LLMCall, len(reply.ToolCalls))

@@ -40,5 +40,5 @@ func (r *runner) handingOverRefusal(name string) error {
 // handoff was then dropped with the run, or carried out after a handoff
 // that no agent took). Asked only for such a signal.
 func (r *runner) handingOverOn(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, versionHandingOver, workflow.DefaultVersion, 1) >= 1
+	return versionOf(ctx, versionHandingOver, 1) >= 1
 }

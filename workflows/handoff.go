@@ -54,7 +54,7 @@ func (r *runner) handoffsOn(ctx workflow.Context) bool {
 	if !r.run.Spec.Agent.CanHandOff() || r.run.startedBeforeHandoffs() {
 		return false
 	}
-	return workflow.GetVersion(ctx, versionHandoff, workflow.DefaultVersion, 1) >= 1
+	return versionOf(ctx, versionHandoff, 1) >= 1
 }
 
 // startedBeforeHandoffs says the run was started by a version of unstuck

@@ -86,7 +86,7 @@ func (r *runner) handoffSignal(ctx workflow.Context, req signals.HandoffRequest)
 	if err := r.handoffWanted(req); err != nil {
 		return err
 	}
-	if !r.run.Spec.Agent.CanHandOff() || workflow.GetVersion(ctx, versionHandoff, workflow.DefaultVersion, 1) < 1 {
+	if !r.run.Spec.Agent.CanHandOff() || versionOf(ctx, versionHandoff, 1) < 1 {
 		return notYet(signals.Handoff)
 	}
 	if err := r.handingOverRefusal(signals.Handoff); err != nil && r.handingOverOn(ctx) {

@@ -17,7 +17,7 @@ import (
 // replay without them. It is asked only where a guard would act.
 func (r *runner) limitsOn(ctx workflow.Context) bool {
 	if r.limitsVersion == nil {
-		v := workflow.GetVersion(ctx, versionLimits, workflow.DefaultVersion, 1)
+		v := versionOf(ctx, versionLimits, 1)
 		r.limitsVersion = &v
 	}
 	return *r.limitsVersion >= 1

@@ -111,7 +111,7 @@ func (r *runner) progress(ctx workflow.Context, where, nodeID string, ev policie
 		return old
 	}
 	now := policies.ResetsInGraph(ev, where, r.run.LastCycleNodes)
-	if now == old || workflow.GetVersion(ctx, versionGraphProgress, workflow.DefaultVersion, 1) < 1 {
+	if now == old || versionOf(ctx, versionGraphProgress, 1) < 1 {
 		return old
 	}
 	return now
@@ -158,7 +158,7 @@ func (r *runner) exploreExit(ctx workflow.Context, at string, loop *policies.Loo
 	if ok == found && exit.To == to {
 		return old, ok
 	}
-	if workflow.GetVersion(ctx, versionExploreCycle, workflow.DefaultVersion, 1) < 1 {
+	if versionOf(ctx, versionExploreCycle, 1) < 1 {
 		return old, ok
 	}
 	return exit, found
@@ -206,7 +206,7 @@ func cycleNodeList(events []policies.EventRef, loop policies.Loop) []string {
 // from before it observes the event without its hash, and never sees one.
 func (r *runner) withState(ctx workflow.Context, ev policies.LoopEvent) policies.LoopEvent {
 	ev.StateHash = policies.StateHash(mustJSON(r.run.State))
-	if r.detector().StateLoopAt(ev) && workflow.GetVersion(ctx, versionStateHash, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if r.detector().StateLoopAt(ev) && versionOf(ctx, versionStateHash, 1) == workflow.DefaultVersion {
 		ev.StateHash = ""
 	}
 	return ev
@@ -227,7 +227,7 @@ func (r *runner) timeWindow(ctx workflow.Context, where, nodeID string) *policie
 	}
 	d := r.detector()
 	loop := r.run.VisitWindow.Observe(r.visitedNode(where, nodeID), d.Seen-1, workflow.Now(ctx), len(r.run.Events))
-	if loop == nil || workflow.GetVersion(ctx, versionTimeWindow, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if loop == nil || versionOf(ctx, versionTimeWindow, 1) == workflow.DefaultVersion {
 		return nil
 	}
 	loop.Cycle = d.Last(loop.Period)

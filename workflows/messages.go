@@ -18,6 +18,7 @@ import (
 // the run). An update whose payload cannot be decoded is rejected by the
 // SDK; one too large is rejected by its validator.
 func (r *runner) registerUpdates(ctx workflow.Context) error {
+	inRun := sameRelease(ctx)
 	err := workflow.SetUpdateHandlerWithOptions(ctx, signals.Reply,
 		func(ctx workflow.Context, req signals.ReplyRequest) (signals.ReplyResult, error) {
 			return r.acceptReply(req)
@@ -52,7 +53,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	}
 	err = workflow.SetUpdateHandlerWithOptions(ctx, signals.Edit,
 		func(ctx workflow.Context, req signals.EditRequest) (signals.EditResult, error) {
-			return r.acceptEdit(ctx, req, true)
+			return r.acceptEdit(inRun(ctx), req, true)
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.EditRequest) error {
 			if err := validMessage(signals.Edit, req, req.Validate); err != nil {
@@ -71,7 +72,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, signals.Handoff,
 		func(ctx workflow.Context, req signals.HandoffRequest) (signals.HandoffResult, error) {
-			return r.acceptHandoff(ctx, req, true)
+			return r.acceptHandoff(inRun(ctx), req, true)
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.HandoffRequest) error {
 			if err := validMessage(signals.Handoff, req, req.Validate); err != nil {
@@ -129,7 +130,7 @@ func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMe
 				if err := r.handingOverRefusal(signals.Edit); err != nil && r.handingOverOn(ctx) {
 					return err
 				}
-				if workflow.GetVersion(ctx, versionEdit, workflow.DefaultVersion, 1) < 1 {
+				if versionOf(ctx, versionEdit, 1) < 1 {
 					return notYet(signals.Edit) // as runs recorded before edits existed
 				}
 				_, err := r.acceptEdit(ctx, req, false)
@@ -229,7 +230,7 @@ func decodeJSONPayload(name string, raw converter.RawValue) (json.RawMessage, er
 // and wait for the next signal of that name, holding up the others). Asked
 // only for such a signal.
 func (r *runner) undecodableOn(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, versionUndecodableSignal, workflow.DefaultVersion, 1) >= 1
+	return versionOf(ctx, versionUndecodableSignal, 1) >= 1
 }
 
 // receiveDecodable is the SDK's old way with a signal it could not decode:
@@ -248,7 +249,7 @@ func (r *runner) receiveDecodable(ctx workflow.Context, c workflow.ReceiveChanne
 // messageSizeOn says whether oversized signals are ignored: runs recorded
 // before the bound took them. Asked only for an oversized signal.
 func (r *runner) messageSizeOn(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, versionMessageSize, workflow.DefaultVersion, 1) >= 1
+	return versionOf(ctx, versionMessageSize, 1) >= 1
 }
 
 // drainSignals takes the signals still buffered before the run continues

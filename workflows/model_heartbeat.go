@@ -17,7 +17,7 @@ const modelHeartbeatTimeout = 10 * time.Second
 // withModelHeartbeat asks a whole-reply model request (the step's or a
 // repair's) to heartbeat. Streamed requests always did.
 func withModelHeartbeat(ctx workflow.Context, o workflow.ActivityOptions) workflow.ActivityOptions {
-	if workflow.GetVersion(ctx, versionModelHeartbeat, workflow.DefaultVersion, 1) >= 1 {
+	if versionOf(ctx, versionModelHeartbeat, 1) >= 1 {
 		o.HeartbeatTimeout = modelHeartbeatTimeout
 	}
 	return o

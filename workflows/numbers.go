@@ -16,7 +16,7 @@ import (
 // before exact numbers gets back the State it decoded then (every number
 // of carried State a float64).
 func (r *runner) useNumbers(ctx workflow.Context) {
-	r.exactNumbers = workflow.GetVersion(ctx, versionExactNumbers, workflow.DefaultVersion, 1) >= 1
+	r.exactNumbers = versionOf(ctx, versionExactNumbers, 1) >= 1
 	if !r.exactNumbers {
 		r.run.State = refs.State(floatNumbers(map[string]any(r.run.State)).(map[string]any))
 	}

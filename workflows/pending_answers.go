@@ -28,7 +28,7 @@ func (r *runner) answerPending(ctx workflow.Context, why, next string) {
 	if !editWaits && !handoffWaits {
 		return
 	}
-	if workflow.GetVersion(ctx, versionAnswerPending, workflow.DefaultVersion, 1) < 1 {
+	if versionOf(ctx, versionAnswerPending, 1) < 1 {
 		return // as runs recorded before: the handler waits
 	}
 	notCarried := func(name string) error {

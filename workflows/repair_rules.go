@@ -20,7 +20,7 @@ func ruleRepair(ctx workflow.Context, run func(repair.RuleSet) repair.Result) re
 	if sameRepair(newest, first) {
 		return newest
 	}
-	if workflow.GetVersion(ctx, versionRepairValues, workflow.DefaultVersion, 1) >= 1 {
+	if versionOf(ctx, versionRepairValues, 1) >= 1 {
 		return newest
 	}
 	return first

@@ -19,6 +19,7 @@ func TestWrittenNumberRepairedByRule(t *testing.T) {
 		{Content: "ok"},
 	}, echoTool)
 	asked := 0
+	h.before() // a run that asks each change on its own
 	h.env.OnGetVersion(versionRepairValues, workflow.DefaultVersion, 1).Run(func(mock.Arguments) { asked++ }).Return(workflow.Version(1))
 	_, err := h.run(AgentInput{Agent: "agent", Task: "t"})
 	require.NoError(t, err)
@@ -44,7 +45,7 @@ func TestWrittenNumberBeforeRepairValuesGoesToTheModel(t *testing.T) {
 		{ToolCalls: []activities.ToolCall{call("k", "typed", `{"n": "1,250,000"}`)}},
 		{Content: "ok"},
 	}, echoTool)
-	h.env.OnGetVersion(versionRepairValues, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	h.before(versionRepairValues)
 	h.repairModel = func(activities.RepairRequest) (json.RawMessage, error) { return json.RawMessage(`{"n": 1250000}`), nil }
 	_, err := h.run(AgentInput{Agent: "agent", Task: "t"})
 	require.NoError(t, err)
@@ -60,6 +61,7 @@ func TestRepairAlikeAsksNoVersion(t *testing.T) {
 		{Content: "ok"},
 	}, echoTool)
 	asked := 0
+	h.before() // a run that asks each change on its own
 	h.env.OnGetVersion(versionRepairValues, workflow.DefaultVersion, 1).Run(func(mock.Arguments) { asked++ }).Return(workflow.Version(1)).Maybe()
 	_, err := h.run(AgentInput{Agent: "agent", Task: "t"})
 	require.NoError(t, err)

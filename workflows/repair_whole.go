@@ -27,7 +27,7 @@ func gateRules(ctx workflow.Context, run func(disabled []string) repair.Result) 
 	for range gatedRules {
 		var off []string
 		for _, g := range gatedRules {
-			if usesStrategy(res, g.strategy) && workflow.GetVersion(ctx, g.version, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			if usesStrategy(res, g.strategy) && versionOf(ctx, g.version, 1) == workflow.DefaultVersion {
 				off = append(off, g.strategy)
 			}
 		}
@@ -58,7 +58,7 @@ func (r *runner) repairText(ctx workflow.Context, nodeID string, tc activities.T
 		return nil, false
 	}
 	res := repair.RepairText(tc.Args)
-	if res.JSON == nil || workflow.GetVersion(ctx, versionWholeArguments, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if res.JSON == nil || versionOf(ctx, versionWholeArguments, 1) == workflow.DefaultVersion {
 		return nil, false
 	}
 	r.repairs[nodeID]++

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
@@ -47,7 +46,7 @@ func TestWholeArgumentsOffForOlderRuns(t *testing.T) {
 			{ToolCalls: []activities.ToolCall{call("k", "typed", `"{\"n\": 3}"`)}},
 			{Content: "ok"},
 		}, echoTool)
-		h.env.OnGetVersion(versionWholeArguments, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+		h.before(versionWholeArguments)
 		_, err := h.run(AgentInput{Agent: "agent", Task: "t"})
 		require.NoError(t, err)
 		require.Empty(t, h.toolReqs)
@@ -61,7 +60,7 @@ func TestWholeArgumentsOffForOlderRuns(t *testing.T) {
 			{ToolCalls: []activities.ToolCall{call("k", "typed", `{"arguments": {"n": 3}}`)}},
 			{Content: "ok"},
 		}, echoTool)
-		h.env.OnGetVersion(versionWholeArguments, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+		h.before(versionWholeArguments)
 		h.repairModel = func(activities.RepairRequest) (json.RawMessage, error) { return json.RawMessage(`{"n": 3}`), nil }
 		_, err := h.run(AgentInput{Agent: "agent", Task: "t"})
 		require.NoError(t, err)
@@ -104,7 +103,7 @@ func TestRelativeDateResolvedAgainstTheRunsDay(t *testing.T) {
 		}, echoTool)
 		h.env.SetStartTime(time.Date(2024, 12, 31, 22, 0, 0, 0, time.UTC))
 		if old {
-			h.env.OnGetVersion(versionRelativeDates, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+			h.before(versionRelativeDates)
 		}
 		h.repairModel = func(activities.RepairRequest) (json.RawMessage, error) {
 			return json.RawMessage(`{"on": "2025-01-01"}`), nil

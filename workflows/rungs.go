@@ -45,7 +45,7 @@ func (r *runner) chooseRung(ctx workflow.Context, s policies.LoopSituation) stri
 	s.ByClass = true
 	now := policies.ChooseRung(&after, s)
 	differ := old != now || before.Next != after.Next || before.Repaired != after.Repaired
-	if differ && workflow.GetVersion(ctx, versionRungsByClass, workflow.DefaultVersion, 1) >= 1 {
+	if differ && versionOf(ctx, versionRungsByClass, 1) >= 1 {
 		*l = after
 		return now
 	}

@@ -3,8 +3,6 @@ package workflows
 import (
 	"testing"
 
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/unstuck-dev/unstuck/config"
 )
 
@@ -43,7 +41,7 @@ func BenchmarkSeedGraph(b *testing.B) {
 						for seed := range seeds {
 							o := runSeedGraph(b, seedGraphSpec(maxSteps, l.rungs), seed, func(h *harness) {
 								for _, id := range v.before {
-									h.env.OnGetVersion(id, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+									h.before(id)
 								}
 							})
 							if o.reachedE {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
@@ -158,7 +157,7 @@ func TestExploreLeavesTheCycleWhereItsExitIs(t *testing.T) {
 	// Before explore-cycle: nothing leaves the cycle at B, explore is
 	// skipped and the run stops at the same loop.
 	before := runSeedGraph(t, spec(), seed, func(h *harness) {
-		h.env.OnGetVersion(versionExploreCycle, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+		h.before(versionExploreCycle)
 	})
 	require.False(t, before.reachedE)
 	require.Equal(t, []string{"stop"}, actions(before.escalations))
@@ -180,7 +179,7 @@ func TestSuccessInsideTheCycleIsNotProgress(t *testing.T) {
 	require.Contains(t, w[:slices.Index(w, "[explore@B]")], "B", "B succeeded between the two loops")
 
 	before := runSeedGraph(t, spec(), seed, func(h *harness) {
-		h.env.OnGetVersion(versionGraphProgress, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+		h.before(versionGraphProgress)
 	})
 	require.False(t, before.reachedE)
 	require.Contains(t, before.reason, "max_steps (60)")

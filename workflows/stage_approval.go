@@ -53,5 +53,5 @@ func (p *pipeline) approval(ctx workflow.Context, c *stepCall, tool config.Tool,
 // recheckBlocked: graph calls of runs recorded before the one pipeline ran
 // what a person decided without checking the blocked calls again.
 func (p *pipeline) recheckBlocked(ctx workflow.Context, c *stepCall) bool {
-	return c.where == "" || workflow.GetVersion(ctx, versionOnePipeline, workflow.DefaultVersion, 1) >= 1
+	return c.where == "" || versionOf(ctx, versionOnePipeline, 1) >= 1
 }

@@ -32,7 +32,7 @@ func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, a
 		// The same write tried before and failed (a timeout, say) may have
 		// acted all the same: it goes again with that try's key, so a tool
 		// that honours Idempotency-Key acts once.
-		if tried := p.r.triedWrite(name, args); tried != nil && workflow.GetVersion(ctx, versionEffectLedger, workflow.DefaultVersion, 1) >= 1 {
+		if tried := p.r.triedWrite(name, args); tried != nil && versionOf(ctx, versionEffectLedger, 1) >= 1 {
 			c.keyOf = tried.ID
 			if tried.CallKey != "" {
 				c.keyOf = tried.CallKey // itself an earlier try's key, maybe
@@ -41,7 +41,7 @@ func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, a
 		p.run(ctx, c, tool, args, 0)
 		return
 	}
-	if workflow.GetVersion(ctx, versionEffectLedger, workflow.DefaultVersion, 1) < 1 {
+	if versionOf(ctx, versionEffectLedger, 1) < 1 {
 		p.run(ctx, c, tool, args, 0)
 		return
 	}
@@ -60,7 +60,7 @@ func (p *pipeline) ledgerAnswers(ctx workflow.Context, c *stepCall, args json.Ra
 	if !writes(c, c.tool) || p.r.executedWrite(ledgerName(c, c.tool), args) == nil {
 		return false
 	}
-	return workflow.GetVersion(ctx, versionEffectLedger, workflow.DefaultVersion, 1) >= 1
+	return versionOf(ctx, versionEffectLedger, 1) >= 1
 }
 
 // writes: the call's tool, or the tool that would stand in, has effects.

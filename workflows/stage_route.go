@@ -31,7 +31,7 @@ func (p *pipeline) route(ctx workflow.Context, c *stepCall, tool config.Tool, ar
 		fallback, _ := r.run.Spec.Tool(routed.Tool)
 		c.fallback = fallback.Name
 		if routed.NeedsApproval {
-			if workflow.GetVersion(ctx, versionFallbackApproval, workflow.DefaultVersion, 1) < 1 {
+			if versionOf(ctx, versionFallbackApproval, 1) < 1 {
 				p.fail(ctx, c, routed.ApprovalRefusal(tool.Name), policies.CircuitOpen)
 				return
 			}

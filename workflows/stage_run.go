@@ -68,9 +68,9 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt 
 		n.Ran, n.CallKey = true, callID
 	}
 	opts := toolOptions(tool)
-	if tool.Limited() && workflow.GetVersion(ctx, versionToolQueues, workflow.DefaultVersion, 1) >= 1 {
+	if tool.Limited() && versionOf(ctx, versionToolQueues, 1) >= 1 {
 		opts = limitedToolOptions(opts, workflow.GetInfo(ctx).TaskQueueName, tool.Name)
-	} else if workflow.GetVersion(ctx, versionQueueWait, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	} else if versionOf(ctx, versionQueueWait, 1) == workflow.DefaultVersion {
 		opts = queueBoundToolOptions(opts, tool)
 	}
 	actx := workflow.WithActivityOptions(ctx, withSummary(opts, toolSummary(tool.Name, args)))

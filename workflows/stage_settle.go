@@ -108,5 +108,5 @@ func failureClass(err error) policies.Class {
 // breaker: runs recorded before worker breakers never got one. Asked only
 // for such a refusal.
 func (r *runner) workerBreakerOn(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, versionWorkerBreaker, workflow.DefaultVersion, 1) >= 1
+	return versionOf(ctx, versionWorkerBreaker, 1) >= 1
 }

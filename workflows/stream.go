@@ -52,7 +52,7 @@ func (r *runner) streamsCalls(ctx workflow.Context) bool {
 		return false
 	}
 	if r.streamVersion == nil {
-		v := workflow.GetVersion(ctx, versionStreamCalls, workflow.DefaultVersion, 1)
+		v := versionOf(ctx, versionStreamCalls, 1)
 		r.streamVersion = &v
 	}
 	return *r.streamVersion >= 1

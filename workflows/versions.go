@@ -164,4 +164,12 @@ const (
 	// is found out in seconds, not the model's whole timeout; before,
 	// only streamed requests heartbeated. Asked for each such request.
 	versionModelHeartbeat = "model-heartbeat"
+	// versionRelease is asked once, when a run starts (withRelease): a
+	// run that answers releaseAll takes every change above as made and
+	// asks none of them (versionOf). Each change id asked adds a marker
+	// and a TemporalChangeVersion upsert (a visibility write) to the run:
+	// six or seven of each in a plain run before. A later change of
+	// behaviour gets its own id, asked with versionOf like these, or a
+	// higher releaseAll when it should be one more release-wide step.
+	versionRelease = "unstuck-release"
 )

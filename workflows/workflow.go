@@ -91,6 +91,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 	// (while the agent resolves they answer that the run is starting),
 	// never "unknown update"; signals wait in their channels until the
 	// run exists.
+	ctx = withRelease(ctx)
 	r := &runner{}
 	if err := r.registerQueries(ctx); err != nil {
 		return nil, err
@@ -106,7 +107,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 	*r = *built
 	r.useNumbers(ctx)
 	workflow.Go(ctx, func(ctx workflow.Context) { r.receiveSignals(ctx) })
-	r.repairOn = workflow.GetVersion(ctx, versionArgumentRepair, workflow.DefaultVersion, 1) >= 1
+	r.repairOn = versionOf(ctx, versionArgumentRepair, 1) >= 1
 	handsOver := r.handoffsOn(ctx)
 	r.handsOver = handsOver
 	// Runs carried from a version before handoffs have no registry.
@@ -161,11 +162,11 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 		run.Generation++
 		return newRunner(run)
 	}
-	if len(in.Unknown) > 0 && workflow.GetVersion(ctx, versionStrictInput, workflow.DefaultVersion, 1) >= 1 {
+	if len(in.Unknown) > 0 && versionOf(ctx, versionStrictInput, 1) >= 1 {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 			"input: unknown field(s) %s: a run takes agent, task, input, output_schema and from", strings.Join(in.Unknown, ", ")), BadInputError, nil)
 	}
-	if in.From != nil && workflow.GetVersion(ctx, versionEdit, workflow.DefaultVersion, 1) >= 1 {
+	if in.From != nil && versionOf(ctx, versionEdit, 1) >= 1 {
 		return startFork(ctx, in)
 	}
 	if in.From != nil {
@@ -183,7 +184,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 		Input: in,
 		Spec:  &spec,
 		Progress: Progress{State: map[string]any{}, HandoffPath: []string{}, Escalations: []Escalation{},
-			ChainKeys: workflow.GetVersion(ctx, versionChainKeys, workflow.DefaultVersion, 1) >= 1},
+			ChainKeys: versionOf(ctx, versionChainKeys, 1) >= 1},
 	}
 	r, err := newRunner(run)
 	if err != nil {
@@ -244,7 +245,7 @@ func verifyCarried(ctx workflow.Context) error {
 	if previous == "" {
 		return refused("")
 	}
-	v := workflow.GetVersion(ctx, versionVerifyCarried, workflow.DefaultVersion, 2)
+	v := versionOf(ctx, versionVerifyCarried, 2)
 	if v < 1 {
 		return nil // runs recorded before the check
 	}

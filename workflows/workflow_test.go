@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
@@ -58,6 +59,16 @@ type harness struct {
 	repairReqs  []activities.RepairRequest
 	// peers are the other agents ResolveAgent knows (a handoff's targets).
 	peers map[string]*config.Resolved
+}
+
+// before makes the run one recorded before the changes named: before
+// versionRelease (so each change is asked on its own) and before each of
+// changeIDs.
+func (h *harness) before(changeIDs ...string) {
+	h.env.OnGetVersion(versionRelease, workflow.DefaultVersion, releaseAll).Return(workflow.DefaultVersion)
+	for _, id := range changeIDs {
+		h.env.OnGetVersion(id, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	}
 }
 
 func newHarness(t testing.TB, spec *config.Resolved, replies []activities.ModelReply, tool func(activities.ToolRequest) (json.RawMessage, error)) *harness {
