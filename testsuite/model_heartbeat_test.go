@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
@@ -68,17 +69,14 @@ agents:
 
 	var heartbeat time.Duration
 	var retriedFor enums.TimeoutType
-	it := devClient.GetWorkflowHistory(context.Background(), run.GetID(), run.GetRunID(), false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		ev, err := it.Next()
-		require.NoError(t, err)
+	forEachEvent(t, run, func(ev *historypb.HistoryEvent) {
 		if a := ev.GetActivityTaskScheduledEventAttributes(); a.GetActivityType().GetName() == "CallModel" && heartbeat == 0 {
 			heartbeat = a.GetHeartbeatTimeout().AsDuration()
 		}
 		if a := ev.GetActivityTaskStartedEventAttributes(); a.GetAttempt() == 2 {
 			retriedFor = a.GetLastFailure().GetTimeoutFailureInfo().GetTimeoutType()
 		}
-	}
+	})
 	require.Equal(t, 10*time.Second, heartbeat, "the model request's heartbeat timeout")
 	require.Equal(t, enums.TIMEOUT_TYPE_HEARTBEAT, retriedFor, "the request was retried for its missed heartbeat")
 	recordAndReplay(t, run, "model_heartbeat")

@@ -1,13 +1,12 @@
 package testsuite
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/workflows"
@@ -48,10 +47,7 @@ agents:
 
 	var markers []string
 	var changeVersionUpserts int
-	it := devClient.GetWorkflowHistory(context.Background(), run.GetID(), run.GetRunID(), false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		ev, err := it.Next()
-		require.NoError(t, err)
+	forEachEvent(t, run, func(ev *historypb.HistoryEvent) {
 		if m := ev.GetMarkerRecordedEventAttributes(); m != nil && m.GetMarkerName() == "Version" {
 			var id string
 			require.NoError(t, json.Unmarshal(m.GetDetails()["change-id"].GetPayloads()[0].GetData(), &id))
@@ -62,7 +58,7 @@ agents:
 				changeVersionUpserts++
 			}
 		}
-	}
+	})
 	require.Equal(t, []string{"unstuck-release"}, markers, "one version marker")
 	require.Equal(t, 1, changeVersionUpserts, "one TemporalChangeVersion upsert")
 	recordAndReplay(t, run, "release_version")

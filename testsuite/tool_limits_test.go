@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
@@ -68,15 +69,23 @@ func sixCalls() scriptedmodel.Script {
 func scheduledQueues(t *testing.T, run client.WorkflowRun) []string {
 	t.Helper()
 	var queues []string
+	forEachEvent(t, run, func(ev *historypb.HistoryEvent) {
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a.GetActivityType().GetName() == "RunTool" {
+			queues = append(queues, a.GetTaskQueue().GetName())
+		}
+	})
+	return queues
+}
+
+// forEachEvent reads a run's history, event by event.
+func forEachEvent(t *testing.T, run client.WorkflowRun, fn func(*historypb.HistoryEvent)) {
+	t.Helper()
 	it := devClient.GetWorkflowHistory(context.Background(), run.GetID(), run.GetRunID(), false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)
-		if a := ev.GetActivityTaskScheduledEventAttributes(); a.GetActivityType().GetName() == "RunTool" {
-			queues = append(queues, a.GetTaskQueue().GetName())
-		}
+		fn(ev)
 	}
-	return queues
 }
 
 // A tool with max_concurrent: 2 and a reply of six calls: the six go to
