@@ -2,8 +2,8 @@ package workflows
 
 import "go.temporal.io/sdk/workflow"
 
-// releaseAll is the versionRelease of runs that take every change of
-// versions.go as made.
+// releaseAll is the versionRelease a run starting now answers: it takes
+// every change of releaseChanges as made.
 const releaseAll workflow.Version = 1
 
 // releaseKey holds, in a run's context, what the run answered to
@@ -16,17 +16,43 @@ func withRelease(ctx workflow.Context) workflow.Context {
 	return workflow.WithValue(ctx, releaseKey{}, workflow.GetVersion(ctx, versionRelease, workflow.DefaultVersion, releaseAll))
 }
 
-// versionOf is workflow.GetVersion(ctx, changeID, DefaultVersion, max) for
-// a change of this release: a run that started on this release (or a
-// later one) takes the change as made, max, and asks nothing, so it
-// records no marker and no TemporalChangeVersion upsert for it; a run
-// recorded before versionRelease existed asks changeID as it always did,
-// and replays the markers it recorded. A context without the answer (a
-// handler's, should one lack it) asks changeID too, which is as correct,
-// only dearer.
+// releaseChange is when a run takes a change as made: from the release
+// it started on (its versionRelease answer) on, at version.
+type releaseChange struct{ release, version workflow.Version }
+
+// releaseChanges are the changes a run takes as made, by the release it
+// started on. The set of a release is closed: a run started on it may be
+// continued by a later worker, which must not take as made a change the
+// run's earlier part ran without. So a later change of behaviour gets
+// its own change id, not listed here, and versionOf asks it on its own,
+// as GetVersion always did; an id listed here never gets a higher
+// version (a new id does). A later release that folds more changes in
+// raises releaseAll and lists them here with that release.
+var releaseChanges = map[string]releaseChange{
+	versionParallelCalls: {1, 1}, versionArgumentRepair: {1, 1}, versionRepairValues: {1, 1},
+	versionOnePipeline: {1, 1}, versionLimits: {1, 1}, versionFallbackApproval: {1, 1},
+	versionMessageSize: {1, 1}, versionVerifyCarried: {1, 2}, versionExactNumbers: {1, 1},
+	versionChainKeys: {1, 1}, versionStrictInput: {1, 1}, versionUndecodableSignal: {1, 1},
+	versionEffectLedger: {1, 1}, versionEdit: {1, 1}, versionHandoff: {1, 1},
+	versionWorkerBreaker: {1, 1}, versionExploreCycle: {1, 1}, versionGraphProgress: {1, 1},
+	versionRungsByClass: {1, 1}, versionStableSignatures: {1, 1}, versionTimeWindow: {1, 1},
+	versionStateHash: {1, 1}, versionHandingOver: {1, 1}, versionAnswerPending: {1, 1},
+	versionWholeArguments: {1, 1}, versionRelativeDates: {1, 1}, versionStreamCalls: {1, 1},
+	versionToolQueues: {1, 1}, versionQueueWait: {1, 1}, versionModelHeartbeat: {1, 1},
+}
+
+// versionOf is workflow.GetVersion(ctx, changeID, DefaultVersion, max),
+// but a run that started on a release taking a change of releaseChanges
+// takes it as made, at its version, and asks nothing: it records no
+// marker and no TemporalChangeVersion upsert for it. A run recorded before
+// versionRelease existed, a change not in releaseChanges, or a context
+// without the run's answer (a handler's, should one lack it: as correct,
+// only dearer) asks changeID as GetVersion always did.
 func versionOf(ctx workflow.Context, changeID string, max workflow.Version) workflow.Version {
-	if rel, ok := ctx.Value(releaseKey{}).(workflow.Version); ok && rel >= releaseAll {
-		return max
+	if c, ok := releaseChanges[changeID]; ok {
+		if rel, ok := ctx.Value(releaseKey{}).(workflow.Version); ok && rel >= c.release {
+			return c.version
+		}
 	}
 	return workflow.GetVersion(ctx, changeID, workflow.DefaultVersion, max)
 }

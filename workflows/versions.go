@@ -165,11 +165,12 @@ const (
 	// only streamed requests heartbeated. Asked for each such request.
 	versionModelHeartbeat = "model-heartbeat"
 	// versionRelease is asked once, when a run starts (withRelease): a
-	// run that answers releaseAll takes every change above as made and
-	// asks none of them (versionOf). Each change id asked adds a marker
-	// and a TemporalChangeVersion upsert (a visibility write) to the run:
-	// six or seven of each in a plain run before. A later change of
-	// behaviour gets its own id, asked with versionOf like these, or a
-	// higher releaseAll when it should be one more release-wide step.
+	// run that answers 1 takes every change above as made, at the version
+	// releaseChanges lists, and asks none of them (versionOf). Each change
+	// id asked adds a marker and a TemporalChangeVersion upsert (a
+	// visibility write) to the run: six to eight of each in a plain run
+	// before. A later change of behaviour gets its own id, checked with
+	// versionOf and not listed in releaseChanges, so runs of release 1
+	// ask it on its own (release_test.go keeps release 1's list fixed).
 	versionRelease = "unstuck-release"
 )

@@ -1,0 +1,104 @@
+package workflows
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+)
+
+// releaseProbe starts as AgentWorkflow does (withRelease) and answers what
+// versionOf gives for each change id, in the workflow and in an update
+// handler.
+func releaseProbe(ctx workflow.Context, ids []string) ([]workflow.Version, error) {
+	ctx = withRelease(ctx)
+	var got []workflow.Version
+	for _, id := range ids {
+		got = append(got, versionOf(ctx, id, 1))
+	}
+	inRun := sameRelease(ctx)
+	var fromHandler workflow.Version = -2
+	if err := workflow.SetUpdateHandler(ctx, "probe", func(hctx workflow.Context) error {
+		fromHandler = versionOf(inRun(hctx), versionEdit, 1)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := workflow.Await(ctx, func() bool { return fromHandler != -2 }); err != nil {
+		return nil, err
+	}
+	return append(got, fromHandler), nil
+}
+
+// probeVersions runs releaseProbe and answers its versions and the change
+// ids it asked GetVersion for.
+func probeVersions(t *testing.T, release workflow.Version, ids ...string) ([]workflow.Version, []string) {
+	env := (&testsuite.WorkflowTestSuite{}).NewTestWorkflowEnvironment()
+	env.RegisterWorkflow(releaseProbe)
+	var asked []string
+	env.OnGetVersion(versionRelease, workflow.DefaultVersion, releaseAll).Return(release)
+	env.OnGetVersion(mock.Anything, workflow.DefaultVersion, 1).Run(func(a mock.Arguments) {
+		asked = append(asked, a.String(0))
+	}).Return(workflow.Version(1))
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow("probe", "u1", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { t.Fatal(err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
+		})
+	}, 0)
+	env.ExecuteWorkflow(releaseProbe, ids)
+	require.NoError(t, env.GetWorkflowError())
+	var got []workflow.Version
+	require.NoError(t, env.GetWorkflowResult(&got))
+	return got, asked
+}
+
+// A run of this release takes the release's changes as made, at their
+// versions, in the workflow and in an update handler, and asks none.
+func TestReleaseRunTakesItsChangesWithoutAsking(t *testing.T) {
+	got, asked := probeVersions(t, releaseAll, versionParallelCalls, versionVerifyCarried, versionModelHeartbeat)
+	require.Equal(t, []workflow.Version{1, 2, 1, 1}, got)
+	require.Empty(t, asked)
+}
+
+// A change made after the release (an id not in releaseChanges) is asked
+// on its own even by a run of the release: a later worker continuing the
+// run must not take it as made.
+func TestReleaseRunAsksALaterChange(t *testing.T) {
+	_, asked := probeVersions(t, releaseAll, "a-later-change")
+	require.Equal(t, []string{"a-later-change"}, asked)
+}
+
+// A run recorded before versionRelease existed asks each change.
+func TestRunBeforeTheReleaseAsksEachChange(t *testing.T) {
+	_, asked := probeVersions(t, workflow.DefaultVersion, versionParallelCalls, versionToolQueues)
+	require.Equal(t, []string{versionParallelCalls, versionToolQueues, versionEdit}, asked)
+}
+
+// Release 1's changes are fixed: a run started on it may be continued by
+// any later worker, so nothing may join them (a new change gets its own
+// id, asked on its own) and none may change its version.
+func TestReleaseOneChangesAreFixed(t *testing.T) {
+	var ids []string
+	for id, c := range releaseChanges {
+		if c.release == 1 {
+			ids = append(ids, id)
+			want := workflow.Version(1)
+			if id == versionVerifyCarried {
+				want = 2
+			}
+			require.Equal(t, want, c.version, id)
+		}
+	}
+	slices.Sort(ids)
+	require.Equal(t, []string{
+		"answer-pending", "argument-repair", "chain-keys", "edit", "effect-ledger", "exact-numbers",
+		"explore-cycle", "fallback-approval", "graph-progress", "handing-over", "handoff", "limits",
+		"message-size", "model-heartbeat", "one-call-pipeline", "parallel-calls", "relative-dates",
+		"repair-values", "rungs-by-class", "stable-signatures", "state-hash", "stream-calls",
+		"strict-input", "time-window", "tool-queue-wait", "tool-queues", "undecodable-signal",
+		"verify-carried", "whole-arguments", "worker-breaker",
+	}, ids)
+}
