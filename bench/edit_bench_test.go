@@ -310,8 +310,13 @@ type latency struct {
 }
 
 func newLatency(t0 time.Time, t resumeTimes) latency {
-	return latency{toRun: t.started.Sub(t0), firstTask: t.scheduled.Sub(t.started), activity: t.completed.Sub(t.scheduled),
-		secondTask: t.work.Sub(t.completed), total: t.work.Sub(t0)}
+	l := latency{toRun: t.started.Sub(t0), firstTask: t.scheduled.Sub(t.started), total: t.work.Sub(t0)}
+	// An edit's continued run has no activity before the model request
+	// (its carried-run check is a local activity): those phases are 0.
+	if !t.completed.IsZero() {
+		l.activity, l.secondTask = t.completed.Sub(t.scheduled), t.work.Sub(t.completed)
+	}
+	return l
 }
 
 // editLatency edits step 3's call output of a run waiting for an approval,
