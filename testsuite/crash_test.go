@@ -75,17 +75,9 @@ tools:
 agents:
   - { name: booker, instructions: Book., tools: [book] }
 `
-	bins := binaries(t)
-	path := filepath.Join(t.TempDir(), "agents.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
-	queue := fmt.Sprintf("crash-%d", time.Now().UnixNano())
-	startWorker := func() *exec.Cmd { return workerProcess(t, bins, path, queue) }
-
-	first := startWorker()
-	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
-		ID: fmt.Sprintf("crash-%d", time.Now().UnixNano()), TaskQueue: queue,
-	}, workflows.WorkflowName, workflows.AgentInput{Agent: "booker", Task: "book it"})
-	require.NoError(t, err)
+	workers := newWorkerProcesses(t, cfg, "crash")
+	first := workers.start()
+	run := workers.run(workflows.AgentInput{Agent: "booker", Task: "book it"})
 
 	select {
 	case <-book.arrived:
@@ -94,7 +86,7 @@ agents:
 	}
 	require.NoError(t, first.Process.Kill()) // SIGKILL, mid-call
 	_ = first.Wait()
-	startWorker()
+	workers.start()
 
 	res := awaitResult(t, run, 90*time.Second)
 	require.JSONEq(t, `{"confirmation":"C-1"}`, strings.Replace(string(res.Output), `,"replayed":"true"`, "", 1))
@@ -122,6 +114,34 @@ func awaitResult(t *testing.T, run client.WorkflowRun, within time.Duration) wor
 	var res workflows.AgentResult
 	require.NoError(t, run.Get(ctx, &res))
 	return res
+}
+
+// workerProcesses are unstuck-worker processes of one config on one new
+// task queue, for the tests that kill a worker and start another.
+type workerProcesses struct {
+	t                 *testing.T
+	bins, path, queue string
+}
+
+// newWorkerProcesses writes cfg for the workers and names the queue
+// prefix-<nanoseconds>; no worker runs yet.
+func newWorkerProcesses(t *testing.T, cfg, prefix string) *workerProcesses {
+	path := filepath.Join(t.TempDir(), "agents.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
+	return &workerProcesses{t: t, bins: binaries(t), path: path, queue: fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano())}
+}
+
+// start starts one more worker process on the queue.
+func (w *workerProcesses) start() *exec.Cmd { return workerProcess(w.t, w.bins, w.path, w.queue) }
+
+// run starts an agent run on the queue, its workflow id the queue's name,
+// bounded to 5 minutes.
+func (w *workerProcesses) run(in workflows.AgentInput) client.WorkflowRun {
+	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
+		ID: w.queue, TaskQueue: w.queue, WorkflowExecutionTimeout: 5 * time.Minute,
+	}, workflows.WorkflowName, in)
+	require.NoError(w.t, err)
+	return run
 }
 
 func workerProcess(t *testing.T, bins, path, queue string) *exec.Cmd {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -551,23 +550,16 @@ func TestEditThenWorkerCrashInTheResumedRunWritesOnce(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = model.Close() })
 
-	bins := binaries(t)
-	path := filepath.Join(t.TempDir(), "agents.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(shopConfig(model.URL(), tools.URL)), 0o644))
-	queue := fmt.Sprintf("edit-crash-%d", time.Now().UnixNano())
-	startWorker := func() *exec.Cmd { return workerProcess(t, bins, path, queue) }
-	s := &stack{t: t, model: model, queue: queue, client: devClient}
+	workers := newWorkerProcesses(t, shopConfig(model.URL(), tools.URL), "edit-crash")
+	s := &stack{t: t, model: model, queue: workers.queue, client: devClient}
 
-	first := startWorker()
-	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
-		ID: fmt.Sprintf("edit-crash-%d", time.Now().UnixNano()), TaskQueue: queue, WorkflowExecutionTimeout: 5 * time.Minute,
-	}, workflows.WorkflowName, workflows.AgentInput{Agent: "shop", Task: "buy the book"})
-	require.NoError(t, err)
+	first := workers.start()
+	run := workers.run(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
 	id := run.GetID()
 	s.awaitApproval(id, 0, "confirm")
 	lookup, write := callsOf(s.trace(s.latest(id)), "lookup")[0], callsOf(s.trace(s.latest(id)), "place_order")[0]
 
-	out, err := exec.Command(filepath.Join(bins, "unstuck"), "edit", id, "--node", lookup.ID,
+	out, err := exec.Command(filepath.Join(workers.bins, "unstuck"), "edit", id, "--node", lookup.ID,
 		"--output", `{"item": "book", "price": 12}`, "--by", "alice", "--reason", "price changed", "--json",
 		"--address", devServer.FrontendHostPort()).CombinedOutput()
 	require.NoError(t, err, string(out))
@@ -583,7 +575,7 @@ func TestEditThenWorkerCrashInTheResumedRunWritesOnce(t *testing.T) {
 	}
 	require.NoError(t, first.Process.Kill()) // SIGKILL, in the resumed run's call
 	_ = first.Wait()
-	startWorker()
+	workers.start()
 
 	c := s.awaitApproval(id, 1, "confirm")
 	s.approveCall(id, c.CallID)

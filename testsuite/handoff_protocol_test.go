@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -306,15 +304,9 @@ agents:
   - { name: clerk, instructions: Charge then hand over., model: { name: clerk }, tools: [charge], handoffs: [closer] }
   - { name: closer, description: Closes accounts., instructions: Close., model: { name: closer, timeout: 2s, retry: { initial_interval: 200ms } } }
 `
-	bins := binaries(t)
-	path := filepath.Join(t.TempDir(), "agents.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
-	queue := fmt.Sprintf("handoff-crash-%d", time.Now().UnixNano())
-	worker := workerProcess(t, bins, path, queue)
-	first, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
-		ID: fmt.Sprintf("handoff-crash-%d", time.Now().UnixNano()), TaskQueue: queue, WorkflowExecutionTimeout: 5 * time.Minute,
-	}, workflows.WorkflowName, workflows.AgentInput{Agent: "clerk", Task: "charge and close account A-9"})
-	require.NoError(t, err)
+	workers := newWorkerProcesses(t, cfg, "handoff-crash")
+	worker := workers.start()
+	first := workers.run(workflows.AgentInput{Agent: "clerk", Task: "charge and close account A-9"})
 	clerkRun := pinned(first)
 
 	select {
@@ -328,7 +320,7 @@ agents:
 	require.NoError(t, err)
 	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW, desc.GetWorkflowExecutionInfo().GetStatus(),
 		"the clerk's run was handed over before the kill")
-	workerProcess(t, bins, path, queue)
+	workers.start()
 
 	run := latestRun{first}
 	s := &stack{t: t, client: devClient}

@@ -1,10 +1,6 @@
 package testsuite
 
 import (
-	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
-	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/workflows"
@@ -42,15 +37,9 @@ model: { base_url: "` + model.URL() + `", name: thinker }
 agents:
   - { name: thinker, instructions: Think., tools: [] }
 `
-	bins := binaries(t)
-	path := filepath.Join(t.TempDir(), "agents.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
-	queue := fmt.Sprintf("model-heartbeat-%d", time.Now().UnixNano())
-	first := workerProcess(t, bins, path, queue)
-	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
-		ID: fmt.Sprintf("model-heartbeat-%d", time.Now().UnixNano()), TaskQueue: queue,
-	}, workflows.WorkflowName, workflows.AgentInput{Agent: "thinker", Task: "think long"})
-	require.NoError(t, err)
+	workers := newWorkerProcesses(t, cfg, "model-heartbeat")
+	first := workers.start()
+	run := workers.run(workflows.AgentInput{Agent: "thinker", Task: "think long"})
 
 	require.Eventually(t, func() bool { return firsts.Load() == 1 }, 30*time.Second, 50*time.Millisecond,
 		"the model request reached the model")
@@ -59,7 +48,7 @@ agents:
 	time.Sleep(3 * time.Second)
 	require.NoError(t, first.Process.Kill())
 	_ = first.Wait()
-	workerProcess(t, bins, path, queue)
+	workers.start()
 
 	// Without the heartbeat the retry would come after the request's
 	// start-to-close timeout (2 min 15 s): well past this deadline.

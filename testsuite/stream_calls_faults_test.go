@@ -3,10 +3,7 @@ package testsuite
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -168,15 +165,9 @@ tools:
 agents:
   - { name: booker, instructions: Book., tools: [book], stream_calls: true }
 `
-	bins := binaries(t)
-	path := filepath.Join(t.TempDir(), "agents.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
-	queue := fmt.Sprintf("stream-crash-%d", time.Now().UnixNano())
-	first := workerProcess(t, bins, path, queue)
-	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
-		ID: fmt.Sprintf("stream-crash-%d", time.Now().UnixNano()), TaskQueue: queue,
-	}, workflows.WorkflowName, workflows.AgentInput{Agent: "booker", Task: "book both"})
-	require.NoError(t, err)
+	workers := newWorkerProcesses(t, cfg, "stream-crash")
+	first := workers.start()
+	run := workers.run(workflows.AgentInput{Agent: "booker", Task: "book both"})
 
 	select {
 	case f := <-arrived:
@@ -196,7 +187,7 @@ agents:
 	}, 10*time.Second, 50*time.Millisecond)
 	require.NoError(t, first.Process.Kill())
 	_ = first.Wait()
-	workerProcess(t, bins, path, queue)
+	workers.start()
 
 	res := awaitResult(t, run, 90*time.Second)
 	require.JSONEq(t, `{"booked": 2}`, string(res.Output))
