@@ -23,11 +23,13 @@ const CircuitOpenError = "CircuitOpen"
 // workerBreakers are the tools' breakers of one worker process, shared by
 // every run it serves: a hundred runs on a dead tool trip one breaker, and
 // the tool gets a bounded number of calls, not a hundred times one run's.
-// Each worker bounds its own calls; N workers send at most N times the
-// breaker's calls (each trips on its own).
+// A flaky tool is not a dead one: a tool that answered one of its last
+// policies.FleetWindow calls is left to each run's own breaker
+// (policies.FleetBreaker). Each worker bounds its own calls; N workers
+// send at most N times the breaker's calls (each trips on its own).
 type workerBreakers struct {
 	mu     sync.Mutex
-	byTool map[string]*policies.Breaker
+	byTool map[string]*policies.FleetBreaker
 	// policy of each tool: the strictest of the agents that may call it.
 	policy map[string]config.BreakerPolicy
 }
@@ -35,7 +37,7 @@ type workerBreakers struct {
 // newWorkerBreakers takes, for each tool, the fewest failures and the
 // longest cooldown of the agents whose tools (or their fallbacks) name it.
 func newWorkerBreakers(cfg *config.File) *workerBreakers {
-	w := &workerBreakers{byTool: map[string]*policies.Breaker{}, policy: map[string]config.BreakerPolicy{}}
+	w := &workerBreakers{byTool: map[string]*policies.FleetBreaker{}, policy: map[string]config.BreakerPolicy{}}
 	if cfg == nil {
 		return w
 	}
@@ -109,7 +111,7 @@ func outcomeClass(ctx context.Context, err error) policies.Class {
 	return policies.Transient
 }
 
-func (w *workerBreakers) breaker(tool string) *policies.Breaker {
+func (w *workerBreakers) breaker(tool string) *policies.FleetBreaker {
 	b, ok := w.byTool[tool]
 	if !ok {
 		p := w.policy[tool]
@@ -120,7 +122,7 @@ func (w *workerBreakers) breaker(tool string) *policies.Breaker {
 		if cooldown <= 0 {
 			cooldown = config.DefaultCooldown.D()
 		}
-		b = policies.NewBreaker(failures, cooldown)
+		b = policies.NewFleetBreaker(failures, cooldown)
 		w.byTool[tool] = b
 	}
 	return b

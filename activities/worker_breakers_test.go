@@ -67,3 +67,22 @@ func TestOutcomeClass(t *testing.T) {
 	cancel()
 	require.Equal(t, policies.Canceled, outcomeClass(cctx, errors.New("boom")))
 }
+
+// A flaky tool is not a dead one: after it answered a call, the worker
+// does not cut it for every run on five failures in a row across runs
+// (none of which saw five), only on policies.FleetWindow of them.
+func TestWorkerBreakerLeavesAFlakyToolToTheRuns(t *testing.T) {
+	w := newWorkerBreakers(nil)
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	w.record("flaky", now, "", true)
+	for range config.DefaultFailures {
+		w.record("flaky", now, policies.Transient, false)
+	}
+	require.NoError(t, w.allow("flaky", now), "five failures in a row after a success: closed")
+	for range policies.FleetWindow - config.DefaultFailures {
+		w.record("flaky", now, policies.Transient, false)
+	}
+	err := w.allow("flaky", now)
+	require.Error(t, err, "dead since: cut")
+	require.Contains(t, err.Error(), "failed 32 times in a row across runs")
+}

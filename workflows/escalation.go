@@ -61,6 +61,7 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 				note += fmt.Sprintf(" (the loop was seen at %s; the way out is at %s)", where, exit.From)
 			}
 			r.noteEscalation(id, note)
+			r.run.Struggle.Explore(exit.To) // away until real progress (struggle.go)
 			return &escalation{goTo: exit.To}
 		}
 		blocked := r.blockLoopCalls(loop)
@@ -100,7 +101,9 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 		r.noteEscalation(id, "a person replied: "+reply.Text)
 		return &escalation{}
 	default:
-		return &escalation{stopErr: r.stop(ctx, fmt.Sprintf("stuck in a %s (cycle %v); rungs tried: %s", why, loop.Cycle, strings.Join(rungNames(r.run.Escalations), ", ")))}
+		reason := fmt.Sprintf("stuck in a %s (cycle %v); rungs tried: %s", why, loop.Cycle, strings.Join(rungNames(r.run.Escalations), ", "))
+		r.noteEscalation(id, "the run stops: "+reason)
+		return &escalation{stopErr: r.stop(ctx, reason)}
 	}
 }
 

@@ -37,7 +37,7 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 	resume := r.run.Resume != nil
 	if rp := r.run.ResumeFrom; rp != nil {
 		r.run.ResumeFrom = nil
-		next, err := r.nextNode(rp.Node, visitResult{ok: rp.OK, errText: rp.Error})
+		next, err := r.nextNode(ctx, rp.Node, visitResult{ok: rp.OK, errText: rp.Error})
 		if err != nil {
 			return nil, r.stop(ctx, "after the rollback: "+err.Error())
 		}
@@ -87,7 +87,7 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 				continue
 			}
 		}
-		next, err := r.nextNode(at, res)
+		next, err := r.nextNode(ctx, at, res)
 		if err != nil {
 			return nil, r.stop(ctx, err.Error())
 		}
@@ -240,22 +240,33 @@ func (r *runner) visitEnd(ctx workflow.Context, at string, n config.GraphNode) v
 }
 
 // nextNode takes the first outgoing edge whose condition holds (an edge
-// without one always holds), skipping edges a rollback excluded.
-func (r *runner) nextNode(at string, res visitResult) (string, error) {
-	env := config.WhenEnv{OK: res.ok, Error: res.errText, State: r.run.State, Input: r.inputMap(), Visits: r.run.Visits}
-	return policies.NextEdge(at, r.run.Spec.Agent.Graph.Edges, r.run.ExcludedEdges, res.ok, res.errText,
-		func(i int, e config.GraphEdge) (bool, error) {
-			prog, err := r.whenProgram(i, e.When)
-			if err != nil {
-				return false, err
-			}
-			v, err := expr.Run(prog, env)
-			if err != nil {
-				return false, fmt.Errorf("condition %q: %v", e.When, err)
-			}
-			b, _ := v.(bool)
-			return b, nil
-		})
+// without one always holds), skipping edges a rollback excluded; after
+// explore, until real progress, an edge away from the struggle's loops
+// first (awayFrom).
+func (r *runner) nextNode(ctx workflow.Context, at string, res visitResult) (string, error) {
+	holds := r.edgeHolds(config.WhenEnv{OK: res.ok, Error: res.errText, State: r.run.State, Input: r.inputMap(), Visits: r.run.Visits})
+	next, err := policies.NextEdge(at, r.run.Spec.Agent.Graph.Edges, r.run.ExcludedEdges, res.ok, res.errText, holds)
+	if away, ok := r.awayFrom(ctx, at, next, err, holds); ok {
+		return away, nil
+	}
+	return next, err
+}
+
+// edgeHolds evaluates an edge's condition in env (the visit's outcome,
+// State, input and visits); a run error names the condition.
+func (r *runner) edgeHolds(env config.WhenEnv) func(i int, e config.GraphEdge) (bool, error) {
+	return func(i int, e config.GraphEdge) (bool, error) {
+		prog, err := r.whenProgram(i, e.When)
+		if err != nil {
+			return false, err
+		}
+		v, err := expr.Run(prog, env)
+		if err != nil {
+			return false, fmt.Errorf("condition %q: %v", e.When, err)
+		}
+		b, _ := v.(bool)
+		return b, nil
+	}
 }
 
 func (r *runner) whenProgram(i int, when string) (*vm.Program, error) {

@@ -58,8 +58,8 @@ func (r *runner) ladder() *policies.Ladder {
 }
 
 // observe feeds one event to the loop detector and, when it completes a
-// loop, climbs the escalation ladder; progress off the last loop resets
-// the ladder to its bottom rung.
+// loop, climbs the escalation ladder; progress off the loop resets the
+// ladder to its bottom rung (afterEvent).
 func (r *runner) observe(ctx workflow.Context, where, nodeID string, ev policies.LoopEvent) *escalation {
 	r.run.Events = policies.AppendEvent(r.run.Events, policies.EventRef{Where: where, NodeID: nodeID, Class: ev.Class}, r.run.Spec.Agent.Policies.Loop.Window)
 	loop := r.detector().Observe(r.withState(ctx, ev))
@@ -69,16 +69,18 @@ func (r *runner) observe(ctx workflow.Context, where, nodeID string, ev policies
 	case loop == nil:
 		loop = r.timeWindow(ctx, where, nodeID)
 	}
+	if loop == nil && where != "" {
+		loop = r.stalled(ctx)
+	}
 	if loop == nil {
-		if r.progress(ctx, where, nodeID, ev) {
-			r.ladder().Reset()
-		}
+		r.afterEvent(ctx, where, nodeID, ev)
 		return nil
 	}
 	r.run.LastCycle = loop.Cycle
 	switch {
 	case where != "":
 		r.run.LastCycleNodes = cycleNodeList(r.run.Events, *loop)
+		r.joinStruggle(ctx)
 	case loop.Kind == policies.LoopTimeWindow:
 		// Free-form, the window's node is a tool, called with new
 		// arguments at every visit: progress is a success of another.
@@ -144,13 +146,29 @@ func (r *runner) situation(ctx workflow.Context, loop *policies.Loop, where stri
 }
 
 // exploreExit is where path exploration leaves the loop's cycle: an edge
-// off any node of the cycle (policies.OffCycleExit, version
-// explore-cycle), or, for runs started before it, an edge off the node
-// `at` where the loop was seen (policies.OffCycleEdge). The version is
-// asked only when the two answers differ, so a run whose loops are seen at
+// off any node of the cycle, a target outside the struggle's region first
+// (policies.OffRegionExit, version explore-region); before it, the least
+// visited target (policies.OffCycleExit, version explore-cycle), and for
+// runs started before that, an edge off the node `at` where the loop was
+// seen (policies.OffCycleEdge). Each version is asked only when its
+// answer differs from the rule before, so a run whose loops are seen at
 // the node with the way out records no marker.
 func (r *runner) exploreExit(ctx workflow.Context, at string, loop *policies.Loop) (policies.CycleExit, bool) {
 	cycle := policies.CycleNodes(r.run.Events, *loop)
+	edges := r.run.Spec.Agent.Graph.Edges
+	exit, found := r.cycleExit(ctx, at, cycle)
+	region, inRegion := policies.OffRegionExit(cycle, r.run.Struggle.Region, edges, r.run.ExcludedEdges, r.run.Visits)
+	if inRegion == found && region == exit {
+		return exit, found
+	}
+	if r.regionRules(ctx) {
+		return region, inRegion
+	}
+	return exit, found
+}
+
+// cycleExit is exploreExit by the rules before explore-region.
+func (r *runner) cycleExit(ctx workflow.Context, at string, cycle map[string]bool) (policies.CycleExit, bool) {
 	edges := r.run.Spec.Agent.Graph.Edges
 	to, ok := policies.OffCycleEdge(at, edges, cycle, r.run.ExcludedEdges, r.run.Visits)
 	old := policies.CycleExit{From: at, To: to}

@@ -102,6 +102,10 @@ type LoopEscape struct {
 	// VisitWindow is the time window's recent visits, for an agent with
 	// policies.loop.time_window.
 	VisitWindow *policies.VisitWindow `json:"visit_window,omitempty"`
+	// Struggle: in a graph, the nodes of the loops met since the run last
+	// made real progress, and whether explore sent the walk away from
+	// them (version explore-region, struggle.go).
+	Struggle policies.Struggle `json:"struggle,omitzero"`
 }
 
 // GraphWalk is where a graph run is, how often each node was visited, and

@@ -25,16 +25,35 @@ import (
 // completes the third repetition: often A or B, while the exit is at C.
 
 func seedGraphSpec(maxSteps int, ladder []string) *config.Resolved {
+	edges := []config.GraphEdge{{From: "A", To: "B"}, {From: "B", To: "C"}, {From: "C", To: "A"}, {From: "C", To: "D"}, {From: "D", To: "E"}}
+	return mustResolve(seedGraphFile(edges, nil, config.Policies{
+		MaxSteps:   maxSteps,
+		Loop:       config.LoopPolicy{Window: 24, Repeats: 3},
+		Breaker:    config.BreakerPolicy{Failures: 50},
+		Escalation: ladder,
+	}), "seeker")
+}
+
+// seedGraphFile is the seed's graph with these edges and policies; the
+// tools named in once are tried once per call (no Temporal retry), as
+// flaky_b always is.
+func seedGraphFile(edges []config.GraphEdge, once []string, pol config.Policies) *config.File {
 	obj := map[string]any{"type": "object"}
 	seed := map[string]any{"seed": "†input.seed"}
-	f := &config.File{
+	tools := []config.Tool{
+		{Name: "step_a", Builtin: "echo", Parameters: obj},
+		{Name: "flaky_b", Builtin: "echo", Parameters: obj},
+		{Name: "check_c", Builtin: "echo", Parameters: obj},
+		{Name: "step_d", Builtin: "echo", Parameters: obj},
+	}
+	for i := range tools {
+		if tools[i].Name == "flaky_b" || slices.Contains(once, tools[i].Name) {
+			tools[i].Retry = &config.Retry{MaxAttempts: 1}
+		}
+	}
+	return &config.File{
 		Model: config.Model{BaseURL: "http://127.0.0.1:1/v1", Name: "unused"},
-		Tools: []config.Tool{
-			{Name: "step_a", Builtin: "echo", Parameters: obj},
-			{Name: "flaky_b", Builtin: "echo", Parameters: obj, Retry: &config.Retry{MaxAttempts: 1}},
-			{Name: "check_c", Builtin: "echo", Parameters: obj},
-			{Name: "step_d", Builtin: "echo", Parameters: obj},
-		},
+		Tools: tools,
 		Agents: []config.Agent{{
 			Name: "seeker", Instructions: "Walk the graph.", Tools: []string{"step_a", "flaky_b", "check_c", "step_d"},
 			Graph: &config.Graph{
@@ -46,19 +65,11 @@ func seedGraphSpec(maxSteps int, ladder []string) *config.Resolved {
 					"D": {Tool: "step_d", Args: seed},
 					"E": {End: true, Output: "†state.b || †input.fallback"},
 				},
-				Edges: []config.GraphEdge{
-					{From: "A", To: "B"}, {From: "B", To: "C"}, {From: "C", To: "A"}, {From: "C", To: "D"}, {From: "D", To: "E"},
-				},
+				Edges: edges,
 			},
-			Policies: config.Policies{
-				MaxSteps:   maxSteps,
-				Loop:       config.LoopPolicy{Window: 24, Repeats: 3},
-				Breaker:    config.BreakerPolicy{Failures: 50},
-				Escalation: ladder,
-			},
+			Policies: pol,
 		}},
 	}
-	return mustResolve(f, "seeker")
 }
 
 // seedBFails is the story of the seed's tool on B: its n-th call in a run
@@ -86,7 +97,7 @@ type seedOutcome struct {
 func runSeedGraph(t testing.TB, spec *config.Resolved, seed int, setup func(*harness)) seedOutcome {
 	var mu sync.Mutex
 	bCalls := 0
-	h := newHarness(t, spec, nil, func(req activities.ToolRequest) (json.RawMessage, error) {
+	return runGraphSeed(t, spec, seed, setup, func(req activities.ToolRequest) (json.RawMessage, error) {
 		if req.Tool.Name != "flaky_b" {
 			return json.RawMessage(`{"ok":true}`), nil
 		}
@@ -99,6 +110,13 @@ func runSeedGraph(t testing.TB, spec *config.Resolved, seed int, setup func(*har
 		}
 		return json.RawMessage(fmt.Sprintf(`{"b":"done","call":%d}`, n)), nil
 	})
+}
+
+// runGraphSeed runs the seeker agent of spec for one seed, its tools
+// answered by tool, and says how the run ended: E, or AgentStopped with
+// its report (anything else fails the test).
+func runGraphSeed(t testing.TB, spec *config.Resolved, seed int, setup func(*harness), tool func(activities.ToolRequest) (json.RawMessage, error)) seedOutcome {
+	h := newHarness(t, spec, nil, tool)
 	if setup != nil {
 		setup(h)
 	}
@@ -157,7 +175,7 @@ func TestExploreLeavesTheCycleWhereItsExitIs(t *testing.T) {
 	// Before explore-cycle: nothing leaves the cycle at B, explore is
 	// skipped and the run stops at the same loop.
 	before := runSeedGraph(t, spec(), seed, func(h *harness) {
-		h.before(versionExploreCycle)
+		h.before(versionExploreCycle, versionExploreRegion)
 	})
 	require.False(t, before.reachedE)
 	require.Equal(t, []string{"stop"}, actions(before.escalations))
@@ -179,7 +197,7 @@ func TestSuccessInsideTheCycleIsNotProgress(t *testing.T) {
 	require.Contains(t, w[:slices.Index(w, "[explore@B]")], "B", "B succeeded between the two loops")
 
 	before := runSeedGraph(t, spec(), seed, func(h *harness) {
-		h.before(versionGraphProgress)
+		h.before(versionGraphProgress, versionExploreRegion)
 	})
 	require.False(t, before.reachedE)
 	require.Contains(t, before.reason, "max_steps (60)")

@@ -164,6 +164,19 @@ const (
 	// is found out in seconds, not the model's whole timeout; before,
 	// only streamed requests heartbeated. Asked for each such request.
 	versionModelHeartbeat = "model-heartbeat"
+	// versionExploreRegion: in a graph, loops over overlapping nodes are
+	// one struggle (policies.Struggle): a success between them is not
+	// progress, so the ladder climbs on, and it goes back to its bottom
+	// rung only at real progress (a node not visited before, reached
+	// after explore) or at a loop sharing no node with the struggle's;
+	// explore prefers an exit whose target is outside every loop of the
+	// struggle (policies.OffRegionExit), and the walk then keeps away
+	// from them until real progress (policies.AwayEdge). Before: a
+	// success at a node outside the last loop's cycle reset the ladder,
+	// and after explore the walk took each node's first edge, often
+	// straight back into the loop. Not in releaseChanges: asked on its
+	// own, only where the two rules decide otherwise.
+	versionExploreRegion = "explore-region"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change
