@@ -153,7 +153,7 @@ bench: $(TEMPORAL_STAMP) build
 	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./bench
 	$(GO) test -run '^$$' -bench . -benchmem ./policies/... ./refs
 	@echo ">> the seed graph over 200 seeds (test environment, each rule side by side)"
-	$(GO) test -run '^$$' -bench SeedGraph -benchtime 1x ./workflows 2>&1 | grep -E 'ladder|^(ok|FAIL)'
+	$(GO) test -run '^$$' -bench SeedGraph -benchtime 1x ./workflows 2>&1 | grep -E 'ladder|graph|^(ok|FAIL)'
 	@echo ">> figures measured by tests: loop detector false positives and delay, repair corpus shares (corpus 1 per mistake, corpus 2 per category)"
 	$(GO) test -count=1 -v -run 'TestLoopDetectorFalsePositives|TestLoopDetectorDetectionDelay|TestCorpusRepairShare|TestCorpusRepairByMistake|TestCorpus2RepairShare' ./policies/... | grep -E '^\s+\S+_test.go:[0-9]+:|^(ok|FAIL)'
 

@@ -28,6 +28,9 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 	rung := r.chooseRung(ctx, situation)
 	r.count(ctx, MetricRungsTaken, 1, "rung", rung)
 	why := fmt.Sprintf("%s loop of period %d repeated %d times", loop.Kind, loop.Period, loop.Repeats)
+	if loop.Kind == policies.LoopStalled {
+		why = fmt.Sprintf("stalled loop: %d events round the same nodes since the last loop, no new node reached", loop.Period)
+	}
 	node := r.addNode(ctx, Node{Node: signals.Node{
 		Kind: signals.KindEscalation, Status: signals.StatusCompleted, Parents: r.run.Frontier,
 		Args:      mustJSON(map[string]any{"rung": rung, "loop": loop}),

@@ -67,30 +67,32 @@ func runRouteBack(t testing.TB, routeBack bool, seed int, setup func(*harness)) 
 	return routeBackOutcome{seedOutcome: o, bCalls: calls["b"]}
 }
 
+// routeBackShare runs the scenario over seeds 0..seeds-1 and answers
+// the share reaching E and a line with it, steps to E and calls of B per
+// run. Every escalation is in the trace and no run exceeds max_steps.
+func routeBackShare(t testing.TB, routeBack bool, seeds int, setup func(*harness)) (float64, string) {
+	reached, steps, b := 0, 0, 0
+	for seed := range seeds {
+		o := runRouteBack(t, routeBack, seed, setup)
+		escalationsInTrace(t, seed, o.seedOutcome)
+		require.LessOrEqual(t, o.steps, flakygraph.MaxSteps, "seed %d", seed)
+		b += o.bCalls
+		if o.reachedE {
+			reached++
+			steps += o.steps
+		}
+	}
+	return float64(reached) / float64(seeds), fmt.Sprintf("%d of %d reached E (%.1f%%), %.1f steps to E, %.1f calls of B per run",
+		reached, seeds, 100*float64(reached)/float64(seeds), float64(steps)/float64(max(reached, 1)), float64(b)/float64(seeds))
+}
+
 // The scenario over 200 seeds, each graph, side by side with the rules
 // before explore-region: at least 95% reach E with them (measured: 199
-// and 200 of 200), against 31 of 200 before on the route-back graph.
-// Every escalation is in the trace and no run exceeds max_steps.
+// and 200 of 200), against 43 of 200 before on the route-back graph.
 func TestRouteBackShareReachingE(t *testing.T) {
-	const seeds = 200
 	for _, routeBack := range []bool{false, true} {
-		share := func(setup func(*harness)) (float64, string) {
-			reached, steps, b := 0, 0, 0
-			for seed := range seeds {
-				o := runRouteBack(t, routeBack, seed, setup)
-				escalationsInTrace(t, seed, o.seedOutcome)
-				require.LessOrEqual(t, o.steps, flakygraph.MaxSteps, "seed %d", seed)
-				b += o.bCalls
-				if o.reachedE {
-					reached++
-					steps += o.steps
-				}
-			}
-			return float64(reached) / seeds, fmt.Sprintf("%d of %d reached E, %.1f steps to E, %.1f calls of B per run",
-				reached, seeds, float64(steps)/float64(max(reached, 1)), float64(b)/seeds)
-		}
-		now, nowText := share(nil)
-		before, beforeText := share(func(h *harness) { h.before(versionExploreRegion) })
+		now, nowText := routeBackShare(t, routeBack, 200, nil)
+		before, beforeText := routeBackShare(t, routeBack, 200, func(h *harness) { h.before(versionExploreRegion) })
 		t.Logf("%s: %s (before explore-region: %s)", flakygraph.Graph(routeBack), nowText, beforeText)
 		require.GreaterOrEqual(t, now, 0.95, flakygraph.Graph(routeBack))
 		require.Greater(t, now, before-0.01, "no worse than before")

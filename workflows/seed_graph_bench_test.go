@@ -3,14 +3,16 @@ package workflows
 import (
 	"testing"
 
+	"github.com/unstuck-dev/unstuck/internal/testdouble/flakygraph"
+
 	"github.com/unstuck-dev/unstuck/config"
 )
 
 // BenchmarkSeedGraph measures, in the test environment (activities
 // mocked, time skipped), the share of 200 seeds of the seed graph that
 // reach E, for each max_steps and ladder, side by side with the rules
-// before explore-cycle and graph-progress (their versions forced to the
-// default). `make bench` runs it; the figures go to bench/RESULTS.md.
+// before explore-cycle, graph-progress and explore-region (their versions
+// forced to the default). `make bench` runs it; the figures go to bench/RESULTS.md.
 func BenchmarkSeedGraph(b *testing.B) {
 	const seeds = 200
 	type rules struct {
@@ -18,9 +20,10 @@ func BenchmarkSeedGraph(b *testing.B) {
 		before []string // change ids forced to DefaultVersion
 	}
 	variants := []rules{
-		{"before (neither)", []string{versionExploreCycle, versionGraphProgress}},
-		{"explore-cycle", []string{versionGraphProgress}},
-		{"explore-cycle + graph-progress", nil},
+		{"before (neither)", []string{versionExploreCycle, versionGraphProgress, versionExploreRegion}},
+		{"explore-cycle", []string{versionGraphProgress, versionExploreRegion}},
+		{"explore-cycle + graph-progress", []string{versionExploreRegion}},
+		{"+ explore-region", nil},
 	}
 	ladders := []struct {
 		name  string
@@ -55,5 +58,21 @@ func BenchmarkSeedGraph(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkSeedGraphRouteBack measures issue 26's scenario (flakygraph:
+// the default breaker, window 64, max_steps 100, C failing 10%) over 200
+// seeds in the test environment, with the seed's edges and with B's
+// failures routed back to A, side by side with the rules before
+// explore-region. The real server's figures, with many runs at once, are
+// bench.BenchmarkRouteBack's.
+func BenchmarkSeedGraphRouteBack(b *testing.B) {
+	for range b.N {
+		for _, routeBack := range []bool{false, true} {
+			_, before := routeBackShare(b, routeBack, 200, func(h *harness) { h.before(versionExploreRegion) })
+			_, now := routeBackShare(b, routeBack, 200, nil)
+			b.Logf("graph %s, 200 seeds: before explore-region %s; now %s", flakygraph.Graph(routeBack), before, now)
+		}
 	}
 }

@@ -207,7 +207,7 @@ func TestSuccessInsideTheCycleIsNotProgress(t *testing.T) {
 // escalationsInTrace checks that every escalation of the result is an
 // escalation node of the trace with the same rung, and that the trace
 // has no other.
-func escalationsInTrace(t *testing.T, seed int, o seedOutcome) {
+func escalationsInTrace(t testing.TB, seed int, o seedOutcome) {
 	esc := nodesByKind(o.trace, signals.KindEscalation)
 	require.Len(t, esc, len(o.escalations), "seed %d", seed)
 	for i, e := range o.escalations {

@@ -124,13 +124,22 @@ func Summarize(outcomes []Outcome) Summary {
 			s.Reached++
 			steps += o.Steps
 		} else if o.Err == nil {
-			reason, _, _ := strings.Cut(o.Reason, ":")
-			s.Stopped[reason]++
+			s.Stopped[stopKind(o.Reason)]++
 		}
 	}
 	s.StepsToE = float64(steps) / float64(max(s.Reached, 1))
 	s.BCallsPerRun = float64(b) / float64(max(s.Runs, 1))
 	return s
+}
+
+// stopKind is a stop's reason without its particulars: up to its first
+// " (" or ":" ("max_steps (100) reached ..." is "max_steps", "stuck in a
+// cycle loop of period 2 repeated 3 times (cycle ...)" keeps its loop).
+func stopKind(reason string) string {
+	if i := strings.IndexAny(reason, "(:"); i >= 0 {
+		reason = reason[:i]
+	}
+	return strings.TrimSpace(reason)
 }
 
 // Share is the share of the runs that reached E.
@@ -140,4 +149,38 @@ func (s Summary) Share() float64 { return float64(s.Reached) / float64(max(s.Run
 func (s Summary) String() string {
 	return fmt.Sprintf("%d of %d reached E (%.1f%%), %.1f steps to E, %.1f calls of B per run, stopped %v",
 		s.Reached, s.Runs, 100*s.Share(), s.StepsToE, s.BCallsPerRun, s.Stopped)
+}
+
+// WorkerRefusals counts, over the outcomes' traces, the calls of B the
+// worker's breaker refused (CircuitOpen "on this worker"): non-zero when
+// the worker cut B for every run.
+func WorkerRefusals(ctx context.Context, c client.Client, outcomes []Outcome) (int, error) {
+	n := 0
+	for _, o := range outcomes {
+		if o.Run == nil {
+			continue
+		}
+		var next string
+		for first := true; first || next != ""; first = false {
+			var args []any
+			if next != "" {
+				args = append(args, signals.TracePage{Since: next})
+			}
+			v, err := c.QueryWorkflow(ctx, o.Run.GetID(), o.Run.GetRunID(), signals.QueryTrace, args...)
+			if err != nil {
+				return n, fmt.Errorf("seed %d: trace: %w", o.Seed, err)
+			}
+			var tr signals.Trace
+			if err := v.Get(&tr); err != nil {
+				return n, fmt.Errorf("seed %d: trace: %w", o.Seed, err)
+			}
+			for _, node := range tr.Nodes {
+				if node.Kind == signals.KindCall && strings.Contains(node.Error, "circuit open on this worker") {
+					n++
+				}
+			}
+			next = tr.Next
+		}
+	}
+	return n, nil
 }
