@@ -26,8 +26,10 @@ const FleetWindow = 32
 //     row before the worker cuts it for every run; until then each run's
 //     own breaker decides for that run.
 //
-// Half-open it behaves as a Breaker: the trial's success closes it, its
-// failure opens it again.
+// Half-open, the trial's failure opens it again. A success closes it in
+// any state: a call let through before it opened that succeeds after,
+// and a trial's success after another late failure reopened it, show
+// the tool answers (a run's Breaker keeps its state until its trial).
 type FleetBreaker struct {
 	Breaker
 	// Seen counts the calls whose outcome the breaker took (successes and
@@ -44,8 +46,12 @@ func NewFleetBreaker(failures int, cooldown time.Duration) *FleetBreaker {
 func (f *FleetBreaker) Record(now time.Time, ok bool) {
 	f.normalise()
 	f.Seen = min(max(f.Seen, 0)+1, FleetWindow)
-	if f.State != BreakerClosed || ok {
-		f.Breaker.Record(now, ok)
+	if ok {
+		f.State, f.Failures, f.Trial = BreakerClosed, 0, false
+		return
+	}
+	if f.State != BreakerClosed {
+		f.Breaker.Record(now, false)
 		return
 	}
 	f.Failures++

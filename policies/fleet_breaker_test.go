@@ -71,3 +71,27 @@ func TestFleetBreakerTrial(t *testing.T) {
 	f.RecordError(later, Transient)
 	require.Equal(t, BreakerOpen, f.State)
 }
+
+// A success closes a fleet breaker in any state: a call let through
+// before it opened that succeeds after, or a trial's success after a late
+// failure reopened it.
+func TestFleetBreakerLateSuccess(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	f := NewFleetBreaker(2, time.Minute)
+	f.RecordError(now, Transient)
+	f.RecordError(now, Transient)
+	require.Equal(t, BreakerOpen, f.State)
+	f.Record(now, true)
+	require.Equal(t, BreakerClosed, f.State, "a call in flight when it opened succeeded")
+	require.Equal(t, 0, f.Failures)
+
+	g := NewFleetBreaker(2, time.Minute)
+	g.RecordError(now, Transient)
+	g.RecordError(now, Transient)
+	later := now.Add(2 * time.Minute)
+	require.True(t, g.Allow(later), "the trial")
+	g.RecordError(later, Transient) // a late failure of an earlier call
+	require.Equal(t, BreakerOpen, g.State)
+	g.Record(later, true) // the trial's success
+	require.Equal(t, BreakerClosed, g.State)
+}

@@ -14,8 +14,9 @@ import (
 // then A -> B -> C -> A while it succeeds, is the same trouble at B, so
 // the ladder climbs on instead of starting again at its bottom rung
 // (a success at C between the two loops is not progress). A loop that
-// shares no node with the region starts a new struggle. Real progress
-// (RealProgress) ends the struggle.
+// shares no node with the region starts a new struggle, unless the walk
+// is still away after explore: then it is where explore led, and joins.
+// Real progress (RealProgress) ends the struggle.
 //
 // It lives in the run state (JSON round-trips, no map), so it survives
 // continue-as-new.
@@ -25,11 +26,9 @@ type Struggle struct {
 	// Away: an explore rung left the region; until real progress the walk
 	// keeps away from it (AwayEdge).
 	Away bool `json:"away,omitempty"`
-	// Exit is the node the latest explore went to: reaching it is how the
-	// walk leaves, not yet progress (RealProgress).
-	Exit string `json:"exit,omitempty"`
 	// Since is the loop detector's event count (LoopDetector.Seen) at the
-	// struggle's latest loop, for Stalled.
+	// struggle's latest loop or the latest visit of a node the run had
+	// not visited before, whichever came last: Stalled counts from it.
 	Since int `json:"since,omitempty"`
 }
 
@@ -38,15 +37,21 @@ type Struggle struct {
 const LoopStalled = "stalled"
 
 // Stalled reports whether the struggle went `window` events (seen is
-// the detector's count) since its latest loop without real progress. A
-// walk going round the region need not repeat one cycle exactly: B's
-// outcome is a fresh draw each round, so A Bx A B C A Bx A B Cx ... may
-// never give three equal rounds in a row, and the run would spend its
-// steps there. A whole window of it is no progress, and the ladder climbs
-// on as at a loop.
+// the detector's count) since its latest loop without reaching a node
+// the run had not visited before. A walk going round the region need not
+// repeat one cycle exactly: B's outcome is a fresh draw each round, so
+// A Bx A B C A Bx A B Cx ... may never give three equal rounds in a row,
+// and the run would spend its steps there. A whole window of it is no
+// progress, and the ladder climbs on as at a loop. A count behind Since
+// (a detector started afresh) counts from itself.
 func (s Struggle) Stalled(seen, window int) bool {
-	return len(s.Region) > 0 && window > 0 && seen-s.Since >= window
+	return len(s.Region) > 0 && window > 0 && seen-min(s.Since, seen) >= window
 }
+
+// Fresh notes a visit of a node the run had not visited before, when the
+// detector had seen `seen` events: the walk is not going round, so the
+// stall counts afresh (even when the visit is not yet real progress).
+func (s *Struggle) Fresh(seen int) { s.Since = max(s.Since, seen) }
 
 // Overlaps reports whether a loop over cycle (its graph nodes) shares a
 // node with the region: the same struggle, so the ladder climbs on.
@@ -60,14 +65,16 @@ func (s Struggle) Overlaps(cycle []string) bool {
 }
 
 // Join takes a loop, seen when the detector had seen `seen` events, into
-// the struggle: an overlapping loop widens the region, any other starts a
-// new struggle with the loop's nodes alone (and the walk is no longer
-// away from the old region). It reports whether the loop started a new
-// struggle (the ladder goes back to its bottom rung).
+// the struggle: an overlapping loop widens the region, and so does any
+// loop while the walk is away after explore (explore led there: two
+// disjoint loops would otherwise restart the ladder in turn for ever);
+// any other loop starts a new struggle with its nodes alone. It reports
+// whether the loop started a new struggle (the ladder goes back to its
+// bottom rung).
 func (s *Struggle) Join(cycle []string, seen int) (started bool) {
 	s.Since = seen
-	if !s.Overlaps(cycle) {
-		s.Region, s.Away = nil, false
+	if !s.Away && !s.Overlaps(cycle) {
+		s.Region = nil
 		started = true
 	}
 	for _, n := range cycle {
@@ -82,20 +89,20 @@ func (s *Struggle) Join(cycle []string, seen int) (started bool) {
 // End forgets the struggle: the run made real progress.
 func (s *Struggle) End() { *s = Struggle{} }
 
-// Explore records that an explore rung sent the walk to exit, away from
-// the region: until real progress the walk keeps away from it.
-func (s *Struggle) Explore(exit string) { s.Away, s.Exit = true, exit }
+// Explore records that an explore rung sent the walk away from the
+// region: until real progress the walk keeps away from it.
+func (s *Struggle) Explore() { s.Away = true }
 
-// RealProgress reports whether a visit of node is real progress off a
-// struggle: an end node, or, once an explore rung sent the walk away from
-// the region, a node the run had not visited before (visitsBefore 0)
-// other than the explore's own exit. A new node reached by going round (a
-// retry, B succeeding for once, the walk passing C on its way back to A)
-// is not: the next loop through the region shows the run did not get
-// out. Nor is the exit itself: from there the walk may still only lead
-// back (C -> A); the next new node shows it got out.
-func (s Struggle) RealProgress(node string, visitsBefore int, end bool) bool {
-	return end || (s.Away && visitsBefore == 0 && node != s.Exit)
+// RealProgress reports whether a visit of node, reached from the node
+// `from` ("" when none is known), is real progress off the struggle: an
+// end node, or a node the run had not visited before (visitsBefore 0)
+// reached from outside the region. A new node one step out of the region
+// is not yet: C, passed for the first time on the way round
+// A -> B -> C -> A after a retry, or the exit explore went to, from which
+// the walk may still only lead back. The next new node shows the run got
+// out.
+func (s Struggle) RealProgress(node, from string, visitsBefore int, end bool) bool {
+	return end || (visitsBefore == 0 && !slices.Contains(s.Region, from))
 }
 
 // OffRegionExit is OffCycleExit for a run in a struggle: among the edges
@@ -118,7 +125,8 @@ func OffRegionExit(cycle map[string]bool, region []string, edges []config.GraphE
 }
 
 // AwayEdge is the walk's next edge while it keeps away from the region
-// (after an explore rung, until real progress): among the edges from at
+// (after an explore rung, until real progress, where the edge it would
+// take leads back into the region): among the edges from at
 // that are not excluded and whose condition holds, the one whose target
 // is outside the region, the least visited first, ties by edge order.
 // ok is false when every such edge leads into the region: the walk then

@@ -126,44 +126,46 @@ func TestStruggleJoin(t *testing.T) {
 	require.True(t, s.Join([]string{"B", "A"}, 6), "the first loop starts a struggle")
 	require.Equal(t, []string{"A", "B"}, s.Region)
 	require.False(t, s.Stalled(69, 64))
-	require.True(t, s.Stalled(70, 64), "a whole window since the loop without progress")
-	s.Away = true
-	require.False(t, s.Join([]string{"C", "A", "B"}, 15), "A <-> B, then A -> B -> C -> A: one struggle")
+	require.True(t, s.Stalled(70, 64), "a whole window since the loop without a new node")
+	s.Fresh(20)
+	require.False(t, s.Stalled(70, 64), "a new node at 20: the stall counts from there")
+	require.True(t, s.Stalled(84, 64))
+	require.False(t, s.Stalled(3, 64), "a detector started afresh counts from itself")
+	require.False(t, s.Join([]string{"C", "A", "B"}, 25), "A <-> B, then A -> B -> C -> A: one struggle")
 	require.Equal(t, []string{"A", "B", "C"}, s.Region)
-	require.True(t, s.Away, "climbing on keeps the walk away")
 	require.False(t, s.Stalled(70, 64), "the window counts from the latest loop")
 	require.False(t, s.Stalled(1000, 0), "no window, no stall")
-	require.True(t, s.Join([]string{"X", "Y"}, 20), "a loop sharing no node starts a new struggle")
-	require.Equal(t, []string{"X", "Y"}, s.Region)
-	require.False(t, s.Away)
+	s.Explore()
+	require.False(t, s.Join([]string{"X", "Y"}, 30), "away after explore: a disjoint loop is where explore led, and joins")
+	require.Equal(t, []string{"A", "B", "C", "X", "Y"}, s.Region)
+	require.True(t, s.Away, "climbing on keeps the walk away")
+	s.Away = false
+	require.True(t, s.Join([]string{"P", "Q"}, 40), "not away: a loop sharing no node starts a new struggle")
+	require.Equal(t, []string{"P", "Q"}, s.Region)
 	s.End()
 	require.Equal(t, Struggle{}, s)
 	require.False(t, s.Stalled(1000, 64), "real progress ended it")
-	require.True(t, s.Join(nil, 30), "a loop without graph nodes starts a struggle of its own")
+	require.True(t, s.Join(nil, 50), "a loop without graph nodes starts a struggle of its own")
 }
 
 func TestRealProgress(t *testing.T) {
 	cases := []struct {
 		name         string
-		explored     bool // to C
-		node         string
+		node, from   string
 		visitsBefore int
 		end          bool
 		want         bool
 	}{
-		{"a new node after explore", true, "D", 0, false, true},
-		{"the explore's own exit, new: not yet", true, "C", 0, false, false},
-		{"a node seen before, after explore", true, "D", 2, false, false},
-		{"a new node while going round (no explore)", false, "C", 0, false, false},
-		{"an end node", false, "E", 3, true, true},
+		{"a new node reached from outside the region", "D", "C", 0, false, true},
+		{"a new node one step out of the region (C after a retry, or explore's exit)", "C", "B", 0, false, false},
+		{"a node seen before", "D", "C", 2, false, false},
+		{"a new node with nothing before it", "D", "", 0, false, true},
+		{"an end node", "E", "A", 3, true, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := Struggle{Region: []string{"A", "B"}}
-			if tc.explored {
-				s.Explore("C")
-			}
-			require.Equal(t, tc.want, s.RealProgress(tc.node, tc.visitsBefore, tc.end))
+			require.Equal(t, tc.want, s.RealProgress(tc.node, tc.from, tc.visitsBefore, tc.end))
 		})
 	}
 }

@@ -45,7 +45,13 @@ func TestRouteBackGraphEscapesUnderLoad(t *testing.T) {
 				require.Equal(t, "explore", o.Rungs()[len(o.Rungs())-1], "seed %d: explore leaves the cycle", o.Seed)
 			}
 			sum := flakygraph.Summarize(outcomes)
-			t.Logf("%s, 20 runs at once: %s", flakygraph.Graph(routeBack), sum)
+			// The worker's breaker cuts B only when its first five calls on
+			// this fresh worker all fail (13% of the time with these seeds):
+			// a worker cannot tell a flaky tool from a dead one that early.
+			// The runs still escape then, by explore; logged, not asserted.
+			refused, err := flakygraph.WorkerRefusals(context.Background(), s.client, outcomes)
+			require.NoError(t, err)
+			t.Logf("%s, 20 runs at once: %s; %d calls of B refused by the worker's breaker", flakygraph.Graph(routeBack), sum, refused)
 			require.GreaterOrEqual(t, sum.Share(), 0.95, "goal: at least 95%% reach E")
 
 			// After the last explore the walk keeps away from the loops'

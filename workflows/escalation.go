@@ -64,7 +64,7 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 				note += fmt.Sprintf(" (the loop was seen at %s; the way out is at %s)", where, exit.From)
 			}
 			r.noteEscalation(id, note)
-			r.run.Struggle.Explore(exit.To) // away until real progress (struggle.go)
+			r.run.Struggle.Explore() // away until real progress (struggle.go)
 			return &escalation{goTo: exit.To}
 		}
 		blocked := r.blockLoopCalls(loop)

@@ -63,6 +63,9 @@ func (r *runner) ladder() *policies.Ladder {
 func (r *runner) observe(ctx workflow.Context, where, nodeID string, ev policies.LoopEvent) *escalation {
 	r.run.Events = policies.AppendEvent(r.run.Events, policies.EventRef{Where: where, NodeID: nodeID, Class: ev.Class}, r.run.Spec.Agent.Policies.Loop.Window)
 	loop := r.detector().Observe(r.withState(ctx, ev))
+	if where != "" && r.run.Visits[where] == 1 {
+		r.run.Struggle.Fresh(r.detector().Seen) // a new node: not going round
+	}
 	switch {
 	case loop != nil && r.run.VisitWindow != nil:
 		r.run.VisitWindow.Reset() // a report of any kind: the time window counts afresh

@@ -173,3 +173,51 @@ func TestStalledStruggleClimbs(t *testing.T) {
 	require.Contains(t, before.reason, "max_steps (100)")
 	require.Equal(t, []string{"retry"}, actions(before.escalations))
 }
+
+// A run that gets out after a retry and goes on through new nodes is not
+// stalled: A <-> B loops while B fails three times, retry, then B
+// succeeds and the walk goes through 70 nodes it never visited (more than
+// the loop window) to E. The ladder takes retry only, no stalled loop.
+func TestProgressAfterRetryIsNotStalled(t *testing.T) {
+	obj := map[string]any{"type": "object"}
+	nodes := map[string]config.GraphNode{
+		"A": {Tool: "step", Args: map[string]any{}},
+		"B": {Tool: "flaky_b", Args: map[string]any{}},
+		"E": {End: true},
+	}
+	edges := []config.GraphEdge{{From: "A", To: "B"}, {From: "B", To: "A", When: "!ok"}, {From: "B", To: "P1", When: "ok"}}
+	for i := 1; i <= 70; i++ {
+		nodes[fmt.Sprintf("P%d", i)] = config.GraphNode{Tool: "step", Args: map[string]any{}}
+		next := fmt.Sprintf("P%d", i+1)
+		if i == 70 {
+			next = "E"
+		}
+		edges = append(edges, config.GraphEdge{From: fmt.Sprintf("P%d", i), To: next})
+	}
+	f := &config.File{
+		Model: config.Model{BaseURL: "http://127.0.0.1:1/v1", Name: "unused"},
+		Tools: []config.Tool{{Name: "step", Builtin: "echo", Parameters: obj}, {Name: "flaky_b", Builtin: "echo", Parameters: obj, Retry: &config.Retry{MaxAttempts: 1}}},
+		Agents: []config.Agent{{
+			Name: "seeker", Instructions: "Walk.", Tools: []string{"step", "flaky_b"},
+			Graph:    &config.Graph{Start: "A", Nodes: nodes, Edges: edges},
+			Policies: config.Policies{MaxSteps: 200, Loop: config.LoopPolicy{Window: 64, Repeats: 3}, Escalation: []string{"retry", "explore", "stop"}},
+		}},
+	}
+	var mu sync.Mutex
+	bCalls := 0
+	o := runGraphSeed(t, mustResolve(f, "seeker"), 0, nil, func(req activities.ToolRequest) (json.RawMessage, error) {
+		if req.Tool.Name == "flaky_b" {
+			mu.Lock()
+			bCalls++
+			n := bCalls
+			mu.Unlock()
+			if n <= 3 {
+				return nil, temporal.NewApplicationErrorWithOptions("tool flaky_b: HTTP 503", "transient", temporal.ApplicationErrorOptions{})
+			}
+		}
+		return json.RawMessage(`{"ok":true}`), nil
+	})
+	require.True(t, o.reachedE, "stopped: %s; walked %v", o.reason, walked(o.trace))
+	require.Equal(t, []string{"retry"}, actions(o.escalations))
+	require.Equal(t, 79, o.steps, "A Bx A Bx A Bx, A B, 70 nodes, E")
+}

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"slices"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/config"
@@ -24,9 +26,11 @@ func (r *runner) regionRules(ctx workflow.Context) bool {
 // afterEvent is what an event that completed no loop does to the ladder.
 // Free-form, and before explore-region, progress off the last loop
 // (progress) sends it back to its bottom rung. In a graph with
-// explore-region, only real progress does: a node not visited before,
-// reached after explore; a success between two loops of one struggle
-// does not (A <-> B while B fails, A -> B -> C -> A while it succeeds).
+// explore-region, only real progress does (a node not visited before,
+// reached from outside the struggle's region; the previous event's node
+// is where the walk came from); a success between two loops of one
+// struggle does not (A <-> B while B fails, A -> B -> C -> A while it
+// succeeds).
 func (r *runner) afterEvent(ctx workflow.Context, where, nodeID string, ev policies.LoopEvent) {
 	old := r.progress(ctx, where, nodeID, ev)
 	if where == "" {
@@ -35,7 +39,11 @@ func (r *runner) afterEvent(ctx workflow.Context, where, nodeID string, ev polic
 		}
 		return
 	}
-	real := r.run.Struggle.RealProgress(where, r.run.Visits[where]-1, false)
+	from := ""
+	if n := len(r.run.Events); n >= 2 {
+		from = r.run.Events[n-2].Where
+	}
+	real := r.run.Struggle.RealProgress(where, from, r.run.Visits[where]-1, false)
 	if real {
 		r.run.Struggle.End()
 	}
@@ -83,17 +91,18 @@ func (r *runner) stalled(ctx workflow.Context) *policies.Loop {
 func climbed(l *policies.Ladder) bool { return l.Next > 0 || l.Repaired }
 
 // awayFrom is the walk's next node after `at` while explore has sent it
-// away from the struggle's region: an edge whose condition holds and
-// whose target is outside the region (policies.AwayEdge), when one exists
-// and it is not the edge the walk takes anyway (usual, from NextEdge).
-// ok is false when the walk takes its usual edge: no such edge, an error
-// of NextEdge (a condition it could not evaluate stands; with no edge
-// that applies, AwayEdge has none either), or a run before
-// explore-region.
+// away from the struggle's region and its usual edge (usual, from
+// NextEdge) leads back into it: an edge whose condition holds and whose
+// target is outside the region (policies.AwayEdge). ok is false when the
+// walk takes its usual edge: it does not lead back (the user's routing
+// stands: `C -> E when: state.done` is not passed over for a less
+// visited node), no edge leads out, an error of NextEdge (a condition it
+// could not evaluate stands; with no edge that applies, AwayEdge has none
+// either), or a run before explore-region.
 func (r *runner) awayFrom(ctx workflow.Context, at, usual string, usualErr error, holds func(int, config.GraphEdge) (bool, error)) (string, bool) {
 	s := r.run.Struggle
-	if !s.Away || usualErr != nil {
-		return "", false
+	if !s.Away || usualErr != nil || !slices.Contains(s.Region, usual) {
+		return "", false // the usual edge stands when it does not lead back
 	}
 	to, ok := policies.AwayEdge(at, r.run.Spec.Agent.Graph.Edges, r.run.ExcludedEdges, s.Region, r.run.Visits, holds)
 	if !ok || to == usual || !r.regionRules(ctx) {
