@@ -3,11 +3,12 @@ package mcptools
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/unstuck-dev/unstuck/config"
 )
 
 // terminateAfter is how long closing a stdio session waits for the program to exit, after
@@ -28,22 +29,18 @@ func stdioTransport(cfg ServerConfig, getenv func(string) (string, bool), stderr
 	return &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}
 }
 
-// httpTransport connects to cfg.URL, sending cfg.Headers (with ${VAR} expanded) on every
-// request. An unset variable is an error, not an empty value: an empty Authorization header
-// would only turn into a confusing 401.
+// httpTransport connects to cfg.URL, sending cfg.Headers on every request, expanded with the
+// config's own rules (config.ExpandEnv: ${VAR}, ${VAR:-default}, $${ for a literal ${), as an
+// HTTP tool's headers are; anything else, a lone $ included, is kept as written. An unset
+// variable is an error, not an empty value: an empty Authorization header would only turn into a
+// confusing 401. The error names the header and the variable, never a value or a piece of one:
+// it reaches the activity failure, and so the run's history.
 func httpTransport(cfg ServerConfig, getenv func(string) (string, bool)) (*mcp.StreamableClientTransport, error) {
 	headers := make(http.Header, len(cfg.Headers))
 	for name, value := range cfg.Headers {
-		var missing []string
-		expanded := os.Expand(value, func(v string) string {
-			s, ok := getenv(v)
-			if !ok {
-				missing = append(missing, v)
-			}
-			return s
-		})
-		if len(missing) > 0 {
-			return nil, fmt.Errorf("header %s uses ${%s}, which is not set", name, missing[0])
+		expanded, unset := config.ExpandEnv(value, getenv)
+		if len(unset) > 0 {
+			return nil, fmt.Errorf("header %s uses ${%s}, which is not set", name, unset[0])
 		}
 		headers.Set(name, expanded)
 	}
