@@ -90,10 +90,14 @@ chromium:
 
 tools: $(TEMPORAL_STAMP) $(WORKFLOWCHECK_STAMP) $(STATICCHECK_STAMP)
 
+# The worker's default build id for Worker Versioning (--deployment-name):
+# this checkout's `git describe`, stamped at link time.
+BUILD_ID := $(shell git describe --always --dirty 2>/dev/null)
+
 build:
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/unstuck ./starter
-	$(GO) build -o $(BIN)/unstuck-worker ./worker
+	$(GO) build -ldflags "-X github.com/unstuck-dev/unstuck/internal/app.stampedBuildID=$(BUILD_ID)" -o $(BIN)/unstuck-worker ./worker
 
 demo: $(TEMPORAL_STAMP) build
 	$(BIN)/unstuck demo --temporal $(BIN)/temporal --worker $(BIN)/unstuck-worker

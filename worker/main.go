@@ -36,6 +36,13 @@ The tuning flags (--max-concurrent-workflow-tasks, --max-concurrent-activities,
 config's worker: block; each must be at least 1. Their defaults are the
 Temporal SDK's.
 
+Worker Versioning: with --deployment-name the worker polls as the version
+<deployment>:<build id> of that Temporal worker deployment, and each run is
+pinned to the version that started it (--versioning-behavior auto-upgrade
+moves runs to the current version instead). A new version gets runs once
+it is made current: temporal worker deployment set-current-version
+--deployment-name <name> --build-id <id> (README: "Deploying new builds").
+
 Environment:
   TEMPORAL_ADDRESS    Temporal frontend (default %s)
   TEMPORAL_NAMESPACE  namespace (default %s)
@@ -46,6 +53,8 @@ Environment:
   OPENAI_API_KEY      overrides the config's api_key_env
   OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
                       send traces over OTLP/gRPC there (default: no export)
+  UNSTUCK_DEPLOYMENT_NAME, UNSTUCK_BUILD_ID, UNSTUCK_VERSIONING_BEHAVIOR
+                      defaults of the three versioning flags
 
 Flags:
 `, app.DefaultAddress, app.DefaultNamespace)
@@ -55,6 +64,7 @@ Flags:
 	taskQueue := fs.String("task-queue", workflows.TaskQueue, "task queue to poll")
 	metricsListen := fs.String("metrics-listen", "", "serve Prometheus metrics on this address at /metrics, e.g. 127.0.0.1:9090 (default: off)")
 	tuning := addTuningFlags(fs)
+	versioning := addVersioningFlags(fs)
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		if err == flag.ErrHelp {
 			return nil
@@ -63,6 +73,10 @@ Flags:
 	}
 	// Checked before the config, so a bad flag is named on its own.
 	if err := tuning.apply(fs, &config.WorkerTuning{}); err != nil {
+		return err
+	}
+	version := versioning.resolve()
+	if err := version.Validate(); err != nil {
 		return err
 	}
 	if *configPath == "" {
@@ -108,12 +122,15 @@ Flags:
 	if err := app.EnsureSearchAttributes(context.Background(), c, opts.Namespace); err != nil {
 		return err
 	}
-	ws, err := app.NewWorkers(c, cfg, *taskQueue, worker.Options{})
+	if err := app.CheckQueueVersioning(context.Background(), c, *taskQueue, version); err != nil {
+		return err
+	}
+	ws, err := app.NewWorkers(c, cfg, *taskQueue, version.Apply(worker.Options{}))
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "unstuck-worker: %d agents, %d tools from %s; polling task queue %q on %s (namespace %s); %s\n",
-		len(cfg.Agents), len(cfg.Tools), *configPath, *taskQueue, opts.HostPort, opts.Namespace, describeTuning(&cfg.Worker))
+	fmt.Fprintf(os.Stderr, "unstuck-worker: %d agents, %d tools from %s; polling task queue %q on %s (namespace %s); %s; %s\n",
+		len(cfg.Agents), len(cfg.Tools), *configPath, *taskQueue, opts.HostPort, opts.Namespace, describeTuning(&cfg.Worker), version)
 	for _, t := range cfg.Tools {
 		if t.Limited() {
 			fmt.Fprintf(os.Stderr, "unstuck-worker: tool %s on task queue %q (%s)\n", t.Name, config.ToolTaskQueue(*taskQueue, t.Name), toolLimits(t))
