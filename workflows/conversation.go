@@ -24,7 +24,7 @@ func buildConversation(run *Run) []activities.Message {
 	if h := run.lastHandoff(); h >= 0 {
 		// The agent the run was handed to reads the task and the handoff
 		// context in place of what came before.
-		msgs = append(msgs, userMessage(taskText(run)), handoffMessage(&run.Nodes[h]))
+		msgs = append(msgs, userMessage(taskText(run)), handoffMessage(run, &run.Nodes[h]))
 		from = h + 1
 	}
 	for i := from; i < len(run.Nodes); i++ {

@@ -270,7 +270,10 @@ func (r *runner) handoffCandidates(ctx workflow.Context) ([]policies.HandoffCand
 func (r *runner) takeOver(ctx workflow.Context, id string, spec *config.Resolved, ask handoffAsk, refused []signals.HandoffRefusal, note string) {
 	run := r.run
 	path := append(run.handoffPath(), spec.Agent.Name)
-	hc := newHandoffContext(run, workflow.GetInfo(ctx).WorkflowExecution.ID, ask.Reason, ask.Summary, ask.Suggested)
+	// A run handed over before carries the earlier context in its
+	// conversation: version handoff-flat leaves it out (asked only then).
+	flat := run.lastHandoff() >= 0 && versionOf(ctx, versionHandoffFlat, 1) >= 1
+	hc := newHandoffContext(run, workflow.GetInfo(ctx).WorkflowExecution.ID, ask.Reason, ask.Summary, ask.Suggested, flat)
 	hc.HandoffPath = path
 	hc.Metadata["trigger"] = ask.Trigger
 	if note != "" {

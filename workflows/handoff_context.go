@@ -35,6 +35,11 @@ type HandoffContext struct {
 	SuggestedAction string               `json:"suggested_next_action,omitempty"`
 	Metadata        map[string]any       `json:"metadata"`
 	HandoffPath     []string             `json:"handoff_path"`
+	// Earlier is the handoff before this one (version handoff-flat): this
+	// context's tool records and reasoning are those since it, and the
+	// message the target reads joins the chain (expandHandoffContext).
+	// The node keeps a reference, not a second copy of every earlier one.
+	Earlier string `json:"earlier,omitempty"`
 }
 
 // ReasoningStep is one model request of the source: what it thought and
@@ -66,8 +71,9 @@ const maxToolRecordOutput = 4 << 10
 
 // newHandoffContext builds the context of a handoff of run (workflow id
 // session) from its agent, for the reason, summary and suggested action
-// given.
-func newHandoffContext(run *Run, session, reason, summary, suggested string) HandoffContext {
+// given. flat: a run handed over before does not nest the earlier
+// handoff's context in this one's conversation (flatConversation).
+func newHandoffContext(run *Run, session, reason, summary, suggested string, flat bool) HandoffContext {
 	hc := HandoffContext{
 		Version: HandoffContextVersion, Session: session, User: inputUser(run.Input.Input),
 		InitialQuery: run.Input.Task, CurrentProblem: summary, State: run.State,
@@ -76,7 +82,12 @@ func newHandoffContext(run *Run, session, reason, summary, suggested string) Han
 		HandoffPath:    run.handoffPath(),
 		ReasoningTrace: []ReasoningStep{}, ToolRecords: []ToolRecord{},
 	}
-	for i := range run.Nodes {
+	from := 0
+	if h := run.lastHandoff(); flat && h >= 0 {
+		// What came before the earlier handoff is in its context.
+		hc.Earlier, from = run.Nodes[h].ID, h+1
+	}
+	for i := from; i < len(run.Nodes); i++ {
 		n := &run.Nodes[i]
 		switch {
 		case n.Status == signals.StatusInvalidated:
@@ -101,9 +112,68 @@ func newHandoffContext(run *Run, session, reason, summary, suggested string) Han
 		}
 	}
 	conv := buildConversation(run)[1:] // not the source's instructions
+	if flat {
+		conv = flatConversation(run, conv)
+	}
 	fitConversation(conv, maxHandoffConversation)
 	hc.Conversation = conv
 	return hc
+}
+
+// expandHandoffContext joins hc with the chain of earlier contexts its
+// Earlier names, oldest first: the tool records and reasoning of the
+// whole run, fitted as one context (fitHandoffContext). A reference the
+// trace does not hold, or a cycle, ends the chain.
+func expandHandoffContext(run *Run, hc HandoffContext) HandoffContext {
+	chain := []HandoffContext{hc}
+	seen := map[string]bool{}
+	for e := hc.Earlier; e != "" && !seen[e]; {
+		seen[e] = true
+		n := run.node(e)
+		var prev HandoffContext
+		if n == nil || json.Unmarshal(n.Output, &prev) != nil {
+			break
+		}
+		chain = append(chain, prev)
+		e = prev.Earlier
+	}
+	var records []ToolRecord
+	var steps []ReasoningStep
+	for i := len(chain) - 1; i >= 0; i-- {
+		records = append(records, chain[i].ToolRecords...)
+		steps = append(steps, chain[i].ReasoningTrace...)
+	}
+	hc.ToolRecords, hc.ReasoningTrace, hc.Earlier = records, steps, ""
+	if hc.ToolRecords == nil {
+		hc.ToolRecords = []ToolRecord{}
+	}
+	if hc.ReasoningTrace == nil {
+		hc.ReasoningTrace = []ReasoningStep{}
+	}
+	return fitHandoffContext(hc)
+}
+
+// flatConversation is the conversation of a run handed over before
+// (conv: the task, the earlier handoff's message, then what followed it)
+// with that message replaced by its brief and a reference. The message
+// holds the earlier context whole, whose conversation held the one
+// before it: nested, a chain of handoffs carried every earlier context
+// again in each handoff node (22.9 MB of JSON after 50). What it said is
+// not lost: the tool records and the reasoning of the whole run reach
+// the target (this context's, joined with the earlier ones by
+// handoffMessage), and the trace keeps the earlier context in its node.
+func flatConversation(run *Run, conv []activities.Message) []activities.Message {
+	h := run.lastHandoff()
+	if h < 0 || len(conv) < 2 {
+		return conv
+	}
+	n := &run.Nodes[h]
+	var earlier HandoffContext
+	_ = json.Unmarshal(n.Output, &earlier)
+	out := slices.Clone(conv)
+	out[1] = activities.Message{Role: "user", Content: earlier.brief() + fmt.Sprintf(
+		"\n\nThat handoff's context is not repeated here: the calls and thoughts since the run began are in this context's tool_records and reasoning_trace (with those of node %s's), and the trace keeps it whole.", n.ID)}
+	return out
 }
 
 // inputUser is who the run is for, when its input says (user or user_id).
@@ -213,9 +283,24 @@ func asInt(v any) int {
 }
 
 // handoffMessage is what the agent a run was handed to reads of the
-// handoff: the brief, then the whole context as JSON.
-func handoffMessage(n *Node) activities.Message {
+// handoff: the brief, then the whole context as JSON, joined with the
+// earlier contexts it refers to (cached by node: the node never changes
+// once completed, and its output's length guards against an edit).
+func handoffMessage(run *Run, n *Node) activities.Message {
+	key := fmt.Sprintf("%s/%d", n.ID, len(n.Output))
+	if m, ok := run.handoffMessages[key]; ok {
+		return m
+	}
 	var hc HandoffContext
 	_ = json.Unmarshal(n.Output, &hc)
-	return activities.Message{Role: "user", Content: hc.brief() + "\n\nThe handoff context (JSON: conversation, reasoning_trace, tool_records, state):\n" + string(n.Output)}
+	body := n.Output
+	if hc.Earlier != "" {
+		body = mustJSON(expandHandoffContext(run, hc))
+	}
+	m := activities.Message{Role: "user", Content: hc.brief() + "\n\nThe handoff context (JSON: conversation, reasoning_trace, tool_records, state):\n" + string(body)}
+	if run.handoffMessages == nil {
+		run.handoffMessages = map[string]activities.Message{}
+	}
+	run.handoffMessages[key] = m
+	return m
 }

@@ -21,7 +21,7 @@ func TestHandoffContextCarriesWhatStands(t *testing.T) {
 	require.NoError(t, got.rejected)
 	run := continuedInput(t, h).Continued
 
-	hc := newHandoffContext(run, "wf-1", "out_of_scope", "needs refunds", "refund order 7")
+	hc := newHandoffContext(run, "wf-1", "out_of_scope", "needs refunds", "refund order 7", true)
 	require.Equal(t, HandoffContextVersion, hc.Version)
 	require.Equal(t, "wf-1", hc.Session)
 	require.Equal(t, "u-7", hc.User)
@@ -50,7 +50,7 @@ func TestHandoffContextCarriesWhatStands(t *testing.T) {
 // as a pointer to its node.
 func TestHandoffContextIsBounded(t *testing.T) {
 	run := bigRun(300, strings.Repeat("a result that repeats ", 400))
-	hc := newHandoffContext(run, "wf", "other", "", "")
+	hc := newHandoffContext(run, "wf", "other", "", "", true)
 	size := 0
 	for _, m := range hc.Conversation {
 		size += messageSize(m)

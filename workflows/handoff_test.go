@@ -61,7 +61,7 @@ func TestConversationAfterAHandoffStartsFromIt(t *testing.T) {
 	add := func(n Node) { n.ID = run.newNodeID(); run.Nodes = append(run.Nodes, n) }
 	add(Node{Node: signals.Node{Kind: signals.KindTask, Status: signals.StatusCompleted}})
 	add(Node{Node: signals.Node{Kind: signals.KindRequest, Status: signals.StatusCompleted, Output: mustJSON(replyRecord{Content: "the general agent thinks"})}})
-	hc := newHandoffContext(run, "wf", "out_of_scope", "order question", "look it up")
+	hc := newHandoffContext(run, "wf", "out_of_scope", "order question", "look it up", true)
 	add(Node{Node: signals.Node{Kind: signals.KindHandoff, Status: signals.StatusCompleted, Output: mustJSON(hc)}})
 	add(Node{Node: signals.Node{Kind: signals.KindRequest, Status: signals.StatusCompleted, Output: mustJSON(replyRecord{Content: "orders thinks"})}})
 	run.Spec.Agent.Instructions = "You are orders."

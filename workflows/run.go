@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
@@ -26,6 +27,10 @@ type Run struct {
 	// by kind (the trace records at most a bounded number of each kind).
 	IgnoredSignals int            `json:"ignored_signals,omitempty"`
 	IgnoredByKind  map[string]int `json:"ignored_by_kind,omitempty"`
+	// handoffMessages caches, by handoff node, the message its target
+	// reads (handoffMessage joins the chain of earlier contexts, work
+	// that would otherwise be done again at every step); not carried.
+	handoffMessages map[string]activities.Message
 }
 
 // Trace is the trace graph: every node so far, and where the next model

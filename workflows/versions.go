@@ -177,6 +177,13 @@ const (
 	// straight back into the loop. Not in releaseChanges: asked on its
 	// own, only where the two rules decide otherwise.
 	versionExploreRegion = "explore-region"
+	// versionHandoffFlat: the context of a handoff of a run handed over
+	// before does not nest the earlier handoff's context in its
+	// conversation (flatConversation: the earlier message's brief and a
+	// reference instead); before, each handoff node carried every
+	// earlier context again. Not in releaseChanges: asked on its own, at
+	// a handoff of a run handed over before.
+	versionHandoffFlat = "handoff-flat"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change
