@@ -91,8 +91,10 @@ chromium:
 tools: $(TEMPORAL_STAMP) $(WORKFLOWCHECK_STAMP) $(STATICCHECK_STAMP)
 
 # The worker's default build id for Worker Versioning (--deployment-name):
-# this checkout's `git describe`, stamped at link time.
-BUILD_ID := $(shell git describe --always --dirty 2>/dev/null)
+# this checkout's `git describe`, stamped at link time. A build of a tree
+# with changes gets the time too, so two such builds never share an id
+# (a pinned run must only ever meet the code that started it).
+BUILD_ID := $(shell git describe --always --dirty=-dirty-$$(date -u +%Y%m%d%H%M%S) 2>/dev/null)
 
 build:
 	@mkdir -p $(BIN)

@@ -48,6 +48,11 @@ func TestWorkerVersioningPinsRuns(t *testing.T) {
 			_, err := h.SetCurrentVersion(ctx, client.WorkerDeploymentSetCurrentVersionOptions{BuildID: build, IgnoreMissingTaskQueues: true})
 			return err == nil
 		}, 30*time.Second, 200*time.Millisecond, "set %s current", build)
+		// The queue routes to it once its workflow poller is part of it.
+		require.Eventually(t, func() bool {
+			d, err := devClient.DescribeTaskQueue(ctx, queue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
+			return err == nil && d.GetVersioningInfo().GetCurrentDeploymentVersion().GetBuildId() == build
+		}, 30*time.Second, 100*time.Millisecond, "the queue routes to %s", build)
 	}
 	run := func() client.WorkflowRun {
 		r, err := devClient.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
@@ -109,7 +114,9 @@ func TestWorkerVersioningPinsRuns(t *testing.T) {
 	running := func(build string) int64 {
 		c, err := devClient.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: fmt.Sprintf(
 			"TemporalWorkerDeploymentVersion = '%s:%s' AND ExecutionStatus = 'Running'", deployment, build)})
-		require.NoError(t, err)
+		if err != nil {
+			return -1 // asked again
+		}
 		return c.GetCount()
 	}
 	require.Eventually(t, func() bool { return running("build-a") == 1 && running("build-b") == 1 }, 20*time.Second, 200*time.Millisecond)
@@ -142,5 +149,7 @@ func TestWorkerVersioningPinsRuns(t *testing.T) {
 	require.ErrorContains(t, err, "is served by worker deployment "+deployment)
 	require.ErrorContains(t, err, "--deployment-name "+deployment)
 	require.NoError(t, app.CheckQueueVersioning(ctx, devClient, queue, app.Versioning{DeploymentName: deployment, BuildID: "build-c"}))
+	err = app.CheckQueueVersioning(ctx, devClient, queue, app.Versioning{DeploymentName: "another", BuildID: "b1"})
+	require.ErrorContains(t, err, "belongs to worker deployment "+deployment+", not another")
 	require.NoError(t, app.CheckQueueVersioning(ctx, devClient, fmt.Sprintf("unknown-%d", time.Now().UnixNano()), app.Versioning{}), "a queue nobody serves yet")
 }

@@ -40,6 +40,29 @@ type HandoffContext struct {
 	// message the target reads joins the chain (expandHandoffContext).
 	// The node keeps a reference, not a second copy of every earlier one.
 	Earlier string `json:"earlier,omitempty"`
+	// EarlierHandoffs and EarlierNotes are filled when the chain is
+	// joined (never stored): each earlier handoff's brief, and what the
+	// earlier agents were told that is neither a call nor a thought (a
+	// person's replies, escalation notes, refusals), oldest first.
+	EarlierHandoffs []HandoffBrief `json:"earlier_handoffs,omitempty"`
+	EarlierNotes    []EarlierNote  `json:"earlier_notes,omitempty"`
+}
+
+// HandoffBrief is an earlier handoff of the chain: who handed over, why,
+// and what they said.
+type HandoffBrief struct {
+	Node            string `json:"node,omitempty"`
+	SourceAgent     string `json:"source_agent"`
+	Reason          string `json:"reason"`
+	Summary         string `json:"summary,omitempty"`
+	SuggestedAction string `json:"suggested_next_action,omitempty"`
+}
+
+// EarlierNote is a message an earlier agent of the chain read that is not
+// a call or a thought: the agent, and the message.
+type EarlierNote struct {
+	Agent   string `json:"agent"`
+	Content string `json:"content"`
 }
 
 // ReasoningStep is one model request of the source: what it thought and
@@ -122,10 +145,15 @@ func newHandoffContext(run *Run, session, reason, summary, suggested string, fla
 
 // expandHandoffContext joins hc with the chain of earlier contexts its
 // Earlier names, oldest first: the tool records and reasoning of the
-// whole run, fitted as one context (fitHandoffContext). A reference the
-// trace does not hold, or a cycle, ends the chain.
+// whole run, each earlier handoff's brief, and what the earlier agents
+// were told besides (a person's replies, escalation notes: the user
+// messages of their conversations, past the task and the handoff they
+// were given), fitted as one context (fitHandoffContext) with the counts
+// of what each link had dropped. A reference the trace does not hold, or
+// a cycle, ends the chain.
 func expandHandoffContext(run *Run, hc HandoffContext) HandoffContext {
 	chain := []HandoffContext{hc}
+	nodes := []string{""}
 	seen := map[string]bool{}
 	for e := hc.Earlier; e != "" && !seen[e]; {
 		seen[e] = true
@@ -134,23 +162,44 @@ func expandHandoffContext(run *Run, hc HandoffContext) HandoffContext {
 		if n == nil || json.Unmarshal(n.Output, &prev) != nil {
 			break
 		}
-		chain = append(chain, prev)
+		chain, nodes = append(chain, prev), append(nodes, e)
 		e = prev.Earlier
 	}
-	var records []ToolRecord
-	var steps []ReasoningStep
+	out := hc
+	out.ToolRecords, out.ReasoningTrace, out.Earlier = []ToolRecord{}, []ReasoningStep{}, ""
+	out.EarlierHandoffs, out.EarlierNotes = nil, nil
+	out.Metadata = maps.Clone(hc.Metadata)
+	if out.Metadata == nil {
+		out.Metadata = map[string]any{}
+	}
+	dropped := map[string]int{}
 	for i := len(chain) - 1; i >= 0; i-- {
-		records = append(records, chain[i].ToolRecords...)
-		steps = append(steps, chain[i].ReasoningTrace...)
+		link := chain[i]
+		out.ToolRecords = append(out.ToolRecords, link.ToolRecords...)
+		out.ReasoningTrace = append(out.ReasoningTrace, link.ReasoningTrace...)
+		for _, k := range []string{"tool_records_dropped", "reasoning_steps_dropped"} {
+			dropped[k] += asInt(link.Metadata[k])
+		}
+		if i == 0 {
+			continue // this handoff's own conversation is in the context
+		}
+		out.EarlierHandoffs = append(out.EarlierHandoffs, HandoffBrief{Node: nodes[i], SourceAgent: link.SourceAgent,
+			Reason: link.Reason, Summary: link.CurrentProblem, SuggestedAction: link.SuggestedAction})
+		for j, m := range link.Conversation {
+			if j == 0 || m.Role != "user" || strings.HasPrefix(m.Content, "[unstuck] This task was handed over") {
+				continue // the task, and the handoff the link's agent was given
+			}
+			out.EarlierNotes = append(out.EarlierNotes, EarlierNote{Agent: link.SourceAgent, Content: m.Content})
+		}
 	}
-	hc.ToolRecords, hc.ReasoningTrace, hc.Earlier = records, steps, ""
-	if hc.ToolRecords == nil {
-		hc.ToolRecords = []ToolRecord{}
+	for _, k := range []string{"tool_records_dropped", "reasoning_steps_dropped"} {
+		if dropped[k] > 0 {
+			out.Metadata[k] = dropped[k]
+		} else {
+			delete(out.Metadata, k)
+		}
 	}
-	if hc.ReasoningTrace == nil {
-		hc.ReasoningTrace = []ReasoningStep{}
-	}
-	return fitHandoffContext(hc)
+	return fitHandoffContext(out)
 }
 
 // flatConversation is the conversation of a run handed over before
@@ -159,9 +208,10 @@ func expandHandoffContext(run *Run, hc HandoffContext) HandoffContext {
 // holds the earlier context whole, whose conversation held the one
 // before it: nested, a chain of handoffs carried every earlier context
 // again in each handoff node (22.9 MB of JSON after 50). What it said is
-// not lost: the tool records and the reasoning of the whole run reach
-// the target (this context's, joined with the earlier ones by
-// handoffMessage), and the trace keeps the earlier context in its node.
+// not lost: the tool records and the reasoning of the whole run, each
+// earlier handoff's brief and what the earlier agents were told besides
+// (a person's replies) reach the target, joined by handoffMessage, and
+// the trace keeps the earlier context in its node.
 func flatConversation(run *Run, conv []activities.Message) []activities.Message {
 	h := run.lastHandoff()
 	if h < 0 || len(conv) < 2 {
@@ -236,6 +286,12 @@ func fitHandoffContext(hc HandoffContext) HandoffContext {
 		hc.Metadata["reasoning_steps_dropped"] = asInt(hc.Metadata["reasoning_steps_dropped"]) + n
 		over = len(mustJSON(hc)) - maxHandoffContext
 	}
+	for over > 0 && len(hc.EarlierNotes) > 0 {
+		n := dropOldest(len(hc.EarlierNotes), over, func(i int) int { return len(mustJSON(hc.EarlierNotes[i])) + 1 })
+		hc.EarlierNotes = hc.EarlierNotes[n:]
+		hc.Metadata["earlier_notes_dropped"] = asInt(hc.Metadata["earlier_notes_dropped"]) + n
+		over = len(mustJSON(hc)) - maxHandoffContext
+	}
 	for over > 0 && len(hc.ToolRecords) > 0 {
 		n := dropOldest(len(hc.ToolRecords), over, func(i int) int { return len(mustJSON(hc.ToolRecords[i])) + 1 })
 		hc.ToolRecords = hc.ToolRecords[n:]
@@ -277,9 +333,19 @@ func dropOldest(n, over int, weight func(int) int) int {
 	return drop
 }
 
+// asInt reads a count of the metadata: an int, or a number as decoded
+// from a stored context's JSON.
 func asInt(v any) int {
-	n, _ := v.(int)
-	return n
+	switch n := v.(type) {
+	case int:
+		return n
+	case float64:
+		return int(n)
+	case json.Number:
+		i, _ := n.Int64()
+		return int(i)
+	}
+	return 0
 }
 
 // handoffMessage is what the agent a run was handed to reads of the

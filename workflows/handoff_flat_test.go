@@ -29,6 +29,12 @@ func chainRun(hops int, flat bool) *Run {
 	add(Node{Node: signals.Node{Kind: signals.KindTask, Status: signals.StatusCompleted}})
 	args := fmt.Sprintf(`{"note": %q}`, strings.Repeat("k", 1<<10))
 	for hop := range hops {
+		if hop == 0 {
+			// A person told the first agent something: the last agent
+			// must still read it.
+			add(Node{Node: signals.Node{Kind: signals.KindHuman, Status: signals.StatusCompleted,
+				Output: mustJSON(signals.ReplyRequest{Text: "use the blue form"})}})
+		}
 		for c := range 4 {
 			callID := fmt.Sprintf("c%d-%d", hop, c)
 			add(Node{Node: signals.Node{Kind: signals.KindRequest, Status: signals.StatusCompleted,
@@ -86,7 +92,11 @@ func TestHandoffContextsDoNotNest(t *testing.T) {
 	var read HandoffContext
 	require.NoError(t, json.Unmarshal([]byte(body), &read))
 	require.Equal(t, 4*hops, len(read.ToolRecords), "the target reads every call of the run")
-	require.Equal(t, "n3", read.ToolRecords[0].Node, "oldest first (n1 is the task, n2 the first request)")
+	require.Equal(t, "n4", read.ToolRecords[0].Node, "oldest first (n1 is the task, n2 a person's reply, n3 the first request)")
+	require.Equal(t, hops-1, len(read.EarlierHandoffs), "each earlier handoff's brief")
+	require.Equal(t, "hop 0", read.EarlierHandoffs[0].Summary)
+	require.Equal(t, []EarlierNote{{Agent: "travel", Content: "A person replied: use the blue form"}}, read.EarlierNotes,
+		"what a person told the first agent reaches the last")
 	require.Equal(t, 4*hops, len(read.ReasoningTrace))
 	require.Empty(t, read.Earlier)
 	require.Equal(t, msg, handoffMessage(flat, lastNode), "the same message at every step (cached)")

@@ -75,6 +75,8 @@ func versionPart(flag, s string) error {
 		return fmt.Errorf("%s: %d characters, at most %d", flag, len(s), maxVersionPart)
 	case strings.TrimSpace(s) != s || strings.ContainsAny(s, " \t\r\n"):
 		return fmt.Errorf("%s %q: must not contain spaces", flag, s)
+	case strings.HasPrefix(s, "__"):
+		return fmt.Errorf("%s %q: must not start with \"__\" (Temporal keeps those names)", flag, s)
 	}
 	for _, r := range s {
 		if r < 0x21 || r == 0x7f {
@@ -149,15 +151,12 @@ func DefaultBuildID() string {
 	return rev + dirty
 }
 
-// CheckQueueVersioning refuses an unversioned worker on a task queue
-// whose runs a worker deployment serves: it would never be given their
-// tasks (and a versioned one could not replay another build's runs). A
-// queue the server does not know yet, or a server without worker
-// deployments, is no objection.
+// CheckQueueVersioning refuses a worker on a task queue whose runs
+// another worker deployment serves, or an unversioned worker on one a
+// deployment serves: it would never be given their tasks. A queue the
+// server does not know yet, or a server without worker deployments, is no
+// objection.
 func CheckQueueVersioning(ctx context.Context, c client.Client, taskQueue string, v Versioning) error {
-	if v.On() {
-		return nil
-	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	resp, err := c.DescribeTaskQueue(ctx, taskQueue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
@@ -167,6 +166,13 @@ func CheckQueueVersioning(ctx context.Context, c client.Client, taskQueue string
 	current := resp.GetVersioningInfo().GetCurrentDeploymentVersion()
 	if current.GetDeploymentName() == "" || current.GetBuildId() == "" {
 		return nil
+	}
+	if v.On() {
+		if current.GetDeploymentName() == v.DeploymentName {
+			return nil
+		}
+		return fmt.Errorf("task queue %q belongs to worker deployment %s, not %s: a worker of another deployment would get none of its runs' tasks. Use --deployment-name %s, or another --task-queue",
+			taskQueue, current.GetDeploymentName(), v.DeploymentName, current.GetDeploymentName())
 	}
 	return fmt.Errorf("task queue %q is served by worker deployment %s (current version %s:%s), and this worker is unversioned: it would get none of its runs' tasks. Start it as a version of that deployment: --deployment-name %s --build-id <this build>",
 		taskQueue, current.GetDeploymentName(), current.GetDeploymentName(), current.GetBuildId(), current.GetDeploymentName())

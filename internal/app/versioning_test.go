@@ -25,6 +25,7 @@ func TestVersioningValidate(t *testing.T) {
 		{"a colon in the name", Versioning{DeploymentName: "agents:prod", BuildID: "v1"}, "must not contain '.' or ':'"},
 		{"spaces", Versioning{DeploymentName: "agents", BuildID: "v 1"}, "--build-id \"v 1\": must not contain spaces"},
 		{"a control character", Versioning{DeploymentName: "agents", BuildID: "v1\x01"}, "must be printable"},
+		{"a reserved prefix", Versioning{DeploymentName: "__agents", BuildID: "v1"}, "must not start with"},
 		{"too long", Versioning{DeploymentName: strings.Repeat("a", 256), BuildID: "v1"}, "at most 255"},
 		{"an unknown behaviour", Versioning{DeploymentName: "agents", BuildID: "v1", Behavior: "sticky"}, `--versioning-behavior "sticky"`},
 	}
