@@ -3,69 +3,17 @@ package testsuite
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/unstuck-dev/unstuck/internal/testdouble/deskchain"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
-
-// chainConfig is a chain of desks desk00 -> desk01 -> ..., each of which
-// makes four calls with 1 KiB of arguments, then hands the run to the
-// next; the last one answers.
-func chainConfig(desks int) string {
-	var b strings.Builder
-	b.WriteString(`
-model: { base_url: "{{MODEL}}", name: chain }
-tools:
-  - { name: note, builtin: noop, parameters: { type: object } }
-agents:
-`)
-	for i := range desks {
-		handoffs := "[]"
-		if i+1 < desks {
-			handoffs = fmt.Sprintf("[desk%02d]", i+1)
-		}
-		fmt.Fprintf(&b, "  - { name: desk%02d, instructions: \"You are desk %d.\", tools: [note], handoffs: %s }\n", i, i, handoffs)
-	}
-	return b.String()
-}
-
-var deskNumber = regexp.MustCompile(`You are desk (\d+)\.`)
-
-// chainScript is the desks' model (a test double): four notes since the
-// run came to this desk, then a handoff to the next desk, or, at the last
-// one (last), an answer.
-func chainScript(last int) scriptedmodel.Script {
-	return func(req openaiRequest) scriptedmodel.Turn {
-		desk := 0
-		if m := deskNumber.FindStringSubmatch(req.Messages[0].Content); m != nil {
-			desk, _ = strconv.Atoi(m[1])
-		}
-		notes := 0
-		for _, m := range req.Messages {
-			switch {
-			case m.Role == "user" && strings.HasPrefix(m.Content, "[unstuck] This task was handed over"):
-				notes = 0
-			case m.Role == "tool":
-				notes++
-			}
-		}
-		switch {
-		case notes < 4:
-			return scriptedmodel.CallTurn("note", map[string]any{"desk": desk, "i": notes, "note": strings.Repeat("n", 1<<10)})
-		case desk < last:
-			return handoffCall(fmt.Sprintf("desk%02d", desk+1), "out_of_scope", fmt.Sprintf("desk %d is done with it", desk), "go on")
-		}
-		return scriptedmodel.Reply("answered by the last desk")
-	}
-}
 
 // A chain of 30 agents, four 1 KiB calls each (issue 32): the run hands
 // itself along the whole chain and completes; each handoff node keeps the
@@ -76,8 +24,8 @@ func chainScript(last int) scriptedmodel.Script {
 // (about 22 MB after 50 handoffs, workflows.TestHandoffContextsDoNotNest).
 func TestHandoffChainStaysSmall(t *testing.T) {
 	const desks = 30
-	s := newStack(t, chainConfig(desks), map[string]scriptedmodel.Script{"chain": chainScript(desks - 1)})
-	first := s.start(workflows.AgentInput{Agent: "desk00", Task: "pass it on"})
+	s := newStack(t, deskchain.Config("{{MODEL}}", desks), map[string]scriptedmodel.Script{deskchain.Model: deskchain.Script(desks - 1)})
+	first := s.start(workflows.AgentInput{Agent: deskchain.Desk(0), Task: "pass it on"})
 	firstRunID := first.GetRunID() // Get follows the chain and moves the run id
 	run := latestRun{first}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -85,7 +33,7 @@ func TestHandoffChainStaysSmall(t *testing.T) {
 	var res workflows.AgentResult
 	require.NoError(t, first.Get(ctx, &res))
 	require.Len(t, res.HandoffPath, desks)
-	require.Equal(t, "answered by the last desk", strings.Trim(string(res.Output), `"`))
+	require.Equal(t, deskchain.Answer, strings.Trim(string(res.Output), `"`))
 
 	tr := s.trace(run)
 	handoffs := nodesOf(tr, signals.KindHandoff)
@@ -110,7 +58,7 @@ func TestHandoffChainStaysSmall(t *testing.T) {
 	}
 	require.NotEmpty(t, lastFirst.Messages, "the last desk was asked")
 	ctxMsg := lastFirst.Messages[2].Content
-	require.Contains(t, ctxMsg, "[unstuck] This task was handed over to you by agent desk28")
+	require.Contains(t, ctxMsg, "[unstuck] This task was handed over to you by agent "+deskchain.Desk(desks-2))
 	require.Equal(t, 4*(desks-1), strings.Count(ctxMsg, `"tool":"note"`), "every call of the run, from all the desks before")
 
 	// The second generation hands over with a handoff before it: the one

@@ -1,0 +1,131 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/unstuck-dev/unstuck/internal/testdouble/deskchain"
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// handoffChainBefore is the commit before the handoff context stopped
+// nesting (issue 32): its worker is the "before" side.
+const handoffChainBefore = "1f1e0ad"
+
+// BenchmarkHandoffChain (issue 32): a run handed along a chain of desks
+// (internal/testdouble/deskchain: four 1 KiB calls each, then a handoff),
+// on a worker process of this tree and, for 60 desks, of the commit
+// before, one after the other. Reported per chain: whether it completed
+// (within 6 minutes), its generations, the largest carried input of a
+// generation (the continue-as-new payload), the longest workflow task,
+// and the workflow tasks that failed (a task over the SDK's 1 s deadlock
+// detection fails on every attempt: the run is wedged).
+func BenchmarkHandoffChain(b *testing.B) {
+	now := buildWorker(b)
+	before := buildWorkerAt(b, handoffChainBefore)
+	for range b.N {
+		for _, c := range []struct {
+			desks int
+			side  string
+			bin   string
+		}{{60, "before (" + handoffChainBefore + ")", before}, {60, "now", now}, {200, "now", now}} {
+			f := handoffChainRun(b, c.bin, c.desks)
+			b.Logf("%d desks, %s: completed %v in %.0f s, %d generations, largest carried input %d KiB, longest workflow task %d ms, %d failed workflow tasks in history, %d attempts of the task pending at the end",
+				c.desks, c.side, f.completed, f.took.Seconds(), f.generations, f.maxInput>>10, f.maxTask.Milliseconds(), f.failedTasks, f.pendingAttempts)
+		}
+	}
+}
+
+type chainFigures struct {
+	completed   bool
+	took        time.Duration
+	generations int
+	maxInput    int
+	maxTask     time.Duration
+	failedTasks int
+	// pendingAttempts: a run still open at the end, the attempts of its
+	// workflow task (a task failing on every attempt is written to the
+	// history once).
+	pendingAttempts int32
+}
+
+func handoffChainRun(b *testing.B, bin string, desks int) chainFigures {
+	b.Helper()
+	m, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{deskchain.Model: deskchain.Script(desks - 1)}, "",
+		scriptedmodel.WithLogf(func(string, ...any) {}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	cfgPath := filepath.Join(b.TempDir(), "chain.yaml")
+	if err := os.WriteFile(cfgPath, []byte(deskchain.Config(m.URL(), desks)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	queue := "chain-" + time.Now().Format("150405.000000")
+	proc := startWorkerProcess(b, bin, cfgPath, queue)
+	defer func() { _ = proc.Process.Kill(); _ = proc.Wait() }()
+	ctx := context.Background()
+	start := time.Now()
+	run, err := devClient.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue},
+		workflows.WorkflowName, workflows.AgentInput{Agent: deskchain.Desk(0), Task: "pass it on"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	firstRunID := run.GetRunID()
+	wait, cancel := context.WithTimeout(ctx, 6*time.Minute)
+	err = run.Get(wait, nil)
+	cancel()
+	f := chainFigures{completed: err == nil, took: time.Since(start)}
+	var deadline interface{ Timeout() bool }
+	if err != nil && !errors.As(err, &deadline) && !errors.Is(err, context.DeadlineExceeded) {
+		b.Logf("%d desks: the run ended with %v", desks, err)
+	}
+	for runID := firstRunID; runID != ""; {
+		f.generations++
+		next := ""
+		var started map[int64]time.Time
+		iter := devClient.GetWorkflowHistory(ctx, queue, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for iter.HasNext() {
+			ev, err := iter.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			switch {
+			case ev.GetWorkflowExecutionStartedEventAttributes() != nil:
+				size := 0
+				for _, p := range ev.GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads() {
+					size += len(p.GetData())
+				}
+				f.maxInput = max(f.maxInput, size)
+			case ev.GetWorkflowTaskStartedEventAttributes() != nil:
+				if started == nil {
+					started = map[int64]time.Time{}
+				}
+				started[ev.GetEventId()] = ev.GetEventTime().AsTime()
+			case ev.GetWorkflowTaskCompletedEventAttributes() != nil:
+				a := ev.GetWorkflowTaskCompletedEventAttributes()
+				f.maxTask = max(f.maxTask, ev.GetEventTime().AsTime().Sub(started[a.GetStartedEventId()]))
+			case ev.GetWorkflowTaskFailedEventAttributes() != nil:
+				f.failedTasks++
+			case ev.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
+				next = ev.GetWorkflowExecutionContinuedAsNewEventAttributes().GetNewExecutionRunId()
+			}
+		}
+		runID = next
+	}
+	if !f.completed {
+		if d, err := devClient.DescribeWorkflowExecution(ctx, queue, ""); err == nil {
+			f.pendingAttempts = d.GetPendingWorkflowTask().GetAttempt()
+		}
+		_ = devClient.TerminateWorkflow(ctx, queue, "", "the benchmark's time is up")
+	}
+	return f
+}
