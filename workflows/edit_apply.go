@@ -3,6 +3,7 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"go.temporal.io/sdk/workflow"
@@ -200,8 +201,15 @@ func sameArgs(a, b string) bool {
 type checkpoint struct {
 	LoopEscape
 	GraphWalk
-	Step           int          `json:"step"`
-	Escalations    []Escalation `json:"escalations"`
+	Step int `json:"step"`
+	// Escalations and LoopEscape.Loops only grow, and an edit cuts them
+	// back to a checkpoint's: each is a prefix of the run's at any later
+	// node, so a checkpoint keeps their lengths, not copies (64 copies of
+	// a long run's lists grew the carried run with every loop).
+	// Checkpoints made before keep the copies, and are read as before.
+	EscalationsLen *int         `json:"escalations_len,omitempty"`
+	LoopsLen       *int         `json:"loops_len,omitempty"`
+	Escalations    []Escalation `json:"escalations,omitempty"`
 	OutputFailures int          `json:"output_failures"`
 	LastError      string       `json:"last_error,omitempty"`
 }
@@ -220,7 +228,10 @@ func (r *runner) checkpoint(nodeID string) {
 	if n == nil {
 		return
 	}
-	n.Checkpoint = mustJSON(checkpoint{LoopEscape: run.LoopEscape, GraphWalk: run.GraphWalk, Step: run.Step, Escalations: run.Escalations,
+	escalations, loops := len(run.Escalations), len(run.Loops)
+	le := run.LoopEscape
+	le.Loops = nil
+	n.Checkpoint = mustJSON(checkpoint{LoopEscape: le, GraphWalk: run.GraphWalk, Step: run.Step, EscalationsLen: &escalations, LoopsLen: &loops,
 		OutputFailures: run.OutputFailures, LastError: run.LastError})
 	kept := 0
 	for i := len(run.Nodes) - 1; i >= 0; i-- {
@@ -280,6 +291,12 @@ func (r *runner) restoreAt(n *Node) {
 		}
 		run.Escalations = kept
 		return
+	}
+	if cp.LoopsLen != nil {
+		cp.Loops = slices.Clone(run.Loops[:min(max(*cp.LoopsLen, 0), len(run.Loops))])
+	}
+	if cp.EscalationsLen != nil {
+		cp.Escalations = slices.Clone(run.Escalations[:min(max(*cp.EscalationsLen, 0), len(run.Escalations))])
 	}
 	run.LoopEscape, run.Step, run.OutputFailures, run.LastError = cp.LoopEscape, cp.Step, cp.OutputFailures, cp.LastError
 	if run.Spec.Agent.Graph != nil {
