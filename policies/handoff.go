@@ -117,6 +117,15 @@ func boolOrder(a, b bool) int {
 	return 1
 }
 
+// NeedsLoad reports whether a candidate's live load and success rate can
+// matter to ChooseHandoff: not when it is refused before they are read
+// (the source itself, an agent already in the path, one the source's
+// handoffs do not allow). Reading the registry counts three queries per
+// agent; a chain of 200 agents read all of them at every handoff.
+func NeedsLoad(ask HandoffAsk, c HandoffCandidate) bool {
+	return c.Name != ask.From && !slices.Contains(ask.Path, c.Name) && handoffAllowed(ask, c)
+}
+
 // handoffAllowed applies the source's handoffs list.
 func handoffAllowed(ask HandoffAsk, c HandoffCandidate) bool {
 	for _, a := range ask.Allowed {

@@ -130,3 +130,25 @@ func TestCapabilityMatchFindsWordForms(t *testing.T) {
 		require.Equal(t, tc.want, capabilityMatch(refunds, tc.text), tc.text)
 	}
 }
+
+// The registry is read only for the agents whose load can matter.
+func TestNeedsLoad(t *testing.T) {
+	ask := HandoffAsk{From: "desk1", Allowed: []string{"desk2", "human"}, Path: []string{"desk0", "desk1"}}
+	cases := []struct {
+		c    HandoffCandidate
+		want bool
+	}{
+		{HandoffCandidate{Name: "desk2"}, true},
+		{HandoffCandidate{Name: "desk3"}, false},               // not allowed
+		{HandoffCandidate{Name: "desk1"}, false},               // the source
+		{HandoffCandidate{Name: "desk0"}, false},               // already in the path
+		{HandoffCandidate{Name: "clerk", Human: true}, true},   // "human" allows any person
+		{HandoffCandidate{Name: "robot", Human: false}, false}, // ... and no model agent
+	}
+	for _, tc := range cases {
+		require.Equal(t, tc.want, NeedsLoad(ask, tc.c), tc.c.Name)
+	}
+	any := HandoffAsk{From: "a", Allowed: []string{"*"}}
+	require.True(t, NeedsLoad(any, HandoffCandidate{Name: "b"}))
+	require.False(t, NeedsLoad(any, HandoffCandidate{Name: "a"}))
+}

@@ -166,22 +166,23 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 	if ask.Trigger == triggerReturn {
 		ranked = []string{ask.To} // back to the agent that handed the run over
 	} else {
+		named := ask.To
+		if named == config.HandoffHuman {
+			named = "" // any person: ranked as usual, then only people kept
+		}
+		hask := policies.HandoffAsk{
+			From: from, Allowed: run.Spec.Agent.HandoffTargets(), Path: path, To: named,
+			Reason: ask.Reason, Summary: ask.Summary, SuggestedAction: ask.Suggested,
+		}
 		var candidates []policies.HandoffCandidate
-		candidates, note = r.handoffCandidates(ctx)
+		candidates, note = r.handoffCandidates(ctx, hask)
 		if ctx.Err() != nil {
 			return "", signals.HandoffResult{}, r.cancelled(ctx, id)
 		}
 		if note != "" {
 			r.run.node(id).Output = mustJSON(map[string]string{"note": note})
 		}
-		named := ask.To
-		if named == config.HandoffHuman {
-			named = "" // any person: ranked as usual, then only people kept
-		}
-		choice := policies.ChooseHandoff(policies.HandoffAsk{
-			From: from, Allowed: run.Spec.Agent.HandoffTargets(), Path: path, To: named,
-			Reason: ask.Reason, Summary: ask.Summary, SuggestedAction: ask.Suggested,
-		}, candidates)
+		choice := policies.ChooseHandoff(hask, candidates)
 		for _, f := range choice.Refused {
 			refused = append(refused, signals.HandoffRefusal{Agent: f.Agent, Why: f.Why})
 		}
@@ -229,13 +230,17 @@ func describeRefusals(refused []signals.HandoffRefusal) string {
 	return ": " + strings.Join(parts, "; ")
 }
 
-// handoffCandidates is the registry with each agent's live load and
-// success rate, read by an activity. Without figures (no visibility, the
-// server busy) the choice goes on without them, and note says so.
-func (r *runner) handoffCandidates(ctx workflow.Context) ([]policies.HandoffCandidate, string) {
+// handoffCandidates is the registry with the live load and success rate
+// of each agent the choice may weigh them for (policies.NeedsLoad), read
+// by an activity; the others are refused before their figures count.
+// Without figures (no visibility, the server busy) the choice goes on
+// without them, and note says so.
+func (r *runner) handoffCandidates(ctx workflow.Context, ask policies.HandoffAsk) ([]policies.HandoffCandidate, string) {
 	var names []string
 	for _, p := range r.run.Spec.Registry {
-		names = append(names, p.Name)
+		if policies.NeedsLoad(ask, policies.HandoffCandidate{Name: p.Name, Human: p.Human()}) {
+			names = append(names, p.Name)
+		}
 	}
 	var loads []activities.AgentLoad
 	req := activities.RegistryRequest{Agents: names, Window: registryWindow, Namespace: workflow.GetInfo(ctx).Namespace}
