@@ -126,6 +126,31 @@ func NeedsLoad(ask HandoffAsk, c HandoffCandidate) bool {
 	return c.Name != ask.From && !slices.Contains(ask.Path, c.Name) && handoffAllowed(ask, c)
 }
 
+// CompactRefusals keeps, of the refusals that share one reason, the
+// first keep and one entry counting the rest ("+N more"): an agent whose
+// handoffs name one target, in a registry of 200 agents, would otherwise
+// record 199 times "not in the handoffs of ..." at every handoff, in the
+// trace and the carried run. Order is kept; refusals with reasons of
+// their own are never folded.
+func CompactRefusals(refused []HandoffRefusal, keep int) []HandoffRefusal {
+	count := map[string]int{}
+	for _, f := range refused {
+		count[f.Why]++
+	}
+	seen := map[string]int{}
+	var out []HandoffRefusal
+	for _, f := range refused {
+		seen[f.Why]++
+		switch n := seen[f.Why]; {
+		case count[f.Why] <= keep+1 || n <= keep:
+			out = append(out, f)
+		case n == keep+1:
+			out = append(out, HandoffRefusal{Agent: fmt.Sprintf("+%d more", count[f.Why]-keep), Why: f.Why})
+		}
+	}
+	return out
+}
+
 // handoffAllowed applies the source's handoffs list.
 func handoffAllowed(ask HandoffAsk, c HandoffCandidate) bool {
 	for _, a := range ask.Allowed {

@@ -152,3 +152,14 @@ func TestNeedsLoad(t *testing.T) {
 	require.True(t, NeedsLoad(any, HandoffCandidate{Name: "b"}))
 	require.False(t, NeedsLoad(any, HandoffCandidate{Name: "a"}))
 }
+
+func TestCompactRefusals(t *testing.T) {
+	r := func(agent, why string) HandoffRefusal { return HandoffRefusal{Agent: agent, Why: why} }
+	not := "not in the handoffs of desk1 [desk2]"
+	many := []HandoffRefusal{r("desk0", "already in the handoff path desk0 -> desk1"), r("a", not), r("b", not), r("c", not), r("d", not), r("e", not), r("desk2", "over capacity: 3 of 3 runs")}
+	require.Equal(t, []HandoffRefusal{r("desk0", "already in the handoff path desk0 -> desk1"), r("a", not), r("b", not), r("c", not),
+		r("+2 more", not), r("desk2", "over capacity: 3 of 3 runs")}, CompactRefusals(many, 3))
+	four := []HandoffRefusal{r("a", not), r("b", not), r("c", not), r("d", not)}
+	require.Equal(t, four, CompactRefusals(four, 3), "one more than keep: kept whole, not folded into \"+1 more\"")
+	require.Empty(t, CompactRefusals(nil, 3))
+}

@@ -183,6 +183,11 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 			r.run.node(id).Output = mustJSON(map[string]string{"note": note})
 		}
 		choice := policies.ChooseHandoff(hask, candidates)
+		// Many refusals for one reason (agents not in the handoffs) are
+		// folded into a count (version handoff-refusals, asked only then).
+		if c := policies.CompactRefusals(choice.Refused, maxRefusalsPerReason); len(c) < len(choice.Refused) && versionOf(ctx, versionHandoffRefusals, 1) >= 1 {
+			choice.Refused = c
+		}
 		for _, f := range choice.Refused {
 			refused = append(refused, signals.HandoffRefusal{Agent: f.Agent, Why: f.Why})
 		}
@@ -217,6 +222,10 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 	run.LastError = n.Error
 	return "", signals.HandoffResult{NodeID: id, Refused: refused, HandoffPath: path}, nil
 }
+
+// maxRefusalsPerReason is how many refusals of one reason a handoff node
+// names before it counts the rest.
+const maxRefusalsPerReason = 3
 
 // describeRefusals lists refusals for a message: ": a (why); b (why)".
 func describeRefusals(refused []signals.HandoffRefusal) string {

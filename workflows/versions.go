@@ -184,6 +184,12 @@ const (
 	// earlier context again. Not in releaseChanges: asked on its own, at
 	// a handoff of a run handed over before.
 	versionHandoffFlat = "handoff-flat"
+	// versionHandoffRefusals: a handoff's refusals that share one reason
+	// name the first maxRefusalsPerReason agents and count the rest
+	// (policies.CompactRefusals); before, each agent of the registry was
+	// listed, at every handoff. Not in releaseChanges: asked on its own,
+	// only when refusals are folded.
+	versionHandoffRefusals = "handoff-refusals"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change
