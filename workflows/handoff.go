@@ -183,20 +183,21 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 			r.run.node(id).Output = mustJSON(map[string]string{"note": note})
 		}
 		choice := policies.ChooseHandoff(hask, candidates)
-		// Many refusals for one reason (agents not in the handoffs) are
-		// folded into a count (version handoff-refusals, asked only then).
+		for _, name := range choice.Ranked {
+			if p, _ := run.Spec.Peer(name); ask.To == config.HandoffHuman && !p.Human() {
+				choice.Refused = append(choice.Refused, policies.HandoffRefusal{Agent: name, Why: `not a person (the handoff asked for "human")`})
+				continue
+			}
+			ranked = append(ranked, name)
+		}
+		// Many refusals for one reason (agents not in the handoffs, model
+		// agents when a person was asked for) are folded into a count
+		// (version handoff-refusals, asked only then).
 		if c := policies.CompactRefusals(choice.Refused, maxRefusalsPerReason); len(c) < len(choice.Refused) && versionOf(ctx, versionHandoffRefusals, 1) >= 1 {
 			choice.Refused = c
 		}
 		for _, f := range choice.Refused {
 			refused = append(refused, signals.HandoffRefusal{Agent: f.Agent, Why: f.Why})
-		}
-		for _, name := range choice.Ranked {
-			if p, _ := run.Spec.Peer(name); ask.To == config.HandoffHuman && !p.Human() {
-				refused = append(refused, signals.HandoffRefusal{Agent: name, Why: `not a person (the handoff asked for "human")`})
-				continue
-			}
-			ranked = append(ranked, name)
 		}
 	}
 	for _, to := range ranked {
@@ -255,7 +256,7 @@ func (r *runner) handoffCandidates(ctx workflow.Context, ask policies.HandoffAsk
 	req := activities.RegistryRequest{Agents: names, Window: registryWindow, Namespace: workflow.GetInfo(ctx).Namespace}
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, withSummary(registryOptions(), "read the agents' load for a handoff")), acts.ReadRegistry, req).Get(ctx, &loads)
 	note := ""
-	if err != nil {
+	if err != nil && len(names) > 0 {
 		note = "the agents' load could not be read, so capacity and success rates were not weighed: " + errorText(err)
 	}
 	byName := map[string]activities.AgentLoad{}
