@@ -83,7 +83,10 @@ func TestHandoffChainStaysSmall(t *testing.T) {
 	}
 	fold(handoffs[0], fmt.Sprintf("not in the handoffs of %s [%s]", deskchain.Desk(0), deskchain.Desk(1)))
 	fold(handoffs[len(handoffs)-1], "already in the handoff path")
-	recordAndReplay(t, s.client.GetWorkflow(ctx, first.GetID(), nextRun(t, first.GetID(), gen1)), "handoff_chain_refusals_gen2")
+	gen2 := nextRun(t, first.GetID(), gen1)
+	recordAndReplay(t, s.client.GetWorkflow(ctx, first.GetID(), gen2), "handoff_chain_refusals_gen2")
+	// With the handoff-loads marker (the registry read for desk003 only).
+	recordAndReplay(t, s.client.GetWorkflow(ctx, first.GetID(), nextRun(t, first.GetID(), gen2)), "handoff_chain_loads_gen3")
 }
 
 // nextRun is the run that runID continued as new into.

@@ -246,11 +246,17 @@ func describeRefusals(refused []signals.HandoffRefusal) string {
 // Without figures (no visibility, the server busy) the choice goes on
 // without them, and note says so.
 func (r *runner) handoffCandidates(ctx workflow.Context, ask policies.HandoffAsk) ([]policies.HandoffCandidate, string) {
-	var names []string
+	var all, names []string
 	for _, p := range r.run.Spec.Registry {
+		all = append(all, p.Name)
 		if policies.NeedsLoad(ask, policies.HandoffCandidate{Name: p.Name, Human: p.Human()}) {
 			names = append(names, p.Name)
 		}
+	}
+	// The activity's input changes: version handoff-loads, asked only
+	// when the lists differ.
+	if len(names) < len(all) && versionOf(ctx, versionHandoffLoads, 1) < 1 {
+		names = all
 	}
 	var loads []activities.AgentLoad
 	req := activities.RegistryRequest{Agents: names, Window: registryWindow, Namespace: workflow.GetInfo(ctx).Namespace}

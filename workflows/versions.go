@@ -190,6 +190,12 @@ const (
 	// listed, at every handoff. Not in releaseChanges: asked on its own,
 	// only when refusals are folded.
 	versionHandoffRefusals = "handoff-refusals"
+	// versionHandoffLoads: a handoff reads the load of the agents the
+	// choice may weigh only (policies.NeedsLoad); before, of every agent
+	// of the registry (the ReadRegistry activity's input). The choice is
+	// the same. Not in releaseChanges: asked on its own, when the lists
+	// differ.
+	versionHandoffLoads = "handoff-loads"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change
