@@ -3,8 +3,6 @@ package bench
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -65,13 +63,8 @@ func handoffChainRun(b *testing.B, bin string, desks int) chainFigures {
 		b.Fatal(err)
 	}
 	defer m.Close()
-	cfgPath := filepath.Join(b.TempDir(), "chain.yaml")
-	if err := os.WriteFile(cfgPath, []byte(deskchain.Config(m.URL(), desks)), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	queue := "chain-" + time.Now().Format("150405.000000")
-	proc := startWorkerProcess(b, bin, cfgPath, queue)
-	defer func() { _ = proc.Process.Kill(); _ = proc.Wait() }()
+	queue, stop := freshWorker(b, bin, deskchain.Config(m.URL(), desks), "chain")
+	defer stop()
 	ctx := context.Background()
 	start := time.Now()
 	run, err := devClient.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue},

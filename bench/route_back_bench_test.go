@@ -50,13 +50,8 @@ func BenchmarkRouteBack(b *testing.B) {
 // process (bin) serving the scenario's config on a queue of its own.
 func routeBackCell(b *testing.B, bin, toolsURL string, tools *flakygraph.Tools, routeBack bool, runs int) (flakygraph.Summary, int) {
 	b.Helper()
-	cfgPath := filepath.Join(b.TempDir(), "flakygraph.yaml")
-	if err := os.WriteFile(cfgPath, []byte(flakygraph.Config(model.URL(), toolsURL, routeBack)), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	queue := "route-back-" + time.Now().Format("150405.000000")
-	proc := startWorkerProcess(b, bin, cfgPath, queue)
-	defer func() { _ = proc.Process.Kill(); _ = proc.Wait() }()
+	queue, stop := freshWorker(b, bin, flakygraph.Config(model.URL(), toolsURL, routeBack), "route-back")
+	defer stop()
 	seeds := make([]int, runs)
 	for i := range seeds {
 		seeds[i] = i
@@ -94,4 +89,17 @@ func buildWorkerAt(b *testing.B, commit string) string {
 		b.Fatalf("build the worker of %s: %v\n%s", commit, err, out)
 	}
 	return bin
+}
+
+// freshWorker starts a worker process (bin) of cfg on a new task queue
+// named after prefix, and answers the queue and how to stop it.
+func freshWorker(b *testing.B, bin, cfg, prefix string) (queue string, stop func()) {
+	b.Helper()
+	cfgPath := filepath.Join(b.TempDir(), prefix+".yaml")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	queue = prefix + "-" + time.Now().Format("150405.000000")
+	proc := startWorkerProcess(b, bin, cfgPath, queue)
+	return queue, func() { _ = proc.Process.Kill(); _ = proc.Wait() }
 }
