@@ -20,14 +20,31 @@ const ForkSourceError = "ForkSource"
 // workflow code holds it (query signals.QueryRun), gzip-compressed JSON.
 // A closed run answers too: a worker replays its history to answer.
 func (a *Activities) ReadRun(ctx context.Context, workflowID string) ([]byte, error) {
-	val, err := a.querier.QueryWorkflow(ctx, workflowID, "", signals.QueryRun)
+	return a.readRun(ctx, RunRef{WorkflowID: workflowID})
+}
+
+// RunRef names one run of a workflow (empty RunID: its latest).
+type RunRef struct {
+	WorkflowID string `json:"workflow_id"`
+	RunID      string `json:"run_id,omitempty"`
+}
+
+// ReadRunAt reads one run of a workflow for a fork, as ReadRun: a
+// generation of a long run holds the nodes later ones no longer carry.
+func (a *Activities) ReadRunAt(ctx context.Context, ref RunRef) ([]byte, error) {
+	return a.readRun(ctx, ref)
+}
+
+func (a *Activities) readRun(ctx context.Context, ref RunRef) ([]byte, error) {
+	workflowID := ref.WorkflowID
+	val, err := a.querier.QueryWorkflow(ctx, workflowID, ref.RunID, signals.QueryRun)
 	if err != nil {
 		var notFound *serviceerror.NotFound
 		var failed *serviceerror.QueryFailed
 		switch {
 		case errors.As(err, &notFound):
 			return nil, temporal.NewNonRetryableApplicationError(
-				fmt.Sprintf("from.workflow_id: no workflow %q in this namespace", workflowID), ForkSourceError, nil)
+				fmt.Sprintf("from.workflow_id: no workflow %q%s in this namespace", workflowID, runSuffix(ref.RunID)), ForkSourceError, nil)
 		case errors.As(err, &failed) && strings.Contains(err.Error(), signals.RunStarting):
 			// Between two generations (or just started): asked again.
 			return nil, fmt.Errorf("run %s is starting, read again: %w", workflowID, err)
@@ -46,4 +63,11 @@ func (a *Activities) ReadRun(ctx context.Context, workflowID string) ([]byte, er
 			fmt.Sprintf("from.workflow_id: run %q answered something that is not a run: %v", workflowID, err), ForkSourceError, nil)
 	}
 	return packed, nil
+}
+
+func runSuffix(runID string) string {
+	if runID == "" {
+		return ""
+	}
+	return " with run id " + runID
 }

@@ -49,6 +49,22 @@ type Trace struct {
 	Generation int    `json:"generation"`
 	Nodes      []Node `json:"nodes"`
 	Next       string `json:"next,omitempty"`
+	// Archived is set when a long run no longer carries its oldest nodes:
+	// they are answered by the trace query of the run it names.
+	Archived *ArchivedNodes `json:"archived,omitempty"`
+}
+
+// ArchivedNodes says where the oldest nodes of a long run are: the nodes
+// through Through (Nodes of them in all) are answered by the trace query of
+// run RunID of workflow WorkflowID, a closed generation of the run (or the
+// run a fork started from), whose own answer may name older ones. Nodes
+// the run still reads (the task, handoffs) are in both answers.
+type ArchivedNodes struct {
+	Nodes      int    `json:"nodes"`
+	Through    string `json:"through"`
+	WorkflowID string `json:"workflow_id"`
+	RunID      string `json:"run_id"`
+	Generation int    `json:"generation"`
 }
 
 // TracePage is the optional argument of the trace query

@@ -20,8 +20,8 @@ import (
 // forkOptions are the flags of `unstuck fork`.
 type forkOptions struct {
 	editFlags
-	id, taskQueue string
-	wait, json    bool
+	id, taskQueue, runID string
+	wait, json           bool
 }
 
 // forkEdit is the edit a fork applies at its node: an edit message
@@ -60,6 +60,10 @@ other failure).
 running to take the edit message; this command starts the fork itself, so
 the source may be closed.
 
+A long run keeps only its newest nodes; older ones stay in the generation
+(run id) that held them. To fork at such a node, give that generation's
+--run-id (an edit of the node is refused with the command to use).
+
 Equivalent temporal command (use "workflow execute" instead of "workflow
 start" to wait):
   temporal workflow start --type AgentWorkflow --task-queue agents \
@@ -68,7 +72,8 @@ start" to wait):
 		Example: `  unstuck fork travel-1 --node n7
   unstuck fork travel-1 --node n7 --args '{"from": "NYC", "to": "LAX", "date": "2024-01-16"}' --by alice --reason "try the next day"
   unstuck fork travel-1 --node n1 --output-text "Book NYC to SFO instead" --id travel-sfo --wait
-  unstuck fork travel-1 --node n9 --output '{"flights": []}' --wait --json`,
+  unstuck fork travel-1 --node n9 --output '{"flights": []}' --wait --json
+  unstuck fork long-1 --run-id 5f0c2a9e-... --node n120`,
 		Args: oneWorkflowID,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.changed(cmd.Flags())
@@ -93,6 +98,7 @@ start" to wait):
 	f := cmd.Flags()
 	o.add(f, "the node of the source to fork at: its id in the trace (required)")
 	f.StringVar(&o.id, "id", "", "workflow id of the fork (default <source>-fork-<random hex>)")
+	f.StringVar(&o.runID, "run-id", "", "run id of the source's generation to fork (default its latest; a long run's archived nodes are in earlier generations: \"unstuck trace\" and an edit's refusal name them)")
 	f.StringVar(&o.taskQueue, "task-queue", workflows.TaskQueue, "task queue the worker polls")
 	f.BoolVar(&o.wait, "wait", false, "wait for the fork to finish and print its result")
 	f.BoolVar(&o.json, "json", false, "print JSON only on stdout")
@@ -109,7 +115,7 @@ func (o *forkOptions) agentInput(source string) (workflows.AgentInput, error) {
 	if o.id != "" && strings.TrimSpace(o.id) == source {
 		return in, usageErrorf("--id %s is the source's own workflow id: a fork needs one of its own", o.id)
 	}
-	from := &workflows.ForkFrom{WorkflowID: source, NodeID: strings.TrimSpace(o.node)}
+	from := &workflows.ForkFrom{WorkflowID: source, RunID: strings.TrimSpace(o.runID), NodeID: strings.TrimSpace(o.node)}
 	if from.NodeID == "" {
 		return in, usageErrorf("--node is required: the id of the node to fork at (the ID column of `unstuck trace %s`)", source)
 	}

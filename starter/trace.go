@@ -36,6 +36,9 @@ func newTraceCmd(c *cli) *cobra.Command {
 model request, tool call, repair, escalation, approval, edit, handoff, human
 step and output, with its parents. A long trace comes in pages (the query's
 {"since", "limit"} argument and "next"), all of them read and shown as one.
+A long run no longer carries its oldest nodes: its answer names the earlier
+generation (a closed run) that holds them ("archived"), which is read too,
+so the whole run is shown.
 
 The node ids (n1, n2, ...) are what "unstuck edit" and "unstuck fork" take
 as --node, and a waiting call's id is approve's --call-id. Nodes an edit or
@@ -70,8 +73,10 @@ again with --input '{"since": "<next>", "limit": 5000}'):
 			}
 			defer tc.Close()
 			id := args[0]
-			tr, err := runmsg.ReadTrace(cmd.Context(), func(ctx context.Context, out *signals.Trace, qargs ...any) error {
-				return c.queryWith(ctx, tc, id, runID, signals.QueryTrace, out, qargs...)
+			tr, err := runmsg.ReadWholeTrace(cmd.Context(), id, runID, func(id, runID string) runmsg.TraceQuery {
+				return func(ctx context.Context, out *signals.Trace, qargs ...any) error {
+					return c.queryWith(ctx, tc, id, runID, signals.QueryTrace, out, qargs...)
+				}
 			})
 			if err != nil {
 				return err

@@ -27,7 +27,11 @@ func buildConversation(run *Run) []activities.Message {
 		msgs = append(msgs, userMessage(taskText(run)), handoffMessage(run, &run.Nodes[h]))
 		from = h + 1
 	}
+	gap := run.firstAfterArchive()
 	for i := from; i < len(run.Nodes); i++ {
+		if i == gap {
+			msgs = append(msgs, archivedMessage(run.Archived))
+		}
 		if m, ok := nodeMessage(run, &run.Nodes[i]); ok {
 			msgs = append(msgs, m)
 		}
@@ -308,4 +312,11 @@ func clip(content string) string {
 	cut := cutText(content, maxToolMessage)
 	return cut + fmt.Sprintf("\n[unstuck: the result is %d bytes; the first %d are shown. Store it with %s and pass %sstate references instead of reading it whole.]",
 		len(content), len(cut), OutputPathArg, refs.Prefix)
+}
+
+// archivedMessage stands in the conversation where the trace's archived
+// part was, so the model knows steps came before the ones it reads.
+func archivedMessage(a *Archive) activities.Message {
+	return userMessage(fmt.Sprintf("[unstuck] This is a long run: its %d oldest trace nodes (through node %s) are archived "+
+		"to keep it within Temporal's limits and are not repeated here. The task and the newest steps are.", a.Nodes, a.Through))
 }

@@ -35,9 +35,15 @@ func (r *runner) editWanted(req signals.EditRequest) error {
 	if r.closing {
 		return fmt.Errorf("edit: the run is closing (it finishes, or continues as new into generation %d): send the edit again in a moment, or fork it", run.Generation+1)
 	}
+	if run.isArchived(req.NodeID) {
+		return archivedEdit(run, req.NodeID)
+	}
 	n := run.node(req.NodeID)
 	if n == nil {
 		return fmt.Errorf("edit: %q is not a node of this run (the trace query lists them)", req.NodeID)
+	}
+	if n.Kind == signals.KindTask && run.Archived != nil {
+		return archivedEdit(run, req.NodeID)
 	}
 	if n.Kind == signals.KindHuman && n.Status == signals.StatusSkipped {
 		return fmt.Errorf("edit: %s is the record of an ignored message, which cannot be edited", n.ID)

@@ -317,6 +317,16 @@ func (r *runner) restoreAt(n *Node) {
 // rebuiltState is State as the calls that stay wrote it: each completed
 // call's result at its _outputPath, in the order the calls completed.
 func (r *runner) rebuiltState() refs.State {
+	var base refs.State
+	if a := r.run.Archived; a != nil {
+		base = a.StateBase
+	}
+	return r.stateWritten(base, r.run.Nodes)
+}
+
+// stateWritten is base (not changed) with the writes of the completed
+// calls among nodes applied, in the order the calls completed.
+func (r *runner) stateWritten(base refs.State, nodes []Node) refs.State {
 	run := r.run
 	type write struct {
 		order int
@@ -324,8 +334,8 @@ func (r *runner) rebuiltState() refs.State {
 		value json.RawMessage
 	}
 	var writes []write
-	for i := range run.Nodes {
-		n := &run.Nodes[i]
+	for i := range nodes {
+		n := &nodes[i]
 		if n.Status != signals.StatusCompleted {
 			continue
 		}
@@ -346,7 +356,7 @@ func (r *runner) rebuiltState() refs.State {
 	}
 	// Calls completed before the order was kept (Settled 0) came first.
 	sort.SliceStable(writes, func(i, j int) bool { return writes[i].order < writes[j].order })
-	state := refs.State{}
+	state := cloneState(base)
 	for _, w := range writes {
 		if v, err := decodeJSON(w.value); err == nil {
 			refs.Write(state, w.path, r.stateValue(v))

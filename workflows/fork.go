@@ -116,7 +116,13 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	}
 	var packed []byte
 	actx := workflow.WithActivityOptions(ctx, withSummary(forkReadOptions(), "read run "+in.From.WorkflowID+" to fork it"))
-	if err := workflow.ExecuteActivity(actx, acts.ReadRun, in.From.WorkflowID).Get(ctx, &packed); err != nil {
+	var read workflow.Future
+	if in.From.RunID != "" && versionOf(ctx, versionArchiveTrace, 1) >= 1 {
+		read = workflow.ExecuteActivity(actx, acts.ReadRunAt, activities.RunRef{WorkflowID: in.From.WorkflowID, RunID: in.From.RunID})
+	} else {
+		read = workflow.ExecuteActivity(actx, acts.ReadRun, in.From.WorkflowID)
+	}
+	if err := read.Get(ctx, &packed); err != nil {
 		return nil, err
 	}
 	src, err := uncarryRun(packed)

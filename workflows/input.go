@@ -64,9 +64,13 @@ func (in *AgentInput) UnmarshalJSON(b []byte) error {
 
 // ForkFrom starts a run as a fork of another run at one of its nodes.
 type ForkFrom struct {
-	WorkflowID string          `json:"workflow_id"`
-	NodeID     string          `json:"node_id"`
-	Edit       json.RawMessage `json:"edit,omitempty"`
+	WorkflowID string `json:"workflow_id"`
+	// RunID names one run of the workflow (a generation); empty: its
+	// latest. A long run's archived nodes are forked from the generation
+	// that holds them.
+	RunID  string          `json:"run_id,omitempty"`
+	NodeID string          `json:"node_id"`
+	Edit   json.RawMessage `json:"edit,omitempty"`
 }
 
 // Result statuses.

@@ -71,10 +71,21 @@ func tracePage(run *Run, page *signals.TracePage) (signals.Trace, error) {
 		}
 		if page.Since != "" {
 			i := nodeIndex(run, page.Since)
-			if i < 0 {
+			switch {
+			case i >= 0:
+				start = i + 1
+			case run.isArchived(page.Since):
+				// The nodes made after it that the run still holds.
+				start = len(run.Nodes)
+				for j := range run.Nodes {
+					if nodeNumber(run.Nodes[j].ID) > nodeNumber(page.Since) {
+						start = j
+						break
+					}
+				}
+			default:
 				return signals.Trace{}, fmt.Errorf("trace: since %q names no node of this run", page.Since)
 			}
-			start = i + 1
 		}
 	}
 	all := make([]signals.Node, len(run.Nodes)-start)
@@ -83,7 +94,7 @@ func tracePage(run *Run, page *signals.TracePage) (signals.Trace, error) {
 	}
 	envelope := len(mustJSON(signals.Trace{Generation: run.Generation, Nodes: []signals.Node{}})) + nextAllowance
 	n := fitting(all, limit, signals.MaxQueryAnswerBytes-envelope)
-	tr := signals.Trace{Generation: run.Generation, Nodes: all[:n:n]}
+	tr := signals.Trace{Generation: run.Generation, Nodes: all[:n:n], Archived: archivedNodes(run.Archived)}
 	if n < len(all) {
 		tr.Next = all[n-1].ID
 	}
@@ -182,4 +193,12 @@ func (r *runner) breakerStates() map[string]string {
 		out[name] = b.State
 	}
 	return out
+}
+
+// archivedNodes is what the trace query says of the archived part.
+func archivedNodes(a *Archive) *signals.ArchivedNodes {
+	if a == nil {
+		return nil
+	}
+	return &signals.ArchivedNodes{Nodes: a.Nodes, Through: a.Through, WorkflowID: a.WorkflowID, RunID: a.RunID, Generation: a.Generation}
 }

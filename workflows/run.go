@@ -43,6 +43,9 @@ type Trace struct {
 	// Settles counts the calls that completed, in order (Node.Settled):
 	// an edit rebuilds State from their writes in that order.
 	Settles int `json:"settles,omitempty"`
+	// Archived: the trace's oldest part is no longer carried (archive.go);
+	// it says where it is.
+	Archived *Archive `json:"archived,omitempty"`
 }
 
 // Progress is how far the run has come and what it holds.

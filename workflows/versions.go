@@ -196,6 +196,14 @@ const (
 	// the same. Not in releaseChanges: asked on its own, when the lists
 	// differ.
 	versionHandoffLoads = "handoff-loads"
+	// versionArchiveTrace: a run whose trace weighs over archiveAbove
+	// carries only its newest part (and the nodes it reads again) into
+	// the next generation; the rest stays in the generation that held it
+	// (archive.go). Before, the whole trace was carried until a payload
+	// limit stopped the run. Not in releaseChanges: asked on its own, at a
+	// continue-as-new that archives; a fork names a run id (from.run_id)
+	// only in this version.
+	versionArchiveTrace = "archive-trace"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change

@@ -354,7 +354,7 @@ func (r *runner) continueAsNew(ctx workflow.Context) error {
 	r.drainSignals(ctx)
 	drainStreamed(ctx)
 	in := r.run.Input
-	if err := carryRun(&in, r.run); err != nil {
+	if err := carryRun(&in, r.forCarry(ctx)); err != nil {
 		return r.stop(ctx, err.Error())
 	}
 	return workflow.NewContinueAsNewError(ctx, WorkflowName, in)

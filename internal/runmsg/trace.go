@@ -3,6 +3,9 @@ package runmsg
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -42,4 +45,56 @@ func ReadTrace(ctx context.Context, ask TraceQuery) (signals.Trace, error) {
 		tr.Next = page.Next
 	}
 	return tr, nil
+}
+
+// RunTraceQuery asks the trace query of one run of a workflow (empty
+// runID: its latest).
+type RunTraceQuery func(workflowID, runID string) TraceQuery
+
+// maxArchives bounds the archived parts read, against runs that would
+// name each other in a circle.
+const maxArchives = 10_000
+
+// ReadWholeTrace reads a run's trace with its archived part: a long run
+// no longer carries its oldest nodes, and its answer names the earlier
+// run (a closed generation) whose trace holds them, which may name an
+// earlier one. The nodes come in the order they were made (their ids
+// count up), each once; the answer names no archive.
+func ReadWholeTrace(ctx context.Context, workflowID, runID string, ask RunTraceQuery) (signals.Trace, error) {
+	tr, err := ReadTrace(ctx, ask(workflowID, runID))
+	if err != nil {
+		return signals.Trace{}, err
+	}
+	seen := map[string]bool{}
+	for _, n := range tr.Nodes {
+		seen[n.ID] = true
+	}
+	for reads := 0; tr.Archived != nil; reads++ {
+		a := *tr.Archived
+		if reads >= maxArchives {
+			return signals.Trace{}, fmt.Errorf("the trace still names archived nodes after %d earlier runs (next %s)", reads, a.RunID)
+		}
+		older, err := ReadTrace(ctx, ask(a.WorkflowID, a.RunID))
+		if err != nil {
+			return signals.Trace{}, fmt.Errorf("reading the archived nodes through %s (run %s of %s): %w", a.Through, a.RunID, a.WorkflowID, err)
+		}
+		if older.Archived != nil && older.Archived.RunID == a.RunID {
+			return signals.Trace{}, fmt.Errorf("run %s names itself as holding its archived nodes", a.RunID)
+		}
+		for _, n := range older.Nodes {
+			if !seen[n.ID] && nodeNumber(n.ID) <= nodeNumber(a.Through) {
+				seen[n.ID] = true
+				tr.Nodes = append(tr.Nodes, n)
+			}
+		}
+		tr.Archived = older.Archived
+	}
+	slices.SortStableFunc(tr.Nodes, func(a, b signals.Node) int { return nodeNumber(a.ID) - nodeNumber(b.ID) })
+	return tr, nil
+}
+
+// nodeNumber is the counter of a node id ("n42": 42).
+func nodeNumber(id string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(id, "n"))
+	return n
 }

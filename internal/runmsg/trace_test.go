@@ -1,0 +1,55 @@
+package runmsg
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+func nodes(ids ...string) []signals.Node {
+	out := make([]signals.Node, len(ids))
+	for i, id := range ids {
+		out[i] = signals.Node{ID: id}
+	}
+	return out
+}
+
+// Three generations: the latest holds n1 and n7-n9, and names run g1,
+// which holds n1 and n4-n7 and names run g0 (n1-n5).
+func TestReadWholeTraceJoinsTheArchivedGenerations(t *testing.T) {
+	runs := map[string]signals.Trace{
+		"": {Generation: 2, Nodes: nodes("n1", "n7", "n8", "n9"),
+			Archived: &signals.ArchivedNodes{Nodes: 5, Through: "n6", WorkflowID: "w", RunID: "g1"}},
+		"g1": {Generation: 1, Nodes: nodes("n1", "n4", "n5", "n6", "n7"),
+			Archived: &signals.ArchivedNodes{Nodes: 2, Through: "n3", WorkflowID: "w", RunID: "g0"}},
+		"g0": {Nodes: nodes("n1", "n2", "n3", "n4", "n5")},
+	}
+	var asked []string
+	tr, err := ReadWholeTrace(context.Background(), "w", "", func(wid, rid string) TraceQuery {
+		return func(_ context.Context, out *signals.Trace, _ ...any) error {
+			asked = append(asked, wid+"/"+rid)
+			*out = runs[rid]
+			return nil
+		}
+	})
+	require.NoError(t, err)
+	var ids []string
+	for _, n := range tr.Nodes {
+		ids = append(ids, n.ID)
+	}
+	require.Equal(t, []string{"n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9"}, ids)
+	require.Equal(t, []string{"w/", "w/g1", "w/g0"}, asked)
+	require.Nil(t, tr.Archived)
+	require.Equal(t, 2, tr.Generation)
+}
+
+func TestReadWholeTraceRefusesARunNamingItself(t *testing.T) {
+	self := signals.Trace{Nodes: nodes("n2"), Archived: &signals.ArchivedNodes{Through: "n1", WorkflowID: "w", RunID: "g"}}
+	_, err := ReadWholeTrace(context.Background(), "w", "g", func(string, string) TraceQuery {
+		return func(_ context.Context, out *signals.Trace, _ ...any) error { *out = self; return nil }
+	})
+	require.ErrorContains(t, err, "names itself")
+}

@@ -1,0 +1,212 @@
+package workflows
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/refs"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// A long run does not carry its whole trace into the next generation
+// (version archive-trace): once the trace weighs over archiveAbove, its
+// oldest part stays in the generation that holds it (the trace and run
+// queries of that closed run still answer it, replayed by a worker) and
+// the carried run keeps the newest archiveKeep bytes of nodes, plus the
+// nodes it reads again (policies.ArchiveCut). The carried state, and the
+// work of encoding it on the workflow thread, stay bounded however long
+// the run.
+const (
+	archiveAbove = 512 << 10
+	archiveKeep  = 192 << 10
+	// nodeOverhead is about what a node's fixed fields weigh as JSON.
+	nodeOverhead = 256
+	// maxCarriedGzip is the bound a long run's carried state keeps under,
+	// compressed, with results and checkpoints of default sizes (the loop
+	// window's nodes and up to maxCheckpoints checkpoints stay).
+	maxCarriedGzip = 256 << 10
+)
+
+// Archive says where the trace's archived part is: the nodes through
+// Through are in run RunID of workflow WorkflowID (a generation of this
+// run, or the run a fork started from), whose own Archive points further
+// back.
+type Archive struct {
+	Nodes      int    `json:"nodes"` // archived so far, in all
+	Through    string `json:"through"`
+	WorkflowID string `json:"workflow_id"`
+	RunID      string `json:"run_id"`
+	Generation int    `json:"generation"`
+	// StateBase is State as the archived calls wrote it: an edit rebuilds
+	// State from it and the kept calls' writes.
+	StateBase refs.State `json:"state_base,omitempty"`
+}
+
+// forCarry is the run as continue-as-new carries it: the run itself, or a
+// copy without the trace's archived part. The run is not changed: this
+// generation's queries go on answering every node it held.
+func (r *runner) forCarry(ctx workflow.Context) *Run {
+	run := r.run
+	keep := policies.ArchiveCut(archiveWeights(run), archiveAbove, archiveKeep)
+	if !slices.Contains(keep, false) || versionOf(ctx, versionArchiveTrace, 1) < 1 {
+		return run
+	}
+	carried := *run
+	carried.Nodes = make([]Node, 0, len(run.Nodes))
+	var gone []Node
+	for i, k := range keep {
+		if k {
+			carried.Nodes = append(carried.Nodes, run.Nodes[i])
+		} else {
+			gone = append(gone, run.Nodes[i])
+		}
+	}
+	prev := Archive{}
+	if run.Archived != nil {
+		prev = *run.Archived
+	}
+	info := workflow.GetInfo(ctx)
+	carried.Archived = &Archive{
+		Nodes:      prev.Nodes + len(gone),
+		Through:    gone[len(gone)-1].ID,
+		WorkflowID: info.WorkflowExecution.ID,
+		RunID:      info.WorkflowExecution.RunID,
+		Generation: run.Generation,
+		StateBase:  r.stateWritten(prev.StateBase, gone),
+	}
+	// The conversation changes (the archived part gives way to a note):
+	// the model activity is sent it whole.
+	carried.SentMessages, carried.LastReplyID = 0, ""
+	carried.handoffMessages = nil
+	return &carried
+}
+
+// archiveWeights is what policies.ArchiveCut weighs of each node.
+func archiveWeights(run *Run) []policies.ArchiveNode {
+	live := map[string]bool{}
+	for _, id := range run.Frontier {
+		live[id] = true
+	}
+	for _, ev := range run.Events {
+		live[ev.NodeID] = true
+	}
+	if run.Resume != nil {
+		live[run.Resume.Request] = true
+	}
+	out := make([]policies.ArchiveNode, len(run.Nodes))
+	for i := range run.Nodes {
+		n := &run.Nodes[i]
+		out[i] = policies.ArchiveNode{
+			Size:     nodeOverhead + len(n.Args) + len(n.Output) + len(n.Error) + len(n.Checkpoint) + len(n.RanAs),
+			Pinned:   pinnedNode(n),
+			Live:     live[n.ID] || unsettled(n.Status),
+			Boundary: stepBoundary(n),
+		}
+	}
+	return out
+}
+
+// pinnedNode: the run reads the node again however old it is: the task,
+// the handoffs (the conversation and later handoffs start from them), and
+// writes an edit or rollback invalidated after they ran (the effect ledger
+// answers an identical write with their result).
+func pinnedNode(n *Node) bool {
+	switch n.Kind {
+	case signals.KindTask, signals.KindHandoff:
+		return true
+	case signals.KindCall:
+		return n.Status == signals.StatusInvalidated && n.Executed
+	}
+	return false
+}
+
+func unsettled(s signals.NodeStatus) bool {
+	return s == signals.StatusPending || s == signals.StatusRunning || s == signals.StatusAwaitingApproval
+}
+
+// stepBoundary: the kept part of the trace may begin at the node without
+// keeping a call whose model reply is archived (a tool message must follow
+// the reply that asked for it). A graph's tool node is a step of its own.
+func stepBoundary(n *Node) bool {
+	switch n.Kind {
+	case signals.KindCall:
+		return n.ModelCallID == "" && n.GraphNode != ""
+	case signals.KindRepair, signals.KindApproval:
+		return false
+	}
+	return true
+}
+
+// nodeNumber is the counter in a node id ("n42": 42), 0 for none: ids
+// grow in the order nodes were made.
+func nodeNumber(id string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(id, "n"))
+	if err != nil || !strings.HasPrefix(id, "n") {
+		return 0
+	}
+	return n
+}
+
+// isArchived says whether the node id is in the trace's archived part.
+func (run *Run) isArchived(id string) bool {
+	a := run.Archived
+	return a != nil && nodeNumber(id) > 0 && nodeNumber(id) <= nodeNumber(a.Through)
+}
+
+// firstAfterArchive is the index of the first node made after the
+// archived part (len(Nodes) when none), -1 when nothing is archived.
+func (run *Run) firstAfterArchive() int {
+	if run.Archived == nil {
+		return -1
+	}
+	through := nodeNumber(run.Archived.Through)
+	for i := range run.Nodes {
+		if nodeNumber(run.Nodes[i].ID) > through {
+			return i
+		}
+	}
+	return len(run.Nodes)
+}
+
+// cloneState copies a State deeply: refs.Write changes the maps it
+// writes through, and an archive's base must not change.
+func cloneState(s refs.State) refs.State {
+	out := make(refs.State, len(s))
+	// Copying: the order does not matter.
+	//workflowcheck:ignore
+	for k, v := range s {
+		out[k] = cloneValue(v)
+	}
+	return out
+}
+
+func cloneValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		return map[string]any(cloneState(v))
+	case refs.State:
+		return cloneState(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = cloneValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// archivedEdit refuses an edit at or before the trace's archived part:
+// what followed the node is no longer carried, so the run cannot undo
+// it. A fork from the generation that holds the node can.
+func archivedEdit(run *Run, id string) error {
+	a := run.Archived
+	return fmt.Errorf("edit: %s comes before or in the archived part of this long run (its %d oldest nodes, through %s, are no longer carried; "+
+		"generation %d holds them): fork from there instead: start a run with input.from {\"workflow_id\": %q, \"run_id\": %q, \"node_id\": %q}",
+		id, a.Nodes, a.Through, a.Generation, a.WorkflowID, a.RunID, id)
+}
