@@ -35,6 +35,9 @@ type demoOptions struct {
 	// consolePort is where the demo serves the console.
 	consolePort int
 	once        bool
+	// deployment is the worker deployment the demo's worker is a version
+	// of ("": unversioned).
+	deployment string
 	// dial connects the messages a scenario sends (as `unstuck edit`
 	// does); nil is dialTemporal. Tests hand out a fake.
 	dial dialFunc
@@ -92,6 +95,7 @@ Scenarios:
 	f.IntVar(&o.uiPort, "ui-port", 8233, "Temporal Web UI port on 127.0.0.1")
 	f.IntVar(&o.consolePort, "console-port", 8234, "console (unstuck console) port on 127.0.0.1")
 	f.BoolVar(&o.once, "once", false, "stop everything after the demo run instead of waiting for Ctrl-C")
+	f.StringVar(&o.deployment, "deployment-name", "unstuck", "worker deployment the demo's worker is a version of (Worker Versioning: each run stays on the build that started it); the demo makes its worker's build current. Empty: an unversioned worker")
 	cmd.AddCommand(newDemoEditCmd(&o), newDemoHandoffCmd(&o))
 	return cmd
 }
@@ -198,11 +202,18 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions, scenario demoSce
 	}
 	defer stopModel()
 
-	worker, err := startDemoWorker(out, o, address, modelURL)
+	version, err := demoVersion(o)
+	if err != nil {
+		return err
+	}
+	worker, err := startDemoWorker(out, o, address, modelURL, version)
 	if err != nil {
 		return err
 	}
 	defer worker.stop()
+	if err := makeDemoBuildCurrent(ctx, out, c, version, worker); err != nil {
+		return err
+	}
 
 	if err := scenario.run(ctx, out, o, c, worker, address); err != nil {
 		return err
@@ -266,15 +277,16 @@ func startDemoModel(out io.Writer, scripted bool) (url string, stop func(), err 
 // startDemoWorker writes the demo config into the data directory and
 // starts the unstuck worker on it, against the server at address and the
 // model at modelURL.
-func startDemoWorker(out io.Writer, o demoOptions, address, modelURL string) (*process, error) {
+func startDemoWorker(out io.Writer, o demoOptions, address, modelURL string, v app.Versioning) (*process, error) {
 	configPath := filepath.Join(o.dataDir, "demo-agents.yaml")
 	if err := os.WriteFile(configPath, demoConfig, 0o644); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(out, "» starting worker: %s --config %s (log in %s)\n", o.worker, configPath, filepath.Join(o.dataDir, "worker.log"))
+	args := append([]string{"--config", configPath}, versioningArgs(v)...)
+	fmt.Fprintf(out, "» starting worker: %s %s (log in %s)\n", o.worker, strings.Join(args, " "), filepath.Join(o.dataDir, "worker.log"))
 	return startProcess(filepath.Join(o.dataDir, "worker.log"),
 		[]string{"TEMPORAL_ADDRESS=" + address, "TEMPORAL_NAMESPACE=" + app.DefaultNamespace, "UNSTUCK_DEMO_MODEL_URL=" + modelURL},
-		o.worker, "--config", configPath)
+		o.worker, args...)
 }
 
 // runDemoAgent runs the travel agent on the demo task, showing each trace

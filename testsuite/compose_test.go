@@ -11,7 +11,8 @@ import (
 
 // There is no Docker engine where the tests run, so docker-compose.yml is
 // checked for what can be checked: it parses, has the deployment's five
-// services, the worker's image builds from this repository, and the
+// services, the worker's image builds from this repository with its build
+// id stamped and runs as a version of the deployment "unstuck", and the
 // console, which listens beyond loopback inside the network, cannot start
 // without a token.
 func TestComposeFileDescribesTheDeployment(t *testing.T) {
@@ -19,8 +20,11 @@ func TestComposeFileDescribesTheDeployment(t *testing.T) {
 	require.NoError(t, err)
 	var compose struct {
 		Services map[string]struct {
-			Image       string            `yaml:"image"`
-			Build       string            `yaml:"build"`
+			Image string `yaml:"image"`
+			Build struct {
+				Context string            `yaml:"context"`
+				Args    map[string]string `yaml:"args"`
+			} `yaml:"build"`
 			Command     []string          `yaml:"command"`
 			Entrypoint  []string          `yaml:"entrypoint"`
 			Environment map[string]string `yaml:"environment"`
@@ -32,13 +36,20 @@ func TestComposeFileDescribesTheDeployment(t *testing.T) {
 		require.Contains(t, compose.Services, name)
 	}
 	require.Equal(t, "temporalio/auto-setup:1.29.1", compose.Services["temporal"].Image)
-	require.Equal(t, ".", compose.Services["worker"].Build)
-	require.Contains(t, compose.Services["worker"].Command, "--config")
+	worker := compose.Services["worker"]
+	require.Equal(t, ".", worker.Build.Context)
+	require.Contains(t, worker.Command, "--config")
+	// A version of a worker deployment, its build id stamped at build time.
+	require.Equal(t, "unstuck", worker.Environment["UNSTUCK_DEPLOYMENT_NAME"])
+	require.Equal(t, "${UNSTUCK_BUILD_ID:-}", worker.Build.Args["BUILD_ID"])
+	require.NotContains(t, worker.Environment, "UNSTUCK_BUILD_ID", "the id is the image's, not the environment's")
 	console := compose.Services["console"]
-	require.Equal(t, ".", console.Build)
+	require.Equal(t, worker.Build, console.Build, "one image for both")
 	require.Equal(t, []string{"/usr/local/bin/unstuck", "console", "--listen", "0.0.0.0:8234"}, console.Entrypoint)
 	require.Regexp(t, `^\$\{UNSTUCK_CONSOLE_TOKEN:\?`, console.Environment["UNSTUCK_CONSOLE_TOKEN"], "the token is required")
 	require.Equal(t, []string{"127.0.0.1:8234:8234"}, console.Ports)
-	_, err = os.Stat(filepath.Join(repoRoot, "Dockerfile"))
+	dockerfile, err := os.ReadFile(filepath.Join(repoRoot, "Dockerfile"))
 	require.NoError(t, err)
+	require.Contains(t, string(dockerfile), "internal/app.stampedBuildID=$BUILD_ID")
+	require.Contains(t, string(dockerfile), `test -n "$BUILD_ID" ||`, "a build without an id is refused")
 }

@@ -200,6 +200,9 @@ func TestDemoRunsEndToEnd(t *testing.T) {
 		2*time.Minute, 200*time.Millisecond, "the demo did not finish its run:\n%s", out.String())
 	text := out.String()
 	require.Contains(t, text, "SCRIPTED model server (a test double")
+	// The worker is a version of the deployment unstuck, made current.
+	require.Regexp(t, `starting worker: \S+ --config \S+ --deployment-name unstuck --build-id \S+`, text)
+	require.Contains(t, text, "» worker deployment unstuck: this build (")
 	require.Contains(t, text, "call search_flights")
 	require.Contains(t, text, "Completed in 3 steps")
 	require.Contains(t, text, `"confirmation": "CONF-`)

@@ -42,6 +42,8 @@ pinned to the version that started it (--versioning-behavior auto-upgrade
 moves runs to the current version instead). A new version gets runs once
 it is made current: temporal worker deployment set-current-version
 --deployment-name <name> --build-id <id> (README: "Deploying new builds").
+The first version of a deployment makes itself current (--bootstrap-current,
+on by default); a worker never changes a current or ramping version.
 
 Environment:
   TEMPORAL_ADDRESS    Temporal frontend (default %s)
@@ -53,8 +55,9 @@ Environment:
   OPENAI_API_KEY      overrides the config's api_key_env
   OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
                       send traces over OTLP/gRPC there (default: no export)
-  UNSTUCK_DEPLOYMENT_NAME, UNSTUCK_BUILD_ID, UNSTUCK_VERSIONING_BEHAVIOR
-                      defaults of the three versioning flags
+  UNSTUCK_DEPLOYMENT_NAME, UNSTUCK_BUILD_ID, UNSTUCK_VERSIONING_BEHAVIOR,
+  UNSTUCK_BOOTSTRAP_CURRENT
+                      defaults of the versioning flags
 
 Flags:
 `, app.DefaultAddress, app.DefaultNamespace)
@@ -75,7 +78,18 @@ Flags:
 	if err := tuning.apply(fs, &config.WorkerTuning{}); err != nil {
 		return err
 	}
-	version := versioning.resolve()
+	if *versioning.printBuildID {
+		id, err := versioning.buildIDToPrint()
+		if err != nil {
+			return err
+		}
+		fmt.Println(id)
+		return nil
+	}
+	version, bootstrap, err := versioning.resolve(fs)
+	if err != nil {
+		return err
+	}
 	if err := version.Validate(); err != nil {
 		return err
 	}
@@ -136,5 +150,17 @@ Flags:
 			fmt.Fprintf(os.Stderr, "unstuck-worker: tool %s on task queue %q (%s)\n", t.Name, config.ToolTaskQueue(*taskQueue, t.Name), toolLimits(t))
 		}
 	}
-	return ws.Run(worker.InterruptCh())
+	if err := ws.Start(); err != nil {
+		return err
+	}
+	defer ws.Stop()
+	// After Start: the server registers the version from the workers' polls.
+	if version.On() && bootstrap {
+		res, err := app.BootstrapCurrent(context.Background(), c, version, false, app.BootstrapTimeout)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "unstuck-worker: %s\n", res.String(version))
+	}
+	return ws.Wait(worker.InterruptCh())
 }

@@ -127,6 +127,12 @@ func (ws *Workers) Run(interrupt <-chan any) error {
 		return err
 	}
 	defer ws.Stop()
+	return ws.Wait(interrupt)
+}
+
+// Wait blocks until interrupt delivers (nil) or a started worker fails
+// for good (its error); it does not stop the workers.
+func (ws *Workers) Wait(interrupt <-chan any) error {
 	select {
 	case <-interrupt:
 		return nil
