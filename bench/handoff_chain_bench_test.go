@@ -8,6 +8,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/unstuck-dev/unstuck/internal/testdouble/deskchain"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
@@ -49,6 +50,10 @@ type chainFigures struct {
 	maxInput    int
 	maxTask     time.Duration
 	failedTasks int
+	// maxHistory: the bytes of the largest generation's history;
+	// maxCANTask: the longest workflow task that continued as new.
+	maxHistory int
+	maxCANTask time.Duration
 	// pendingAttempts: a run still open at the end, the attempts of its
 	// workflow task (a task failing on every attempt is written to the
 	// history once).
@@ -81,39 +86,7 @@ func handoffChainRun(b *testing.B, bin string, desks int) chainFigures {
 	if err != nil && !errors.As(err, &deadline) && !errors.Is(err, context.DeadlineExceeded) {
 		b.Logf("%d desks: the run ended with %v", desks, err)
 	}
-	for runID := firstRunID; runID != ""; {
-		f.generations++
-		next := ""
-		var started map[int64]time.Time
-		iter := devClient.GetWorkflowHistory(ctx, queue, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for iter.HasNext() {
-			ev, err := iter.Next()
-			if err != nil {
-				b.Fatal(err)
-			}
-			switch {
-			case ev.GetWorkflowExecutionStartedEventAttributes() != nil:
-				size := 0
-				for _, p := range ev.GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads() {
-					size += len(p.GetData())
-				}
-				f.maxInput = max(f.maxInput, size)
-			case ev.GetWorkflowTaskStartedEventAttributes() != nil:
-				if started == nil {
-					started = map[int64]time.Time{}
-				}
-				started[ev.GetEventId()] = ev.GetEventTime().AsTime()
-			case ev.GetWorkflowTaskCompletedEventAttributes() != nil:
-				a := ev.GetWorkflowTaskCompletedEventAttributes()
-				f.maxTask = max(f.maxTask, ev.GetEventTime().AsTime().Sub(started[a.GetStartedEventId()]))
-			case ev.GetWorkflowTaskFailedEventAttributes() != nil:
-				f.failedTasks++
-			case ev.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
-				next = ev.GetWorkflowExecutionContinuedAsNewEventAttributes().GetNewExecutionRunId()
-			}
-		}
-		runID = next
-	}
+	generationFigures(b, queue, firstRunID, &f)
 	if !f.completed {
 		if d, err := devClient.DescribeWorkflowExecution(ctx, queue, ""); err == nil {
 			f.pendingAttempts = d.GetPendingWorkflowTask().GetAttempt()
@@ -121,4 +94,50 @@ func handoffChainRun(b *testing.B, bin string, desks int) chainFigures {
 		_ = devClient.TerminateWorkflow(ctx, queue, "", "the benchmark's time is up")
 	}
 	return f
+}
+
+// generationFigures walks the generations of a run from its first run id
+// and adds what they say to f: how many, the largest carried input, the
+// longest workflow task, the failed ones, the largest history.
+func generationFigures(b *testing.B, workflowID, firstRunID string, f *chainFigures) {
+	b.Helper()
+	ctx := context.Background()
+	for runID := firstRunID; runID != ""; {
+		f.generations++
+		next, size := "", 0
+		var started map[int64]time.Time
+		var lastTask time.Duration
+		iter := devClient.GetWorkflowHistory(ctx, workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for iter.HasNext() {
+			ev, err := iter.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			size += proto.Size(ev)
+			switch {
+			case ev.GetWorkflowExecutionStartedEventAttributes() != nil:
+				input := 0
+				for _, p := range ev.GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads() {
+					input += len(p.GetData())
+				}
+				f.maxInput = max(f.maxInput, input)
+			case ev.GetWorkflowTaskStartedEventAttributes() != nil:
+				if started == nil {
+					started = map[int64]time.Time{}
+				}
+				started[ev.GetEventId()] = ev.GetEventTime().AsTime()
+			case ev.GetWorkflowTaskCompletedEventAttributes() != nil:
+				a := ev.GetWorkflowTaskCompletedEventAttributes()
+				lastTask = ev.GetEventTime().AsTime().Sub(started[a.GetStartedEventId()])
+				f.maxTask = max(f.maxTask, lastTask)
+			case ev.GetWorkflowTaskFailedEventAttributes() != nil:
+				f.failedTasks++
+			case ev.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
+				next = ev.GetWorkflowExecutionContinuedAsNewEventAttributes().GetNewExecutionRunId()
+				f.maxCANTask = max(f.maxCANTask, lastTask)
+			}
+		}
+		f.maxHistory = max(f.maxHistory, size)
+		runID = next
+	}
 }

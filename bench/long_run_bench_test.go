@@ -1,0 +1,115 @@
+package bench
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"go.temporal.io/sdk/client"
+
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// longRunBefore is the commit before a long run's trace was archived
+// (issue 32, item 2): its worker is the "before" side.
+const longRunBefore = "ce7e50a"
+
+// BenchmarkLongRun (issue 32): one run of 10,000 steps, each a call whose
+// result is 1 KiB of text that compresses as JSON of real data does
+// (hex), on a worker process of this tree and of longRunBefore, one after
+// the other, with default policies and the dev server's default
+// continue-as-new hint. Reported: whether it completed (within 30
+// minutes), its generations, the largest carried input, the longest
+// workflow task and the longest one that continued as new, failed
+// workflow tasks, and the largest generation's history.
+func BenchmarkLongRun(b *testing.B) {
+	now := buildWorker(b)
+	before := buildWorkerAt(b, longRunBefore)
+	for range b.N {
+		for _, side := range []struct{ name, bin string }{{"before (" + longRunBefore + ")", before}, {"now", now}} {
+			f := longRun(b, side.bin, longRunSteps)
+			b.Logf("%d steps of 1 KiB results, %s: completed %v in %.0f s, %d generations, largest carried input %d KiB, longest workflow task %d ms, longest continue-as-new task %d ms, %d failed workflow tasks, largest generation history %d KiB",
+				longRunSteps, side.name, f.completed, f.took.Seconds(), f.generations, f.maxInput>>10, f.maxTask.Milliseconds(), f.maxCANTask.Milliseconds(), f.failedTasks, f.maxHistory>>10)
+		}
+	}
+}
+
+const longRunSteps = 10_000
+
+// longRunScript (a test double) calls echo with 1 KiB of data until the
+// step count, then gives the output. It counts from its last result: a
+// long run's conversation no longer holds every step.
+func longRunScript(steps int) scriptedmodel.Script {
+	lastI := regexp.MustCompile(`"i":\s*(\d+)`)
+	return func(req openai.ChatCompletionRequest) scriptedmodel.Turn {
+		i := 0
+		if res := scriptedmodel.LastToolResults(req); len(res) > 0 {
+			if m := lastI.FindStringSubmatch(res[0].Content); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				i = n + 1
+			}
+		}
+		if i >= steps {
+			return scriptedmodel.CallTurn("final_output", map[string]any{"steps": i})
+		}
+		return scriptedmodel.CallTurn("echo", map[string]any{"i": i, "data": kibOfHex(i)})
+	}
+}
+
+// kibOfHex is 1 KiB of hex digits that differ from step to step.
+func kibOfHex(i int) string {
+	out := make([]byte, 0, 512)
+	h := fnv.New64a()
+	for len(out) < 512 {
+		fmt.Fprintf(h, "%d/%d", i, len(out))
+		out = h.Sum(out)
+	}
+	return hex.EncodeToString(out[:512])
+}
+
+func longRun(b *testing.B, bin string, steps int) chainFigures {
+	b.Helper()
+	m, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{"longrun": longRunScript(steps)}, "",
+		scriptedmodel.WithLogf(func(string, ...any) {}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	cfg := fmt.Sprintf(`
+model: { base_url: %q, name: longrun }
+tools:
+  - { name: echo, builtin: echo, parameters: { type: object } }
+agents:
+  - { name: longrun, instructions: Count., tools: [echo], policies: { max_steps: %d } }
+`, m.URL(), steps+10)
+	queue, stop := freshWorker(b, bin, cfg, "long-run")
+	defer stop()
+	ctx := context.Background()
+	start := time.Now()
+	run, err := devClient.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue},
+		workflows.WorkflowName, workflows.AgentInput{Agent: "longrun", Task: "count"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	firstRunID := run.GetRunID()
+	wait, cancel := context.WithTimeout(ctx, 30*time.Minute)
+	err = run.Get(wait, nil)
+	cancel()
+	f := chainFigures{completed: err == nil, took: time.Since(start)}
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		b.Logf("%d steps: the run ended with %v", steps, err)
+	}
+	generationFigures(b, queue, firstRunID, &f)
+	if !f.completed {
+		_ = devClient.TerminateWorkflow(ctx, queue, "", "the benchmark's time is up")
+	}
+	return f
+}
