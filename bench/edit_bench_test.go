@@ -536,3 +536,30 @@ func BenchmarkEditDuplicateWrites(b *testing.B) {
 	b.ReportMetric(float64(lookups)/n, "lookup-hits/run")
 	b.ReportMetric(float64(confirms)/n, "confirm-hits/run")
 }
+
+// manyEdits is how many successive edits BenchmarkEditMany makes of one run.
+const manyEdits = 200
+
+// BenchmarkEditMany (issue 32): one run edited 200 times, each edit of
+// step 3's call output sent when the run waits for the approval again (so
+// each continues as new), then approved to completion. Reported: whether
+// it completed, the generations, the largest carried input, the longest
+// (continue-as-new) workflow task, failed workflow tasks, and the largest
+// generation's history.
+func BenchmarkEditMany(b *testing.B) {
+	for range b.N {
+		start := time.Now()
+		e := startEditRun(b, fmt.Sprintf("edit-steps=%d", editSteps))
+		callID := e.awaitApproval(b, 0)
+		for k := 1; k <= manyEdits; k++ {
+			e.edit(b, e.callNode(b, "step", 2), fmt.Sprintf(`{"edited": %d}`, k))
+			callID = e.awaitApproval(b, k)
+		}
+		e.approve(b, callID)
+		e.finish(b)
+		f := chainFigures{completed: true, took: time.Since(start)}
+		generationFigures(b, e.id, e.first, &f)
+		b.Logf("%d edits of one run: completed %v in %.0f s, %d generations, largest carried input %d KiB, longest workflow task %d ms, longest continue-as-new task %d ms, %d failed workflow tasks, largest generation history %d KiB",
+			manyEdits, f.completed, f.took.Seconds(), f.generations, f.maxInput>>10, f.maxTask.Milliseconds(), f.maxCANTask.Milliseconds(), f.failedTasks, f.maxHistory>>10)
+	}
+}

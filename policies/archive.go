@@ -20,45 +20,54 @@ type ArchiveNode struct {
 	// Boundary: the kept part may begin here (a step's first node), so a
 	// tool result is never kept without the model reply that asked for it.
 	Boundary bool
+	// Dead nodes are no longer read (invalidated by an edit or rollback):
+	// archived wherever they are, once the trace is archived at all.
+	Dead bool
 }
 
-// ArchiveCut answers which nodes to keep: the newest ones, from a
-// boundary, weighing at most keepBytes (more when a live node comes
-// earlier), and every pinned node. It keeps everything when the nodes weigh
-// no more than archiveAbove, or when nothing could be archived.
+// ArchiveCut answers which nodes to keep: the newest ones that are not
+// dead, from a boundary, weighing at most keepBytes (more when a live node
+// comes earlier), and every pinned node. It keeps everything when the
+// nodes weigh no more than archiveAbove.
 func ArchiveCut(nodes []ArchiveNode, archiveAbove, keepBytes int) []bool {
 	keep := make([]bool, len(nodes))
 	total := 0
 	for _, n := range nodes {
 		total += n.Size
 	}
-	cut := 0
-	if total > archiveAbove {
-		cut = newestWithin(nodes, keepBytes)
-		for i, n := range nodes[:cut] {
-			if n.Live {
-				cut = i
-				break
-			}
+	if total <= archiveAbove {
+		for i := range keep {
+			keep[i] = true
 		}
-		for cut > 0 && !nodes[cut].Boundary {
-			cut--
+		return keep
+	}
+	cut := newestWithin(nodes, keepBytes)
+	for i, n := range nodes[:cut] {
+		if n.Live {
+			cut = i
+			break
 		}
 	}
+	for cut > 0 && !nodes[cut].Boundary {
+		cut--
+	}
 	for i, n := range nodes {
-		keep[i] = i >= cut || n.Pinned
+		keep[i] = n.Pinned || n.Live || (i >= cut && !n.Dead)
 	}
 	return keep
 }
 
-// newestWithin is the index where the newest nodes weighing at most
-// budget begin (at least the last node is kept).
+// newestWithin is the index where the newest nodes that are not dead,
+// weighing at most budget, begin (at least the last node is kept).
 func newestWithin(nodes []ArchiveNode, budget int) int {
 	if len(nodes) == 0 {
 		return 0
 	}
 	sum := 0
 	for i := len(nodes) - 1; i >= 0; i-- {
+		if nodes[i].Dead {
+			continue
+		}
 		sum += nodes[i].Size
 		if sum > budget {
 			return min(i+1, len(nodes)-1)

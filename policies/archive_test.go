@@ -7,7 +7,7 @@ import (
 
 func TestArchiveCut(t *testing.T) {
 	// b: a boundary of 10 bytes, c: a call of 10 bytes; upper case: pinned;
-	// L: live boundary.
+	// L: live boundary; d: dead call, D: dead boundary.
 	parse := func(s string) []ArchiveNode {
 		var out []ArchiveNode
 		for _, r := range s {
@@ -23,6 +23,10 @@ func TestArchiveCut(t *testing.T) {
 				n.Boundary, n.Live = true, true
 			case 'l':
 				n.Live = true
+			case 'd':
+				n.Dead = true
+			case 'D':
+				n.Dead, n.Boundary = true, true
 			}
 			out = append(out, n)
 		}
@@ -43,6 +47,9 @@ func TestArchiveCut(t *testing.T) {
 		{"no boundary: nothing to archive", "Bcccccc", 50, 20, "kkkkkkk"},
 		{"a last node over the budget is kept", "Bbcbcbc", 50, 5, "kaaaakk"},
 		{"empty", "", 0, 0, ""},
+		{"dead nodes go wherever they are", "BbcDdbcbc", 50, 100, "kkkaakkkk"},
+		{"dead nodes weigh nothing in the budget", "BbcbcDdDdbc", 50, 30, "kaakkaaaakk"},
+		{"small runs keep their dead nodes", "BbcDd", 100, 10, "kkkkk"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

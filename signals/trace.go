@@ -54,14 +54,16 @@ type Trace struct {
 	Archived *ArchivedNodes `json:"archived,omitempty"`
 }
 
-// ArchivedNodes says where the oldest nodes of a long run are: the nodes
-// through Through (Nodes of them in all) are answered by the trace query of
-// run RunID of workflow WorkflowID, a closed generation of the run (or the
-// run a fork started from), whose own answer may name older ones. Nodes
-// the run still reads (the task, handoffs) are in both answers.
+// ArchivedNodes says where the nodes a long run no longer carries are: the
+// nodes through Through, and the invalidated nodes up to Last (Nodes of
+// them in all), are answered by the trace query of run RunID of workflow
+// WorkflowID, a closed generation of the run (or the run a fork started
+// from), whose own answer may name older ones. Nodes the run still reads
+// (the task, handoffs) are in both answers.
 type ArchivedNodes struct {
 	Nodes      int    `json:"nodes"`
-	Through    string `json:"through"`
+	Through    string `json:"through,omitempty"`
+	Last       string `json:"last"`
 	WorkflowID string `json:"workflow_id"`
 	RunID      string `json:"run_id"`
 	Generation int    `json:"generation"`

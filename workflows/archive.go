@@ -33,12 +33,13 @@ const (
 )
 
 // Archive says where the trace's archived part is: the nodes through
-// Through are in run RunID of workflow WorkflowID (a generation of this
-// run, or the run a fork started from), whose own Archive points further
-// back.
+// Through, and invalidated nodes up to Last, are in run RunID of workflow
+// WorkflowID (a generation of this run, or the run a fork started from),
+// whose own Archive points further back.
 type Archive struct {
 	Nodes      int    `json:"nodes"` // archived so far, in all
-	Through    string `json:"through"`
+	Through    string `json:"through,omitempty"`
+	Last       string `json:"last"`
 	WorkflowID string `json:"workflow_id"`
 	RunID      string `json:"run_id"`
 	Generation int    `json:"generation"`
@@ -70,10 +71,20 @@ func (r *runner) forCarry(ctx workflow.Context) *Run {
 	if run.Archived != nil {
 		prev = *run.Archived
 	}
+	through, last := prev.Through, prev.Last
+	for _, n := range gone {
+		if nodeNumber(n.ID) > nodeNumber(last) {
+			last = n.ID
+		}
+		if n.Status != signals.StatusInvalidated && nodeNumber(n.ID) > nodeNumber(through) {
+			through = n.ID
+		}
+	}
 	info := workflow.GetInfo(ctx)
 	carried.Archived = &Archive{
 		Nodes:      prev.Nodes + len(gone),
-		Through:    gone[len(gone)-1].ID,
+		Through:    through,
+		Last:       last,
 		WorkflowID: info.WorkflowExecution.ID,
 		RunID:      info.WorkflowExecution.RunID,
 		Generation: run.Generation,
@@ -106,6 +117,8 @@ func archiveWeights(run *Run) []policies.ArchiveNode {
 			Pinned:   pinnedNode(n),
 			Live:     live[n.ID] || unsettled(n.Status),
 			Boundary: stepBoundary(n),
+			// An edit or a rollback replaced it: the run no longer reads it.
+			Dead: n.Status == signals.StatusInvalidated,
 		}
 	}
 	return out
@@ -152,16 +165,20 @@ func nodeNumber(id string) int {
 	return n
 }
 
-// isArchived says whether the node id is in the trace's archived part.
+// isArchived says whether the node id is in the trace's archived part:
+// the run's oldest part, or an invalidated node archived later.
 func (run *Run) isArchived(id string) bool {
-	a := run.Archived
-	return a != nil && nodeNumber(id) > 0 && nodeNumber(id) <= nodeNumber(a.Through)
+	a, num := run.Archived, nodeNumber(id)
+	if a == nil || num == 0 {
+		return false
+	}
+	return num <= nodeNumber(a.Through) || (num <= nodeNumber(a.Last) && run.node(id) == nil)
 }
 
 // firstAfterArchive is the index of the first node made after the
-// archived part (len(Nodes) when none), -1 when nothing is archived.
+// archived oldest part (len(Nodes) when none), -1 when that part is empty.
 func (run *Run) firstAfterArchive() int {
-	if run.Archived == nil {
+	if run.Archived == nil || run.Archived.Through == "" {
 		return -1
 	}
 	through := nodeNumber(run.Archived.Through)

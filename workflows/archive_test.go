@@ -101,7 +101,7 @@ func TestANextGenerationOfALongRunNamesItsArchive(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, res.Generation)
 	tr := h.trace()
-	require.Equal(t, &signals.ArchivedNodes{Nodes: a.Nodes, Through: a.Through, WorkflowID: a.WorkflowID, RunID: a.RunID, Generation: 0}, tr.Archived)
+	require.Equal(t, &signals.ArchivedNodes{Nodes: a.Nodes, Through: a.Through, Last: a.Last, WorkflowID: a.WorkflowID, RunID: a.RunID, Generation: 0}, tr.Archived)
 
 	// Paging from an archived node answers what the run holds after it.
 	run := next.Continued

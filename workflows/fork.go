@@ -139,6 +139,10 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 		return nil, err
 	}
 	run := forkedRun(src, &spec)
+	if a := run.Archived; a != nil && nodeNumber(a.Last) > nodeNumber(in.From.NodeID) {
+		// What the source archived after the node is not the fork's.
+		a.Last = in.From.NodeID
+	}
 	run.ChainKeys = versionOf(ctx, versionChainKeys, 1) >= 1
 	r, err := newRunner(run)
 	if err != nil {

@@ -200,5 +200,5 @@ func archivedNodes(a *Archive) *signals.ArchivedNodes {
 	if a == nil {
 		return nil
 	}
-	return &signals.ArchivedNodes{Nodes: a.Nodes, Through: a.Through, WorkflowID: a.WorkflowID, RunID: a.RunID, Generation: a.Generation}
+	return &signals.ArchivedNodes{Nodes: a.Nodes, Through: a.Through, Last: a.Last, WorkflowID: a.WorkflowID, RunID: a.RunID, Generation: a.Generation}
 }

@@ -56,9 +56,9 @@ type RunTraceQuery func(workflowID, runID string) TraceQuery
 const maxArchives = 10_000
 
 // ReadWholeTrace reads a run's trace with its archived part: a long run
-// no longer carries its oldest nodes, and its answer names the earlier
-// run (a closed generation) whose trace holds them, which may name an
-// earlier one. The nodes come in the order they were made (their ids
+// no longer carries its oldest nodes (nor invalidated ones), and its answer
+// names the earlier run (a closed generation) whose trace holds them, which
+// may name an earlier one. The nodes come in the order they were made (their ids
 // count up), each once; the answer names no archive.
 func ReadWholeTrace(ctx context.Context, workflowID, runID string, ask RunTraceQuery) (signals.Trace, error) {
 	tr, err := ReadTrace(ctx, ask(workflowID, runID))
@@ -69,8 +69,15 @@ func ReadWholeTrace(ctx context.Context, workflowID, runID string, ask RunTraceQ
 	for _, n := range tr.Nodes {
 		seen[n.ID] = true
 	}
+	// A fork holds no node made after its own start: nodes of its
+	// source's generations are read up to the first archive's last.
+	limit := 0
+	if tr.Archived != nil {
+		limit = nodeNumber(tr.Archived.Last)
+	}
 	for reads := 0; tr.Archived != nil; reads++ {
 		a := *tr.Archived
+		limit = min(limit, nodeNumber(a.Last))
 		if reads >= maxArchives {
 			return signals.Trace{}, fmt.Errorf("the trace still names archived nodes after %d earlier runs (next %s)", reads, a.RunID)
 		}
@@ -82,7 +89,9 @@ func ReadWholeTrace(ctx context.Context, workflowID, runID string, ask RunTraceQ
 			return signals.Trace{}, fmt.Errorf("run %s names itself as holding its archived nodes", a.RunID)
 		}
 		for _, n := range older.Nodes {
-			if !seen[n.ID] && nodeNumber(n.ID) <= nodeNumber(a.Through) {
+			num := nodeNumber(n.ID)
+			archived := num <= nodeNumber(a.Through) || (num <= limit && n.Status == signals.StatusInvalidated)
+			if !seen[n.ID] && archived {
 				seen[n.ID] = true
 				tr.Nodes = append(tr.Nodes, n)
 			}

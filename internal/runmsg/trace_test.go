@@ -22,9 +22,9 @@ func nodes(ids ...string) []signals.Node {
 func TestReadWholeTraceJoinsTheArchivedGenerations(t *testing.T) {
 	runs := map[string]signals.Trace{
 		"": {Generation: 2, Nodes: nodes("n1", "n7", "n8", "n9"),
-			Archived: &signals.ArchivedNodes{Nodes: 5, Through: "n6", WorkflowID: "w", RunID: "g1"}},
+			Archived: &signals.ArchivedNodes{Nodes: 5, Through: "n6", Last: "n6", WorkflowID: "w", RunID: "g1"}},
 		"g1": {Generation: 1, Nodes: nodes("n1", "n4", "n5", "n6", "n7"),
-			Archived: &signals.ArchivedNodes{Nodes: 2, Through: "n3", WorkflowID: "w", RunID: "g0"}},
+			Archived: &signals.ArchivedNodes{Nodes: 2, Through: "n3", Last: "n3", WorkflowID: "w", RunID: "g0"}},
 		"g0": {Nodes: nodes("n1", "n2", "n3", "n4", "n5")},
 	}
 	var asked []string
@@ -47,9 +47,30 @@ func TestReadWholeTraceJoinsTheArchivedGenerations(t *testing.T) {
 }
 
 func TestReadWholeTraceRefusesARunNamingItself(t *testing.T) {
-	self := signals.Trace{Nodes: nodes("n2"), Archived: &signals.ArchivedNodes{Through: "n1", WorkflowID: "w", RunID: "g"}}
+	self := signals.Trace{Nodes: nodes("n2"), Archived: &signals.ArchivedNodes{Through: "n1", Last: "n1", WorkflowID: "w", RunID: "g"}}
 	_, err := ReadWholeTrace(context.Background(), "w", "g", func(string, string) TraceQuery {
 		return func(_ context.Context, out *signals.Trace, _ ...any) error { *out = self; return nil }
 	})
 	require.ErrorContains(t, err, "names itself")
+}
+
+// Invalidated nodes archived after the oldest part are read too, up to the
+// first answer's last (a fork's source holds later ones that are not the
+// fork's).
+func TestReadWholeTraceTakesArchivedInvalidatedNodes(t *testing.T) {
+	dead := func(id string) signals.Node { return signals.Node{ID: id, Status: signals.StatusInvalidated} }
+	runs := map[string]signals.Trace{
+		"": {Nodes: nodes("n1", "n3", "n5"),
+			Archived: &signals.ArchivedNodes{Nodes: 2, Through: "n2", Last: "n4", WorkflowID: "src", RunID: "g0"}},
+		"g0": {Nodes: append(nodes("n1", "n2", "n3"), dead("n4"), signals.Node{ID: "n5"}, dead("n6"))},
+	}
+	tr, err := ReadWholeTrace(context.Background(), "fork", "", func(_, rid string) TraceQuery {
+		return func(_ context.Context, out *signals.Trace, _ ...any) error { *out = runs[rid]; return nil }
+	})
+	require.NoError(t, err)
+	var ids []string
+	for _, n := range tr.Nodes {
+		ids = append(ids, n.ID)
+	}
+	require.Equal(t, []string{"n1", "n2", "n3", "n4", "n5"}, ids)
 }
