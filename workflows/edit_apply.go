@@ -21,6 +21,9 @@ type editResume struct {
 	// Args are the arguments a person gave a call (by the model's call
 	// id): the call runs again with them.
 	Args map[string]editedArgs `json:"args,omitempty"`
+	// Waiting: the run continued as new while waiting for people, and
+	// waits for the same things (waiting_continue.go).
+	Waiting *waitingResume `json:"waiting,omitempty"`
 }
 
 // editedArgs are a call's new arguments and who gave them.

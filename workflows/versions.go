@@ -196,6 +196,15 @@ const (
 	// the same. Not in releaseChanges: asked on its own, when the lists
 	// differ.
 	versionHandoffLoads = "handoff-loads"
+	// versionWaitingContinue: a run waiting only for people (calls held
+	// for approval, a person agent's reply) continues as new when Temporal
+	// suggests it, and the next generation waits for the same calls and
+	// node, with the decisions and reply already accepted and the same
+	// deadline (waiting_continue.go); before, continue-as-new came only
+	// between steps, and a flood of signals to a waiting run grew its
+	// history until the server terminated it. Not in releaseChanges:
+	// asked on its own, only when Temporal suggests it during such a wait.
+	versionWaitingContinue = "waiting-continue"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change

@@ -1,0 +1,116 @@
+package workflows
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// A run waiting for approval continues as new when Temporal suggests it,
+// and the next generation waits for the same call: same call id, the
+// call not run before the decision and run once after it.
+
+func waitingReplies() []activities.ModelReply {
+	return []activities.ModelReply{
+		{ToolCalls: []activities.ToolCall{call("k1", "b", `{"seat": "12A", "_outputPath": "†state.seat"}`), call("k2", "a", `{"q": 1}`)}},
+		{Content: "done"},
+	}
+}
+
+// suggestWhileWaiting has Temporal suggest continue-as-new after a minute,
+// with an ignored signal to wake the run (the suggestion comes with a
+// workflow task).
+func (h *harness) suggestWhileWaiting() {
+	h.env.RegisterDelayedCallback(func() {
+		h.env.SetContinueAsNewSuggested(true)
+		h.env.SignalWorkflow(signals.Reply, map[string]any{"text": "flood", "by": "someone"})
+	}, time.Minute)
+}
+
+func TestWaitingRunContinuesAsNewAndKeepsTheApproval(t *testing.T) {
+	h := newHarness(t, approvalSpec(), waitingReplies(), echoTool)
+	h.suggestWhileWaiting()
+	_, err := h.run(AgentInput{Agent: "agent", Task: "book"})
+	require.Error(t, err)
+	next := continuedInput(t, h)
+	run := next.Continued
+	require.Equal(t, []string{"a"}, toolNamesOf(h.toolReqs), "b waits for its approval; a, which needs none, ran")
+	require.Equal(t, signals.StatusAwaitingApproval, statuses(run)["n3"])
+	require.NotNil(t, run.Resume)
+	require.Equal(t, "n2", run.Resume.Request, "the step's calls are resumed")
+	require.NotNil(t, run.Resume.Waiting)
+	require.Contains(t, run.Resume.Waiting.Since, "n3", "the wait keeps its start, so its deadline")
+	require.Equal(t, signals.PhaseAwaitingApproval, run.Phase)
+
+	// The next generation: the same call waits, and runs once approved.
+	h2 := newHarness(t, approvalSpec(), waitingReplies()[1:], echoTool)
+	var seen signals.Status
+	var got updateResult
+	h2.env.RegisterDelayedCallback(func() { seen = h2.status() }, 30*time.Second)
+	h2.approve(time.Minute, signals.ApproveRequest{CallID: "n3", Decision: "approve", Audit: signals.Audit{By: "ops"}}, &got)
+	res, err := h2.run(next)
+	require.NoError(t, err)
+	require.NoError(t, got.rejected)
+	require.NoError(t, got.err)
+	require.Equal(t, signals.PhaseAwaitingApproval, seen.Phase)
+	require.Equal(t, []signals.PendingApproval{{CallID: "n3", Tool: "b", Args: json.RawMessage(`{"seat":"12A"}`)}}, seen.PendingApprovals)
+	require.Equal(t, []string{"b"}, toolNamesOf(h2.toolReqs), "b ran once, after the approval; a was not run again")
+	require.Equal(t, "completed", string(res.Status))
+	require.Equal(t, 1, res.Generation)
+	tr := h2.trace()
+	require.Equal(t, signals.StatusCompleted, nodeByID(tr, "n3").Status)
+	require.Len(t, nodesByKind(tr, signals.KindApproval), 1)
+	require.Len(t, nodesOfCallsTo(tr, "b"), 1, "no second node for the held call")
+}
+
+func TestWaitingRunKeepsItsDeadlineAcrossGenerations(t *testing.T) {
+	h := newHarness(t, approvalSpec(), waitingReplies(), echoTool)
+	h.suggestWhileWaiting()
+	_, _ = h.run(AgentInput{Agent: "agent", Task: "book"})
+	next := continuedInput(t, h)
+	// The call has waited 50 of its 60 minutes.
+	start := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	next.Continued.Resume.Waiting.Since["n3"] = start.Add(-50 * time.Minute)
+
+	h2 := newHarness(t, approvalSpec(), waitingReplies()[1:], echoTool)
+	h2.env.SetStartTime(start)
+	_, err := h2.run(next)
+	require.NoError(t, err)
+	require.Empty(t, h2.toolReqs, "b never ran: nobody approved it")
+	approval := nodesByKind(h2.trace(), signals.KindApproval)
+	require.Len(t, approval, 1)
+	require.Contains(t, approval[0].Error, "no approval decision within human_timeout")
+	require.WithinDuration(t, start.Add(10*time.Minute), approval[0].At, time.Minute, "the deadline stays the first generation's")
+}
+
+func TestRunsBeforeWaitingContinueGoOnWaiting(t *testing.T) {
+	h := newHarness(t, approvalSpec(), waitingReplies(), echoTool)
+	h.env.OnGetVersion(versionWaitingContinue, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	h.suggestWhileWaiting()
+	var got updateResult
+	h.approve(2*time.Minute, signals.ApproveRequest{CallID: "n3", Decision: "approve"}, &got)
+	_, _ = h.run(AgentInput{Agent: "agent", Task: "book"})
+	require.NoError(t, got.err)
+	// The old behaviour: the wait went on, and the run continued as new
+	// at the next step, after the approved call ran.
+	next := continuedInput(t, h)
+	require.Nil(t, next.Continued.Resume)
+	require.Equal(t, signals.StatusCompleted, statuses(next.Continued)["n3"])
+	require.ElementsMatch(t, []string{"a", "b"}, toolNamesOf(h.toolReqs))
+}
+
+func nodesOfCallsTo(tr signals.Trace, tool string) []signals.Node {
+	var out []signals.Node
+	for _, n := range tr.Nodes {
+		if n.Kind == signals.KindCall && n.Tool == tool {
+			out = append(out, n)
+		}
+	}
+	return out
+}
