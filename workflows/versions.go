@@ -205,6 +205,14 @@ const (
 	// history until the server terminated it. Not in releaseChanges:
 	// asked on its own, only when Temporal suggests it during such a wait.
 	versionWaitingContinue = "waiting-continue"
+	// versionBoundedLists: a run keeps its latest policies.KeepRecent loops
+	// and escalations and counts the older ones (Run.LoopsDropped,
+	// EscalationsDropped, DroppedRungs; status and the result say how many
+	// are not listed); before, both lists grew by one per loop for the
+	// life of the run, carried into every generation. Not in
+	// releaseChanges: asked on its own, when a list first outgrows the
+	// bound.
+	versionBoundedLists = "bounded-lists"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change

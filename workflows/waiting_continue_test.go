@@ -6,9 +6,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -113,4 +115,50 @@ func nodesOfCallsTo(tr signals.Trace, tool string) []signals.Node {
 		}
 	}
 	return out
+}
+
+func personSpec(t *testing.T) *config.Resolved {
+	f := &config.File{
+		Model:  config.Model{BaseURL: "http://127.0.0.1:1/v1", Name: "scripted:test"},
+		Agents: []config.Agent{{Name: "person", Kind: config.KindHuman, Policies: config.Policies{HumanTimeout: config.Duration(time.Hour)}}},
+	}
+	f.SetDefaults()
+	r, err := f.Resolve("person", func(string) (string, bool) { return "", false })
+	require.NoError(t, err)
+	return r
+}
+
+// A person agent's run waits at the same human node after it continued
+// as new while waiting, and the person's reply completes it there.
+func TestWaitingPersonAgentContinuesAsNewAtTheSameNode(t *testing.T) {
+	h := newHarness(t, personSpec(t), nil, echoTool)
+	h.suggestWhileWaiting()
+	_, _ = h.run(AgentInput{Agent: "person", Task: "decide"})
+	next := continuedInput(t, h)
+	run := next.Continued
+	require.NotNil(t, run.Resume)
+	require.NotNil(t, run.Resume.Waiting)
+	human := run.Resume.Waiting.Human
+	require.NotEmpty(t, human)
+	require.Equal(t, signals.StatusPending, statuses(run)[human])
+	require.Equal(t, signals.PhaseAwaitingHuman, run.Phase)
+
+	h2 := newHarness(t, personSpec(t), nil, echoTool)
+	var got updateResult
+	h2.env.RegisterDelayedCallback(func() {
+		h2.env.UpdateWorkflow(signals.Reply, "reply-1", &testsuite.TestUpdateCallback{
+			OnReject:   func(err error) { got.rejected = err },
+			OnAccept:   func() {},
+			OnComplete: func(v any, err error) { got.result, got.err = v, err },
+		}, signals.ReplyRequest{Text: "yes", Output: json.RawMessage(`{"ok": true}`)})
+	}, time.Minute)
+	res, err := h2.run(next)
+	require.NoError(t, err)
+	require.NoError(t, got.rejected)
+	require.Equal(t, "completed", string(res.Status))
+	require.JSONEq(t, `{"ok": true}`, string(res.Output))
+	humans := nodesByKind(h2.trace(), signals.KindHuman)
+	require.Len(t, humans, 1, "no second human node")
+	require.Equal(t, human, humans[0].ID)
+	require.Equal(t, signals.StatusCompleted, humans[0].Status)
 }
