@@ -32,9 +32,11 @@ func (r *runner) afterCalls(ctx workflow.Context, reqID string, final *finalCall
 		return true, nil, err
 	}
 	if r.interrupting() {
+		r.releaseHeld(ctx, calls)
 		return true, nil, errInterrupted
 	}
 	if ctx.Err() != nil {
+		r.releaseHeld(ctx, calls)
 		return true, nil, r.cancelled(ctx, "")
 	}
 	if r.switching && heldCalls(calls) {

@@ -243,3 +243,28 @@ func sortedIDs[V any](m map[string]V) []string {
 	sort.Strings(ids)
 	return ids
 }
+
+// releaseHeld settles the calls a switch held when an edit or a person's
+// handoff (or a cancellation) takes the run instead: as without the
+// switch, a call held for approval did not run because of it, and a call
+// waiting on one never ran. No call stays listed as awaiting approval in
+// a run that no longer waits for it.
+func (r *runner) releaseHeld(ctx workflow.Context, calls []*stepCall) {
+	if !r.switching {
+		return
+	}
+	r.switching = false
+	for _, c := range calls {
+		switch {
+		case c.held:
+			c.held = false
+			c.errText, c.class = r.interruptText(), policies.Canceled
+			delete(r.awaiting, c.nodeID)
+			delete(r.waitSince, c.nodeID)
+			r.finishNode(ctx, c.nodeID, nil, c.errText)
+		case !c.done:
+			c.errText, c.class, c.done = neverRanText, policies.Structural, true
+			r.finishNode(ctx, c.nodeID, nil, c.errText)
+		}
+	}
+}

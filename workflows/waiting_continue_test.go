@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -161,4 +162,37 @@ func TestWaitingPersonAgentContinuesAsNewAtTheSameNode(t *testing.T) {
 	require.Len(t, humans, 1, "no second human node")
 	require.Equal(t, human, humans[0].ID)
 	require.Equal(t, signals.StatusCompleted, humans[0].Status)
+}
+
+// releaseHeldOf holds n3 for approval and n4 waiting on it, as a switch
+// does, then has an edit take the run: both are settled as without the
+// switch.
+func releaseHeldOf(ctx workflow.Context) (*Run, error) {
+	r, err := newRunner(&Run{Spec: approvalSpec(), Trace: Trace{Nodes: []Node{
+		{Node: signals.Node{ID: "n3", Kind: signals.KindCall, Status: signals.StatusAwaitingApproval}},
+		{Node: signals.Node{ID: "n4", Kind: signals.KindCall, Status: signals.StatusPending}},
+	}}})
+	if err != nil {
+		return nil, err
+	}
+	r.switching, r.awaiting["n3"] = true, "b"
+	r.releaseHeld(ctx, []*stepCall{{nodeID: "n3", held: true, done: true}, {nodeID: "n4"}})
+	if len(r.awaiting) != 0 || r.switching {
+		return nil, fmt.Errorf("still waiting for %v (switching %v)", r.awaiting, r.switching)
+	}
+	return r.run, nil
+}
+
+func TestAnEditDuringTheSwitchSettlesTheHeldCalls(t *testing.T) {
+	env := (&testsuite.WorkflowTestSuite{}).NewTestWorkflowEnvironment()
+	env.RegisterWorkflow(releaseHeldOf)
+	env.ExecuteWorkflow(releaseHeldOf)
+	require.NoError(t, env.GetWorkflowError())
+	var run Run
+	require.NoError(t, env.GetWorkflowResult(&run))
+	require.Equal(t, signals.StatusFailed, run.Nodes[0].Status)
+	require.Equal(t, interruptedText, run.Nodes[0].Error, "as a call an edit stopped before it ran: the edit's resume runs it again")
+	require.Equal(t, signals.StatusFailed, run.Nodes[1].Status)
+	require.Equal(t, neverRanText, run.Nodes[1].Error)
+	require.True(t, notRun(&run.Nodes[0]) && notRun(&run.Nodes[1]), "the edit sees both as not finished")
 }
