@@ -167,8 +167,8 @@ func TestWaitingPersonAgentContinuesAsNewAtTheSameNode(t *testing.T) {
 // releaseHeldOf holds n3 for approval and n4 waiting on it, as a switch
 // does, then has an edit take the run: both are settled as without the
 // switch.
-func releaseHeldOf(ctx workflow.Context) (*Run, error) {
-	r, err := newRunner(&Run{Spec: approvalSpec(), Trace: Trace{Nodes: []Node{
+func releaseHeldOf(ctx workflow.Context, spec *config.Resolved) (*Run, error) {
+	r, err := newRunner(&Run{Spec: spec, Trace: Trace{Nodes: []Node{
 		{Node: signals.Node{ID: "n3", Kind: signals.KindCall, Status: signals.StatusAwaitingApproval}},
 		{Node: signals.Node{ID: "n4", Kind: signals.KindCall, Status: signals.StatusPending}},
 	}}})
@@ -186,7 +186,7 @@ func releaseHeldOf(ctx workflow.Context) (*Run, error) {
 func TestAnEditDuringTheSwitchSettlesTheHeldCalls(t *testing.T) {
 	env := (&testsuite.WorkflowTestSuite{}).NewTestWorkflowEnvironment()
 	env.RegisterWorkflow(releaseHeldOf)
-	env.ExecuteWorkflow(releaseHeldOf)
+	env.ExecuteWorkflow(releaseHeldOf, approvalSpec())
 	require.NoError(t, env.GetWorkflowError())
 	var run Run
 	require.NoError(t, env.GetWorkflowResult(&run))
