@@ -51,9 +51,6 @@ func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activiti
 	if max := r.run.Spec.Agent.Policies.Limits.PerReply(); len(calls) > max && r.limitsOn(ctx) {
 		limit = max
 	}
-	if resume != nil {
-		r.takeWaiting(resume.Waiting)
-	}
 	for i, tc := range calls {
 		if c := r.keptCall(reqID, tc, resume); c != nil {
 			step[i], ids[i] = c, c.nodeID

@@ -143,11 +143,25 @@ func (r *runner) takeBufferedSignals(ctx workflow.Context) {
 	}
 }
 
-// takeWaiting, as a generation that continued while waiting starts, puts
-// back what it waits for, so the waits pick up where they were.
-func (r *runner) takeWaiting(w *waitingResume) {
-	if w == nil {
+// expectCarriedWaits, as a generation that continued while waiting
+// starts (before its first message is taken), puts back what it waits
+// for: the calls waiting for approval or the human node, each wait's
+// start, and the decisions and reply already accepted. An approval or a
+// reply that reached the run between generations lands as it would have
+// in the one before, instead of being refused as waited for by nothing.
+func (r *runner) expectCarriedWaits() {
+	res := r.run.Resume
+	if res == nil || res.Waiting == nil {
 		return
+	}
+	w := res.Waiting
+	for _, id := range sortedIDs(w.Since) {
+		if n := r.run.node(id); n != nil && n.Kind == signals.KindCall && n.Status == signals.StatusAwaitingApproval {
+			r.awaiting[id] = n.askedTool()
+		}
+	}
+	if w.Human != "" {
+		r.waitingHuman, r.personAgent = w.Human, true
 	}
 	// Copying into maps: the order does not matter.
 	//workflowcheck:ignore
@@ -214,7 +228,6 @@ func (r *runner) takeHeldHuman() {
 		return
 	}
 	r.run.Resume = nil
-	r.takeWaiting(res.Waiting)
 	r.heldHuman = res.Waiting.Human
 }
 

@@ -196,3 +196,44 @@ func TestAnEditDuringTheSwitchSettlesTheHeldCalls(t *testing.T) {
 	require.Equal(t, neverRanText, run.Nodes[1].Error)
 	require.True(t, notRun(&run.Nodes[0]) && notRun(&run.Nodes[1]), "the edit sees both as not finished")
 }
+
+// A decision the old generation accepted during the switch is carried:
+// the next generation takes it at once, nobody has to approve again.
+func TestADecisionAcceptedDuringTheSwitchIsCarried(t *testing.T) {
+	h := newHarness(t, approvalSpec(), waitingReplies(), echoTool)
+	h.suggestWhileWaiting()
+	_, _ = h.run(AgentInput{Agent: "agent", Task: "book"})
+	next := continuedInput(t, h)
+	next.Continued.Resume.Waiting.Decisions = map[string]*signals.ApproveRequest{
+		"n3": {CallID: "n3", Decision: "modify", Args: json.RawMessage(`{"seat": "14C"}`), Audit: signals.Audit{By: "alice"}},
+	}
+
+	h2 := newHarness(t, approvalSpec(), waitingReplies()[1:], echoTool)
+	res, err := h2.run(next)
+	require.NoError(t, err)
+	require.Equal(t, "completed", string(res.Status))
+	require.Len(t, h2.toolReqs, 1)
+	require.Equal(t, "b", h2.toolReqs[0].Tool.Name)
+	require.JSONEq(t, `{"seat": "14C"}`, string(h2.toolReqs[0].Args), "the carried decision's arguments")
+}
+
+// An approval signalled while the run was switching reaches the next
+// generation before its step resumes: it lands, it is not refused.
+func TestAnApprovalBetweenGenerationsLands(t *testing.T) {
+	h := newHarness(t, approvalSpec(), waitingReplies(), echoTool)
+	h.suggestWhileWaiting()
+	_, _ = h.run(AgentInput{Agent: "agent", Task: "book"})
+	next := continuedInput(t, h)
+
+	h2 := newHarness(t, approvalSpec(), waitingReplies()[1:], echoTool)
+	h2.env.RegisterDelayedCallback(func() {
+		h2.env.SignalWorkflow(signals.Approve, map[string]any{"call_id": "n3", "decision": "approve", "by": "alice"})
+	}, 0)
+	res, err := h2.run(next)
+	require.NoError(t, err)
+	require.Equal(t, "completed", string(res.Status))
+	require.Equal(t, []string{"b"}, toolNamesOf(h2.toolReqs))
+	for _, n := range nodesByKind(h2.trace(), signals.KindHuman) {
+		require.NotEqual(t, signals.StatusSkipped, n.Status, "no signal was ignored: %s", n.Error)
+	}
+}

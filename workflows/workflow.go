@@ -114,6 +114,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 	}
 	*r = *built
 	r.useNumbers(ctx)
+	r.expectCarriedWaits()
 	workflow.Go(ctx, func(ctx workflow.Context) { r.receiveSignals(ctx) })
 	workflow.Go(ctx, func(ctx workflow.Context) { r.watchWaiting(ctx) })
 	r.repairOn = versionOf(ctx, versionArgumentRepair, 1) >= 1
