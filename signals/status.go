@@ -10,9 +10,12 @@ type Status struct {
 	Generation       int               `json:"generation"`
 	PendingApprovals []PendingApproval `json:"pending_approvals"`
 	Loops            []Loop            `json:"loops"`
-	Breakers         map[string]string `json:"breakers"`
-	HandoffPath      []string          `json:"handoff_path"`
-	LastError        string            `json:"last_error"`
+	// LoopsDropped: the run met this many loops before those listed (only
+	// the latest are kept); absent when all are listed.
+	LoopsDropped int               `json:"loops_dropped,omitempty"`
+	Breakers     map[string]string `json:"breakers"`
+	HandoffPath  []string          `json:"handoff_path"`
+	LastError    string            `json:"last_error"`
 	// Fallbacks counts the calls a fallback served (trace nodes with
 	// fallback_of), in every generation.
 	Fallbacks int `json:"fallbacks"`

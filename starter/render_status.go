@@ -54,6 +54,9 @@ func renderStatus(w io.Writer, st signals.Status) error {
 			fmt.Fprintf(tw, "  at %s\t%s\t%s\tx%d\n", cell(l.At), cell(l.Kind), cell(strings.Join(l.Cycle, " -> ")), l.Repeats)
 		}
 	})
+	if st.LoopsDropped > 0 {
+		fmt.Fprintf(w, "  (and %d earlier loops, not listed)\n", st.LoopsDropped)
+	}
 	return nil
 }
 

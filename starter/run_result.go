@@ -86,8 +86,8 @@ func resultSummary(res workflows.AgentResult) string {
 	if len(res.HandoffPath) > 0 {
 		s += " handoffs=" + strings.Join(res.HandoffPath, "->")
 	}
-	if len(res.Escalations) > 0 {
-		s += fmt.Sprintf(" escalations=%d", len(res.Escalations))
+	if n := len(res.Escalations) + res.EscalationsDropped; n > 0 {
+		s += fmt.Sprintf(" escalations=%d", n) // the older ones are counted, not listed
 	}
 	return s
 }

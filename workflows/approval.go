@@ -15,6 +15,9 @@ type approvalOutcome struct {
 	decision    *signals.ApproveRequest
 	timedOut    bool
 	interrupted bool // an edit came first (interrupt.go)
+	// held: the run continues as new while the call waits, and the next
+	// generation waits for the same decision (waiting_continue.go).
+	held bool
 }
 
 // awaitApproval holds a call (status awaiting_approval, listed in
@@ -26,16 +29,38 @@ func (r *runner) awaitApproval(ctx workflow.Context, nodeID, tool string) (appro
 		n.Status = signals.StatusAwaitingApproval
 	}
 	r.awaiting[nodeID] = tool
-	defer delete(r.awaiting, nodeID)
+	held := false
+	defer func() {
+		if !held {
+			// A later wait of the call (for its fallback's own approval)
+			// has a whole timeout of its own.
+			delete(r.awaiting, nodeID)
+			delete(r.waitSince, nodeID)
+		}
+	}()
 	if err := r.approvalPhase(ctx); err != nil {
 		return approvalOutcome{}, err
 	}
-	timeout := humanTimeout(r.run.Spec)
-	got, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout, TimerOptions: workflow.TimerOptions{Summary: fmt.Sprintf("wait for approval of %s (%s)", nodeID, tool)}}, func() bool { return r.decisions[nodeID] != nil || r.interrupting() })
-	delete(r.awaiting, nodeID)
+	// A wait carried from an earlier generation keeps its deadline; a
+	// new one has the whole human_timeout.
+	timeout, expired := r.waitLeft(ctx, nodeID)
+	got, err := r.decisions[nodeID] != nil, error(nil)
+	if !expired {
+		got, err = workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout, TimerOptions: workflow.TimerOptions{Summary: fmt.Sprintf("wait for approval of %s (%s)", nodeID, tool)}}, func() bool {
+			return r.decisions[nodeID] != nil || r.interrupting() || r.switching
+		})
+	}
 	if err != nil {
+		delete(r.awaiting, nodeID)
 		return approvalOutcome{}, err
 	}
+	if got && r.decisions[nodeID] == nil && !r.interrupting() {
+		// The decision is still wanted: the call stays listed (and may
+		// take a decision until the run continues as new, which carries it).
+		held = true
+		return approvalOutcome{held: true}, nil
+	}
+	delete(r.awaiting, nodeID)
 	if got && r.decisions[nodeID] == nil {
 		return approvalOutcome{interrupted: true}, nil
 	}

@@ -56,6 +56,10 @@ func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activiti
 			step[i], ids[i] = c, c.nodeID
 			continue
 		}
+		if c := r.heldCall(ctx, reqID, tc, resume); c != nil {
+			step[i], ids[i] = c, c.nodeID
+			continue
+		}
 		if c := stream.streamedFor(i, tc); c != nil {
 			// Taken while the reply streamed (and started, if it waited on
 			// nothing): the same call, never run twice.

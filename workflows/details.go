@@ -49,7 +49,7 @@ func (r *runner) currentDetails(id string) string {
 	}
 	if n := len(run.Loops); n > 0 {
 		l := run.Loops[n-1]
-		fmt.Fprintf(&b, "\n**last loop:** %s at `%s`, repeated %d times (%d loops in all)\n", l.Kind, l.At, l.Repeats, n)
+		fmt.Fprintf(&b, "\n**last loop:** %s at `%s`, repeated %d times (%d loops in all)\n", l.Kind, l.At, l.Repeats, n+run.LoopsDropped)
 	}
 	if n := len(run.Escalations); n > 0 {
 		e := run.Escalations[n-1]

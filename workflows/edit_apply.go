@@ -3,7 +3,6 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
 
 	"go.temporal.io/sdk/workflow"
@@ -21,6 +20,9 @@ type editResume struct {
 	// Args are the arguments a person gave a call (by the model's call
 	// id): the call runs again with them.
 	Args map[string]editedArgs `json:"args,omitempty"`
+	// Waiting: the run continued as new while waiting for people, and
+	// waits for the same things (waiting_continue.go).
+	Waiting *waitingResume `json:"waiting,omitempty"`
 }
 
 // editedArgs are a call's new arguments and who gave them.
@@ -228,7 +230,9 @@ func (r *runner) checkpoint(nodeID string) {
 	if n == nil {
 		return
 	}
-	escalations, loops := len(run.Escalations), len(run.Loops)
+	// Counted from the run's first entry, dropped ones included
+	// (recent.go), so a checkpoint's length means the same after a drop.
+	escalations, loops := len(run.Escalations)+run.EscalationsDropped, len(run.Loops)+run.LoopsDropped
 	le := run.LoopEscape
 	le.Loops = nil
 	n.Checkpoint = mustJSON(checkpoint{LoopEscape: le, GraphWalk: run.GraphWalk, Step: run.Step, EscalationsLen: &escalations, LoopsLen: &loops,
@@ -271,6 +275,7 @@ func (r *runner) restoreAt(n *Node) {
 	}
 	if n.Kind == signals.KindTask || at == nil {
 		run.LoopEscape, run.Step, run.Escalations, run.OutputFailures, run.LastError = LoopEscape{Loops: []signals.Loop{}}, 0, []Escalation{}, 0, ""
+		run.EscalationsDropped, run.DroppedRungs = 0, nil
 		run.GraphWalk = GraphWalk{Visits: map[string]int{}}
 		return
 	}
@@ -293,10 +298,10 @@ func (r *runner) restoreAt(n *Node) {
 		return
 	}
 	if cp.LoopsLen != nil {
-		cp.Loops = slices.Clone(run.Loops[:min(max(*cp.LoopsLen, 0), len(run.Loops))])
+		cp.Loops, cp.LoopsDropped = keptPrefix(run.Loops, run.LoopsDropped, *cp.LoopsLen)
 	}
 	if cp.EscalationsLen != nil {
-		cp.Escalations = slices.Clone(run.Escalations[:min(max(*cp.EscalationsLen, 0), len(run.Escalations))])
+		cp.Escalations, run.EscalationsDropped = keptPrefix(run.Escalations, run.EscalationsDropped, *cp.EscalationsLen)
 	}
 	run.LoopEscape, run.Step, run.OutputFailures, run.LastError = cp.LoopEscape, cp.Step, cp.OutputFailures, cp.LastError
 	if run.Spec.Agent.Graph != nil {

@@ -37,12 +37,12 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 		GraphNode: where,
 	}, Step: r.run.Step})
 	id := node.ID
-	r.run.Escalations = append(r.run.Escalations, Escalation{At: id, Action: rung, Why: why})
+	r.recordEscalation(ctx, Escalation{At: id, Action: rung, Why: why})
 	r.showDetails(ctx)
 
 	switch rung {
 	case policies.RungRetry:
-		attempt := policies.RungCount(rungNames(r.run.Escalations), policies.RungRetry)
+		attempt := policies.RungCount(rungNames(r.run.Escalations), policies.RungRetry) + r.run.DroppedRungs[policies.RungRetry]
 		d := policies.Backoff(attempt, time.Second, time.Minute, 2, workflow.GetInfo(ctx).WorkflowExecution.ID)
 		r.noteEscalation(id, fmt.Sprintf("waiting %s before going on", d))
 		if err := workflow.NewTimerWithOptions(ctx, d, workflow.TimerOptions{Summary: backoffSummary(attempt, situation.LoopTool)}).Get(ctx, nil); err != nil {
@@ -104,7 +104,7 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 		r.noteEscalation(id, "a person replied: "+reply.Text)
 		return &escalation{}
 	default:
-		reason := fmt.Sprintf("stuck in a %s (cycle %v); rungs tried: %s", why, loop.Cycle, strings.Join(rungNames(r.run.Escalations), ", "))
+		reason := fmt.Sprintf("stuck in a %s (cycle %v); rungs tried: %s", why, loop.Cycle, r.rungsTried())
 		r.noteEscalation(id, "the run stops: "+reason)
 		return &escalation{stopErr: r.stop(ctx, reason)}
 	}

@@ -315,7 +315,7 @@ func (r *runner) takeOver(ctx workflow.Context, id string, spec *config.Resolved
 	run.Spec = spec
 	run.HandoffPath = path
 	run.AgentSince = run.Step
-	run.LoopEscape = LoopEscape{Loops: run.Loops}
+	run.LoopEscape = LoopEscape{Loops: run.Loops, LoopsDropped: run.LoopsDropped}
 	run.GraphWalk = GraphWalk{}
 	run.Frontier = []string{id}
 	run.SentMessages, run.LastReplyID, run.Fitted = 0, "", false

@@ -13,24 +13,45 @@ import (
 // conversation through the human node; timedOut tells the caller to move
 // on (the escalation ladder climbs to its next rung).
 func (r *runner) awaitHuman(ctx workflow.Context, why string) (reply *signals.ReplyRequest, nodeID string, timedOut bool, err error) {
-	node := r.addNode(ctx, Node{Node: signals.Node{
-		Kind: signals.KindHuman, Status: signals.StatusPending, Parents: r.run.Frontier,
-		Args: mustJSON(map[string]string{"why": why}),
-	}, Step: r.run.Step})
+	node := r.heldHumanNode()
+	if node == nil {
+		node = r.addNode(ctx, Node{Node: signals.Node{
+			Kind: signals.KindHuman, Status: signals.StatusPending, Parents: r.run.Frontier,
+			Args: mustJSON(map[string]string{"why": why}),
+		}, Step: r.run.Step})
+		r.checkpoint(node.ID)
+	}
 	nodeID = node.ID
-	r.checkpoint(nodeID)
 	r.waitingHuman = nodeID
-	defer func() { r.waitingHuman = "" }()
+	held := false
+	defer func() {
+		if !held {
+			r.waitingHuman = ""
+			delete(r.waitSince, nodeID)
+		}
+	}()
 	if err := r.setPhase(ctx, signals.PhaseAwaitingHuman); err != nil {
 		return nil, nodeID, false, err
 	}
-	timeout := humanTimeout(r.run.Spec)
-	got, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout, TimerOptions: workflow.TimerOptions{Summary: "wait for a person's reply (" + nodeID + ")"}}, func() bool { return r.reply != nil || r.interrupting() })
+	// A wait carried from an earlier generation keeps its deadline.
+	timeout, expired := r.waitLeft(ctx, nodeID)
+	got := r.reply != nil
+	if !expired {
+		got, err = workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout, TimerOptions: workflow.TimerOptions{Summary: "wait for a person's reply (" + nodeID + ")"}}, func() bool {
+			return r.reply != nil || r.interrupting() || (r.switching && r.personAgent)
+		})
+	}
 	if err != nil {
 		if cancelled(ctx, err) {
 			return nil, nodeID, false, r.cancelled(ctx, nodeID)
 		}
 		return nil, nodeID, false, err
+	}
+	if got && r.reply == nil && !r.interrupting() {
+		// The run continues as new and waits at this node again; a reply
+		// until then is carried (waiting_continue.go).
+		held = true
+		return nil, nodeID, false, errSwitching
 	}
 	if got && r.reply == nil {
 		return nil, nodeID, false, errInterrupted

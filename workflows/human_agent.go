@@ -24,8 +24,11 @@ func (r *runner) humanAgent(ctx workflow.Context) (*AgentResult, error) {
 		why += ", with text alone to hand it back to " + back
 	}
 	why += ", or hand it on"
+	r.takeHeldHuman()
 	reply, nodeID, timedOut, err := r.awaitHuman(ctx, why)
 	switch {
+	case errors.Is(err, errSwitching):
+		return nil, r.continueWaiting(ctx, "", nodeID)
 	case errors.Is(err, errInterrupted):
 		return nil, r.applyAndContinue(ctx)
 	case err != nil:

@@ -89,8 +89,12 @@ type AgentResult struct {
 	Generation  int             `json:"generation"`
 	HandoffPath []string        `json:"handoff_path"`
 	Escalations []Escalation    `json:"escalations"`
-	Reason      string          `json:"reason,omitempty"`
-	LastError   string          `json:"last_error,omitempty"`
+	// EscalationsDropped: the run climbed this many rungs before those
+	// listed (only the latest policies.KeepRecent are kept); absent when
+	// all are listed.
+	EscalationsDropped int    `json:"escalations_dropped,omitempty"`
+	Reason             string `json:"reason,omitempty"`
+	LastError          string `json:"last_error,omitempty"`
 }
 
 // Escalation is one rung of the escalation ladder a run climbed.

@@ -91,7 +91,7 @@ func (r *runner) observe(ctx workflow.Context, where, nodeID string, ev policies
 	default:
 		r.run.LastCycleNodes = nil
 	}
-	r.run.Loops = append(r.run.Loops, signals.Loop{At: nodeID, Kind: loop.Kind, Cycle: loop.Cycle, Repeats: loop.Repeats})
+	r.recordLoop(ctx, signals.Loop{At: nodeID, Kind: loop.Kind, Cycle: loop.Cycle, Repeats: loop.Repeats})
 	r.count(ctx, MetricLoopsDetected, 1, "kind", loop.Kind)
 	return r.escalate(ctx, loop, where)
 }

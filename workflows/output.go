@@ -88,14 +88,15 @@ func (r *runner) complete(ctx workflow.Context, parent string, output json.RawMe
 // result is the report of the run as it stands.
 func (r *runner) result(status string) *AgentResult {
 	return &AgentResult{
-		Status:      status,
-		Output:      json.RawMessage("null"),
-		Agent:       r.run.Spec.Agent.Name,
-		Steps:       r.run.Step,
-		Generation:  r.run.Generation,
-		HandoffPath: r.run.HandoffPath,
-		Escalations: r.run.Escalations,
-		LastError:   r.run.LastError,
+		Status:             status,
+		Output:             json.RawMessage("null"),
+		Agent:              r.run.Spec.Agent.Name,
+		Steps:              r.run.Step,
+		Generation:         r.run.Generation,
+		HandoffPath:        r.run.HandoffPath,
+		Escalations:        r.run.Escalations,
+		EscalationsDropped: r.run.EscalationsDropped,
+		LastError:          r.run.LastError,
 	}
 }
 

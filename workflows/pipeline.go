@@ -46,6 +46,9 @@ type stepCall struct {
 	// Where the call is in its life.
 	started bool
 	done    bool
+	// held: the call waits for approval and the run continues as new
+	// with it (waiting_continue.go); its node stays awaiting_approval.
+	held bool
 	// keyOf is the earlier call whose idempotency key this one takes: the
 	// same write, tried before an edit invalidated it (stage_ledger.go).
 	keyOf string
@@ -91,7 +94,7 @@ func (r *runner) driveOn(ctx workflow.Context, p *pipeline, calls []*stepCall, p
 			if c.started || c.done || !depsDone(c, calls) {
 				continue
 			}
-			if (!parallel && p.running > 0) || r.interrupting() {
+			if (!parallel && p.running > 0) || r.interrupting() || r.switching {
 				break
 			}
 			c.started = true
@@ -117,9 +120,11 @@ func (r *runner) driveOn(ctx workflow.Context, p *pipeline, calls []*stepCall, p
 		}
 		p.sel.Select(ctx)
 	}
-	// Every call gets an answer, even one that could not run.
+	// Every call gets an answer, even one that could not run; but a call
+	// the next generation takes up again (waiting_continue.go) stays
+	// pending.
 	for _, c := range calls {
-		if !c.done {
+		if !c.done && !r.switching {
 			c.errText, c.class, c.done = neverRanText, policies.Structural, true
 			r.finishNode(ctx, c.nodeID, nil, c.errText)
 		}

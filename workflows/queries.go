@@ -179,6 +179,7 @@ func (r *runner) status() signals.Status {
 		Generation:       r.run.Generation,
 		PendingApprovals: r.pendingApprovals(),
 		Loops:            r.run.Loops,
+		LoopsDropped:     r.run.LoopsDropped,
 		Breakers:         r.breakerStates(),
 		HandoffPath:      r.run.HandoffPath,
 		LastError:        r.run.LastError,

@@ -57,6 +57,10 @@ type Progress struct {
 	LastError   string        `json:"last_error,omitempty"`
 	HandoffPath []string      `json:"handoff_path"`
 	Escalations []Escalation  `json:"escalations"`
+	// EscalationsDropped counts the oldest escalations no longer listed,
+	// DroppedRungs them by rung (recent.go).
+	EscalationsDropped int            `json:"escalations_dropped,omitempty"`
+	DroppedRungs       map[string]int `json:"dropped_rungs,omitempty"`
 	// OutputFailures counts outputs refused by the output schema, bounded
 	// by the agent's repair attempts.
 	OutputFailures int `json:"output_failures"`
@@ -91,11 +95,13 @@ type Conversation struct {
 // LoopEscape holds the loop detector, the breakers and the ladder, so they
 // survive crashes and continue-as-new.
 type LoopEscape struct {
-	Detector  *policies.LoopDetector       `json:"detector,omitempty"`
-	Breakers  map[string]*policies.Breaker `json:"breakers,omitempty"`
-	Ladder    policies.Ladder              `json:"ladder"`
-	Loops     []signals.Loop               `json:"loops"`
-	LastCycle []string                     `json:"last_cycle,omitempty"`
+	Detector *policies.LoopDetector       `json:"detector,omitempty"`
+	Breakers map[string]*policies.Breaker `json:"breakers,omitempty"`
+	Ladder   policies.Ladder              `json:"ladder"`
+	Loops    []signals.Loop               `json:"loops"`
+	// LoopsDropped counts the oldest loops no longer listed (recent.go).
+	LoopsDropped int      `json:"loops_dropped,omitempty"`
+	LastCycle    []string `json:"last_cycle,omitempty"`
 	// LastCycleNodes are the graph nodes of the last loop's cycle, sorted:
 	// in a graph, progress is a success outside them (graph-progress).
 	// Free-form, after a time-window loop, the window's tool (progress is

@@ -26,6 +26,10 @@ func (p *pipeline) approval(ctx workflow.Context, c *stepCall, tool config.Tool,
 			p.fail(ctx, c, errorText(waitErr), policies.Canceled)
 			return
 		}
+		if outcome.held {
+			c.held, c.done = true, true
+			return
+		}
 		if outcome.interrupted {
 			p.fail(ctx, c, p.r.interruptText(), policies.Canceled)
 			return

@@ -22,21 +22,27 @@ func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err
 		return r.contentOutput(ctx, reqID, reply.Content, reply.FinishReason)
 	}
 	final, calls, err := r.runCalls(ctx, reqID, reply.ToolCalls)
-	return r.afterCalls(ctx, final, calls, err)
+	return r.afterCalls(ctx, reqID, final, calls, err)
 }
 
 // afterCalls ends a step once its calls are settled: the output, or the
 // calls fed to the loop detector.
-func (r *runner) afterCalls(ctx workflow.Context, final *finalCall, calls []*stepCall, err error) (bool, *AgentResult, error) {
+func (r *runner) afterCalls(ctx workflow.Context, reqID string, final *finalCall, calls []*stepCall, err error) (bool, *AgentResult, error) {
 	if err != nil {
 		return true, nil, err
 	}
 	if r.interrupting() {
+		r.releaseHeld(ctx, calls)
 		return true, nil, errInterrupted
 	}
 	if ctx.Err() != nil {
+		r.releaseHeld(ctx, calls)
 		return true, nil, r.cancelled(ctx, "")
 	}
+	if r.switching && heldCalls(calls) {
+		return true, nil, r.continueWaiting(ctx, reqID, "")
+	}
+	r.switching = false // nothing was left waiting: the next step goes on
 	th := r.stepHandoff
 	r.stepHandoff = nil
 	if final != nil {

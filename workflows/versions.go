@@ -204,6 +204,23 @@ const (
 	// continue-as-new that archives; a fork names a run id (from.run_id)
 	// only in this version.
 	versionArchiveTrace = "archive-trace"
+	// versionWaitingContinue: a run waiting only for people (calls held
+	// for approval, a person agent's reply) continues as new when Temporal
+	// suggests it, and the next generation waits for the same calls and
+	// node, with the decisions and reply already accepted and the same
+	// deadline (waiting_continue.go); before, continue-as-new came only
+	// between steps, and a flood of signals to a waiting run grew its
+	// history until the server terminated it. Not in releaseChanges:
+	// asked on its own, only when Temporal suggests it during such a wait.
+	versionWaitingContinue = "waiting-continue"
+	// versionBoundedLists: a run keeps its latest policies.KeepRecent loops
+	// and escalations and counts the older ones (Run.LoopsDropped,
+	// EscalationsDropped, DroppedRungs; status and the result say how many
+	// are not listed); before, both lists grew by one per loop for the
+	// life of the run, carried into every generation. Not in
+	// releaseChanges: asked on its own, when a list first outgrows the
+	// bound.
+	versionBoundedLists = "bounded-lists"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change

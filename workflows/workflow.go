@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/expr-lang/expr/vm"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -69,6 +70,13 @@ type runner struct {
 	handsOver bool
 	// personAgent: the run is with an agent of kind human, waiting for it.
 	personAgent bool
+	// switching: the run continues as new while waiting (waiting_continue.go);
+	// waitSince is when each wait for a person began, kept across it.
+	switching bool
+	waitSince map[string]time.Time
+	// heldHuman is the human node a person agent waited at when the run
+	// continued as new while waiting; it waits there again.
+	heldHuman string
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -106,7 +114,9 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 	}
 	*r = *built
 	r.useNumbers(ctx)
+	r.expectCarriedWaits()
 	workflow.Go(ctx, func(ctx workflow.Context) { r.receiveSignals(ctx) })
+	workflow.Go(ctx, func(ctx workflow.Context) { r.watchWaiting(ctx) })
 	r.repairOn = versionOf(ctx, versionArgumentRepair, 1) >= 1
 	handsOver := r.handoffsOn(ctx)
 	r.handsOver = handsOver
@@ -200,7 +210,8 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 
 func newRunner(run *Run) (*runner, error) {
 	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, whens: map[int]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
-		awaiting: map[string]string{}, decisions: map[string]*signals.ApproveRequest{}, argsEdited: map[string]signals.Audit{}}
+		awaiting: map[string]string{}, decisions: map[string]*signals.ApproveRequest{}, argsEdited: map[string]signals.Audit{},
+		waitSince: map[string]time.Time{}}
 	if run.Visits == nil {
 		run.Visits = map[string]int{}
 	}

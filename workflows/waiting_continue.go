@@ -1,0 +1,283 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// A run waiting for a person keeps every signal it receives in its
+// history, ignored ones included; waiting for the next step to continue
+// as new lets a flood of signals reach the server's history limit, where
+// the run is terminated. So a run that waits only for people continues
+// as new when Temporal suggests it (policies.ContinueWhileWaiting), and
+// the next generation waits for the same things: the same call nodes for
+// approval (same call ids, same deadline), a person agent's same human
+// node, with the decisions and the reply already accepted.
+//
+// The switch works like an edit's interruption: no call of the step
+// starts, calls already running are waited for, the waiting calls are
+// held (their nodes stay awaiting_approval, the calls waiting on them
+// pending), and the next generation resumes the step's calls
+// (editResume.Waiting): settled ones are kept, held ones walk the
+// pipeline again under their own node.
+
+// waitingResume is what a run that continued as new while waiting still
+// waits for.
+type waitingResume struct {
+	// Since is when each call (by node id) began to wait for approval, or
+	// the human node for a reply: the deadline is kept.
+	Since map[string]time.Time `json:"since,omitempty"`
+	// Decisions are approvals accepted and not taken yet, by call node.
+	Decisions map[string]*signals.ApproveRequest `json:"decisions,omitempty"`
+	// Human is the human node a person agent waits at; Reply a reply to
+	// it accepted and not taken yet.
+	Human string                `json:"human,omitempty"`
+	Reply *signals.ReplyRequest `json:"reply,omitempty"`
+}
+
+// errSwitching ends a wait the run carries into its next generation.
+var errSwitching = errors.New("continuing as new while waiting")
+
+// watchWaiting, for the life of a generation, waits until the run should
+// continue as new while waiting, then sets switching: the waits end held
+// and the step carries them over (continueWaiting). The version is asked
+// only then, so runs that never get there record no marker.
+func (r *runner) watchWaiting(ctx workflow.Context) {
+	if err := workflow.Await(ctx, func() bool { return policies.ContinueWhileWaiting(r.waitView(ctx)) }); err != nil {
+		return
+	}
+	if versionOf(ctx, versionWaitingContinue, 1) < 1 {
+		return // as runs recorded before: the wait goes on
+	}
+	r.switching = true
+}
+
+// waitView is what policies.ContinueWhileWaiting reads.
+func (r *runner) waitView(ctx workflow.Context) policies.WaitView {
+	return policies.WaitView{
+		ContinueAsNewSuggested: workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
+		Waiting:                len(r.awaiting) > 0 || (r.personAgent && r.waitingHuman != ""),
+		Graph:                  r.run.Spec.Agent.Graph != nil,
+		Streaming:              r.streaming != nil && r.streaming.open,
+		Interrupting:           r.interrupting(),
+		Closing:                r.closing || r.handingOver != "",
+	}
+}
+
+// waitStarted is when the wait of node began: now, unless a generation
+// before this one began it.
+func (r *runner) waitStarted(ctx workflow.Context, nodeID string) time.Time {
+	if since, ok := r.waitSince[nodeID]; ok {
+		return since
+	}
+	now := workflow.Now(ctx)
+	r.waitSince[nodeID] = now
+	return now
+}
+
+// waitLeft is the time left of a person's timeout for the wait of nodeID.
+func (r *runner) waitLeft(ctx workflow.Context, nodeID string) (time.Duration, bool) {
+	since := r.waitStarted(ctx, nodeID)
+	return policies.WaitLeft(humanTimeout(r.run.Spec), workflow.Now(ctx).Sub(since))
+}
+
+// continueWaiting continues the run as new, carrying what it waits for:
+// the calls of request reqID held for approval (reqID "" for none) or a
+// person agent's human node.
+func (r *runner) continueWaiting(ctx workflow.Context, reqID, human string) error {
+	r.closing = true
+	r.answerPending(ctx, fmt.Sprintf("the run continued as new into generation %d", r.run.Generation+1), "send it again to the run that follows")
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return err
+	}
+	// Signals that reached the run in this task are taken as they would
+	// have been a moment earlier (an approval among them is carried),
+	// not ignored as arriving between generations.
+	r.takeBufferedSignals(ctx)
+	w := &waitingResume{Since: map[string]time.Time{}, Decisions: map[string]*signals.ApproveRequest{}, Human: human}
+	for _, id := range sortedIDs(r.awaiting) {
+		w.Since[id] = r.waitSince[id]
+		if d := r.decisions[id]; d != nil {
+			w.Decisions[id] = d
+		}
+	}
+	if human != "" {
+		w.Since[human] = r.waitSince[human]
+		w.Reply = r.reply
+	}
+	r.run.Resume = &editResume{Request: reqID, Waiting: w}
+	workflow.GetLogger(ctx).Info("continuing as new while waiting", "waiting", len(w.Since), "generation", r.run.Generation+1)
+	return r.continueAsNew(ctx)
+}
+
+// takeBufferedSignals handles the signals buffered in this workflow task
+// the way receiveSignals does.
+func (r *runner) takeBufferedSignals(ctx workflow.Context) {
+	handlers := r.signalHandlers(ctx)
+	for _, name := range signalNames {
+		ch := workflow.GetSignalChannel(ctx, name)
+		for {
+			var raw converter.RawValue
+			if !ch.ReceiveAsync(&raw) {
+				break
+			}
+			payload, err := decodeSignal(name, raw)
+			audit := auditOf(payload)
+			if err == nil {
+				audit, err = handlers[name](payload)
+			}
+			if err != nil {
+				r.ignoredSignal(ctx, name, audit, err)
+			}
+		}
+	}
+}
+
+// expectCarriedWaits, as a generation that continued while waiting
+// starts (before its first message is taken), puts back what it waits
+// for: the calls waiting for approval or the human node, each wait's
+// start, and the decisions and reply already accepted. An approval or a
+// reply that reached the run between generations lands as it would have
+// in the one before, instead of being refused as waited for by nothing.
+func (r *runner) expectCarriedWaits() {
+	res := r.run.Resume
+	if res == nil || res.Waiting == nil {
+		return
+	}
+	w := res.Waiting
+	for _, id := range sortedIDs(w.Since) {
+		if n := r.run.node(id); n != nil && n.Kind == signals.KindCall && n.Status == signals.StatusAwaitingApproval {
+			r.awaiting[id] = n.askedTool()
+		}
+	}
+	if w.Human != "" {
+		r.waitingHuman, r.personAgent = w.Human, true
+	}
+	// Copying into maps: the order does not matter.
+	//workflowcheck:ignore
+	for id, since := range w.Since {
+		r.waitSince[id] = since
+	}
+	//workflowcheck:ignore
+	for id, d := range w.Decisions {
+		r.decisions[id] = d
+	}
+	if w.Reply != nil {
+		r.reply = w.Reply
+	}
+}
+
+// heldCall is a call of a resumed step that was held for approval, or
+// waited on such a call, when the run continued as new: it walks the
+// pipeline again under its own node (so its call id stays the one people
+// were shown). A call held for approval goes with the arguments it waited
+// with (references resolved, repaired), keeping the State path it writes.
+func (r *runner) heldCall(ctx workflow.Context, reqID string, tc activities.ToolCall, resume *editResume) *stepCall {
+	if resume == nil || resume.Waiting == nil {
+		return nil
+	}
+	n := validCall(r.run, reqID, tc.ID)
+	if n == nil || (n.Status != signals.StatusAwaitingApproval && n.Status != signals.StatusPending) {
+		return nil
+	}
+	if n.Status == signals.StatusAwaitingApproval && len(n.Args) > 0 {
+		args := map[string]any{}
+		if doc, err := decodeJSON(n.Args); err == nil {
+			if obj, ok := doc.(map[string]any); ok {
+				args = obj
+			}
+		}
+		if orig, problem := parseArgs(tc.Args); problem == "" {
+			var o map[string]any
+			if json.Unmarshal(orig, &o) == nil {
+				if p, ok := o[OutputPathArg]; ok {
+					args[OutputPathArg] = p
+				}
+			}
+		}
+		tc.Args = string(mustJSON(args))
+	}
+	return r.prepareCall(ctx, n.ID, tc)
+}
+
+// heldCalls says whether a step has calls held for the next generation.
+func heldCalls(calls []*stepCall) bool {
+	for _, c := range calls {
+		if c.held || !c.done {
+			return true
+		}
+	}
+	return false
+}
+
+// takeHeldHuman, as a person agent's generation starts, takes the wait it
+// continued as new in, if it did.
+func (r *runner) takeHeldHuman() {
+	res := r.run.Resume
+	if res == nil || res.Waiting == nil {
+		return
+	}
+	r.run.Resume = nil
+	r.heldHuman = res.Waiting.Human
+}
+
+// heldHumanNode is the human node carried over, still waiting, once.
+func (r *runner) heldHumanNode() *Node {
+	id := r.heldHuman
+	r.heldHuman = ""
+	if id == "" {
+		return nil
+	}
+	if n := r.run.node(id); n != nil && n.Kind == signals.KindHuman && n.Status == signals.StatusPending {
+		return n
+	}
+	return nil
+}
+
+// sortedIDs are a map's keys in order, for code whose commands or carried
+// state must not depend on the map's order.
+func sortedIDs[V any](m map[string]V) []string {
+	ids := make([]string, 0, len(m))
+	// Collecting keys, sorted below.
+	//workflowcheck:ignore
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// releaseHeld settles the calls a switch held when an edit or a person's
+// handoff (or a cancellation) takes the run instead: as without the
+// switch, a call held for approval did not run because of it, and a call
+// waiting on one never ran. No call stays listed as awaiting approval in
+// a run that no longer waits for it.
+func (r *runner) releaseHeld(ctx workflow.Context, calls []*stepCall) {
+	if !r.switching {
+		return
+	}
+	r.switching = false
+	for _, c := range calls {
+		switch {
+		case c.held:
+			c.held = false
+			c.errText, c.class = r.interruptText(), policies.Canceled
+			delete(r.awaiting, c.nodeID)
+			delete(r.waitSince, c.nodeID)
+			r.finishNode(ctx, c.nodeID, nil, c.errText)
+		case !c.done:
+			c.errText, c.class, c.done = neverRanText, policies.Structural, true
+			r.finishNode(ctx, c.nodeID, nil, c.errText)
+		}
+	}
+}
