@@ -156,7 +156,7 @@ histories: $(TEMPORAL_STAMP)
 # End-to-end ratios on the real dev server (each variant side by side in one
 # run), then the policy micro-benchmarks. Figures go to bench/RESULTS.md.
 bench: $(TEMPORAL_STAMP) build
-	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./bench
+	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 180m ./bench
 	$(GO) test -run '^$$' -bench . -benchmem ./policies/... ./refs
 	@echo ">> the seed graph over 200 seeds (test environment, each rule side by side)"
 	$(GO) test -run '^$$' -bench SeedGraph -benchtime 1x ./workflows 2>&1 | grep -E 'ladder|graph|^(ok|FAIL)'
