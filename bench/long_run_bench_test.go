@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"regexp"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
@@ -118,16 +118,19 @@ agents:
 // human rung would wait for its human_timeout).
 func awaitLongRun(b *testing.B, run client.WorkflowRun, id string, within time.Duration) error {
 	b.Helper()
+	ctx := context.Background()
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		wait, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		err := run.Get(wait, nil)
-		cancel()
-		if err == nil || !errors.Is(err, context.DeadlineExceeded) {
-			return err
+		time.Sleep(10 * time.Second)
+		desc, err := devClient.DescribeWorkflowExecution(ctx, id, "")
+		if err != nil {
+			continue
+		}
+		if desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return run.Get(ctx, nil) // follows the chain to the last run
 		}
 		var st signals.Status
-		if query(id, signals.QueryStatus, &st) == nil && st.Phase != signals.PhaseRunning {
+		if query(id, signals.QueryStatus, &st) == nil && st.Phase != signals.PhaseRunning && st.Phase != "" {
 			return fmt.Errorf("the run waits (%s) at step %d, generation %d: %s", st.Phase, st.Step, st.Generation, st.LastError)
 		}
 	}
