@@ -37,6 +37,16 @@ type ModelRequest struct {
 	// node: each call the model finishes while its reply still streams is
 	// sent to the run (signals.StreamedCall) as a StreamedCall under it.
 	StreamTo string `json:"stream_to,omitempty"`
+	// PromptBudget, set for agents with policies.context, is how many
+	// tokens the prompt may take: a conversation counted over it is not
+	// sent, and the reply says so (OverBudget) so the run compacts it.
+	PromptBudget int `json:"prompt_budget,omitempty"`
+}
+
+// PromptCount is a prompt counted over the request's budget, unsent.
+type PromptCount struct {
+	Tokens int `json:"tokens"`
+	Budget int `json:"budget"`
 }
 
 // StreamedCall is a tool call the model finished writing before its reply
@@ -60,6 +70,9 @@ type ModelReply struct {
 	// workflow counts them in unstuck_model_tokens (workflows/metrics.go).
 	InputTokens  int `json:"input_tokens,omitempty"`
 	OutputTokens int `json:"output_tokens,omitempty"`
+	// OverBudget: the prompt was counted over the request's PromptBudget
+	// and not sent; the reply holds nothing else.
+	OverBudget *PromptCount `json:"over_budget,omitempty"`
 }
 
 // CallModel sends one chat-completions request. go-openai does not retry
@@ -82,6 +95,11 @@ func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequ
 	mc, err := a.modelContext(ctx, wf.ID, wf.RunID, req)
 	if err != nil {
 		return nil, err
+	}
+	if req.PromptBudget > 0 {
+		if n := promptTokens(model.Name, mc); n > req.PromptBudget {
+			return &ModelReply{OverBudget: &PromptCount{Tokens: n, Budget: req.PromptBudget}}, nil
+		}
 	}
 
 	client, capture := a.chatClient(model)

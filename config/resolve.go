@@ -113,6 +113,12 @@ func (f *File) agentModel(a *Agent, getenv func(string) (string, bool)) Model {
 		if own.Timeout > 0 {
 			m.Timeout = own.Timeout
 		}
+		if own.ContextWindow > 0 {
+			m.ContextWindow = own.ContextWindow
+		}
+		if own.MaxOutputTokens > 0 {
+			m.MaxOutputTokens = own.MaxOutputTokens
+		}
 	}
 	if a.Model != nil && a.Model.BaseURL != "" {
 		m.OwnEndpoint = true

@@ -23,6 +23,7 @@ func (f *File) validate(file string, doc *yaml.Node, opts Options) error {
 	tools := c.tools(f.Tools)
 	c.models(f)
 	c.agents(f.Agents, tools)
+	c.contexts(f)
 	c.workerTuning(&f.Worker)
 	return errors.Join(c.errs...)
 }

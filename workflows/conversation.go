@@ -163,6 +163,9 @@ func nodeMessage(run *Run, n *Node) (activities.Message, bool) {
 		if (n.Status != signals.StatusCompleted && n.Status != signals.StatusFailed) || n.Superseded {
 			return activities.Message{}, false
 		}
+		if n.ModelCallID != "" && n.Step < run.ClearedBefore {
+			return activities.Message{Role: "tool", ToolCallID: n.ModelCallID, Content: clearedResult(n.ID)}, true
+		}
 		return callMessage(n), true
 	case signals.KindHuman:
 		if n.Status != signals.StatusCompleted {

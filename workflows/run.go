@@ -90,6 +90,10 @@ type Conversation struct {
 	// Fitted: the conversation outgrew the payload limit once, and is since
 	// fitted to it (oldest observations cut, with a marker).
 	Fitted bool `json:"fitted,omitempty"`
+	// ClearedBefore: the results of tool calls of steps before this one
+	// are cleared from the conversation (policies.context; the trace
+	// keeps them whole).
+	ClearedBefore int `json:"cleared_before,omitempty"`
 }
 
 // LoopEscape holds the loop detector, the breakers and the ladder, so they

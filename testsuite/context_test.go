@@ -1,0 +1,90 @@
+package testsuite
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// contextSteps is how many lookups the counting runs make: about 600
+// tokens of result each, far over an 8k window together.
+const contextSteps = 40
+
+// An agent whose model has an 8k-token window (the scripted model refuses
+// a longer prompt with OpenAI's context_length_exceeded) completes a run
+// of 40 results of about 600 tokens each when it compacts
+// (policies.context): its prompts stay under the window. The same agent
+// without the policy is refused by the model and stops.
+func TestARunKeepsItsPromptsInsideTheModelsWindow(t *testing.T) {
+	lookup := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var args struct{ I int }
+		_ = json.Unmarshal(body, &args)
+		fmt.Fprintf(w, `{"i": %d, "data": %q}`, args.I, hexOf(args.I, 512))
+	}))
+	defer lookup.Close()
+	cfg := fmt.Sprintf(`
+model: { base_url: "{{MODEL}}", name: counter, context_window: 8000, max_output_tokens: 1000 }
+tools:
+  - { name: lookup, http: { url: %q }, parameters: { type: object } }
+agents:
+  - { name: compacting, instructions: Count., tools: [lookup], policies: { context: { keep_last: 3 } } }
+  - { name: plain, instructions: Count., tools: [lookup] }
+`, lookup.URL)
+	s := newStackWith(t, cfg, map[string]scriptedmodel.Script{"counter": lookupCounter(contextSteps)}, scriptedmodel.WithContextWindow(8000))
+
+	run := s.start(workflows.AgentInput{Agent: "compacting", Task: "count"})
+	res, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, fmt.Sprintf(`{"turns": %d}`, contextSteps), string(res.Output))
+	prompts := s.model.PromptTokens()
+	require.Less(t, slices.Max(prompts), 8000, "no prompt reached the window")
+	compactions := 0
+	for _, n := range nodesOf(s.trace(run), signals.KindRequest) {
+		var rec struct{ Compactions []json.RawMessage }
+		require.NoError(t, json.Unmarshal(n.Output, &rec))
+		compactions += len(rec.Compactions)
+	}
+	require.Positive(t, compactions, "the conversation was compacted")
+	t.Logf("%d requests, largest prompt %d tokens, %d compactions", len(prompts), slices.Max(prompts), compactions)
+	recordAndReplay(t, run, "context_compacted")
+
+	plain := s.start(workflows.AgentInput{Agent: "plain", Task: "count"})
+	_, err = s.result(plain)
+	require.ErrorContains(t, err, "maximum context length is 8000 tokens")
+}
+
+// lookupCounter (a test double) looks up 0, 1, ... steps-1, counting from
+// its last result, then gives the output.
+func lookupCounter(steps int) scriptedmodel.Script {
+	return func(req openaiRequest) scriptedmodel.Turn {
+		if i := scriptedmodel.NextStep(req); i < steps {
+			return scriptedmodel.CallTurn("lookup", map[string]any{"i": i})
+		}
+		return scriptedmodel.CallTurn("final_output", map[string]any{"turns": steps})
+	}
+}
+
+// hexOf is n bytes, as hex, that differ for each i.
+func hexOf(i, n int) string {
+	var out []byte
+	h := fnv.New64a()
+	for len(out) < n {
+		fmt.Fprintf(h, "%d/%d", i, len(out))
+		out = h.Sum(out)
+	}
+	return strings.ToLower(hex.EncodeToString(out[:n]))
+}
