@@ -43,10 +43,13 @@ type ModelRequest struct {
 	PromptBudget int `json:"prompt_budget,omitempty"`
 }
 
-// PromptCount is a prompt counted over the request's budget, unsent.
+// PromptCount is a prompt counted over the request's budget, unsent, or
+// one the provider refused as over the model's window (Refused; Tokens is
+// then this worker's count).
 type PromptCount struct {
-	Tokens int `json:"tokens"`
-	Budget int `json:"budget"`
+	Tokens  int  `json:"tokens"`
+	Budget  int  `json:"budget"`
+	Refused bool `json:"refused,omitempty"`
 }
 
 // StreamedCall is a tool call the model finished writing before its reply
@@ -88,7 +91,9 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 	return reply, err
 }
 
-// chat assembles the conversation, sends it and caches it with the reply.
+// chat assembles the conversation and sends it, unless it is counted over
+// the request's prompt budget (or the provider refuses it as over the
+// model's window): then the reply says so, unsent.
 func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequest) (*ModelReply, error) {
 	info := activity.GetInfo(ctx)
 	wf := info.WorkflowExecution
@@ -101,6 +106,20 @@ func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequ
 			return &ModelReply{OverBudget: &PromptCount{Tokens: n, Budget: req.PromptBudget}}, nil
 		}
 	}
+	reply, err := a.sendChat(ctx, model, req, mc)
+	var app *temporal.ApplicationError
+	if req.PromptBudget > 0 && errors.As(err, &app) && app.Type() == ModelContextExceededError {
+		// Counted under the budget, refused all the same (the provider
+		// counts otherwise): the run compacts, as for one counted over.
+		return &ModelReply{OverBudget: &PromptCount{Tokens: promptTokens(model.Name, mc), Budget: req.PromptBudget, Refused: true}}, nil
+	}
+	return reply, err
+}
+
+// sendChat sends the conversation and caches it with the reply.
+func (a *Activities) sendChat(ctx context.Context, model config.Model, req ModelRequest, mc ModelContext) (*ModelReply, error) {
+	info := activity.GetInfo(ctx)
+	wf := info.WorkflowExecution
 
 	client, capture := a.chatClient(model)
 	request := openai.ChatCompletionRequest{
@@ -109,6 +128,7 @@ func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequ
 		Tools:    toOpenAITools(mc.Tools),
 	}
 	var reply *ModelReply
+	var err error
 	if a.config.StreamsCalls(req.Agent) {
 		reply, err = streamedReply(ctx, model, client, capture, request, info.Attempt, a.callSender(ctx, req.Agent, req.StreamTo))
 	} else {

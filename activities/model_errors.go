@@ -23,7 +23,38 @@ const (
 	// ModelRejectedError is not retried: the request itself is wrong
 	// (bad key, unknown model, bad request).
 	ModelRejectedError = "ModelRejected"
+	// ModelContextExceededError is not retried as it is: the prompt is
+	// over the model's window. A run that compacts (policies.context) is
+	// answered instead (ModelReply.OverBudget, Refused) and compacts.
+	ModelContextExceededError = "ModelContextExceeded"
 )
+
+// contextExceededSigns are how providers say a prompt is over the
+// model's window: OpenAI's and Azure's code, and the messages of OpenAI,
+// vLLM, Anthropic, Gemini and llama.cpp-style servers.
+var contextExceededSigns = []string{
+	"context_length_exceeded", "maximum context length", "prompt is too long", "exceeds the context window",
+	"input token count", "context window", "too many tokens", "reduce the length of the messages",
+}
+
+// contextExceeded says whether a provider refused the request because
+// its prompt is over the model's window.
+func contextExceeded(err error) bool {
+	var apiErr *openai.APIError
+	if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != http.StatusBadRequest && apiErr.HTTPStatusCode != http.StatusRequestEntityTooLarge {
+		return false
+	}
+	if code, ok := apiErr.Code.(string); ok && code == "context_length_exceeded" {
+		return true
+	}
+	text := strings.ToLower(apiErr.Message)
+	for _, sign := range contextExceededSigns {
+		if strings.Contains(text, sign) {
+			return true
+		}
+	}
+	return false
+}
 
 // modelError classes a go-openai error for Temporal. Retry-After, when the
 // server sent one, becomes the delay before the next attempt.
@@ -46,6 +77,10 @@ func modelError(m config.Model, err error, retryAfter time.Duration) error {
 	msg := fmt.Sprintf("%s: %s", where, text)
 	if status != 0 {
 		msg = fmt.Sprintf("%s: HTTP %d: %s", where, status, text)
+	}
+	if contextExceeded(err) {
+		return temporal.NewNonRetryableApplicationError(msg+": the conversation is over the model's context window; "+
+			"give the agent policies.context (and the model its context_window) so the run compacts it", ModelContextExceededError, nil)
 	}
 	if modelStatusRetryable(status) {
 		return temporal.NewApplicationErrorWithOptions(msg, ModelUnavailableError, temporal.ApplicationErrorOptions{

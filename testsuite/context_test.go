@@ -43,6 +43,11 @@ tools:
 agents:
   - { name: compacting, instructions: Count., tools: [lookup], policies: { context: { keep_last: 3 } } }
   - { name: plain, instructions: Count., tools: [lookup] }
+  - name: overstated
+    instructions: Count.
+    tools: [lookup]
+    model: { context_window: 12000 }
+    policies: { context: { keep_last: 3 } }
 `, lookup.URL)
 	s := newStackWith(t, cfg, map[string]scriptedmodel.Script{"counter": lookupCounter(contextSteps)}, scriptedmodel.WithContextWindow(8000))
 
@@ -52,19 +57,42 @@ agents:
 	require.JSONEq(t, fmt.Sprintf(`{"turns": %d}`, contextSteps), string(res.Output))
 	prompts := s.model.PromptTokens()
 	require.Less(t, slices.Max(prompts), 8000, "no prompt reached the window")
-	compactions := 0
-	for _, n := range nodesOf(s.trace(run), signals.KindRequest) {
-		var rec struct{ Compactions []json.RawMessage }
-		require.NoError(t, json.Unmarshal(n.Output, &rec))
-		compactions += len(rec.Compactions)
-	}
+	compactions, refused := compactionsOf(t, s.trace(run))
 	require.Positive(t, compactions, "the conversation was compacted")
+	require.Zero(t, refused)
 	t.Logf("%d requests, largest prompt %d tokens, %d compactions", len(prompts), slices.Max(prompts), compactions)
 	recordAndReplay(t, run, "context_compacted")
 
 	plain := s.start(workflows.AgentInput{Agent: "plain", Task: "count"})
 	_, err = s.result(plain)
 	require.ErrorContains(t, err, "maximum context length is 8000 tokens")
+	require.ErrorContains(t, err, "give the agent policies.context")
+
+	// A window written larger than the model's: the provider refuses
+	// prompts counted under the budget, and the run compacts all the same.
+	over := s.start(workflows.AgentInput{Agent: "overstated", Task: "count"})
+	res, err = s.result(over)
+	require.NoError(t, err)
+	require.JSONEq(t, fmt.Sprintf(`{"turns": %d}`, contextSteps), string(res.Output))
+	_, refused = compactionsOf(t, s.trace(over))
+	require.Positive(t, refused, "compacted after the provider refused")
+}
+
+// compactionsOf counts the compactions the run's requests took, and those
+// of them the provider had refused.
+func compactionsOf(t *testing.T, tr signals.Trace) (all, refused int) {
+	t.Helper()
+	for _, n := range nodesOf(tr, signals.KindRequest) {
+		var rec struct{ Compactions []struct{ Refused bool } }
+		require.NoError(t, json.Unmarshal(n.Output, &rec))
+		for _, c := range rec.Compactions {
+			all++
+			if c.Refused {
+				refused++
+			}
+		}
+	}
+	return all, refused
 }
 
 // lookupCounter (a test double) looks up 0, 1, ... steps-1, counting from

@@ -25,6 +25,9 @@ type compaction struct {
 	// ClearedBefore: the results of steps before it are cleared (0:
 	// nothing more could be cleared, and the request was sent as it was).
 	ClearedBefore int `json:"cleared_before"`
+	// Refused: the provider refused the prompt as over the model's window
+	// (context_length_exceeded), though counted under the budget.
+	Refused bool `json:"refused,omitempty"`
 }
 
 // promptBudget is the token budget of the run's model requests (0: none).
@@ -51,7 +54,7 @@ func (r *runner) promptBudget(ctx workflow.Context) int {
 // cleared (the request is then sent as it is, and the provider decides).
 func (r *runner) compact(ctx workflow.Context, reqID string, count activities.PromptCount) int {
 	run := r.run
-	c := compaction{Tokens: count.Tokens, Budget: count.Budget}
+	c := compaction{Tokens: count.Tokens, Budget: count.Budget, Refused: count.Refused}
 	budget := 0
 	if before := run.Step - run.Spec.Agent.Policies.Context.KeepLast; before > run.ClearedBefore {
 		run.ClearedBefore, c.ClearedBefore = before, before
