@@ -1,6 +1,7 @@
 package testsuite
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -52,16 +53,20 @@ agents:
 	s := newStackWith(t, cfg, map[string]scriptedmodel.Script{"counter": lookupCounter(contextSteps)}, scriptedmodel.WithContextWindow(8000))
 
 	run := s.start(workflows.AgentInput{Agent: "compacting", Task: "count"})
+	first := run.GetRunID() // before the result: waiting follows the chain
 	res, err := s.result(run)
 	require.NoError(t, err)
 	require.JSONEq(t, fmt.Sprintf(`{"turns": %d}`, contextSteps), string(res.Output))
 	prompts := s.model.PromptTokens()
 	require.Less(t, slices.Max(prompts), 8000, "no prompt reached the window")
-	compactions, refused := compactionsOf(t, s.trace(run))
+	tr := s.trace(run)
+	compactions, refused := compactionsOf(t, tr)
 	require.Positive(t, compactions, "the conversation was compacted")
 	require.Zero(t, refused)
-	t.Logf("%d requests, largest prompt %d tokens, %d compactions", len(prompts), slices.Max(prompts), compactions)
-	recordAndReplay(t, run, "context_compacted")
+	summaries := nodesOf(tr, signals.KindSummary)
+	require.NotEmpty(t, summaries, "clearing results was not enough: the oldest turns were summarized")
+	t.Logf("%d requests, largest prompt %d tokens, %d compactions, %d summaries", len(prompts), slices.Max(prompts), compactions, len(summaries))
+	recordAndReplay(t, s.client.GetWorkflow(context.Background(), run.GetID(), generationWith(t, run.GetID(), first, "Summarize")), "context_compacted")
 
 	plain := s.start(workflows.AgentInput{Agent: "plain", Task: "count"})
 	_, err = s.result(plain)
@@ -96,11 +101,16 @@ func compactionsOf(t *testing.T, tr signals.Trace) (all, refused int) {
 }
 
 // lookupCounter (a test double) looks up 0, 1, ... steps-1, counting from
-// its last result, then gives the output.
+// its last result, each call with a note of about 100 tokens (so the
+// model's own turns alone outgrow the window), then gives the output. A
+// request without tools is unstuck's summary of the oldest turns.
 func lookupCounter(steps int) scriptedmodel.Script {
 	return func(req openaiRequest) scriptedmodel.Turn {
+		if len(req.Tools) == 0 {
+			return scriptedmodel.Reply(fmt.Sprintf("Summary: %d messages of lookups, all answered.", len(req.Messages)))
+		}
 		if i := scriptedmodel.NextStep(req); i < steps {
-			return scriptedmodel.CallTurn("lookup", map[string]any{"i": i})
+			return scriptedmodel.CallTurn("lookup", map[string]any{"i": i, "note": hexOf(i+1000, 128)})
 		}
 		return scriptedmodel.CallTurn("final_output", map[string]any{"turns": steps})
 	}
@@ -115,4 +125,30 @@ func hexOf(i, n int) string {
 		out = h.Sum(out)
 	}
 	return strings.ToLower(hex.EncodeToString(out[:n]))
+}
+
+// generationWith is the first run of the chain whose history schedules
+// the activity named.
+func generationWith(t *testing.T, workflowID, first, activity string) string {
+	t.Helper()
+	for rid := first; rid != ""; {
+		next, found := "", false
+		iter := devClient.GetWorkflowHistory(context.Background(), workflowID, rid, false, 0)
+		for iter.HasNext() {
+			ev, err := iter.Next()
+			require.NoError(t, err)
+			if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == activity {
+				found = true
+			}
+			if a := ev.GetWorkflowExecutionContinuedAsNewEventAttributes(); a != nil {
+				next = a.GetNewExecutionRunId()
+			}
+		}
+		if found {
+			return rid
+		}
+		rid = next
+	}
+	t.Fatalf("no run of %s scheduled %s", workflowID, activity)
+	return ""
 }

@@ -28,6 +28,9 @@ type compaction struct {
 	// Refused: the provider refused the prompt as over the model's window
 	// (context_length_exceeded), though counted under the budget.
 	Refused bool `json:"refused,omitempty"`
+	// Summary: nothing more could be cleared, so the oldest turns were
+	// summarized into this node.
+	Summary string `json:"summary,omitempty"`
 }
 
 // promptBudget is the token budget of the run's model requests (0: none).
@@ -49,9 +52,11 @@ func (r *runner) promptBudget(ctx workflow.Context) int {
 }
 
 // compact clears the results of the steps before the last keep_last from
-// the conversation of request reqID, counted over its budget, and answers
-// the budget to ask again with: the same, or 0 when nothing more can be
-// cleared (the request is then sent as it is, and the provider decides).
+// the conversation of request reqID, counted over its budget, or when
+// none are left to clear has the model summarize the turns before them
+// (once per request), and answers the budget to ask again with: the same,
+// or 0 when nothing more can be done (the request is then sent as it is,
+// and the provider decides).
 func (r *runner) compact(ctx workflow.Context, reqID string, count activities.PromptCount) int {
 	run := r.run
 	c := compaction{Tokens: count.Tokens, Budget: count.Budget, Refused: count.Refused}
@@ -61,6 +66,8 @@ func (r *runner) compact(ctx workflow.Context, reqID string, count activities.Pr
 		// The conversation changed: the activity is sent it whole.
 		run.SentMessages, run.LastReplyID = 0, ""
 		budget = count.Budget
+	} else if id := r.summarize(ctx, reqID, min(count.Budget, count.Tokens)/2); id != "" {
+		c.Summary, budget = id, count.Budget
 	}
 	if r.compactions == nil {
 		r.compactions = map[string][]compaction{}

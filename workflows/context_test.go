@@ -1,11 +1,13 @@
 package workflows
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 
 	"github.com/unstuck-dev/unstuck/activities"
@@ -106,4 +108,52 @@ func mustJSONString(raw json.RawMessage) string {
 		return s
 	}
 	return string(raw)
+}
+
+// When the results are cleared already, the oldest turns are summarized:
+// the model reads the task, the summary, then the steps kept whole.
+func TestTurnsAreSummarizedWhenClearingIsNotEnough(t *testing.T) {
+	replies := compactingReplies()
+	over := replies[6]
+	replies = append(replies[:7:7], over, activities.ModelReply{Content: "done"})
+	h := newHarness(t, contextSpec(), replies, echoTool)
+	var asked []activities.SummaryRequest
+	h.env.OnActivity(acts.Summarize, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, req activities.SummaryRequest) (*activities.SummaryReply, error) {
+			asked = append(asked, req)
+			return &activities.SummaryReply{Text: "looked up 0 to 3", Read: len(req.Messages)}, nil
+		})
+	_, err := h.run(AgentInput{Agent: "agent", Task: "count"})
+	require.NoError(t, err)
+	require.Len(t, asked, 1, "one summary for the request")
+	require.Equal(t, 89_292/2, asked[0].Budget, "half the prompt: the summary request must fit where the prompt did not")
+	var results []string
+	for _, m := range asked[0].Messages {
+		if m.Role == "tool" {
+			results = append(results, m.Content)
+		}
+	}
+	require.Len(t, results, 4, "steps 1 to 4, before the two kept")
+	require.Contains(t, results[0], `"i"`, "the summary reads the results themselves, not the cleared notes")
+
+	tr := h.trace()
+	sums := nodesByKind(tr, signals.KindSummary)
+	require.Len(t, sums, 1)
+	require.JSONEq(t, `"looked up 0 to 3"`, string(sums[0].Output))
+
+	last := h.requests[len(h.requests)-1]
+	require.Zero(t, last.Base)
+	var roles []string
+	for _, m := range last.Delta {
+		roles = append(roles, m.Role)
+	}
+	require.Equal(t, []string{"system", "user", "user", "assistant", "tool", "assistant", "tool"}, roles,
+		"the task, the summary, then steps 5 and 6")
+	require.Contains(t, last.Delta[2].Content, "looked up 0 to 3")
+
+	var rec replyRecord
+	require.NoError(t, json.Unmarshal(nodesByKind(tr, signals.KindRequest)[6].Output, &rec))
+	require.Len(t, rec.Compactions, 2)
+	require.Equal(t, 5, rec.Compactions[0].ClearedBefore)
+	require.Equal(t, sums[0].ID, rec.Compactions[1].Summary)
 }

@@ -27,6 +27,14 @@ func buildConversation(run *Run) []activities.Message {
 		msgs = append(msgs, userMessage(taskText(run)), handoffMessage(run, &run.Nodes[h]))
 		from = h + 1
 	}
+	if s := run.lastSummary(from); s >= 0 {
+		// The turns a summary covers give way to it (policies.context).
+		if from == 0 {
+			msgs = append(msgs, userMessage(taskText(run)))
+		}
+		msgs = append(msgs, summaryMessage(&run.Nodes[s]))
+		from = run.conversationStart()
+	}
 	gap := run.firstAfterArchive()
 	for i := from; i < len(run.Nodes); i++ {
 		if i == gap {

@@ -49,6 +49,8 @@ type runner struct {
 	// compaction; compactions are those of requests not answered yet.
 	contextVersion *workflow.Version
 	compactions    map[string][]compaction
+	// summarized: the requests that had a summary made (one each).
+	summarized map[string]bool
 	// streamVersion caches the GetVersion of streamed calls; streaming is
 	// the step's model request while its reply streams (stream.go).
 	streamVersion *workflow.Version
