@@ -41,6 +41,9 @@ type ModelRequest struct {
 	// tokens the prompt may take: a conversation counted over it is not
 	// sent, and the reply says so (OverBudget) so the run compacts it.
 	PromptBudget int `json:"prompt_budget,omitempty"`
+	// Fallback picks the model: 0 the agent's own, i its i-th fallback
+	// (model.fallbacks in the worker's config).
+	Fallback int `json:"fallback,omitempty"`
 }
 
 // PromptCount is a prompt counted over the request's budget, unsent, or
@@ -84,6 +87,13 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 	model, err := a.model(req.Agent)
 	if err != nil {
 		return nil, err
+	}
+	if req.Fallback > 0 {
+		if req.Fallback > len(model.Fallbacks) {
+			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+				"agent %q: fallback model %d is no longer in this worker's config (it lists %d)", req.Agent, req.Fallback, len(model.Fallbacks)), ModelRejectedError, nil)
+		}
+		model = model.At(req.Fallback)
 	}
 	ctx, span := a.startChatSpan(ctx, model.Name)
 	reply, err := a.chat(ctx, model, req)

@@ -35,9 +35,25 @@ type Model struct {
 	// reply within it (0: the family's).
 	ContextWindow   int `yaml:"context_window" json:"context_window,omitempty"`
 	MaxOutputTokens int `yaml:"max_output_tokens" json:"max_output_tokens,omitempty"`
+	// Fallbacks are the models a request goes to, in order, once this
+	// one's retries are spent (an agent's list replaces the file's).
+	Fallbacks []ModelFallback `yaml:"fallbacks" json:"fallbacks,omitempty"`
+	// Provider names BaseURL's provider (a digest of its host), set by
+	// WithoutEndpoints: a run knows which models share a provider, not
+	// where they are.
+	Provider string `yaml:"-" json:"provider,omitempty"`
 	// OwnEndpoint is set by Resolve for an agent that names its own
 	// base_url: the OPENAI_* overrides are for the file's model only.
 	OwnEndpoint bool `yaml:"-" json:"own_endpoint,omitempty"`
+}
+
+// ModelFallback is a model to turn to: its name, and where it differs
+// from the model it stands in for, its endpoint and key.
+type ModelFallback struct {
+	Name      string `yaml:"name" json:"name"`
+	BaseURL   string `yaml:"base_url" json:"base_url,omitempty"`
+	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env,omitempty"`
+	Provider  string `yaml:"-" json:"provider,omitempty"`
 }
 
 // Effects a tool may have on the world.

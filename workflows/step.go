@@ -1,12 +1,14 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -101,8 +103,12 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 	}, Step: run.Step})
 	reqID := node.ID
 	budget := r.promptBudget(ctx)
+	run.ModelAt = policies.ModelToAsk(run.ModelAt, run.ModelSince, workflow.Now(ctx), run.Spec.Agent.Policies.Breaker.Cooldown.D())
 	for {
 		reply, conv, err := r.askModel(ctx, reqID, budget)
+		if errors.Is(err, errFellBack) {
+			continue // asked again, of the next model
+		}
 		if reply == nil {
 			return nil, reqID, err
 		}
@@ -144,6 +150,7 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, budget int) (*acti
 		AfterReply:   run.LastReplyID,
 		Delta:        conv[min(run.SentMessages, len(conv)):],
 		PromptBudget: budget,
+		Fallback:     run.ModelAt,
 	}
 	if run.SentMessages > len(conv) {
 		// Cannot happen unless the conversation shrank; send it whole.
@@ -192,6 +199,10 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, budget int) (*acti
 	if err := fut.Get(ctx, &reply); err != nil {
 		if cancelled(ctx, err) {
 			return nil, nil, r.cancelled(ctx, reqID)
+		}
+		if r.fallBack(ctx, reqID, err) {
+			r.endStream(ctx, stream, "not run: the model request is asked again of a fallback model")
+			return nil, nil, errFellBack
 		}
 		msg := errorText(err)
 		r.finishNode(ctx, reqID, nil, msg)
