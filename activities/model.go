@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"go.temporal.io/api/serviceerror"
@@ -88,6 +89,7 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 	if err != nil {
 		return nil, err
 	}
+	hasFallback := req.Fallback < len(model.Fallbacks)
 	if req.Fallback > 0 {
 		if req.Fallback > len(model.Fallbacks) {
 			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
@@ -95,9 +97,13 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 		}
 		model = model.At(req.Fallback)
 	}
+	if err := a.modelBreakers.allow(model, time.Now(), hasFallback); err != nil {
+		return nil, err
+	}
 	ctx, span := a.startChatSpan(ctx, model.Name)
 	reply, err := a.chat(ctx, model, req)
 	endChatSpan(span, reply, err)
+	a.modelBreakers.record(model, time.Now(), err)
 	return reply, err
 }
 

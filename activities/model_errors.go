@@ -101,6 +101,10 @@ type headerCapture struct {
 	base http.RoundTripper
 	mu   sync.Mutex
 	last string
+	// resets are OpenAI's x-ratelimit-reset-requests and -tokens
+	// ("1s", "6m0s", "20ms"): when the limits fill up again.
+	resets [2]string
+	status int
 }
 
 func (h *headerCapture) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -108,6 +112,8 @@ func (h *headerCapture) RoundTrip(r *http.Request) (*http.Response, error) {
 	if resp != nil {
 		h.mu.Lock()
 		h.last = resp.Header.Get("Retry-After")
+		h.resets = [2]string{resp.Header.Get("X-Ratelimit-Reset-Requests"), resp.Header.Get("X-Ratelimit-Reset-Tokens")}
+		h.status = resp.StatusCode
 		h.mu.Unlock()
 	}
 	return resp, err
@@ -116,7 +122,23 @@ func (h *headerCapture) RoundTrip(r *http.Request) (*http.Response, error) {
 func (h *headerCapture) retryAfter() time.Duration {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return parseRetryAfter(h.last, time.Now())
+	if d := parseRetryAfter(h.last, time.Now()); d > 0 || h.last != "" || h.status != http.StatusTooManyRequests {
+		return d
+	}
+	return rateLimitReset(h.resets)
+}
+
+// rateLimitReset is the later of OpenAI's x-ratelimit-reset-* durations,
+// for a 429 without Retry-After (0 when neither parses), capped as
+// Retry-After is.
+func rateLimitReset(resets [2]string) time.Duration {
+	var d time.Duration
+	for _, v := range resets {
+		if r, err := time.ParseDuration(v); err == nil && r > d {
+			d = r
+		}
+	}
+	return min(d, MaxRetryAfter)
 }
 
 // parseRetryAfter reads seconds or an HTTP date; anything else is 0 (use
