@@ -39,8 +39,10 @@ type Activities struct {
 	http   *http.Client
 	getenv func(string) (string, bool)
 	convos *conversationCache
-	// breakers are the tools' breakers of this worker, shared by its runs.
-	breakers *workerBreakers
+	// breakers are the tools' breakers of this worker, shared by its runs;
+	// modelBreakers its model endpoints'.
+	breakers      *workerBreakers
+	modelBreakers *modelBreakers
 	// tracer opens the model and tool spans (spans.go); nil: the global one.
 	tracer trace.Tracer
 }
@@ -60,7 +62,7 @@ func New(cfg *config.File, querier Querier) *Activities {
 		}},
 		getenv:   os.LookupEnv,
 		convos:   newConversationCache(1024),
-		breakers: newWorkerBreakers(cfg),
+		breakers: newWorkerBreakers(cfg), modelBreakers: &modelBreakers{},
 	}
 	a.mcp = mcptools.NewPool(mcpServers(cfg), func(k string) (string, bool) { return a.getenv(k) })
 	a.history, _ = querier.(HistoryReader)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"go.temporal.io/api/serviceerror"
@@ -37,6 +38,22 @@ type ModelRequest struct {
 	// node: each call the model finishes while its reply still streams is
 	// sent to the run (signals.StreamedCall) as a StreamedCall under it.
 	StreamTo string `json:"stream_to,omitempty"`
+	// PromptBudget, set for agents with policies.context, is how many
+	// tokens the prompt may take: a conversation counted over it is not
+	// sent, and the reply says so (OverBudget) so the run compacts it.
+	PromptBudget int `json:"prompt_budget,omitempty"`
+	// Fallback picks the model: 0 the agent's own, i its i-th fallback
+	// (model.fallbacks in the worker's config).
+	Fallback int `json:"fallback,omitempty"`
+}
+
+// PromptCount is a prompt counted over the request's budget, unsent, or
+// one the provider refused as over the model's window (Refused; Tokens is
+// then this worker's count).
+type PromptCount struct {
+	Tokens  int  `json:"tokens"`
+	Budget  int  `json:"budget"`
+	Refused bool `json:"refused,omitempty"`
 }
 
 // StreamedCall is a tool call the model finished writing before its reply
@@ -60,6 +77,9 @@ type ModelReply struct {
 	// workflow counts them in unstuck_model_tokens (workflows/metrics.go).
 	InputTokens  int `json:"input_tokens,omitempty"`
 	OutputTokens int `json:"output_tokens,omitempty"`
+	// OverBudget: the prompt was counted over the request's PromptBudget
+	// and not sent; the reply holds nothing else.
+	OverBudget *PromptCount `json:"over_budget,omitempty"`
 }
 
 // CallModel sends one chat-completions request. go-openai does not retry
@@ -69,13 +89,27 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 	if err != nil {
 		return nil, err
 	}
+	hasFallback := req.Fallback < len(model.Fallbacks)
+	if req.Fallback > 0 {
+		if req.Fallback > len(model.Fallbacks) {
+			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+				"agent %q: fallback model %d is no longer in this worker's config (it lists %d)", req.Agent, req.Fallback, len(model.Fallbacks)), ModelRejectedError, nil)
+		}
+		model = model.At(req.Fallback)
+	}
+	if err := a.modelBreakers.allow(model, time.Now(), hasFallback); err != nil {
+		return nil, err
+	}
 	ctx, span := a.startChatSpan(ctx, model.Name)
 	reply, err := a.chat(ctx, model, req)
 	endChatSpan(span, reply, err)
+	a.modelBreakers.record(model, time.Now(), err)
 	return reply, err
 }
 
-// chat assembles the conversation, sends it and caches it with the reply.
+// chat assembles the conversation and sends it, unless it is counted over
+// the request's prompt budget (or the provider refuses it as over the
+// model's window): then the reply says so, unsent.
 func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequest) (*ModelReply, error) {
 	info := activity.GetInfo(ctx)
 	wf := info.WorkflowExecution
@@ -83,6 +117,25 @@ func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequ
 	if err != nil {
 		return nil, err
 	}
+	if req.PromptBudget > 0 {
+		if n := promptTokens(model.Name, mc); n > req.PromptBudget {
+			return &ModelReply{OverBudget: &PromptCount{Tokens: n, Budget: req.PromptBudget}}, nil
+		}
+	}
+	reply, err := a.sendChat(ctx, model, req, mc)
+	var app *temporal.ApplicationError
+	if req.PromptBudget > 0 && errors.As(err, &app) && app.Type() == ModelContextExceededError {
+		// Counted under the budget, refused all the same (the provider
+		// counts otherwise): the run compacts, as for one counted over.
+		return &ModelReply{OverBudget: &PromptCount{Tokens: promptTokens(model.Name, mc), Budget: req.PromptBudget, Refused: true}}, nil
+	}
+	return reply, err
+}
+
+// sendChat sends the conversation and caches it with the reply.
+func (a *Activities) sendChat(ctx context.Context, model config.Model, req ModelRequest, mc ModelContext) (*ModelReply, error) {
+	info := activity.GetInfo(ctx)
+	wf := info.WorkflowExecution
 
 	client, capture := a.chatClient(model)
 	request := openai.ChatCompletionRequest{
@@ -91,6 +144,7 @@ func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequ
 		Tools:    toOpenAITools(mc.Tools),
 	}
 	var reply *ModelReply
+	var err error
 	if a.config.StreamsCalls(req.Agent) {
 		reply, err = streamedReply(ctx, model, client, capture, request, info.Attempt, a.callSender(ctx, req.Agent, req.StreamTo))
 	} else {

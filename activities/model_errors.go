@@ -23,7 +23,38 @@ const (
 	// ModelRejectedError is not retried: the request itself is wrong
 	// (bad key, unknown model, bad request).
 	ModelRejectedError = "ModelRejected"
+	// ModelContextExceededError is not retried as it is: the prompt is
+	// over the model's window. A run that compacts (policies.context) is
+	// answered instead (ModelReply.OverBudget, Refused) and compacts.
+	ModelContextExceededError = "ModelContextExceeded"
 )
+
+// contextExceededSigns are how providers say a prompt is over the
+// model's window: OpenAI's and Azure's code, and the messages of OpenAI,
+// vLLM, Anthropic, Gemini and llama.cpp-style servers.
+var contextExceededSigns = []string{
+	"context_length_exceeded", "maximum context length", "prompt is too long", "exceeds the context window",
+	"input token count", "context window", "too many tokens", "reduce the length of the messages",
+}
+
+// contextExceeded says whether a provider refused the request because
+// its prompt is over the model's window.
+func contextExceeded(err error) bool {
+	var apiErr *openai.APIError
+	if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != http.StatusBadRequest && apiErr.HTTPStatusCode != http.StatusRequestEntityTooLarge {
+		return false
+	}
+	if code, ok := apiErr.Code.(string); ok && code == "context_length_exceeded" {
+		return true
+	}
+	text := strings.ToLower(apiErr.Message)
+	for _, sign := range contextExceededSigns {
+		if strings.Contains(text, sign) {
+			return true
+		}
+	}
+	return false
+}
 
 // modelError classes a go-openai error for Temporal. Retry-After, when the
 // server sent one, becomes the delay before the next attempt.
@@ -47,6 +78,10 @@ func modelError(m config.Model, err error, retryAfter time.Duration) error {
 	if status != 0 {
 		msg = fmt.Sprintf("%s: HTTP %d: %s", where, status, text)
 	}
+	if contextExceeded(err) {
+		return temporal.NewNonRetryableApplicationError(msg+": the conversation is over the model's context window; "+
+			"give the agent policies.context (and the model its context_window) so the run compacts it", ModelContextExceededError, nil)
+	}
 	if modelStatusRetryable(status) {
 		return temporal.NewApplicationErrorWithOptions(msg, ModelUnavailableError, temporal.ApplicationErrorOptions{
 			NextRetryDelay: retryAfter,
@@ -66,6 +101,10 @@ type headerCapture struct {
 	base http.RoundTripper
 	mu   sync.Mutex
 	last string
+	// resets are OpenAI's x-ratelimit-reset-requests and -tokens
+	// ("1s", "6m0s", "20ms"): when the limits fill up again.
+	resets [2]string
+	status int
 }
 
 func (h *headerCapture) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -73,6 +112,8 @@ func (h *headerCapture) RoundTrip(r *http.Request) (*http.Response, error) {
 	if resp != nil {
 		h.mu.Lock()
 		h.last = resp.Header.Get("Retry-After")
+		h.resets = [2]string{resp.Header.Get("X-Ratelimit-Reset-Requests"), resp.Header.Get("X-Ratelimit-Reset-Tokens")}
+		h.status = resp.StatusCode
 		h.mu.Unlock()
 	}
 	return resp, err
@@ -81,7 +122,23 @@ func (h *headerCapture) RoundTrip(r *http.Request) (*http.Response, error) {
 func (h *headerCapture) retryAfter() time.Duration {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return parseRetryAfter(h.last, time.Now())
+	if d := parseRetryAfter(h.last, time.Now()); d > 0 || h.last != "" || h.status != http.StatusTooManyRequests {
+		return d
+	}
+	return rateLimitReset(h.resets)
+}
+
+// rateLimitReset is the later of OpenAI's x-ratelimit-reset-* durations,
+// for a 429 without Retry-After (0 when neither parses), capped as
+// Retry-After is.
+func rateLimitReset(resets [2]string) time.Duration {
+	var d time.Duration
+	for _, v := range resets {
+		if r, err := time.ParseDuration(v); err == nil && r > d {
+			d = r
+		}
+	}
+	return min(d, MaxRetryAfter)
 }
 
 // parseRetryAfter reads seconds or an HTTP date; anything else is 0 (use

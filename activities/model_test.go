@@ -48,9 +48,9 @@ type modelFixture struct {
 	env     *testsuite.TestActivityEnvironment
 }
 
-func newModelFixture(t *testing.T, scripts map[string]scriptedmodel.Script) *modelFixture {
+func newModelFixture(t *testing.T, scripts map[string]scriptedmodel.Script, opts ...scriptedmodel.Option) *modelFixture {
 	t.Helper()
-	srv, err := scriptedmodel.Start("127.0.0.1:0", scripts, "", scriptedmodel.WithLogf(t.Logf))
+	srv, err := scriptedmodel.Start("127.0.0.1:0", scripts, "", append([]scriptedmodel.Option{scriptedmodel.WithLogf(t.Logf)}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
 	q := NewMockQuerier(gomock.NewController(t))

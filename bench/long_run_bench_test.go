@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
-	"regexp"
-	"strconv"
 	"testing"
 	"time"
 
@@ -49,19 +47,11 @@ const longRunSteps = 10_000
 // step count, then gives the output. It counts from its last result: a
 // long run's conversation no longer holds every step.
 func longRunScript(steps int) scriptedmodel.Script {
-	lastI := regexp.MustCompile(`"i":\s*(\d+)`)
 	return func(req openai.ChatCompletionRequest) scriptedmodel.Turn {
-		i := 0
-		if res := scriptedmodel.LastToolResults(req); len(res) > 0 {
-			if m := lastI.FindStringSubmatch(res[0].Content); m != nil {
-				n, _ := strconv.Atoi(m[1])
-				i = n + 1
-			}
+		if i := scriptedmodel.NextStep(req); i < steps {
+			return scriptedmodel.CallTurn("echo", map[string]any{"i": i, "data": kibOfHex(i)})
 		}
-		if i >= steps {
-			return scriptedmodel.CallTurn("final_output", map[string]any{"steps": i})
-		}
-		return scriptedmodel.CallTurn("echo", map[string]any{"i": i, "data": kibOfHex(i)})
+		return scriptedmodel.CallTurn("final_output", map[string]any{"steps": steps})
 	}
 }
 

@@ -9,10 +9,13 @@ import (
 
 // Defaults of CONTRACT.md, for what the file leaves out.
 const (
-	DefaultAPIKeyEnv    = "OPENAI_API_KEY"
-	DefaultHTTPMethod   = "POST"
-	DefaultHTTPTimeout  = Duration(30 * time.Second)
-	DefaultMaxSteps     = 200
+	DefaultAPIKeyEnv   = "OPENAI_API_KEY"
+	DefaultHTTPMethod  = "POST"
+	DefaultHTTPTimeout = Duration(30 * time.Second)
+	DefaultMaxSteps    = 200
+	// DefaultCompactAt and DefaultKeepLast fill a policies.context block.
+	DefaultCompactAt    = 0.8
+	DefaultKeepLast     = 4
 	DefaultLoopWindow   = 64
 	DefaultLoopRepeats  = 3
 	DefaultFailures     = 5
@@ -134,4 +137,8 @@ func (a *Agent) setDefaults(p path, fill func(path) bool) {
 	setDefault(&pol.Repair.MaxAttempts, DefaultRepairMax, pp.key("repair").key("max_attempts"), fill)
 	setDefault(&pol.Limits.CallsPerReply, DefaultCallsPerReply, pp.key("limits").key("calls_per_reply"), fill)
 	setDefault(&pol.Limits.CallsInFlight, DefaultCallsInFlight, pp.key("limits").key("calls_in_flight"), fill)
+	if c := pol.Context; c != nil {
+		setDefault(&c.CompactAt, DefaultCompactAt, pp.key("context").key("compact_at"), fill)
+		setDefault(&c.KeepLast, DefaultKeepLast, pp.key("context").key("keep_last"), fill)
+	}
 }

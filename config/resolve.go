@@ -113,6 +113,15 @@ func (f *File) agentModel(a *Agent, getenv func(string) (string, bool)) Model {
 		if own.Timeout > 0 {
 			m.Timeout = own.Timeout
 		}
+		if own.ContextWindow > 0 {
+			m.ContextWindow = own.ContextWindow
+		}
+		if own.MaxOutputTokens > 0 {
+			m.MaxOutputTokens = own.MaxOutputTokens
+		}
+		if own.Fallbacks != nil {
+			m.Fallbacks = own.Fallbacks
+		}
 	}
 	if a.Model != nil && a.Model.BaseURL != "" {
 		m.OwnEndpoint = true
@@ -186,7 +195,16 @@ func (f *File) Tool(name string) (Tool, bool) {
 // own config, so nothing a starter or a message sends can redirect a call.
 func (r *Resolved) WithoutEndpoints() *Resolved {
 	out := *r
+	out.Model.Provider = providerOf(r.Model.BaseURL)
 	out.Model.BaseURL, out.Model.APIKeyEnv, out.Model.OwnEndpoint = "", "", false
+	out.Model.Fallbacks = make([]ModelFallback, len(r.Model.Fallbacks))
+	for i := range r.Model.Fallbacks {
+		fb := r.Model.At(i + 1)
+		out.Model.Fallbacks[i] = ModelFallback{Name: fb.Name, Provider: providerOf(fb.BaseURL)}
+	}
+	if len(out.Model.Fallbacks) == 0 {
+		out.Model.Fallbacks = nil
+	}
 	out.Tools = make([]Tool, len(r.Tools))
 	for i, t := range r.Tools {
 		if t.HTTP != nil {

@@ -131,7 +131,7 @@ func TestWithoutEndpoints(t *testing.T) {
 	r.Tools = append(r.Tools, Tool{Name: "h", HTTP: &HTTPTool{Method: "POST", URL: "http://secret/x", Timeout: Duration(7),
 		Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}}})
 	kept := r.WithoutEndpoints()
-	require.Equal(t, Model{Name: "other"}, kept.Model)
+	require.Equal(t, Model{Name: "other", Provider: providerOf(r.Model.BaseURL)}, kept.Model)
 	require.Equal(t, &Model{Name: "other"}, kept.Agent.Model)
 	h, ok := kept.Tool("h")
 	require.True(t, ok)

@@ -30,9 +30,30 @@ type Model struct {
 	Retry *Retry `yaml:"retry" json:"retry,omitempty"`
 	// Timeout bounds one model request (default 2m).
 	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
+	// ContextWindow is the model's token window, prompt and reply
+	// together (0: its family's, ModelWindow); MaxOutputTokens bounds a
+	// reply within it (0: the family's).
+	ContextWindow   int `yaml:"context_window" json:"context_window,omitempty"`
+	MaxOutputTokens int `yaml:"max_output_tokens" json:"max_output_tokens,omitempty"`
+	// Fallbacks are the models a request goes to, in order, once this
+	// one's retries are spent (an agent's list replaces the file's).
+	Fallbacks []ModelFallback `yaml:"fallbacks" json:"fallbacks,omitempty"`
+	// Provider names BaseURL's provider (a digest of its host), set by
+	// WithoutEndpoints: a run knows which models share a provider, not
+	// where they are.
+	Provider string `yaml:"-" json:"provider,omitempty"`
 	// OwnEndpoint is set by Resolve for an agent that names its own
 	// base_url: the OPENAI_* overrides are for the file's model only.
 	OwnEndpoint bool `yaml:"-" json:"own_endpoint,omitempty"`
+}
+
+// ModelFallback is a model to turn to: its name, and where it differs
+// from the model it stands in for, its endpoint and key.
+type ModelFallback struct {
+	Name      string `yaml:"name" json:"name"`
+	BaseURL   string `yaml:"base_url" json:"base_url,omitempty"`
+	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env,omitempty"`
+	Provider  string `yaml:"-" json:"provider,omitempty"`
 }
 
 // Effects a tool may have on the world.
@@ -173,6 +194,18 @@ type Policies struct {
 	// HandoffWhen: rules that hand the run over by themselves (the agent
 	// needs handoffs). Nil, the default: no rule.
 	HandoffWhen *HandoffWhen `yaml:"handoff_when" json:"handoff_when,omitempty"`
+	// Context keeps the conversation inside the model's token window
+	// (nil, the default: only the payload limit's byte bound applies).
+	Context *ContextPolicy `yaml:"context" json:"context,omitempty"`
+}
+
+// ContextPolicy: before a request would take more than CompactAt of the
+// tokens the model's window leaves for the prompt, the conversation is
+// compacted: the results of tool calls before the last KeepLast steps are
+// cleared from it (the trace keeps them whole).
+type ContextPolicy struct {
+	CompactAt float64 `yaml:"compact_at" json:"compact_at,omitempty"`
+	KeepLast  int     `yaml:"keep_last" json:"keep_last,omitempty"`
 }
 
 // HandoffWhen are the rules that hand a run over without the model asking

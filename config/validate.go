@@ -23,6 +23,7 @@ func (f *File) validate(file string, doc *yaml.Node, opts Options) error {
 	tools := c.tools(f.Tools)
 	c.models(f)
 	c.agents(f.Agents, tools)
+	c.contexts(f)
 	c.workerTuning(&f.Worker)
 	return errors.Join(c.errs...)
 }
@@ -82,11 +83,15 @@ func (c *checker) schema(p path, what string, doc map[string]any) bool {
 func (c *checker) models(f *File) {
 	c.endpoint(path{"model", "base_url"}, f.Model.BaseURL)
 	c.modelPolicy(path{"model"}, f.Model)
+	c.modelFallbacks(path{"model"}, f.Model)
 	var needURL, needName bool
 	for i, a := range f.Agents {
 		if a.Model != nil {
 			c.endpoint(path{"agents", i, "model", "base_url"}, a.Model.BaseURL)
 			c.modelPolicy(path{"agents", i, "model"}, *a.Model)
+			if a.Model.Fallbacks != nil {
+				c.modelFallbacks(path{"agents", i, "model"}, f.agentModel(&f.Agents[i], func(string) (string, bool) { return "", false }))
+			}
 		}
 		if a.Kind == KindHuman {
 			continue

@@ -19,6 +19,9 @@ type Status struct {
 	// Fallbacks counts the calls a fallback served (trace nodes with
 	// fallback_of), in every generation.
 	Fallbacks int `json:"fallbacks"`
+	// ModelFallbacks counts the model requests turned to a fallback model
+	// (model.fallbacks); absent when none was.
+	ModelFallbacks int `json:"model_fallbacks,omitempty"`
 }
 
 // PendingApproval is a call waiting for a person's decision.

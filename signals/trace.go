@@ -20,10 +20,15 @@ const (
 	KindHandoff    NodeKind = "handoff"
 	KindHuman      NodeKind = "human"
 	KindOutput     NodeKind = "output"
+	// KindSummary is the model's summary of the oldest turns of a
+	// conversation compacted to stay inside the model's token window
+	// (policies.context); an unstuck extension of the contract's kinds.
+	KindSummary NodeKind = "summary"
 )
 
-// NodeKinds are every kind, in the order CONTRACT.md lists them.
-var NodeKinds = []NodeKind{KindTask, KindRequest, KindCall, KindRepair, KindEscalation, KindApproval, KindEdit, KindHandoff, KindHuman, KindOutput}
+// NodeKinds are every kind, in the order CONTRACT.md lists them, then
+// unstuck's own.
+var NodeKinds = []NodeKind{KindTask, KindRequest, KindCall, KindRepair, KindEscalation, KindApproval, KindEdit, KindHandoff, KindHuman, KindOutput, KindSummary}
 
 // NodeStatus is where a trace node is in its life.
 type NodeStatus string

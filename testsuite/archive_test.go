@@ -3,7 +3,6 @@ package testsuite
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,21 +32,13 @@ agents:
   - { name: counter, instructions: Count., tools: [echo], policies: { max_steps: 200 } }
 `
 	pad := strings.Repeat("x", 2<<10)
-	lastI := regexp.MustCompile(`"i":\s*(\d+)`)
 	// The model counts from its last result, not from the conversation's
 	// length: a long run's conversation no longer holds every step.
 	counter := func(req openaiRequest) scriptedmodel.Turn {
-		i := 0
-		if res := scriptedmodel.LastToolResults(req); len(res) > 0 {
-			if m := lastI.FindStringSubmatch(res[0].Content); m != nil {
-				n, _ := strconv.Atoi(m[1])
-				i = n + 1
-			}
-		}
-		if i < turns {
+		if i := scriptedmodel.NextStep(req); i < turns {
 			return scriptedmodel.CallTurn("echo", map[string]any{"i": i, "pad": pad})
 		}
-		return scriptedmodel.CallTurn("final_output", map[string]any{"turns": i})
+		return scriptedmodel.CallTurn("final_output", map[string]any{"turns": turns})
 	}
 	s := newStack(t, cfg, map[string]scriptedmodel.Script{"counter": counter})
 	run := s.start(workflows.AgentInput{Agent: "counter", Task: "count"})

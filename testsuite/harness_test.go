@@ -115,7 +115,13 @@ type stack struct {
 // replaced by the scripted server's URL.
 func newStack(t *testing.T, yaml string, scripts map[string]scriptedmodel.Script) *stack {
 	t.Helper()
-	model, err := scriptedmodel.Start("127.0.0.1:0", scripts, "", scriptedmodel.WithLogf(t.Logf))
+	return newStackWith(t, yaml, scripts)
+}
+
+// newStackWith is newStack with options of the scripted model server.
+func newStackWith(t *testing.T, yaml string, scripts map[string]scriptedmodel.Script, opts ...scriptedmodel.Option) *stack {
+	t.Helper()
+	model, err := scriptedmodel.Start("127.0.0.1:0", scripts, "", append([]scriptedmodel.Option{scriptedmodel.WithLogf(t.Logf)}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = model.Close() })
 

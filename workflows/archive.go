@@ -125,12 +125,12 @@ func archiveWeights(run *Run) []policies.ArchiveNode {
 }
 
 // pinnedNode: the run reads the node again however old it is: the task,
-// the handoffs (the conversation and later handoffs start from them), and
+// the handoffs and summaries (the conversation starts from them), and
 // writes an edit or rollback invalidated after they ran (the effect ledger
 // answers an identical write with their result).
 func pinnedNode(n *Node) bool {
 	switch n.Kind {
-	case signals.KindTask, signals.KindHandoff:
+	case signals.KindTask, signals.KindHandoff, signals.KindSummary:
 		return true
 	case signals.KindCall:
 		return n.Status == signals.StatusInvalidated && n.Executed

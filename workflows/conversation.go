@@ -27,6 +27,14 @@ func buildConversation(run *Run) []activities.Message {
 		msgs = append(msgs, userMessage(taskText(run)), handoffMessage(run, &run.Nodes[h]))
 		from = h + 1
 	}
+	if s := run.lastSummary(from); s >= 0 {
+		// The turns a summary covers give way to it (policies.context).
+		if from == 0 {
+			msgs = append(msgs, userMessage(taskText(run)))
+		}
+		msgs = append(msgs, summaryMessage(&run.Nodes[s]))
+		from = run.conversationStart()
+	}
 	gap := run.firstAfterArchive()
 	for i := from; i < len(run.Nodes); i++ {
 		if i == gap {
@@ -162,6 +170,9 @@ func nodeMessage(run *Run, n *Node) (activities.Message, bool) {
 	case signals.KindCall:
 		if (n.Status != signals.StatusCompleted && n.Status != signals.StatusFailed) || n.Superseded {
 			return activities.Message{}, false
+		}
+		if n.ModelCallID != "" && n.Step < run.ClearedBefore {
+			return activities.Message{Role: "tool", ToolCallID: n.ModelCallID, Content: clearedResult(n.ID)}, true
 		}
 		return callMessage(n), true
 	case signals.KindHuman:

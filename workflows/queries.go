@@ -184,6 +184,7 @@ func (r *runner) status() signals.Status {
 		HandoffPath:      r.run.HandoffPath,
 		LastError:        r.run.LastError,
 		Fallbacks:        r.fallbacks(),
+		ModelFallbacks:   r.run.ModelFallbacks,
 	}
 }
 

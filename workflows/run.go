@@ -3,6 +3,7 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
@@ -77,6 +78,12 @@ type Progress struct {
 	// the rules rest until another agent has it.
 	RulesSeen  int  `json:"rules_seen,omitempty"`
 	RulesSpent bool `json:"rules_spent,omitempty"`
+	// ModelAt is the place in the agent's list of models its requests go
+	// to (0 its model, i its i-th fallback) since ModelSince; ModelFallbacks
+	// counts the switches (model_fallback.go).
+	ModelAt        int       `json:"model_at,omitempty"`
+	ModelSince     time.Time `json:"model_since,omitzero"`
+	ModelFallbacks int       `json:"model_fallbacks,omitempty"`
 	// offerHandoff: the model is offered the handoff tool (the agent has
 	// handoffs, in a version that hands over); set each generation.
 	offerHandoff bool
@@ -90,6 +97,10 @@ type Conversation struct {
 	// Fitted: the conversation outgrew the payload limit once, and is since
 	// fitted to it (oldest observations cut, with a marker).
 	Fitted bool `json:"fitted,omitempty"`
+	// ClearedBefore: the results of tool calls of steps before this one
+	// are cleared from the conversation (policies.context; the trace
+	// keeps them whole).
+	ClearedBefore int `json:"cleared_before,omitempty"`
 }
 
 // LoopEscape holds the loop detector, the breakers and the ladder, so they

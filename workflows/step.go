@@ -1,12 +1,14 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -100,7 +102,40 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		Kind: signals.KindRequest, Status: signals.StatusRunning, Parents: run.Frontier,
 	}, Step: run.Step})
 	reqID := node.ID
+	budget := r.promptBudget(ctx)
+	run.ModelAt = policies.ModelToAsk(run.ModelAt, run.ModelSince, workflow.Now(ctx), run.Spec.Agent.Policies.Breaker.Cooldown.D())
+	for {
+		reply, conv, err := r.askModel(ctx, reqID, budget)
+		if errors.Is(err, errFellBack) {
+			continue // asked again, of the next model
+		}
+		if reply == nil {
+			return nil, reqID, err
+		}
+		if reply.OverBudget != nil {
+			// Not sent: the conversation is compacted and asked again.
+			budget = r.compact(ctx, reqID, *reply.OverBudget)
+			continue
+		}
+		r.finishNode(ctx, reqID, mustJSON(r.replyView(reqID, *reply)), "")
+		r.settleStreamed(ctx, r.streaming, reply.ToolCalls)
+		if len(reply.ToolCalls) == 0 {
+			r.endStream(ctx, r.streaming, "not run: the reply does not ask for it")
+		}
+		r.countTokens(ctx, *reply)
+		run.SentMessages = len(conv) + 1
+		run.LastReplyID = reply.ReplyID
+		run.Frontier = []string{reqID}
+		return reply, reqID, nil
+	}
+}
 
+// askModel sends the conversation to the model activity (with a prompt
+// budget in tokens, 0 for none) and answers its reply and the
+// conversation it was sent. No reply: the request was abandoned for an
+// edit, or failed, and err says how the run goes on.
+func (r *runner) askModel(ctx workflow.Context, reqID string, budget int) (*activities.ModelReply, []activities.Message, error) {
+	run := r.run
 	conv := buildConversation(run)
 	if !run.Fitted && overBudget(conv, conversationBudget(run)) && r.limitsOn(ctx) {
 		// From now on the conversation is fitted to the payload limit;
@@ -110,10 +145,12 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		conv = buildConversation(run)
 	}
 	req := activities.ModelRequest{
-		Agent:      run.Spec.Agent.Name,
-		Base:       run.SentMessages,
-		AfterReply: run.LastReplyID,
-		Delta:      conv[min(run.SentMessages, len(conv)):],
+		Agent:        run.Spec.Agent.Name,
+		Base:         run.SentMessages,
+		AfterReply:   run.LastReplyID,
+		Delta:        conv[min(run.SentMessages, len(conv)):],
+		PromptBudget: budget,
+		Fallback:     run.ModelAt,
 	}
 	if run.SentMessages > len(conv) {
 		// Cannot happen unless the conversation shrank; send it whole.
@@ -128,7 +165,7 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		msg := fmt.Sprintf("the next model request would carry %d KiB of new messages, over the %d KiB an activity input may hold", size>>10, maxRequestBytes>>10)
 		r.finishNode(ctx, reqID, nil, msg)
 		run.LastError = msg
-		return nil, reqID, r.stop(ctx, msg)
+		return nil, nil, r.stop(ctx, msg)
 	}
 	r.checkpoint(reqID)
 	opts := modelOptions(run.Spec.Model)
@@ -157,28 +194,23 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		abandon()
 		r.finishNode(ctx, reqID, nil, "abandoned: a person edited the run while the model was asked")
 		r.endStream(ctx, stream, r.interruptText())
-		return nil, reqID, errInterrupted
+		return nil, nil, errInterrupted
 	}
 	if err := fut.Get(ctx, &reply); err != nil {
 		if cancelled(ctx, err) {
-			return nil, reqID, r.cancelled(ctx, reqID)
+			return nil, nil, r.cancelled(ctx, reqID)
+		}
+		if r.fallBack(ctx, reqID, err) {
+			r.endStream(ctx, stream, "not run: the model request is asked again of a fallback model")
+			return nil, nil, errFellBack
 		}
 		msg := errorText(err)
 		r.finishNode(ctx, reqID, nil, msg)
 		r.endStream(ctx, stream, "not run: the model request it came from failed")
 		run.LastError = msg
-		return nil, reqID, r.stop(ctx, "model request failed: "+msg)
+		return nil, nil, r.stop(ctx, "model request failed: "+msg)
 	}
-	r.finishNode(ctx, reqID, mustJSON(replyView(reply)), "")
-	r.settleStreamed(ctx, stream, reply.ToolCalls)
-	if len(reply.ToolCalls) == 0 {
-		r.endStream(ctx, stream, "not run: the reply does not ask for it")
-	}
-	r.countTokens(ctx, reply)
-	run.SentMessages = len(conv) + 1
-	run.LastReplyID = reply.ReplyID
-	run.Frontier = []string{reqID}
-	return &reply, reqID, nil
+	return &reply, conv, nil
 }
 
 // maxRequestBytes keeps a model request under Temporal's 2 MB payload limit.
@@ -189,6 +221,9 @@ type replyRecord struct {
 	Content      string                `json:"content,omitempty"`
 	ToolCalls    []activities.ToolCall `json:"tool_calls,omitempty"`
 	FinishReason string                `json:"finish_reason,omitempty"`
+	// Compactions the request's conversation took before it was sent
+	// (policies.context).
+	Compactions []compaction `json:"compactions,omitempty"`
 }
 
 func replyView(r activities.ModelReply) replyRecord {

@@ -221,6 +221,19 @@ const (
 	// releaseChanges: asked on its own, when a list first outgrows the
 	// bound.
 	versionBoundedLists = "bounded-lists"
+	// versionContextClear: an agent with policies.context sends its
+	// requests with a prompt budget in tokens, and a prompt counted over it
+	// comes back unsent: the results of tool calls before the last
+	// keep_last steps are cleared from the conversation and the request
+	// is asked again (context.go). Not in releaseChanges: asked once per
+	// run, at its first request, only for agents with policies.context.
+	versionContextClear = "context-clear"
+	// versionModelFallback: a model request that failed once its retries
+	// were spent goes to the agent's next fallback model (model.fallbacks;
+	// policies.NextModel), with a trace node saying why; before, the run
+	// stopped. Not in releaseChanges: asked on its own, only when a
+	// fallback would be taken.
+	versionModelFallback = "model-fallback"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change

@@ -45,6 +45,12 @@ type runner struct {
 	decisions map[string]*signals.ApproveRequest
 	// limitsVersion caches the GetVersion of the limits guards.
 	limitsVersion *workflow.Version
+	// contextVersion caches the GetVersion of policies.context's
+	// compaction; compactions are those of requests not answered yet.
+	contextVersion *workflow.Version
+	compactions    map[string][]compaction
+	// summarized: the requests that had a summary made (one each).
+	summarized map[string]bool
 	// streamVersion caches the GetVersion of streamed calls; streaming is
 	// the step's model request while its reply streams (stream.go).
 	streamVersion *workflow.Version

@@ -1,6 +1,8 @@
 package scriptedmodel
 
 import (
+	"regexp"
+	"strconv"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -103,4 +105,21 @@ func text(m openai.ChatCompletionMessage) string {
 		}
 	}
 	return b.String()
+}
+
+// lastI finds the step number a counting script's results carry.
+var lastI = regexp.MustCompile(`"i":\s*(\d+)`)
+
+// NextStep is one more than the step number ("i") in the last tool
+// result, 0 when there is none: scripts that count their steps read it
+// from their results, since a long run's conversation no longer holds
+// every step (archived, cleared or fitted).
+func NextStep(req openai.ChatCompletionRequest) int {
+	if res := LastToolResults(req); len(res) > 0 {
+		if m := lastI.FindStringSubmatch(res[0].Content); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return n + 1
+		}
+	}
+	return 0
 }

@@ -51,6 +51,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.answer(w, r, n, req.Model, *failure, len(body), stream)
 		return
 	}
+	if s.overWindow(w, req) {
+		return
+	}
 	script := s.script(req.Model)
 	if script == nil {
 		writeError(w, http.StatusNotFound, fmt.Sprintf(

@@ -31,6 +31,8 @@ type Server struct {
 	bodies   [][]byte // every well-formed request body, in arrival order
 	failures []Turn   // queued by FailNext, answered before any script
 	streams  int      // streamed answers being written now
+	window   int      // WithContextWindow's tokens, 0: none
+	prompts  []int    // each request's prompt tokens
 }
 
 // OpenStreams is how many streamed answers the server is writing now: a

@@ -1,0 +1,86 @@
+package activities
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
+)
+
+// ModelCircuitOpenError is the application error type of a model request
+// the worker's breaker of that model refused: its last attempts, across
+// the runs on this worker, found it unavailable. With a fallback model to
+// turn to, the refusal is not retried (the run turns to it at once);
+// without one, it is retried once the breaker's cooldown has passed.
+const ModelCircuitOpenError = "ModelCircuitOpen"
+
+// Bounds of the worker's model breakers: this many unavailable attempts
+// in a row open one, for this long.
+const (
+	modelBreakerFailures = 5
+	modelBreakerCooldown = 30 * time.Second
+)
+
+// modelBreakers are the worker's breakers of its model endpoints (one per
+// endpoint and model name), shared by every run it serves: a provider
+// that is down is asked a bounded number of times, not once per run.
+type modelBreakers struct {
+	mu      sync.Mutex
+	byModel map[string]*policies.Breaker
+}
+
+func modelKey(m config.Model) string { return m.Name + "@" + m.BaseURL }
+
+// allow is the gate before a request; hasFallback says whether the run
+// has another model to turn to.
+func (w *modelBreakers) allow(m config.Model, now time.Time, hasFallback bool) error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b := w.breaker(m)
+	if b.Allow(now) {
+		return nil
+	}
+	left := b.OpenedAt.Add(b.Cooldown).Sub(now)
+	msg := fmt.Sprintf("circuit open on this worker: model %q was unavailable %d times in a row across runs; it is left alone for %s",
+		m.Name, b.Failures, left.Round(time.Second))
+	if hasFallback {
+		return temporal.NewNonRetryableApplicationError(msg, ModelCircuitOpenError, nil)
+	}
+	return temporal.NewApplicationErrorWithOptions(msg, ModelCircuitOpenError, temporal.ApplicationErrorOptions{NextRetryDelay: left})
+}
+
+// record takes a request's outcome: an answer closes the breaker, the
+// model being unavailable counts against it; a refusal (a bad request, a
+// prompt too long) says nothing of the model's health.
+func (w *modelBreakers) record(m config.Model, now time.Time, err error) {
+	if w == nil {
+		return
+	}
+	var app *temporal.ApplicationError
+	if err != nil && !(errors.As(err, &app) && app.Type() == ModelUnavailableError) {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.breaker(m).Record(now, err == nil)
+}
+
+func (w *modelBreakers) breaker(m config.Model) *policies.Breaker {
+	if w.byModel == nil {
+		w.byModel = map[string]*policies.Breaker{}
+	}
+	b, ok := w.byModel[modelKey(m)]
+	if !ok {
+		b = policies.NewBreaker(modelBreakerFailures, modelBreakerCooldown)
+		w.byModel[modelKey(m)] = b
+	}
+	return b
+}
