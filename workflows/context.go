@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/policies"
 )
 
 // An agent with policies.context keeps its conversation inside the
@@ -51,8 +52,9 @@ func (r *runner) promptBudget(ctx workflow.Context) int {
 	return budget
 }
 
-// compact clears the results of the steps before the last keep_last from
-// the conversation of request reqID, counted over its budget, or when
+// compact clears the results of the steps before the last keep_last (all
+// but the last step's when those alone are over: policies.ClearBefore)
+// from the conversation of request reqID, counted over its budget, or when
 // none are left to clear has the model summarize the turns before them
 // (once per request), and answers the budget to ask again with: the same,
 // or 0 when nothing more can be done (the request is then sent as it is,
@@ -61,7 +63,7 @@ func (r *runner) compact(ctx workflow.Context, reqID string, count activities.Pr
 	run := r.run
 	c := compaction{Tokens: count.Tokens, Budget: count.Budget, Refused: count.Refused}
 	budget := 0
-	if before := run.Step - run.Spec.Agent.Policies.Context.KeepLast; before > run.ClearedBefore {
+	if before, ok := policies.ClearBefore(run.Step, run.Spec.Agent.Policies.Context.KeepLast, run.ClearedBefore); ok {
 		run.ClearedBefore, c.ClearedBefore = before, before
 		// The conversation changed: the activity is sent it whole.
 		run.SentMessages, run.LastReplyID = 0, ""

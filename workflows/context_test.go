@@ -115,7 +115,9 @@ func mustJSONString(raw json.RawMessage) string {
 func TestTurnsAreSummarizedWhenClearingIsNotEnough(t *testing.T) {
 	replies := compactingReplies()
 	over := replies[6]
-	replies = append(replies[:7:7], over, activities.ModelReply{Content: "done"})
+	// Over: clear steps 1-4; over again: all but step 6's; over again:
+	// summarize.
+	replies = append(replies[:7:7], over, over, activities.ModelReply{Content: "done"})
 	h := newHarness(t, contextSpec(), replies, echoTool)
 	var asked []activities.SummaryRequest
 	h.env.OnActivity(acts.Summarize, mock.Anything, mock.Anything).Return(
@@ -153,7 +155,8 @@ func TestTurnsAreSummarizedWhenClearingIsNotEnough(t *testing.T) {
 
 	var rec replyRecord
 	require.NoError(t, json.Unmarshal(nodesByKind(tr, signals.KindRequest)[6].Output, &rec))
-	require.Len(t, rec.Compactions, 2)
+	require.Len(t, rec.Compactions, 3)
 	require.Equal(t, 5, rec.Compactions[0].ClearedBefore)
-	require.Equal(t, sums[0].ID, rec.Compactions[1].Summary)
+	require.Equal(t, 6, rec.Compactions[1].ClearedBefore, "the kept steps alone were over: only the last step's result stays")
+	require.Equal(t, sums[0].ID, rec.Compactions[2].Summary)
 }
