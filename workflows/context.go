@@ -71,6 +71,14 @@ func (r *runner) compact(ctx workflow.Context, reqID string, count activities.Pr
 	} else if id := r.summarize(ctx, reqID, min(count.Budget, count.Tokens)/2); id != "" {
 		c.Summary, budget = id, count.Budget
 	}
+	kind := "none"
+	switch {
+	case c.Summary != "":
+		kind = "summary"
+	case c.ClearedBefore > 0:
+		kind = "clear"
+	}
+	r.count(ctx, MetricCompactions, 1, "kind", kind)
 	if r.compactions == nil {
 		r.compactions = map[string][]compaction{}
 	}

@@ -39,6 +39,14 @@ const (
 	// requests as the model server reported them; tag direction (input,
 	// output).
 	MetricModelTokens = "unstuck_model_tokens"
+	// MetricModelFallbacks counts model requests turned to a fallback
+	// model; tags from and to (model names).
+	MetricModelFallbacks = "unstuck_model_fallbacks"
+	// MetricCompactions counts conversations compacted to stay inside the
+	// model's token window (policies.context); tag kind: clear (old
+	// results cleared), summary (old turns summarized) or none (nothing
+	// more could be done: sent as it was).
+	MetricCompactions = "unstuck_compactions"
 )
 
 // AgentMetrics are the counters above, for whoever lists them (the
@@ -46,6 +54,7 @@ const (
 var AgentMetrics = []string{
 	MetricLoopsDetected, MetricRungsTaken, MetricRepairs, MetricRepairsByModel,
 	MetricApprovals, MetricEdits, MetricHandoffs, MetricModelTokens,
+	MetricModelFallbacks, MetricCompactions,
 }
 
 // count adds n to a counter, tagged with the run's agent and the given

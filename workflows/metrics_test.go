@@ -165,3 +165,31 @@ func TestMetricsCountHandoffsTakenAndRefused(t *testing.T) {
 	require.EqualValues(t, 1, counted(t, reader, MetricHandoffs, "outcome", "refused", "trigger", "tool", "agent", "general"))
 	require.EqualValues(t, 1, counted(t, reader, MetricHandoffs), "counted once")
 }
+
+// A compaction and a model fallback are counted, by kind and by models.
+func TestCompactionsAndModelFallbacksAreCounted(t *testing.T) {
+	s, reader := meteredSuite()
+	h := newHarnessOn(s, t, contextSpec(), compactingReplies(), echoTool)
+	_, err := h.run(AgentInput{Agent: "agent", Task: "count"})
+	require.NoError(t, err)
+	require.Equal(t, int64(1), counted(t, reader, MetricCompactions, "kind", "clear", "agent", "agent"))
+	require.Zero(t, counted(t, reader, MetricCompactions, "kind", "summary"))
+
+	s, reader = meteredSuite()
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflow(AgentWorkflow)
+	env.RegisterActivity(&activities.Activities{})
+	spec := testSpec()
+	spec.Model.Fallbacks = []config.ModelFallback{{Name: "backup"}}
+	env.OnActivity(acts.ResolveAgent, mock.Anything, mock.Anything).Return(spec, nil)
+	env.OnActivity(acts.CallModel, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, req activities.ModelRequest) (*activities.ModelReply, error) {
+			if req.Fallback == 0 {
+				return nil, unavailable
+			}
+			return &activities.ModelReply{ReplyID: "r", Content: "done"}, nil
+		})
+	env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "travel", Task: "Book"})
+	require.NoError(t, env.GetWorkflowError())
+	require.Equal(t, int64(1), counted(t, reader, MetricModelFallbacks, "from", "scripted:test", "to", "backup"))
+}

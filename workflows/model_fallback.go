@@ -49,6 +49,7 @@ func (r *runner) fallBack(ctx workflow.Context, reqID string, err error) bool {
 	}, Step: run.Step})
 	run.ModelAt, run.ModelSince = next, workflow.Now(ctx)
 	run.ModelFallbacks++
+	r.count(ctx, MetricModelFallbacks, 1, "from", from, "to", to)
 	workflow.GetLogger(ctx).Warn("model fallback", "request", reqID, "from", from, "to", to, "why", errorText(err))
 	return true
 }
