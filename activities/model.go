@@ -45,6 +45,9 @@ type ModelRequest struct {
 	// Fallback picks the model: 0 the agent's own, i its i-th fallback
 	// (model.fallbacks in the worker's config).
 	Fallback int `json:"fallback,omitempty"`
+	// MaxTokens, when set, bounds the reply (a reply cut off in a call's
+	// arguments is asked again with the model's max_output_tokens).
+	MaxTokens int `json:"max_tokens,omitempty"`
 }
 
 // PromptCount is a prompt counted over the request's budget, unsent, or
@@ -139,9 +142,10 @@ func (a *Activities) sendChat(ctx context.Context, model config.Model, req Model
 
 	client, capture := a.chatClient(model)
 	request := openai.ChatCompletionRequest{
-		Model:    model.Name,
-		Messages: toOpenAIMessages(mc.Messages),
-		Tools:    toOpenAITools(mc.Tools),
+		Model:               model.Name,
+		Messages:            toOpenAIMessages(mc.Messages),
+		Tools:               toOpenAITools(mc.Tools),
+		MaxCompletionTokens: req.MaxTokens,
 	}
 	var reply *ModelReply
 	var err error

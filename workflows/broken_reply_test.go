@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -49,4 +50,46 @@ func TestACallCutOffByTheReplysLengthIsNotRun(t *testing.T) {
 	}
 	require.NotEmpty(t, told, "the cut-off call is answered")
 	require.True(t, strings.Contains(told, `"error"`), "with an error: %s", told)
+}
+
+// With a model whose reply bound is known, a reply cut off in a call's
+// arguments is asked again once, with room for the whole call, under
+// the same request node; the cut-off call is never seen.
+func TestACutOffReplyIsAskedAgainWithRoom(t *testing.T) {
+	spec := echoSpec()
+	spec.Model.Name = "gpt-4o"
+	h := newHarness(t, spec, []activities.ModelReply{
+		{FinishReason: "length", ToolCalls: []activities.ToolCall{call("k1", "typed", `{"n": 3, "note": "a long th`)}},
+		{ToolCalls: []activities.ToolCall{call("k1", "typed", `{"n": 3, "note": "a long thought"}`)}},
+		{Content: "done"},
+	}, echoTool)
+	_, err := h.run(AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, err)
+	require.Len(t, h.requests, 3)
+	require.Zero(t, h.requests[0].MaxTokens)
+	require.Equal(t, 16_384, h.requests[1].MaxTokens, "gpt-4o's max_output_tokens")
+	require.Zero(t, h.requests[2].MaxTokens, "the next request is asked as usual")
+	require.Len(t, h.toolReqs, 1)
+	require.JSONEq(t, `{"n": 3, "note": "a long thought"}`, string(h.toolReqs[0].Args))
+	tr := h.trace()
+	reqs := nodesByKind(tr, signals.KindRequest)
+	require.Len(t, reqs, 2, "asked again under the same node")
+	var rec replyRecord
+	require.NoError(t, json.Unmarshal(reqs[0].Output, &rec))
+	require.Equal(t, 16_384, rec.LongerReply)
+	require.Len(t, nodesByKind(tr, signals.KindCall), 1)
+}
+
+func TestACutOffReplyOfAnEarlierVersionGoesToThePipeline(t *testing.T) {
+	spec := echoSpec()
+	spec.Model.Name = "gpt-4o"
+	h := newHarness(t, spec, []activities.ModelReply{
+		{FinishReason: "length", ToolCalls: []activities.ToolCall{call("k1", "typed", `{"n": 3, "note": "a long th`)}},
+		{Content: "done"},
+	}, echoTool)
+	h.before(versionLongerReply)
+	_, err := h.run(AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, err)
+	require.Zero(t, h.requests[1].MaxTokens)
+	require.Empty(t, h.toolReqs)
 }

@@ -97,6 +97,8 @@ func clearedResult(nodeID string) string {
 func (r *runner) replyView(reqID string, reply activities.ModelReply) replyRecord {
 	rec := replyView(reply)
 	rec.Compactions = r.compactions[reqID]
+	rec.LongerReply = r.longerReplies[reqID]
 	delete(r.compactions, reqID)
+	delete(r.longerReplies, reqID)
 	return rec
 }

@@ -102,10 +102,10 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		Kind: signals.KindRequest, Status: signals.StatusRunning, Parents: run.Frontier,
 	}, Step: run.Step})
 	reqID := node.ID
-	budget := r.promptBudget(ctx)
+	ask := modelAsk{budget: r.promptBudget(ctx)}
 	run.ModelAt = policies.ModelToAsk(run.ModelAt, run.ModelSince, workflow.Now(ctx), run.Spec.Agent.Policies.Breaker.Cooldown.D())
 	for {
-		reply, conv, err := r.askModel(ctx, reqID, budget)
+		reply, conv, err := r.askModel(ctx, reqID, ask)
 		if errors.Is(err, errFellBack) {
 			continue // asked again, of the next model
 		}
@@ -114,8 +114,13 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		}
 		if reply.OverBudget != nil {
 			// Not sent: the conversation is compacted and asked again.
-			budget = r.compact(ctx, reqID, *reply.OverBudget)
+			ask.budget = r.compact(ctx, reqID, *reply.OverBudget)
 			continue
+		}
+		if ask.maxTokens == 0 && cutOffCall(*reply) {
+			if ask.maxTokens = r.longerReply(ctx, reqID); ask.maxTokens > 0 {
+				continue // asked again, with room for the whole call
+			}
 		}
 		r.finishNode(ctx, reqID, mustJSON(r.replyView(reqID, *reply)), "")
 		r.settleStreamed(ctx, r.streaming, reply.ToolCalls)
@@ -130,11 +135,15 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 	}
 }
 
-// askModel sends the conversation to the model activity (with a prompt
-// budget in tokens, 0 for none) and answers its reply and the
+// askModel sends the conversation to the model activity and answers its
+// reply and the
 // conversation it was sent. No reply: the request was abandoned for an
 // edit, or failed, and err says how the run goes on.
-func (r *runner) askModel(ctx workflow.Context, reqID string, budget int) (*activities.ModelReply, []activities.Message, error) {
+// modelAsk is how a request is asked: its prompt budget in tokens (0:
+// none) and its reply's (0: the provider's default).
+type modelAsk struct{ budget, maxTokens int }
+
+func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*activities.ModelReply, []activities.Message, error) {
 	run := r.run
 	conv := buildConversation(run)
 	if !run.Fitted && overBudget(conv, conversationBudget(run)) && r.limitsOn(ctx) {
@@ -149,8 +158,9 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, budget int) (*acti
 		Base:         run.SentMessages,
 		AfterReply:   run.LastReplyID,
 		Delta:        conv[min(run.SentMessages, len(conv)):],
-		PromptBudget: budget,
+		PromptBudget: ask.budget,
 		Fallback:     run.ModelAt,
+		MaxTokens:    ask.maxTokens,
 	}
 	if run.SentMessages > len(conv) {
 		// Cannot happen unless the conversation shrank; send it whole.
@@ -224,6 +234,9 @@ type replyRecord struct {
 	// Compactions the request's conversation took before it was sent
 	// (policies.context).
 	Compactions []compaction `json:"compactions,omitempty"`
+	// LongerReply: the first reply was cut off in a call's arguments, and
+	// this is the max_tokens it was asked again with (longer_reply.go).
+	LongerReply int `json:"longer_reply,omitempty"`
 }
 
 func replyView(r activities.ModelReply) replyRecord {

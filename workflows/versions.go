@@ -234,6 +234,12 @@ const (
 	// stopped. Not in releaseChanges: asked on its own, only when a
 	// fallback would be taken.
 	versionModelFallback = "model-fallback"
+	// versionLongerReply: a reply cut off (finish_reason length) in the
+	// middle of a call's arguments is asked again once, with the model's
+	// max_output_tokens (longer_reply.go); before, its broken call went
+	// to the pipeline and the model was told. Not in releaseChanges:
+	// asked on its own, only for such a reply.
+	versionLongerReply = "longer-reply"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change

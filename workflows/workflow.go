@@ -49,8 +49,10 @@ type runner struct {
 	// compaction; compactions are those of requests not answered yet.
 	contextVersion *workflow.Version
 	compactions    map[string][]compaction
-	// summarized: the requests that had a summary made (one each).
-	summarized map[string]bool
+	// summarized: the requests that had a summary made (one each);
+	// longerReplies: those asked again for a longer reply, and with what.
+	summarized    map[string]bool
+	longerReplies map[string]int
 	// streamVersion caches the GetVersion of streamed calls; streaming is
 	// the step's model request while its reply streams (stream.go).
 	streamVersion *workflow.Version

@@ -33,6 +33,9 @@ func completion(n int, model string, turn Turn, bodyLen int) openai.ChatCompleti
 	if len(turn.Calls) > 0 {
 		finish = openai.FinishReasonToolCalls
 	}
+	if turn.FinishReason != "" {
+		finish = openai.FinishReason(turn.FinishReason)
+	}
 	return openai.ChatCompletionResponse{
 		ID:                fmt.Sprintf("chatcmpl-scripted-%d", n),
 		Object:            "chat.completion",

@@ -24,6 +24,9 @@ type Turn struct {
 	Content string
 	// Calls are the tool calls of the answer, in order.
 	Calls []Call
+	// FinishReason, when set, is the answer's finish_reason (e.g.
+	// "length" for a reply cut off), instead of stop or tool_calls.
+	FinishReason string
 	// Status, when non-zero, makes the server answer this HTTP status with an
 	// OpenAI-style error body instead of a completion, to script provider
 	// failures (429, 5xx, 400...).

@@ -1,0 +1,52 @@
+package testsuite
+
+import (
+	"encoding/json"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// A reply cut off by its length in the middle of a call's arguments is
+// asked again with the model's max_output_tokens, and the whole call runs
+// once.
+func TestACutOffReplyIsAskedAgainWithRoomForTheCall(t *testing.T) {
+	cfg := `
+model: { base_url: "{{MODEL}}", name: writer, context_window: 8000, max_output_tokens: 2000 }
+tools:
+  - { name: echo, builtin: echo, parameters: { type: object } }
+agents:
+  - { name: writer, instructions: Write., tools: [echo] }
+`
+	writer := func(req openai.ChatCompletionRequest) scriptedmodel.Turn {
+		if len(scriptedmodel.LastToolResults(req)) > 0 {
+			return scriptedmodel.CallTurn("final_output", map[string]any{"done": true})
+		}
+		if req.MaxCompletionTokens == 0 {
+			return scriptedmodel.Turn{FinishReason: "length", Calls: []scriptedmodel.Call{{Name: "echo", Args: `{"text": "a long para`}}}
+		}
+		return scriptedmodel.CallTurn("echo", map[string]any{"text": "a long paragraph"})
+	}
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"writer": writer})
+	run := s.start(workflows.AgentInput{Agent: "writer", Task: "write"})
+	res, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"done": true}`, string(res.Output))
+	reqs := s.model.Requests()
+	require.Len(t, reqs, 3)
+	require.Equal(t, 2000, reqs[1].MaxCompletionTokens)
+	tr := s.trace(run)
+	calls := nodesOf(tr, signals.KindCall)
+	require.JSONEq(t, `{"text": "a long paragraph"}`, string(calls[0].Args))
+	var rec struct {
+		LongerReply int `json:"longer_reply"`
+	}
+	require.NoError(t, json.Unmarshal(nodesOf(tr, signals.KindRequest)[0].Output, &rec))
+	require.Equal(t, 2000, rec.LongerReply)
+	recordAndReplay(t, run, "longer_reply")
+}
