@@ -121,7 +121,7 @@ func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequ
 		return nil, err
 	}
 	if req.PromptBudget > 0 {
-		if n := promptTokens(model.Name, mc); n > req.PromptBudget {
+		if n, over := overBudget(model.Name, mc, req.PromptBudget); over {
 			return &ModelReply{OverBudget: &PromptCount{Tokens: n, Budget: req.PromptBudget}}, nil
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/proto"
 
@@ -101,43 +101,30 @@ func handoffChainRun(b *testing.B, bin string, desks int) chainFigures {
 // longest workflow task, the failed ones, the largest history.
 func generationFigures(b *testing.B, workflowID, firstRunID string, f *chainFigures) {
 	b.Helper()
-	ctx := context.Background()
-	for runID := firstRunID; runID != ""; {
-		f.generations++
-		next, size := "", 0
-		var started map[int64]time.Time
-		var lastTask time.Duration
-		iter := devClient.GetWorkflowHistory(ctx, workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for iter.HasNext() {
-			ev, err := iter.Next()
-			if err != nil {
-				b.Fatal(err)
+	sizes := map[int]int{}
+	started := map[int64]time.Time{}
+	var lastTask time.Duration
+	eachGeneration(b, workflowID, firstRunID, func(gen int, ev *historypb.HistoryEvent) {
+		f.generations = max(f.generations, gen+1)
+		sizes[gen] += proto.Size(ev)
+		f.maxHistory = max(f.maxHistory, sizes[gen])
+		switch {
+		case ev.GetWorkflowExecutionStartedEventAttributes() != nil:
+			input := 0
+			for _, p := range ev.GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads() {
+				input += len(p.GetData())
 			}
-			size += proto.Size(ev)
-			switch {
-			case ev.GetWorkflowExecutionStartedEventAttributes() != nil:
-				input := 0
-				for _, p := range ev.GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads() {
-					input += len(p.GetData())
-				}
-				f.maxInput = max(f.maxInput, input)
-			case ev.GetWorkflowTaskStartedEventAttributes() != nil:
-				if started == nil {
-					started = map[int64]time.Time{}
-				}
-				started[ev.GetEventId()] = ev.GetEventTime().AsTime()
-			case ev.GetWorkflowTaskCompletedEventAttributes() != nil:
-				a := ev.GetWorkflowTaskCompletedEventAttributes()
-				lastTask = ev.GetEventTime().AsTime().Sub(started[a.GetStartedEventId()])
-				f.maxTask = max(f.maxTask, lastTask)
-			case ev.GetWorkflowTaskFailedEventAttributes() != nil:
-				f.failedTasks++
-			case ev.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
-				next = ev.GetWorkflowExecutionContinuedAsNewEventAttributes().GetNewExecutionRunId()
-				f.maxCANTask = max(f.maxCANTask, lastTask)
-			}
+			f.maxInput = max(f.maxInput, input)
+		case ev.GetWorkflowTaskStartedEventAttributes() != nil:
+			started[ev.GetEventId()] = ev.GetEventTime().AsTime()
+		case ev.GetWorkflowTaskCompletedEventAttributes() != nil:
+			a := ev.GetWorkflowTaskCompletedEventAttributes()
+			lastTask = ev.GetEventTime().AsTime().Sub(started[a.GetStartedEventId()])
+			f.maxTask = max(f.maxTask, lastTask)
+		case ev.GetWorkflowTaskFailedEventAttributes() != nil:
+			f.failedTasks++
+		case ev.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
+			f.maxCANTask = max(f.maxCANTask, lastTask)
 		}
-		f.maxHistory = max(f.maxHistory, size)
-		runID = next
-	}
+	})
 }

@@ -242,6 +242,22 @@ func eachEvent(b *testing.B, workflowID, runID string, f func(*historypb.History
 	}
 }
 
+// eachGeneration calls f with every event of each run of a chain, from
+// its first run, following continue-as-new; gen counts the runs from 0.
+func eachGeneration(b *testing.B, workflowID, firstRunID string, f func(gen int, ev *historypb.HistoryEvent)) {
+	b.Helper()
+	for gen, runID := 0, firstRunID; runID != ""; gen++ {
+		next := ""
+		eachEvent(b, workflowID, runID, func(ev *historypb.HistoryEvent) {
+			if a := ev.GetWorkflowExecutionContinuedAsNewEventAttributes(); a != nil {
+				next = a.GetNewExecutionRunId()
+			}
+			f(gen, ev)
+		})
+		runID = next
+	}
+}
+
 // medianBy is the median of field over xs (the mean of the middle two for
 // an even count).
 func medianBy[T any](xs []T, field func(T) float64) float64 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/proto"
 
@@ -223,23 +224,11 @@ func toolRuns(b *testing.B, id string) int {
 		b.Fatal(err)
 	}
 	// Every generation, from the first run of the chain.
-	for runID := desc.GetWorkflowExecutionInfo().GetFirstRunId(); runID != ""; {
-		next := ""
-		it := devClient.GetWorkflowHistory(context.Background(), id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for it.HasNext() {
-			ev, err := it.Next()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == "RunTool" {
-				runs++
-			}
-			if a := ev.GetWorkflowExecutionContinuedAsNewEventAttributes(); a != nil {
-				next = a.GetNewExecutionRunId()
-			}
+	eachGeneration(b, id, desc.GetWorkflowExecutionInfo().GetFirstRunId(), func(_ int, ev *historypb.HistoryEvent) {
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == "RunTool" {
+			runs++
 		}
-		runID = next
-	}
+	})
 	return runs
 }
 
@@ -249,33 +238,23 @@ func toolRuns(b *testing.B, id string) int {
 func chainHistories(b *testing.B, id, firstRunID string) floodChain {
 	b.Helper()
 	var c floodChain
-	for runID := firstRunID; runID != ""; {
-		c.generations++
-		next := ""
-		bytes, events := 0, 0
-		started := map[int64]time.Time{}
-		var lastTask time.Duration
-		iter := devClient.GetWorkflowHistory(context.Background(), id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for iter.HasNext() {
-			ev, err := iter.Next()
-			if err != nil {
-				b.Fatal(err)
-			}
-			bytes += proto.Size(ev)
-			events++
-			switch {
-			case ev.GetWorkflowTaskStartedEventAttributes() != nil:
-				started[ev.GetEventId()] = ev.GetEventTime().AsTime()
-			case ev.GetWorkflowTaskCompletedEventAttributes() != nil:
-				lastTask = ev.GetEventTime().AsTime().Sub(started[ev.GetWorkflowTaskCompletedEventAttributes().GetStartedEventId()])
-				c.maxTask = max(c.maxTask, lastTask)
-			case ev.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
-				next = ev.GetWorkflowExecutionContinuedAsNewEventAttributes().GetNewExecutionRunId()
-				c.canTasks = append(c.canTasks, lastTask)
-			}
+	bytes, events := map[int]int{}, map[int]int{}
+	started := map[int64]time.Time{}
+	var lastTask time.Duration
+	eachGeneration(b, id, firstRunID, func(gen int, ev *historypb.HistoryEvent) {
+		c.generations = max(c.generations, gen+1)
+		bytes[gen] += proto.Size(ev)
+		events[gen]++
+		c.maxBytes, c.maxEvents = max(c.maxBytes, bytes[gen]), max(c.maxEvents, events[gen])
+		switch {
+		case ev.GetWorkflowTaskStartedEventAttributes() != nil:
+			started[ev.GetEventId()] = ev.GetEventTime().AsTime()
+		case ev.GetWorkflowTaskCompletedEventAttributes() != nil:
+			lastTask = ev.GetEventTime().AsTime().Sub(started[ev.GetWorkflowTaskCompletedEventAttributes().GetStartedEventId()])
+			c.maxTask = max(c.maxTask, lastTask)
+		case ev.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
+			c.canTasks = append(c.canTasks, lastTask)
 		}
-		c.maxBytes, c.maxEvents = max(c.maxBytes, bytes), max(c.maxEvents, events)
-		runID = next
-	}
+	})
 	return c
 }

@@ -181,9 +181,14 @@ func (run *Run) firstAfterArchive() int {
 	if run.Archived == nil || run.Archived.Through == "" {
 		return -1
 	}
-	through := nodeNumber(run.Archived.Through)
+	return run.firstAfter(run.Archived.Through)
+}
+
+// firstAfter is the index of the first node made after node id (ids
+// count up), len(Nodes) when none.
+func (run *Run) firstAfter(id string) int {
 	for i := range run.Nodes {
-		if nodeNumber(run.Nodes[i].ID) > through {
+		if nodeNumber(run.Nodes[i].ID) > nodeNumber(id) {
 			return i
 		}
 	}

@@ -109,16 +109,6 @@ func (run *Run) lastSummary(from int) int {
 	return -1
 }
 
-// firstAfter is the index of the first node made after node id.
-func (run *Run) firstAfter(id string) int {
-	for i := range run.Nodes {
-		if nodeNumber(run.Nodes[i].ID) > nodeNumber(id) {
-			return i
-		}
-	}
-	return len(run.Nodes)
-}
-
 // summaryThrough is the last node a summary covers.
 func summaryThrough(n *Node) string {
 	if len(n.Parents) > 0 {

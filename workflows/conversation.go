@@ -33,7 +33,7 @@ func buildConversation(run *Run) []activities.Message {
 			msgs = append(msgs, userMessage(taskText(run)))
 		}
 		msgs = append(msgs, summaryMessage(&run.Nodes[s]))
-		from = run.conversationStart()
+		from = max(from, run.firstAfter(summaryThrough(&run.Nodes[s])))
 	}
 	gap := run.firstAfterArchive()
 	for i := from; i < len(run.Nodes); i++ {

@@ -53,20 +53,26 @@ func (res *editResume) editedCall(tc activities.ToolCall) (activities.ToolCall, 
 	if !ok {
 		return tc, nil
 	}
-	args := map[string]any{}
-	if doc, err := decodeJSON(e.Args); err == nil {
+	tc.Args = argsKeepingOutputPath(e.Args, tc.Args)
+	return tc, mustJSON(map[string]any{"decision": "edit", "by": e.By, "reason": e.Reason, "tool": tc.Name, "args": e.Args})
+}
+
+// argsKeepingOutputPath is args (a person's, or those a call waited with)
+// with the State path the model's original arguments wrote (_outputPath).
+func argsKeepingOutputPath(args json.RawMessage, original string) string {
+	out := map[string]any{}
+	if doc, err := decodeJSON(args); err == nil {
 		if obj, ok := doc.(map[string]any); ok {
-			args = obj
+			out = obj
 		}
 	}
-	if orig, problem := parseArgs(tc.Args); problem == "" {
+	if orig, problem := parseArgs(original); problem == "" {
 		var o map[string]any
 		if json.Unmarshal(orig, &o) == nil {
 			if p, ok := o[OutputPathArg]; ok {
-				args[OutputPathArg] = p
+				out[OutputPathArg] = p
 			}
 		}
 	}
-	tc.Args = string(mustJSON(args))
-	return tc, mustJSON(map[string]any{"decision": "edit", "by": e.By, "reason": e.Reason, "tool": tc.Name, "args": e.Args})
+	return string(mustJSON(out))
 }

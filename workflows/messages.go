@@ -256,6 +256,15 @@ func (r *runner) messageSizeOn(ctx workflow.Context) bool {
 // as new, where they would be lost, and records them: none of them can act
 // between generations.
 func (r *runner) drainSignals(ctx workflow.Context) {
+	eachBufferedSignal(ctx, func(name string, raw converter.RawValue) {
+		payload, _ := decodeSignal(name, raw)
+		r.ignoredSignal(ctx, name, auditOf(payload), fmt.Errorf("%s: arrived while the run was continuing as new", name))
+	})
+}
+
+// eachBufferedSignal takes every signal buffered now, channel by channel
+// in signalNames' order, without waiting for more.
+func eachBufferedSignal(ctx workflow.Context, take func(name string, raw converter.RawValue)) {
 	for _, name := range signalNames {
 		ch := workflow.GetSignalChannel(ctx, name)
 		for {
@@ -263,8 +272,7 @@ func (r *runner) drainSignals(ctx workflow.Context) {
 			if !ch.ReceiveAsync(&raw) {
 				break
 			}
-			payload, _ := decodeSignal(name, raw)
-			r.ignoredSignal(ctx, name, auditOf(payload), fmt.Errorf("%s: arrived while the run was continuing as new", name))
+			take(name, raw)
 		}
 	}
 }

@@ -76,13 +76,7 @@ func tracePage(run *Run, page *signals.TracePage) (signals.Trace, error) {
 				start = i + 1
 			case run.isArchived(page.Since):
 				// The nodes made after it that the run still holds.
-				start = len(run.Nodes)
-				for j := range run.Nodes {
-					if nodeNumber(run.Nodes[j].ID) > nodeNumber(page.Since) {
-						start = j
-						break
-					}
-				}
+				start = run.firstAfter(page.Since)
 			default:
 				return signals.Trace{}, fmt.Errorf("trace: since %q names no node of this run", page.Since)
 			}

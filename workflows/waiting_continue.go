@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -124,23 +123,16 @@ func (r *runner) continueWaiting(ctx workflow.Context, reqID, human string) erro
 // the way receiveSignals does.
 func (r *runner) takeBufferedSignals(ctx workflow.Context) {
 	handlers := r.signalHandlers(ctx)
-	for _, name := range signalNames {
-		ch := workflow.GetSignalChannel(ctx, name)
-		for {
-			var raw converter.RawValue
-			if !ch.ReceiveAsync(&raw) {
-				break
-			}
-			payload, err := decodeSignal(name, raw)
-			audit := auditOf(payload)
-			if err == nil {
-				audit, err = handlers[name](payload)
-			}
-			if err != nil {
-				r.ignoredSignal(ctx, name, audit, err)
-			}
+	eachBufferedSignal(ctx, func(name string, raw converter.RawValue) {
+		payload, err := decodeSignal(name, raw)
+		audit := auditOf(payload)
+		if err == nil {
+			audit, err = handlers[name](payload)
 		}
-	}
+		if err != nil {
+			r.ignoredSignal(ctx, name, audit, err)
+		}
+	})
 }
 
 // expectCarriedWaits, as a generation that continued while waiting
@@ -191,21 +183,7 @@ func (r *runner) heldCall(ctx workflow.Context, reqID string, tc activities.Tool
 		return nil
 	}
 	if n.Status == signals.StatusAwaitingApproval && len(n.Args) > 0 {
-		args := map[string]any{}
-		if doc, err := decodeJSON(n.Args); err == nil {
-			if obj, ok := doc.(map[string]any); ok {
-				args = obj
-			}
-		}
-		if orig, problem := parseArgs(tc.Args); problem == "" {
-			var o map[string]any
-			if json.Unmarshal(orig, &o) == nil {
-				if p, ok := o[OutputPathArg]; ok {
-					args[OutputPathArg] = p
-				}
-			}
-		}
-		tc.Args = string(mustJSON(args))
+		tc.Args = argsKeepingOutputPath(n.Args, tc.Args)
 	}
 	return r.prepareCall(ctx, n.ID, tc)
 }

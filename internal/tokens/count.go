@@ -89,3 +89,18 @@ func encodingOf(model string) tokenizer.Encoding {
 	}
 	return tokenizer.Cl100kBase
 }
+
+// MessagesAtMost bounds Messages' total without tokenizing: a token
+// covers at least one byte, so the bytes plus the framing are never fewer
+// than the tokens. Counting a prompt that fits its budget by this bound
+// is work saved on every request.
+func MessagesAtMost(msgs []Message) int {
+	n := perReply
+	for _, m := range msgs {
+		n += perMessage + len(m.Role) + len(m.Content) + len(m.ToolCallID)
+		for _, c := range m.Calls {
+			n += perCall + len(c.Name) + len(c.Args)
+		}
+	}
+	return n
+}

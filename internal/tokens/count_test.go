@@ -41,3 +41,15 @@ func TestMessagesCountsTextCallsAndFraming(t *testing.T) {
 	require.Equal(t, sum+perReply, total)
 	require.Greater(t, each[1], perMessage+perCall, "a call costs its name and arguments")
 }
+
+func TestMessagesAtMostBoundsTheCount(t *testing.T) {
+	msgs := []Message{
+		{Role: "system", Content: "Book travel, héllo wörld 日本語"},
+		{Role: "assistant", Calls: []Call{{Name: "search", Args: `{"from":"NYC","note":"` + strings.Repeat("ab ", 50) + `"}`}}},
+		{Role: "tool", ToolCallID: "c1", Content: "\xff\xfe not utf-8"},
+	}
+	for _, model := range []string{"gpt-4o", "gpt-4"} {
+		total, _ := Messages(model, msgs)
+		require.LessOrEqual(t, total, MessagesAtMost(msgs), model)
+	}
+}
