@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -19,17 +18,7 @@ import (
 func TestApprovalThroughTheCLI(t *testing.T) {
 	unstuck := filepath.Join(binaries(t), "unstuck")
 	tools := newBookingServer(t, "booked")
-	cfg := `
-model: { base_url: "{{MODEL}}", name: approvals }
-tools:` + bookToolYAML(tools.URL) + `
-agents:
-  - { name: booker, instructions: Book., tools: [book] }
-`
-	script := scriptedmodel.Sequence(
-		scriptedmodel.CallTurn("book", map[string]any{"seat": "12A"}),
-		scriptedmodel.CallTurn("final_output", map[string]any{"done": true}),
-	)
-	s := newStack(t, cfg, map[string]scriptedmodel.Script{"approvals": script})
+	s := bookerStack(t, "approvals", tools.URL)
 	run := s.start(workflows.AgentInput{Agent: "booker", Task: "book a seat"})
 	cli := func(args ...string) (string, error) {
 		args = append(args, "--address", devServer.FrontendHostPort())

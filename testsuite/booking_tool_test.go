@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 )
 
 // bookToolYAML is the config of the approval tests' write tool: book(seat),
@@ -25,4 +27,21 @@ func newBookingServer(t *testing.T, key string) *toolServer {
 		_ = json.NewDecoder(r.Body).Decode(&a)
 		writeJSON(w, 200, map[string]any{key: a})
 	})
+}
+
+// bookerStack is a stack whose agent booker books seat 12A with the tool
+// at toolsURL (waiting for a person's approval), then gives its output;
+// model names the scripted model.
+func bookerStack(t *testing.T, model, toolsURL string) *stack {
+	t.Helper()
+	cfg := `
+model: { base_url: "{{MODEL}}", name: ` + model + ` }
+tools:` + bookToolYAML(toolsURL) + `
+agents:
+  - { name: booker, instructions: Book., tools: [book] }
+`
+	return newStack(t, cfg, map[string]scriptedmodel.Script{model: scriptedmodel.Sequence(
+		scriptedmodel.CallTurn("book", map[string]any{"seat": "12A"}),
+		scriptedmodel.CallTurn("final_output", map[string]any{"done": true}),
+	)})
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/enums/v1"
 
-	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -21,17 +20,7 @@ import (
 // the next generation, and runs it exactly once when a person approves.
 func TestWaitingRunContinuesAsNewUnderASignalFlood(t *testing.T) {
 	tools := newBookingServer(t, "booked")
-	cfg := `
-model: { base_url: "{{MODEL}}", name: approvals }
-tools:` + bookToolYAML(tools.URL) + `
-agents:
-  - { name: booker, instructions: Book., tools: [book] }
-`
-	script := scriptedmodel.Sequence(
-		scriptedmodel.CallTurn("book", map[string]any{"seat": "12A"}),
-		scriptedmodel.CallTurn("final_output", map[string]any{"done": true}),
-	)
-	s := newStack(t, cfg, map[string]scriptedmodel.Script{"approvals": script})
+	s := bookerStack(t, "approvals", tools.URL)
 	run := s.start(workflows.AgentInput{Agent: "booker", Task: "book a seat"})
 	ctx := context.Background()
 	require.Eventually(t, func() bool { p, _ := s.phase(run); return p == signals.PhaseAwaitingApproval }, 20*time.Second, 100*time.Millisecond)

@@ -16,8 +16,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/converter"
-
-	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 )
 
 // workflowMetadataQuery is the SDK's built-in query the Web UI reads the
@@ -34,17 +32,7 @@ func TestWebUIMetadata(t *testing.T) {
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		writeJSON(w, 200, map[string]any{"booked": true})
 	})
-	cfg := `
-model: { base_url: "{{MODEL}}", name: webui }
-tools:` + bookToolYAML(tools.URL) + `
-agents:
-  - { name: booker, instructions: Book., tools: [book] }
-`
-	script := scriptedmodel.Sequence(
-		scriptedmodel.CallTurn("book", map[string]any{"seat": "12A"}),
-		scriptedmodel.CallTurn("final_output", map[string]any{"done": true}),
-	)
-	s := newStack(t, cfg, map[string]scriptedmodel.Script{"webui": script})
+	s := bookerStack(t, "webui", tools.URL)
 	id := fmt.Sprintf("webui-%d", time.Now().UnixNano())
 	out, err := exec.Command(unstuck, "run", "--agent", "booker", "--task", "book a seat by the window",
 		"--input", `{"seat_class":"economy","passenger":"Ada"}`, "--id", id, "--task-queue", s.queue,
