@@ -34,3 +34,17 @@ type ModelContext struct {
 	Messages []Message `json:"messages"`
 	Tools    []ToolDef `json:"tools"`
 }
+
+// AssistantMessage is a model's reply as the conversation carries it. A
+// reply with neither content nor calls (empty, filtered, or a refusal) is
+// still the model's turn, but chat-completions servers refuse an
+// assistant message with neither: it carries a note of what came back.
+func AssistantMessage(content, refusal string, calls []ToolCall) Message {
+	if content == "" && len(calls) == 0 {
+		content = "[empty reply]"
+		if refusal != "" {
+			content = "[refused] " + refusal
+		}
+	}
+	return Message{Role: "assistant", Content: content, ToolCalls: calls}
+}

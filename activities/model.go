@@ -75,7 +75,10 @@ type ModelReply struct {
 	Content      string     `json:"content,omitempty"`
 	ToolCalls    []ToolCall `json:"tool_calls,omitempty"`
 	FinishReason string     `json:"finish_reason,omitempty"`
-	Model        string     `json:"model,omitempty"`
+	// Refusal is the model's refusal to answer (OpenAI's message.refusal),
+	// in place of content and calls.
+	Refusal string `json:"refusal,omitempty"`
+	Model   string `json:"model,omitempty"`
 	// The tokens the request used, as the server counted them: the
 	// workflow counts them in unstuck_model_tokens (workflows/metrics.go).
 	InputTokens  int `json:"input_tokens,omitempty"`
@@ -166,7 +169,7 @@ func (a *Activities) sendChat(ctx context.Context, model config.Model, req Model
 			fmt.Sprintf("model %q: the reply is %d KiB, over the %d KiB Temporal may carry in one payload", model.Name, size>>10, config.MaxPayloadBytes>>10),
 			ModelRejectedError, nil)
 	}
-	mc.Messages = append(mc.Messages, Message{Role: openai.ChatMessageRoleAssistant, Content: reply.Content, ToolCalls: reply.ToolCalls})
+	mc.Messages = append(mc.Messages, AssistantMessage(reply.Content, reply.Refusal, reply.ToolCalls))
 	a.convos.put(wf.ID, wf.RunID, mc, reply.ReplyID)
 	return reply, nil
 }
@@ -186,6 +189,7 @@ func wholeReply(ctx context.Context, model config.Model, client *openai.Client, 
 		ReplyID:      fmt.Sprintf("%s#%d", resp.ID, attempt),
 		Content:      choice.Message.Content,
 		FinishReason: string(choice.FinishReason),
+		Refusal:      choice.Message.Refusal,
 		Model:        resp.Model,
 		InputTokens:  resp.Usage.PromptTokens,
 		OutputTokens: resp.Usage.CompletionTokens,

@@ -108,6 +108,7 @@ type StreamProgress struct {
 type streamAssembly struct {
 	id, model string
 	content   strings.Builder
+	refusal   strings.Builder
 	calls     map[int]*ToolCall
 	finish    string
 	usage     *openai.Usage
@@ -134,6 +135,7 @@ func (s *streamAssembly) add(ch openai.ChatCompletionStreamResponse) error {
 			continue // one choice is asked for; others are not this reply
 		}
 		s.content.WriteString(c.Delta.Content)
+		s.refusal.WriteString(c.Delta.Refusal)
 		for _, tc := range c.Delta.ToolCalls {
 			if err := s.addCall(tc); err != nil {
 				return err
@@ -194,6 +196,7 @@ func (s *streamAssembly) reply(attempt int32) (*ModelReply, error) {
 		// The attempt makes the id unique even when a server reuses ids.
 		ReplyID:      fmt.Sprintf("%s#%d", s.id, attempt),
 		Content:      s.content.String(),
+		Refusal:      s.refusal.String(),
 		FinishReason: s.finish,
 		Model:        s.model,
 	}

@@ -166,7 +166,7 @@ func nodeMessage(run *Run, n *Node) (activities.Message, bool) {
 		}
 		var rec replyRecord
 		_ = json.Unmarshal(n.Output, &rec)
-		return activities.Message{Role: "assistant", Content: rec.Content, ToolCalls: rec.ToolCalls}, true
+		return activities.AssistantMessage(rec.Content, rec.Refusal, rec.ToolCalls), true
 	case signals.KindCall:
 		if (n.Status != signals.StatusCompleted && n.Status != signals.StatusFailed) || n.Superseded {
 			return activities.Message{}, false

@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/policies/repair"
 )
 
 // A reply cut off by its length (finish_reason "length") in the middle of
@@ -16,17 +17,34 @@ import (
 // is: the pipeline answers it with an error, and the model tries again.
 
 // cutOffCall says whether the reply was cut off inside a call's
-// arguments.
-func cutOffCall(reply activities.ModelReply) bool {
+// arguments. Arguments the repair pipeline's rules read whole
+// (repair.RepairText: a fence, lenient JSON) are not: the pipeline runs
+// them like any others, and only arguments no rule can read are asked
+// again (version cut-off-repair, asked only when the two answers differ;
+// before, any arguments that were not JSON were asked again).
+func (r *runner) cutOffCall(ctx workflow.Context, reply activities.ModelReply) bool {
 	if reply.FinishReason != "length" {
 		return false
 	}
+	broken, unreadable := false, false
 	for _, tc := range reply.ToolCalls {
-		if !json.Valid([]byte(tc.Args)) {
-			return true
+		if json.Valid([]byte(tc.Args)) {
+			continue
 		}
+		broken = true
+		unreadable = unreadable || !r.repairReads(tc)
 	}
-	return false
+	if broken == unreadable {
+		return broken
+	}
+	return versionOf(ctx, versionCutOffRepair, 1) < 1
+}
+
+// repairReads says whether the pipeline would read a call's arguments
+// whole by rule (repairText) if it ran them.
+func (r *runner) repairReads(tc activities.ToolCall) bool {
+	return r.repairOn && r.run.Spec.Agent.Policies.Repair.MaxAttempts > 0 && r.knownTool(tc.Name) &&
+		repair.RepairText(tc.Args).JSON != nil
 }
 
 // longerReply answers the max_tokens to ask request reqID again with, 0

@@ -21,6 +21,9 @@ func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err
 		return true, nil, err
 	}
 	if len(reply.ToolCalls) == 0 {
+		if noAnswer(*reply) && r.noAnswerLoops(ctx) {
+			return r.answerNoAnswer(ctx, reqID, *reply)
+		}
 		return r.contentOutput(ctx, reqID, reply.Content, reply.FinishReason)
 	}
 	final, calls, err := r.runCalls(ctx, reqID, reply.ToolCalls)
@@ -75,18 +78,23 @@ func (r *runner) observeCalls(ctx workflow.Context, calls []*stepCall) (bool, *A
 			continue
 		}
 		seen[ev.Signature] = true
-		esc := r.observe(ctx, "", c.nodeID, ev)
-		switch {
-		case esc == nil:
-		case esc.stopErr != nil:
-			return true, nil, esc.stopErr
-		case esc.continueAsNew:
-			return true, nil, r.continueAsNew(ctx)
-		default:
+		if esc := r.observe(ctx, "", c.nodeID, ev); esc != nil {
 			// The rung acted (waited, substituted, blocked, asked); the
 			// rest of this step's calls are not held against the run.
-			return false, nil, nil
+			return r.afterEscalation(ctx, esc)
 		}
+	}
+	return false, nil, nil
+}
+
+// afterEscalation ends a step whose loop a rung answered: the run stops,
+// continues as new, or goes on to its next step.
+func (r *runner) afterEscalation(ctx workflow.Context, esc *escalation) (bool, *AgentResult, error) {
+	switch {
+	case esc.stopErr != nil:
+		return true, nil, esc.stopErr
+	case esc.continueAsNew:
+		return true, nil, r.continueAsNew(ctx)
 	}
 	return false, nil, nil
 }
@@ -117,7 +125,7 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 			ask.budget = r.compact(ctx, reqID, *reply.OverBudget)
 			continue
 		}
-		if ask.maxTokens == 0 && cutOffCall(*reply) {
+		if ask.maxTokens == 0 && r.cutOffCall(ctx, *reply) {
 			if ask.maxTokens = r.longerReply(ctx, reqID); ask.maxTokens > 0 {
 				continue // asked again, with room for the whole call
 			}
@@ -231,6 +239,7 @@ type replyRecord struct {
 	Content      string                `json:"content,omitempty"`
 	ToolCalls    []activities.ToolCall `json:"tool_calls,omitempty"`
 	FinishReason string                `json:"finish_reason,omitempty"`
+	Refusal      string                `json:"refusal,omitempty"`
 	// Compactions the request's conversation took before it was sent
 	// (policies.context).
 	Compactions []compaction `json:"compactions,omitempty"`
@@ -240,7 +249,7 @@ type replyRecord struct {
 }
 
 func replyView(r activities.ModelReply) replyRecord {
-	return replyRecord{Content: r.Content, ToolCalls: r.ToolCalls, FinishReason: r.FinishReason}
+	return replyRecord{Content: r.Content, ToolCalls: r.ToolCalls, FinishReason: r.FinishReason, Refusal: r.Refusal}
 }
 
 // describeCall is the "call" of an error message to the model. Large

@@ -240,6 +240,17 @@ const (
 	// to the pipeline and the model was told. Not in releaseChanges:
 	// asked on its own, only for such a reply.
 	versionLongerReply = "longer-reply"
+	// versionNoAnswerLoop: a reply that answers nothing (empty, filtered,
+	// a refusal) is a failure the loop detector counts, and no longer an
+	// output refused by the schema, which stopped the run after
+	// repair.max_attempts of them (no_answer.go). Not in releaseChanges:
+	// asked on its own, only for such a reply.
+	versionNoAnswerLoop = "no-answer-loop"
+	// versionCutOffRepair: a reply cut off in a call's arguments that the
+	// repair pipeline's rules read whole (repair.RepairText) goes to the
+	// pipeline instead of being asked again (longer_reply.go). Not in
+	// releaseChanges: asked only when the two rules answer differently.
+	versionCutOffRepair = "cut-off-repair"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change

@@ -51,7 +51,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.answer(w, r, n, req.Model, *failure, len(body), stream)
 		return
 	}
-	if s.overWindow(w, req) {
+	if badMessage(w, req) || s.overWindow(w, req) {
 		return
 	}
 	script := s.script(req.Model)

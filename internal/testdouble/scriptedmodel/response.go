@@ -16,8 +16,8 @@ const Fingerprint = "unstuck-scripted"
 // completion renders turn as the answer to request number n (1-based) whose
 // body was bodyLen bytes long.
 func completion(n int, model string, turn Turn, bodyLen int) openai.ChatCompletionResponse {
-	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: turn.Content}
-	out := len(turn.Content)
+	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: turn.Content, Refusal: turn.Refusal}
+	out := len(turn.Content) + len(turn.Refusal)
 	for i, c := range turn.Calls {
 		// Ids are derived from the request number and position rather than
 		// random, so tests and logs can name them; the request number keeps

@@ -42,6 +42,7 @@ type (
 	chunkDelta struct {
 		Role      string          `json:"role,omitempty"`
 		Content   *string         `json:"content,omitempty"`
+		Refusal   string          `json:"refusal,omitempty"`
 		ToolCalls []toolCallDelta `json:"tool_calls,omitempty"`
 	}
 	toolCallDelta struct {
@@ -91,6 +92,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, c openai.ChatCom
 	delta(chunkDelta{Role: openai.ChatMessageRoleAssistant, Content: &empty})
 	for _, piece := range split(msg.Content, argPieces) {
 		delta(chunkDelta{Content: &piece})
+	}
+	for _, piece := range split(msg.Refusal, argPieces) {
+		delta(chunkDelta{Refusal: piece})
 	}
 	for i, tc := range msg.ToolCalls {
 		if i > 0 && !sleep(r, turn.CallDelay) {

@@ -24,6 +24,9 @@ type Turn struct {
 	Content string
 	// Calls are the tool calls of the answer, in order.
 	Calls []Call
+	// Refusal is sent as the message's refusal (OpenAI's answer when a
+	// model declines), usually with no content and no calls.
+	Refusal string
 	// FinishReason, when set, is the answer's finish_reason (e.g.
 	// "length" for a reply cut off), instead of stop or tool_calls.
 	FinishReason string

@@ -1,0 +1,49 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// A reply that answers nothing (empty, filtered, a refusal;
+// policies.AnswersNothing) is told so and asked again, and each one is a
+// failure the loop detector counts: a model that keeps answering nothing
+// climbs the escalation ladder. Before version no-answer-loop such a reply
+// was an output refused by the schema, and the run stopped once the
+// output's repair attempts were spent, whatever the ladder said.
+
+// noAnswer says whether a reply without calls answers nothing.
+func noAnswer(reply activities.ModelReply) bool {
+	_, ok := policies.AnswersNothing(reply.Content, reply.Refusal, reply.FinishReason)
+	return ok
+}
+
+// noAnswerLoops says whether the run counts replies that answer nothing
+// with the loop detector; asked only for such a reply.
+func (r *runner) noAnswerLoops(ctx workflow.Context) bool {
+	return versionOf(ctx, versionNoAnswerLoop, 1) >= 1
+}
+
+// answerNoAnswer records the reply as a refused output, tells the model,
+// and feeds the failure to the loop detector.
+func (r *runner) answerNoAnswer(ctx workflow.Context, reqID string, reply activities.ModelReply) (bool, *AgentResult, error) {
+	na, _ := policies.AnswersNothing(reply.Content, reply.Refusal, reply.FinishReason)
+	said := reply.Content
+	if reply.Refusal != "" {
+		said = reply.Refusal
+	}
+	id := r.addNode(ctx, Node{Node: signals.Node{
+		Kind: signals.KindOutput, Status: signals.StatusRunning, Parents: []string{reqID},
+		Output: rawOrString(said),
+	}, Step: r.run.Step}).ID
+	r.finishNode(ctx, id, nil, na.Told)
+	r.run.LastError = na.Told
+	r.run.Frontier = []string{id}
+	if esc := r.observe(ctx, "", id, na.Event); esc != nil {
+		return r.afterEscalation(ctx, esc)
+	}
+	return false, nil, nil
+}
