@@ -48,6 +48,10 @@ type ModelRequest struct {
 	// MaxTokens, when set, bounds the reply (a reply cut off in a call's
 	// arguments is asked again with the model's max_output_tokens).
 	MaxTokens int `json:"max_tokens,omitempty"`
+	// SpendTokens, set for runs with a budget, is the most tokens the
+	// prompt may take without crossing it: a prompt counted over it is not
+	// sent, and the reply says so (OverSpend).
+	SpendTokens int `json:"spend_tokens,omitempty"`
 }
 
 // PromptCount is a prompt counted over the request's budget, unsent, or
@@ -86,6 +90,12 @@ type ModelReply struct {
 	// OverBudget: the prompt was counted over the request's PromptBudget
 	// and not sent; the reply holds nothing else.
 	OverBudget *PromptCount `json:"over_budget,omitempty"`
+	// OverSpend: the prompt was counted over the request's SpendTokens and
+	// not sent; the reply holds nothing else.
+	OverSpend *PromptCount `json:"over_spend,omitempty"`
+	// Estimated: the provider reported no usage; InputTokens and
+	// OutputTokens are this worker's count.
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // CallModel sends one chat-completions request. go-openai does not retry
@@ -128,7 +138,15 @@ func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequ
 			return &ModelReply{OverBudget: &PromptCount{Tokens: n, Budget: req.PromptBudget}}, nil
 		}
 	}
+	if req.SpendTokens > 0 {
+		if n, over := overBudget(model.Name, mc, req.SpendTokens); over {
+			return &ModelReply{OverSpend: &PromptCount{Tokens: n, Budget: req.SpendTokens}}, nil
+		}
+	}
 	reply, err := a.sendChat(ctx, model, req, mc)
+	if err == nil && reply.InputTokens == 0 && reply.OutputTokens == 0 {
+		estimateUsage(model.Name, mc, reply)
+	}
 	var app *temporal.ApplicationError
 	if req.PromptBudget > 0 && errors.As(err, &app) && app.Type() == ModelContextExceededError {
 		// Counted under the budget, refused all the same (the provider

@@ -53,3 +53,16 @@ func promptParts(mc ModelContext) ([]tokens.Message, []string) {
 	}
 	return msgs, defs
 }
+
+// estimateUsage counts a reply's tokens where the provider reported no
+// usage, so a run's spend is never blind: the prompt as sent and the
+// reply's content and calls, by this worker's tokenizer.
+func estimateUsage(model string, mc ModelContext, reply *ModelReply) {
+	reply.InputTokens = promptTokens(model, mc)
+	out := tokens.Count(model, reply.Content) + tokens.Count(model, reply.Refusal)
+	for _, tc := range reply.ToolCalls {
+		out += tokens.Count(model, tc.Name) + tokens.Count(model, tc.Args)
+	}
+	reply.OutputTokens = out
+	reply.Estimated = true
+}

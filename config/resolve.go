@@ -20,6 +20,9 @@ type Resolved struct {
 	// the run like the rest, so the agents a run may hand to never change
 	// under it.
 	Registry []Peer `json:"registry,omitempty"`
+	// Pricing is the prices of the agent's models and tools, for a cost
+	// budget (nil: the file has no prices).
+	Pricing *Pricing `json:"pricing,omitempty"`
 }
 
 // Peer is an agent of the registry as a handoff sees it: what it can do
@@ -82,6 +85,10 @@ func (f *File) Resolve(agent string, getenv func(string) (string, bool)) (*Resol
 	}
 	r := &Resolved{Agent: *a, Model: f.agentModel(a, getenv)}
 	r.Tools = f.toolClosure(a.Tools)
+	if r.Agent.Policies.Budget == nil && a.Kind != KindHuman {
+		r.Agent.Policies.Budget = f.Budget
+	}
+	r.Pricing = f.Prices.pricing(r)
 	if a.CanHandOff() {
 		for _, p := range f.Agents {
 			r.Registry = append(r.Registry, Peer{Name: p.Name, Description: p.Description, Capabilities: p.Capabilities,

@@ -16,6 +16,10 @@ type File struct {
 	// Worker tunes the worker process that runs this file (worker.go); the
 	// flags of unstuck-worker win over it.
 	Worker WorkerTuning `yaml:"worker" json:"worker,omitzero"`
+	// Budget is the policies.budget of every agent without one of its
+	// own; Prices price runs for cost budgets (budget.go).
+	Budget *Budget `yaml:"budget" json:"budget,omitempty"`
+	Prices *Prices `yaml:"prices" json:"prices,omitempty"`
 }
 
 // Model names an OpenAI-compatible chat-completions endpoint. The API key
@@ -197,6 +201,9 @@ type Policies struct {
 	// Context keeps the conversation inside the model's token window
 	// (nil, the default: only the payload limit's byte bound applies).
 	Context *ContextPolicy `yaml:"context" json:"context,omitempty"`
+	// Budget bounds what a run spends (nil, the default: no bound but
+	// max_steps; the file's budget when it has one).
+	Budget *Budget `yaml:"budget" json:"budget,omitempty"`
 }
 
 // ContextPolicy: before a request would take more than CompactAt of the

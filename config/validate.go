@@ -24,6 +24,7 @@ func (f *File) validate(file string, doc *yaml.Node, opts Options) error {
 	c.models(f)
 	c.agents(f.Agents, tools)
 	c.contexts(f)
+	c.budgets(f)
 	c.workerTuning(&f.Worker)
 	return errors.Join(c.errs...)
 }

@@ -40,6 +40,7 @@ const RunStarting = "the run is starting: ask again in a moment"
 // answered) and a signal of the same name (fire and forget).
 const (
 	Approve = "approve"
+	Budget  = "budget"
 	Edit    = "edit"
 	Handoff = "handoff"
 	Reply   = "reply"

@@ -22,6 +22,9 @@ type Status struct {
 	// ModelFallbacks counts the model requests turned to a fallback model
 	// (model.fallbacks); absent when none was.
 	ModelFallbacks int `json:"model_fallbacks,omitempty"`
+	// Spend is what the run spent, per kind and per agent, against its
+	// budget's limits (policies.budget); absent before it spent anything.
+	Spend *SpendStatus `json:"spend,omitempty"`
 }
 
 // PendingApproval is a call waiting for a person's decision.

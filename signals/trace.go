@@ -24,11 +24,15 @@ const (
 	// conversation compacted to stay inside the model's token window
 	// (policies.context); an unstuck extension of the contract's kinds.
 	KindSummary NodeKind = "summary"
+	// KindBudget is the budget rung: a request or call that would cross a
+	// limit of policies.budget, what a person decided (raise or stop), or
+	// the stop (issue 28); an unstuck extension.
+	KindBudget NodeKind = "budget"
 )
 
 // NodeKinds are every kind, in the order CONTRACT.md lists them, then
 // unstuck's own.
-var NodeKinds = []NodeKind{KindTask, KindRequest, KindCall, KindRepair, KindEscalation, KindApproval, KindEdit, KindHandoff, KindHuman, KindOutput, KindSummary}
+var NodeKinds = []NodeKind{KindTask, KindRequest, KindCall, KindRepair, KindEscalation, KindApproval, KindEdit, KindHandoff, KindHuman, KindOutput, KindSummary, KindBudget}
 
 // NodeStatus is where a trace node is in its life.
 type NodeStatus string

@@ -18,7 +18,7 @@ func TestTypedConstantsRoundTripAsContractStrings(t *testing.T) {
 		require.Equal(t, `"`+want+`"`, string(b))
 		require.NoError(t, json.Unmarshal(b, back))
 	}
-	kinds := []string{"task", "request", "call", "repair", "escalation", "approval", "edit", "handoff", "human", "output", "summary"}
+	kinds := []string{"task", "request", "call", "repair", "escalation", "approval", "edit", "handoff", "human", "output", "summary", "budget"}
 	require.Len(t, NodeKinds, len(kinds))
 	for i, k := range NodeKinds {
 		var back NodeKind

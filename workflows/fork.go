@@ -173,11 +173,14 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	boundBySpec(run)
 	dropped := append(slices.Clone(res.Invalidated), later...)
 	r.dropNodes(dropped)
+	run.Spending = forkSpending(run)
 	if n := run.node(res.NodeID); n != nil {
 		n.Output = mustJSON(map[string]any{
 			"invalidated": []string{},
 			"dropped":     nonNil(res.Invalidated),
 			"forked_from": map[string]string{"workflow_id": in.From.WorkflowID, "node_id": in.From.NodeID},
+			// What the kept nodes cost: the fork starts with that spend.
+			"spend_kept": r.statusSpend(),
 		})
 	}
 	return r, nil

@@ -64,6 +64,9 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 		if res.stopErr != nil {
 			return nil, res.stopErr
 		}
+		if r.budgetStop != nil {
+			return nil, r.budgetStop
+		}
 		if ctx.Err() != nil {
 			return nil, r.cancelled(ctx, "")
 		}

@@ -3,6 +3,7 @@ package workflows
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/unstuck-dev/unstuck/signals"
 	"slices"
 )
 
@@ -95,6 +96,8 @@ type AgentResult struct {
 	EscalationsDropped int    `json:"escalations_dropped,omitempty"`
 	Reason             string `json:"reason,omitempty"`
 	LastError          string `json:"last_error,omitempty"`
+	// Spend is what the run spent (status.spend), when it spent anything.
+	Spend *signals.SpendStatus `json:"spend,omitempty"`
 }
 
 // Escalation is one rung of the escalation ladder a run climbed.

@@ -70,6 +70,22 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	if err != nil {
 		return err
 	}
+	err = workflow.SetUpdateHandlerWithOptions(ctx, signals.Budget,
+		func(ctx workflow.Context, req signals.BudgetRequest) (signals.BudgetResult, error) {
+			return r.acceptBudget(req)
+		},
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.BudgetRequest) error {
+			if err := validMessage(signals.Budget, req, req.Validate); err != nil {
+				return err
+			}
+			if r.run == nil {
+				return errStarting(signals.Budget, "no budget rung waits")
+			}
+			return r.budgetWanted(req)
+		}})
+	if err != nil {
+		return err
+	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, signals.Handoff,
 		func(ctx workflow.Context, req signals.HandoffRequest) (signals.HandoffResult, error) {
 			return r.acceptHandoff(inRun(ctx), req, true)
@@ -142,6 +158,12 @@ func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMe
 				return r.handoffSignal(ctx, req)
 			})
 		},
+		signals.Budget: func(raw json.RawMessage) (signals.Audit, error) {
+			return handleMessage(signals.Budget, "a budget", raw, signals.BudgetRequest.Validate, func(req signals.BudgetRequest) error {
+				_, err := r.acceptBudget(req)
+				return err
+			})
+		},
 	}
 }
 
@@ -160,7 +182,7 @@ func handleMessage[T any](name, what string, raw json.RawMessage, validate func(
 }
 
 // signalNames are the signals a run takes, in a fixed order.
-var signalNames = []string{signals.Reply, signals.Approve, signals.Edit, signals.Handoff}
+var signalNames = []string{signals.Reply, signals.Approve, signals.Edit, signals.Handoff, signals.Budget}
 
 // receiveSignals handles the signal forms of the messages for the life of
 // the run, in arrival order. Payloads are received raw and decoded here, so

@@ -97,6 +97,7 @@ func (r *runner) result(status string) *AgentResult {
 		Escalations:        r.run.Escalations,
 		EscalationsDropped: r.run.EscalationsDropped,
 		LastError:          r.run.LastError,
+		Spend:              r.statusSpend(),
 	}
 }
 

@@ -179,6 +179,7 @@ func (r *runner) status() signals.Status {
 		LastError:        r.run.LastError,
 		Fallbacks:        r.fallbacks(),
 		ModelFallbacks:   r.run.ModelFallbacks,
+		Spend:            r.statusSpend(),
 	}
 }
 

@@ -24,6 +24,7 @@ type Run struct {
 	Conversation
 	LoopEscape
 	GraphWalk
+	Spending
 	// IgnoredSignals counts signals the run could not act on, in all and
 	// by kind (the trace records at most a bounded number of each kind).
 	IgnoredSignals int            `json:"ignored_signals,omitempty"`
@@ -184,6 +185,10 @@ type Node struct {
 	// and counters as they were when the node began: an edit from there
 	// restores them (only the latest maxCheckpoints are kept).
 	Checkpoint json.RawMessage `json:"checkpoint,omitempty"`
+	// Spent is what the node cost: a request's replies, a call's tool
+	// activities (budget.go). A fork counts its spend from the nodes it
+	// keeps.
+	Spent *policies.Spend `json:"spent,omitempty"`
 }
 
 // node finds a node by id.

@@ -25,6 +25,11 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 		p.queued = append(p.queued, func() { p.run(ctx, c, tool, args, attempt) })
 		return
 	}
+	if err := p.r.budgetBeforeCall(ctx, c.nodeID, tool.Name); err != nil {
+		p.fail(ctx, c, "not run: the run stopped at its budget", policies.Canceled)
+		return
+	}
+	p.r.spendCall(c.nodeID, tool.Name)
 	p.running++
 	p.inFlight++
 	p.r.servedBy(c, tool.Name)

@@ -36,6 +36,9 @@ func (r *runner) afterCalls(ctx workflow.Context, reqID string, final *finalCall
 	if err != nil {
 		return true, nil, err
 	}
+	if r.budgetStop != nil {
+		return true, nil, r.budgetStop
+	}
 	if r.interrupting() {
 		r.releaseHeld(ctx, calls)
 		return true, nil, errInterrupted
@@ -113,12 +116,27 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 	ask := modelAsk{budget: r.promptBudget(ctx)}
 	run.ModelAt = policies.ModelToAsk(run.ModelAt, run.ModelSince, workflow.Now(ctx), run.Spec.Agent.Policies.Breaker.Cooldown.D())
 	for {
+		spendTokens, err := r.budgetBeforeRequest(ctx, reqID, ask.maxTokens)
+		if err != nil {
+			return nil, reqID, err
+		}
+		ask.spendTokens = spendTokens
 		reply, conv, err := r.askModel(ctx, reqID, ask)
 		if errors.Is(err, errFellBack) {
 			continue // asked again, of the next model
 		}
 		if reply == nil {
 			return nil, reqID, err
+		}
+		if reply.OverBudget == nil && reply.OverSpend == nil {
+			r.spendReply(reqID, *reply) // every reply answered is paid for, one asked again too
+		}
+		if reply.OverSpend != nil {
+			// Not sent: a person raises the budget, or the run stops.
+			if err := r.budgetOverPrompt(ctx, reqID, ask.maxTokens, *reply.OverSpend); err != nil {
+				return nil, reqID, err
+			}
+			continue
 		}
 		if reply.OverBudget != nil {
 			// Not sent: the conversation is compacted and asked again.
@@ -149,7 +167,10 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 // edit, or failed, and err says how the run goes on.
 // modelAsk is how a request is asked: its prompt budget in tokens (0:
 // none) and its reply's (0: the provider's default).
-type modelAsk struct{ budget, maxTokens int }
+// modelAsk bounds a model request: budget is the prompt's token budget
+// (policies.context), maxTokens the reply's bound when asked again with
+// room, spendTokens the prompt's bound by the run's budget (budget.go).
+type modelAsk struct{ budget, maxTokens, spendTokens int }
 
 func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*activities.ModelReply, []activities.Message, error) {
 	run := r.run
@@ -169,6 +190,7 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 		PromptBudget: ask.budget,
 		Fallback:     run.ModelAt,
 		MaxTokens:    ask.maxTokens,
+		SpendTokens:  ask.spendTokens,
 	}
 	if run.SentMessages > len(conv) {
 		// Cannot happen unless the conversation shrank; send it whole.

@@ -251,6 +251,11 @@ const (
 	// pipeline instead of being asked again (longer_reply.go). Not in
 	// releaseChanges: asked only when the two rules answer differently.
 	versionCutOffRepair = "cut-off-repair"
+	// versionBudget: a run whose agent has policies.budget takes the
+	// budget rung before a model request or tool call that would cross a
+	// limit (budget.go). Not in releaseChanges: asked only by runs with a
+	// budget.
+	versionBudget = "budget"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change

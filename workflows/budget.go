@@ -1,0 +1,380 @@
+package workflows
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// Budgets (policies.budget). The run counts what it spends from what its
+// activities report (the provider's usage, or the worker's token count
+// where a provider reports none), carried across continue-as-new, edits
+// and handoffs. Before a model request or tool call that would cross a
+// limit, it takes the budget rung: a person raises the budget or stops
+// the run (the "budget" message), or, without a human rung in the agent's
+// ladder, the run stops at once with the report. Never after the money
+// is spent: a model request is counted at its reply's bound, and its
+// prompt is counted by the model activity before it is sent.
+
+// Spending is what the run spent and what people raised its budget by.
+type Spending struct {
+	Spend   *policies.Spend            `json:"spend,omitempty"`
+	SpendBy map[string]*policies.Spend `json:"spend_by,omitempty"`
+	Raised  policies.Limits            `json:"raised,omitzero"`
+	// BornAt is when the run's first generation started: its wall time
+	// counts from there.
+	BornAt time.Time `json:"born_at,omitzero"`
+}
+
+// defaultReplyTokens bounds a reply whose model's max_output_tokens is
+// unknown, for the budget's estimate of a request.
+const defaultReplyTokens = 4096
+
+// budgetWait is a budget rung waiting for a person's decision.
+type budgetWait struct {
+	nodeID   string
+	decision *signals.BudgetRequest
+}
+
+// spending is the run's spend, created on first use; the agent's share is
+// counted beside it.
+func (r *runner) spending() (*policies.Spend, *policies.Spend) {
+	if r.run.Spend == nil {
+		r.run.Spend = &policies.Spend{}
+	}
+	if r.run.SpendBy == nil {
+		r.run.SpendBy = map[string]*policies.Spend{}
+	}
+	agent := r.run.Spec.Agent.Name
+	if r.run.SpendBy[agent] == nil {
+		r.run.SpendBy[agent] = &policies.Spend{}
+	}
+	return r.run.Spend, r.run.SpendBy[agent]
+}
+
+// spendReply counts an answered model request of the model asked, on
+// its request node too.
+func (r *runner) spendReply(reqID string, reply activities.ModelReply) {
+	spend := policies.Reply{
+		InputTokens: int64(reply.InputTokens), OutputTokens: int64(reply.OutputTokens),
+		Estimated: reply.Estimated, Price: r.modelPrice(),
+	}
+	all, agent := r.spending()
+	all.AddReply(spend)
+	agent.AddReply(spend)
+	if n := r.run.node(reqID); n != nil {
+		if n.Spent == nil {
+			n.Spent = &policies.Spend{}
+		}
+		n.Spent.AddReply(spend)
+	}
+}
+
+// spendCall counts a call made to tool, on the call's node too.
+func (r *runner) spendCall(nodeID, tool string) {
+	price := r.toolPrice(tool)
+	all, agent := r.spending()
+	all.AddCall(tool, price)
+	agent.AddCall(tool, price)
+	if n := r.run.node(nodeID); n != nil {
+		if n.Spent == nil {
+			n.Spent = &policies.Spend{}
+		}
+		n.Spent.AddCall(tool, price)
+	}
+}
+
+// forkSpending is a fork's spend: what the nodes it keeps cost, by the
+// agent that spent it; no raise and a new wall time (the fork is a new
+// run). The source's own answer is not taken for it.
+func forkSpending(run *Run) Spending {
+	var out Spending
+	for i := range run.Nodes {
+		n := &run.Nodes[i]
+		if n.Spent == nil {
+			continue
+		}
+		if out.Spend == nil {
+			out.Spend, out.SpendBy = &policies.Spend{}, map[string]*policies.Spend{}
+		}
+		if out.SpendBy[n.Agent] == nil {
+			out.SpendBy[n.Agent] = &policies.Spend{}
+		}
+		out.Spend.Add(*n.Spent)
+		out.SpendBy[n.Agent].Add(*n.Spent)
+	}
+	return out
+}
+
+// modelPrice is the price per token of the model the run asks now.
+func (r *runner) modelPrice() config.TokenCost {
+	if p := r.run.Spec.Pricing; p != nil {
+		return p.Models[r.run.Spec.Model.At(r.run.ModelAt).Name]
+	}
+	return config.TokenCost{}
+}
+
+func (r *runner) toolPrice(tool string) int64 {
+	if p := r.run.Spec.Pricing; p != nil {
+		return p.Tools[tool]
+	}
+	return 0
+}
+
+// budgeted says whether the run has a budget to keep (version budget,
+// asked only for runs whose agent has one).
+func (r *runner) budgeted(ctx workflow.Context) bool {
+	return r.run.Spec.Agent.Policies.Budget != nil && versionOf(ctx, versionBudget, 1) >= 1
+}
+
+// limits are the run's budget: its agent's, with the raises.
+func (r *runner) limits() policies.Limits {
+	return policies.LimitsOf(r.run.Spec.Agent.Policies.Budget, r.run.Raised)
+}
+
+// elapsed is the run's wall time so far.
+func (r *runner) elapsed(ctx workflow.Context) time.Duration {
+	if r.run.BornAt.IsZero() {
+		r.run.BornAt = workflow.GetInfo(ctx).WorkflowStartTime
+	}
+	return workflow.Now(ctx).Sub(r.run.BornAt)
+}
+
+// requestAsk is what the budget counts of the next model request before
+// it is sent: its reply at the model's bound, at the model's price.
+func (r *runner) requestAsk(maxTokens int) policies.RequestAsk {
+	reply := int64(maxTokens)
+	if reply == 0 {
+		if _, output, known := r.run.Spec.Model.At(r.run.ModelAt).Window(); known {
+			reply = int64(output)
+		} else {
+			reply = defaultReplyTokens
+		}
+	}
+	return policies.RequestAsk{ReplyTokens: reply, Price: r.modelPrice()}
+}
+
+// budgetBeforeRequest takes the budget rung while the next model request
+// would cross a limit, and answers the most tokens its prompt may take
+// (0: no bound), or the stop.
+func (r *runner) budgetBeforeRequest(ctx workflow.Context, reqID string, maxTokens int) (int, error) {
+	if !r.budgeted(ctx) {
+		return 0, nil
+	}
+	for {
+		all, _ := r.spending()
+		cross, prompt := policies.BeforeRequest(r.limits(), *all, r.requestAsk(maxTokens), r.elapsed(ctx))
+		if cross == nil {
+			return int(prompt), nil
+		}
+		if err := r.budgetRung(ctx, reqID, *cross); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// budgetOverPrompt takes the budget rung for a prompt the model activity
+// counted over the budget's bound and did not send.
+func (r *runner) budgetOverPrompt(ctx workflow.Context, reqID string, maxTokens int, over activities.PromptCount) error {
+	all, _ := r.spending()
+	return r.budgetRung(ctx, reqID, policies.PromptCrossing(r.limits(), *all, r.requestAsk(maxTokens), int64(over.Tokens)))
+}
+
+// budgetBeforeCall takes the budget rung while a call of tool would cross
+// a limit; nil once it fits.
+func (r *runner) budgetBeforeCall(ctx workflow.Context, nodeID, tool string) error {
+	if r.budgetStop != nil {
+		return r.budgetStop
+	}
+	if !r.budgeted(ctx) {
+		return nil
+	}
+	for {
+		all, _ := r.spending()
+		cross := policies.BeforeCall(r.limits(), *all, tool, r.toolPrice(tool), r.elapsed(ctx))
+		if cross == nil {
+			return nil
+		}
+		if err := r.budgetRung(ctx, nodeID, *cross); err != nil {
+			r.budgetStop = err
+			return err
+		}
+	}
+}
+
+// budgetRung records the crossing and waits for a person's decision when
+// the agent's ladder has a human rung, else stops the run. nil: the
+// budget was raised, and the caller checks again.
+func (r *runner) budgetRung(ctx workflow.Context, parent string, cross policies.Crossing) error {
+	all, _ := r.spending()
+	node := r.addNode(ctx, Node{Node: signals.Node{
+		Kind: signals.KindBudget, Status: signals.StatusPending, Parents: []string{parent},
+		Args: mustJSON(map[string]any{"crossing": cross, "why": cross.Why(), "spend": r.spendStatus(ctx, all)}),
+	}, Step: r.run.Step})
+	reason := "budget: " + cross.Why()
+	if !slices.Contains(r.run.Spec.Agent.Policies.Escalation, config.RungHuman) {
+		r.finishNode(ctx, node.ID, nil, reason+"; the agent's ladder has no human rung to raise it")
+		return r.stop(ctx, reason)
+	}
+	r.budgetWaiting = &budgetWait{nodeID: node.ID}
+	defer func() { r.budgetWaiting = nil }()
+	if err := r.setPhase(ctx, signals.PhaseAwaitingHuman); err != nil {
+		return err
+	}
+	timeout := r.run.Spec.Agent.Policies.HumanTimeout.D()
+	got, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout,
+		TimerOptions: workflow.TimerOptions{Summary: "wait for a person's budget decision (" + node.ID + ")"}},
+		func() bool { return r.budgetWaiting.decision != nil })
+	if err != nil {
+		if cancelled(ctx, err) {
+			return r.cancelled(ctx, node.ID)
+		}
+		return err
+	}
+	if !got {
+		r.finishNode(ctx, node.ID, nil, fmt.Sprintf("no budget decision within human_timeout (%s)", timeout))
+		return r.stop(ctx, reason+fmt.Sprintf("; no decision within human_timeout (%s)", timeout))
+	}
+	d := r.budgetWaiting.decision
+	if d.Stop {
+		r.finishNode(ctx, node.ID, mustJSON(d), "")
+		return r.stop(ctx, reason+"; stopped by "+orSomeone(d.By))
+	}
+	r.run.Raised = r.run.Raised.Raise(raiseLimits(*d.Raise))
+	r.finishNode(ctx, node.ID, mustJSON(d), "")
+	return r.setPhase(ctx, signals.PhaseRunning)
+}
+
+// raiseLimits is a person's raise in the budget's units.
+func raiseLimits(raise signals.BudgetRaise) policies.Limits {
+	wall, _ := time.ParseDuration(raise.WallTime) // validated: "" or positive
+	return policies.Limits{
+		ModelRequests: raise.ModelRequests, ToolCalls: raise.ToolCalls,
+		InputTokens: raise.InputTokens, OutputTokens: raise.OutputTokens,
+		CostPicos: config.Picos(raise.Cost), WallTime: wall,
+	}
+}
+
+func orSomeone(by string) string {
+	if by == "" {
+		return "a person"
+	}
+	return by
+}
+
+// budgetWanted says whether a budget decision can land now: a budget rung
+// waits, has no decision yet, and a raise names only limits the budget
+// has.
+func (r *runner) budgetWanted(req signals.BudgetRequest) error {
+	b := r.run.Spec.Agent.Policies.Budget
+	switch {
+	case b == nil:
+		return fmt.Errorf("budget: the run has no budget (its agent %s has no policies.budget)", r.run.Spec.Agent.Name)
+	case r.budgetWaiting == nil:
+		return fmt.Errorf("budget: no budget rung waits (the run is %s): a raise is taken only while the run waits at one", r.run.Phase)
+	case r.budgetWaiting.decision != nil:
+		return fmt.Errorf("budget: %s already has a decision", r.budgetWaiting.nodeID)
+	case req.Stop:
+		return nil
+	}
+	var missing []string
+	has := func(name string, raised bool, limit bool) {
+		if raised && !limit {
+			missing = append(missing, name)
+		}
+	}
+	x := req.Raise
+	has("model_requests", x.ModelRequests > 0, b.ModelRequests != nil)
+	has("tool_calls", x.ToolCalls > 0, b.ToolCalls != nil)
+	has("input_tokens", x.InputTokens > 0, b.InputTokens != nil)
+	has("output_tokens", x.OutputTokens > 0, b.OutputTokens != nil)
+	has("cost", x.Cost > 0, b.Cost != nil)
+	has("wall_time", x.WallTime != "", b.WallTime > 0)
+	if len(missing) > 0 {
+		return fmt.Errorf("budget: raise.%s: the run's budget has no such limit to raise", missing[0])
+	}
+	return nil
+}
+
+// acceptBudget is where a valid budget decision lands, from the update or
+// the signal.
+func (r *runner) acceptBudget(req signals.BudgetRequest) (signals.BudgetResult, error) {
+	if err := r.budgetWanted(req); err != nil {
+		return signals.BudgetResult{}, err
+	}
+	copied := req
+	r.budgetWaiting.decision = &copied
+	return signals.BudgetResult{NodeID: r.budgetWaiting.nodeID}, nil
+}
+
+// spendStatus is status.spend: the run's spend (or an agent's), its
+// budget's limits, in people's units.
+func (r *runner) spendStatus(ctx workflow.Context, s *policies.Spend) *signals.SpendStatus {
+	if s == nil {
+		return nil
+	}
+	out := viewSpend(*s, r.run.Spec.Pricing)
+	if r.run.Spec.Agent.Policies.Budget != nil {
+		l := r.limits()
+		out.Limits = map[string]any{}
+		put := func(name string, v int64) {
+			if v > 0 {
+				out.Limits[name] = v
+			}
+		}
+		put(policies.LimitInputTokens, l.InputTokens)
+		put(policies.LimitOutputTokens, l.OutputTokens)
+		put(policies.LimitModelRequests, l.ModelRequests)
+		put(policies.LimitToolCalls, l.ToolCalls)
+		if len(l.ToolCallsBy) > 0 {
+			out.Limits["tool_calls_per_tool"] = l.ToolCallsBy
+		}
+		if l.CostPicos > 0 {
+			out.Limits[policies.LimitCost] = config.Amount(l.CostPicos)
+		}
+		if l.WallTime > 0 {
+			out.Limits[policies.LimitWallTime] = l.WallTime.String()
+		}
+	}
+	if ctx != nil && !r.run.BornAt.IsZero() {
+		out.WallTime = workflow.Now(ctx).Sub(r.run.BornAt).Round(time.Second).String()
+	}
+	return &out
+}
+
+// statusSpend is status.spend: the run's spend with each agent's share
+// (nil before the run spent anything).
+func (r *runner) statusSpend() *signals.SpendStatus {
+	out := r.spendStatus(nil, r.run.Spend)
+	if out == nil {
+		return nil
+	}
+	// Building a map: the order does not matter.
+	//workflowcheck:ignore
+	for agent, s := range r.run.SpendBy {
+		if out.ByAgent == nil {
+			out.ByAgent = map[string]signals.SpendStatus{}
+		}
+		out.ByAgent[agent] = viewSpend(*s, r.run.Spec.Pricing)
+	}
+	return out
+}
+
+// viewSpend is a spend in people's units.
+func viewSpend(s policies.Spend, pricing *config.Pricing) signals.SpendStatus {
+	out := signals.SpendStatus{
+		InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, ModelRequests: s.ModelRequests,
+		ToolCalls: s.ToolCalls, ToolCallsBy: s.ToolCallsBy, Estimated: s.Estimated,
+	}
+	if pricing != nil {
+		out.Cost, out.Currency = config.Amount(s.CostPicos), pricing.Currency
+	}
+	return out
+}

@@ -1,0 +1,146 @@
+package workflows
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+func ptr(v int64) *int64 { return &v }
+
+// budgetSpec is echoSpec with a budget and a ladder.
+func budgetSpec(b config.Budget, ladder ...string) *config.Resolved {
+	spec := echoSpec()
+	spec.Agent.Policies.Budget = &b
+	spec.Agent.Policies.Escalation = ladder
+	return spec
+}
+
+// calls answers n replies, each one call of tool a with new arguments
+// (no loop), then done.
+func distinctCalls(n int, usage activities.ModelReply) []activities.ModelReply {
+	var out []activities.ModelReply
+	for i := range n {
+		r := usage
+		r.ToolCalls = []activities.ToolCall{call(fmt.Sprintf("k%d", i), "a", fmt.Sprintf(`{"i": %d}`, i))}
+		out = append(out, r)
+	}
+	return append(out, activities.ModelReply{Content: "done"})
+}
+
+func budgetNodes(tr signals.Trace) []signals.Node { return nodesByKind(tr, signals.KindBudget) }
+
+// Without a human rung, the run stops before the request that would
+// cross the limit, with the spend in its report.
+func TestABudgetStopsBeforeTheRequestThatWouldCrossIt(t *testing.T) {
+	h := newHarness(t, budgetSpec(config.Budget{ModelRequests: ptr(2)}, "retry", "stop"), distinctCalls(5, activities.ModelReply{InputTokens: 100, OutputTokens: 10}), echoTool)
+	_, err := h.run(AgentInput{Agent: "agent", Task: "t"})
+	rep := stopReport(t, err)
+	require.Len(t, h.requests, 2, "the third request was never sent")
+	require.Contains(t, rep.Reason, "budget: the budget's model_requests would be crossed: 2 spent, 1 more needed, limit 2")
+	require.NotNil(t, rep.Spend)
+	require.Equal(t, int64(2), rep.Spend.ModelRequests)
+	require.Equal(t, int64(200), rep.Spend.InputTokens)
+	require.Equal(t, int64(2), rep.Spend.ToolCalls)
+	require.Equal(t, int64(2), rep.Spend.ByAgent["agent"].ModelRequests)
+	b := budgetNodes(h.trace())
+	require.Len(t, b, 1)
+	require.Equal(t, signals.StatusFailed, b[0].Status)
+	require.Contains(t, b[0].Error, "no human rung")
+}
+
+// With a human rung, the run waits at the budget rung; a raise of a limit
+// the budget does not have is refused, a raise of its own lets it go on.
+func TestAPersonRaisesTheBudgetAndTheRunGoesOn(t *testing.T) {
+	h := newHarness(t, budgetSpec(config.Budget{ToolCalls: ptr(1)}, "human", "stop"), distinctCalls(3, activities.ModelReply{}), echoTool)
+	var wrong, raise updateResult
+	h.budgetUpdate(time.Minute, signals.BudgetRequest{Raise: &signals.BudgetRaise{Cost: 5}}, &wrong)
+	h.budgetUpdate(2*time.Minute, signals.BudgetRequest{Audit: signals.Audit{By: "ops", Reason: "worth it"}, Raise: &signals.BudgetRaise{ToolCalls: 5}}, &raise)
+	res, err := h.run(AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, err)
+	require.Equal(t, "done", mustJSONString(res.Output))
+	require.ErrorContains(t, wrong.rejected, "budget: raise.cost: the run's budget has no such limit to raise")
+	require.NoError(t, raise.rejected)
+	require.NoError(t, raise.err)
+	require.Equal(t, int64(3), res.Spend.ToolCalls)
+	require.EqualValues(t, 6, res.Spend.Limits["tool_calls"])
+	b := budgetNodes(h.trace())
+	require.Len(t, b, 1)
+	require.Equal(t, signals.StatusCompleted, b[0].Status)
+	require.Contains(t, string(b[0].Output), `"by":"ops"`)
+	require.Equal(t, b[0].ID, raise.result.(signals.BudgetResult).NodeID)
+}
+
+// No decision within human_timeout stops the run.
+func TestNoBudgetDecisionWithinTheHumanTimeoutStops(t *testing.T) {
+	spec := budgetSpec(config.Budget{ToolCalls: ptr(1)}, "human", "stop")
+	spec.Agent.Policies.HumanTimeout = config.Duration(time.Hour)
+	h := newHarness(t, spec, distinctCalls(3, activities.ModelReply{}), echoTool)
+	_, err := h.run(AgentInput{Agent: "agent", Task: "t"})
+	rep := stopReport(t, err)
+	require.Contains(t, rep.Reason, "no decision within human_timeout (1h0m0s)")
+	require.Equal(t, int64(1), rep.Spend.ToolCalls, "the call over the budget never ran")
+	require.Len(t, h.toolReqs, 1)
+}
+
+// A person may stop the run at the rung.
+func TestAPersonStopsTheRunAtItsBudget(t *testing.T) {
+	h := newHarness(t, budgetSpec(config.Budget{ToolCalls: ptr(1)}, "human", "stop"), distinctCalls(3, activities.ModelReply{}), echoTool)
+	var stop updateResult
+	h.budgetUpdate(time.Minute, signals.BudgetRequest{Audit: signals.Audit{By: "ops"}, Stop: true}, &stop)
+	_, err := h.run(AgentInput{Agent: "agent", Task: "t"})
+	rep := stopReport(t, err)
+	require.NoError(t, stop.rejected)
+	require.Contains(t, rep.Reason, "stopped by ops")
+}
+
+// A cost budget counts each request's reply at its bound before it is
+// sent, and bounds its prompt: the run stops with its spend under the
+// limit.
+func TestACostBudgetIsNeverCrossed(t *testing.T) {
+	spec := budgetSpec(config.Budget{Cost: &config.CostLimit{Limit: 0.02, Currency: "USD"}}, "stop")
+	spec.Pricing = &config.Pricing{Currency: "USD", Models: map[string]config.TokenCost{"scripted:test": {Input: 1_000_000, Output: 2_000_000}}}
+	h := newHarness(t, spec, distinctCalls(20, activities.ModelReply{InputTokens: 1000, OutputTokens: 100}), echoTool)
+	_, err := h.run(AgentInput{Agent: "agent", Task: "t"})
+	rep := stopReport(t, err)
+	// Each request costs 0.0012; one more needs its reply's bound (4,096
+	// tokens, 0.008192) and a token of prompt free: ten fit in 0.02.
+	require.Len(t, h.requests, 10)
+	require.InDelta(t, 0.012, rep.Spend.Cost, 1e-12)
+	require.Equal(t, "USD", rep.Spend.Currency)
+	require.LessOrEqual(t, rep.Spend.Cost, 0.02)
+	require.Equal(t, 11808, h.requests[0].SpendTokens, "the prompt's bound: what the cost leaves after the reply's")
+	require.Contains(t, rep.Reason, "budget's cost would be crossed")
+}
+
+// A prompt the model activity counted over the budget's bound is not sent:
+// the run takes the rung.
+func TestAPromptOverTheBudgetIsNotSent(t *testing.T) {
+	replies := []activities.ModelReply{
+		{InputTokens: 3000, ToolCalls: []activities.ToolCall{call("k1", "a", `{}`)}},
+		{OverSpend: &activities.PromptCount{Tokens: 2500, Budget: 2000}},
+	}
+	h := newHarness(t, budgetSpec(config.Budget{InputTokens: ptr(5000)}, "stop"), replies, echoTool)
+	_, err := h.run(AgentInput{Agent: "agent", Task: "t"})
+	rep := stopReport(t, err)
+	require.Equal(t, 2000, h.requests[1].SpendTokens)
+	require.Contains(t, rep.Reason, "the budget's input_tokens would be crossed: 3000 spent, 2500 more needed, limit 5000")
+	require.Equal(t, int64(1), rep.Spend.ModelRequests, "the unsent prompt cost nothing")
+}
+
+func (h *harness) budgetUpdate(after time.Duration, req signals.BudgetRequest, got *updateResult) {
+	h.env.RegisterDelayedCallback(func() {
+		h.env.UpdateWorkflow(signals.Budget, "budget-"+after.String(), &testsuite.TestUpdateCallback{
+			OnReject:   func(err error) { got.rejected = err },
+			OnAccept:   func() {},
+			OnComplete: func(v any, err error) { got.result, got.err = v, err },
+		}, req)
+	}, after)
+}
