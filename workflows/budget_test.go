@@ -10,6 +10,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -143,4 +144,45 @@ func (h *harness) budgetUpdate(after time.Duration, req signals.BudgetRequest, g
 			OnComplete: func(v any, err error) { got.result, got.err = v, err },
 		}, req)
 	}, after)
+}
+
+// A budget decision is taken only while a budget rung waits: one sent
+// while the run waits for a person's reply at a loop is refused, not
+// kept for later; so is one to a run without a budget.
+func TestABudgetDecisionWithoutARungWaitingIsRefused(t *testing.T) {
+	for _, withBudget := range []bool{true, false} {
+		spec := budgetSpec(config.Budget{ToolCalls: ptr(50)}, "human", "stop")
+		if !withBudget {
+			spec.Agent.Policies.Budget = nil
+		}
+		same := call("k", "a", `{"x": 1}`)
+		h := newHarness(t, spec, repeat(3, same, activities.ModelReply{Content: "done"}), failingTool)
+		var early updateResult
+		h.budgetUpdate(time.Minute, signals.BudgetRequest{Raise: &signals.BudgetRaise{ToolCalls: 5}}, &early)
+		var reply updateResult
+		h.reply(2*time.Minute, "go on", &reply)
+		_, err := h.run(AgentInput{Agent: "agent", Task: "t"})
+		require.NoError(t, err)
+		if withBudget {
+			require.ErrorContains(t, early.rejected, "budget: no budget rung waits (the run is awaiting_human): a raise is taken only while the run waits at one")
+		} else {
+			require.ErrorContains(t, early.rejected, "budget: the run has no budget (its agent agent has no policies.budget)")
+		}
+		require.NoError(t, reply.rejected)
+	}
+}
+
+// A fork starts with the spend of the nodes it keeps.
+func TestAForkCountsTheSpendOfWhatItKeeps(t *testing.T) {
+	run := &Run{Trace: Trace{Nodes: []Node{
+		{Node: signals.Node{ID: "n1", Kind: signals.KindRequest, Agent: "a"}, Spent: &policies.Spend{ModelRequests: 1, InputTokens: 100, CostPicos: 7}},
+		{Node: signals.Node{ID: "n2", Kind: signals.KindCall, Agent: "a"}, Spent: &policies.Spend{ToolCalls: 1, ToolCallsBy: map[string]int64{"pay": 1}, CostPicos: 3}},
+		{Node: signals.Node{ID: "n3", Kind: signals.KindRequest, Agent: "b"}, Spent: &policies.Spend{ModelRequests: 1, OutputTokens: 9}},
+		{Node: signals.Node{ID: "n4", Kind: signals.KindCall, Agent: "b"}},
+	}}, Spending: Spending{Spend: &policies.Spend{ModelRequests: 99}, Raised: policies.Limits{ToolCalls: 10}}}
+	got := forkSpending(run)
+	require.Equal(t, &policies.Spend{ModelRequests: 2, InputTokens: 100, OutputTokens: 9, ToolCalls: 1, ToolCallsBy: map[string]int64{"pay": 1}, CostPicos: 10}, got.Spend)
+	require.Equal(t, int64(1), got.SpendBy["b"].ModelRequests)
+	require.Zero(t, got.Raised, "the source's raises are not the fork's")
+	require.True(t, got.BornAt.IsZero(), "a new wall time")
 }

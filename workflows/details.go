@@ -1,11 +1,13 @@
 package workflows
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -46,6 +48,23 @@ func (r *runner) currentDetails(id string) string {
 	if r.waitingHuman != "" && run.Phase == signals.PhaseAwaitingHuman {
 		fmt.Fprintf(&b, "\n**waiting for a person's reply** (`%s`). Answer:\n```\ntemporal workflow update execute --workflow-id %s --name %s --input '{\"text\":\"...\"}'\n```\n",
 			r.waitingHuman, id, signals.Reply)
+	}
+	if w := r.budgetWaiting; w != nil && w.decision == nil {
+		why := ""
+		if n := run.node(w.nodeID); n != nil {
+			var args struct{ Why string }
+			_ = json.Unmarshal(n.Args, &args)
+			why = args.Why
+		}
+		fmt.Fprintf(&b, "\n**waiting at the budget rung** (`%s`): %s. Raise the limit, or stop:\n```\ntemporal workflow update execute --workflow-id %s --name %s --input '{\"raise\":{\"tool_calls\":10}}'\ntemporal workflow update execute --workflow-id %s --name %s --input '{\"stop\":true}'\n```\n",
+			w.nodeID, clipText(why, 300), id, signals.Budget, id, signals.Budget)
+	}
+	if s := run.Spend; s != nil {
+		fmt.Fprintf(&b, "\n**spend:** %d model requests, %d input and %d output tokens, %d tool calls", s.ModelRequests, s.InputTokens, s.OutputTokens, s.ToolCalls)
+		if p := run.Spec.Pricing; p != nil {
+			fmt.Fprintf(&b, ", %.4f %s", config.Amount(s.CostPicos), p.Currency)
+		}
+		b.WriteString("\n")
 	}
 	if n := len(run.Loops); n > 0 {
 		l := run.Loops[n-1]

@@ -1,0 +1,118 @@
+package testsuite
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/require"
+	sdkpb "go.temporal.io/api/sdk/v1"
+
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// counting (a test double) looks up 0, 1, 2, ... without end, or up to
+// steps when steps > 0, then gives the output.
+func counting(steps int) scriptedmodel.Script {
+	return func(req openai.ChatCompletionRequest) scriptedmodel.Turn {
+		i := scriptedmodel.NextStep(req)
+		if steps > 0 && i >= steps {
+			return scriptedmodel.CallTurn("final_output", map[string]any{"looked_up": i})
+		}
+		return scriptedmodel.CallTurn("lookup", map[string]any{"i": i})
+	}
+}
+
+// A model that never finishes, under a cost budget and a ladder without a
+// person: the run stops before the request or call that would cross the
+// budget, with its spend in the report, never over it.
+func TestACostBudgetStopsARunBeforeItWouldCrossIt(t *testing.T) {
+	cfg := `
+model: { base_url: "{{MODEL}}", name: stubborn, context_window: 128000, max_output_tokens: 1000 }
+tools:
+  - { name: lookup, builtin: echo, parameters: { type: object } }
+agents:
+  - name: stubborn
+    instructions: Look things up.
+    tools: [lookup]
+    policies: { max_steps: 500, escalation: [retry, stop], budget: { cost: { limit: 0.05, currency: USD } } }
+prices:
+  models: { stubborn: { input: 2.5, output: 10 } }
+  tools: { lookup: 0.001 }
+`
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"stubborn": counting(0)})
+	run := s.start(workflows.AgentInput{Agent: "stubborn", Task: "look everything up"})
+	_, err := s.result(run)
+	rep := stoppedReport(t, err)
+	require.Contains(t, rep.Reason, "budget: the budget's cost would be crossed")
+	spend := rep.Spend
+	require.NotNil(t, spend)
+	require.Equal(t, "USD", spend.Currency)
+	require.LessOrEqual(t, spend.Cost, 0.05, "never over the budget")
+	require.Greater(t, spend.Cost, 0.05-0.02, "stopped near it: a request's reply bound (0.01) and a call (0.001) from the limit")
+	require.Zero(t, spend.Estimated, "the scripted model reports usage")
+	reqs := s.model.Requests()
+	t.Logf("stopped at %.6f of 0.05 USD after %d requests, %d calls, %d input and %d output tokens", spend.Cost, spend.ModelRequests, spend.ToolCalls, spend.InputTokens, spend.OutputTokens)
+	require.Equal(t, int64(len(reqs)), spend.ModelRequests, "every request sent is counted")
+	require.Equal(t, spend.ModelRequests, spend.ToolCalls, "one lookup per reply")
+	require.Equal(t, spend, s.status(run).Spend, "status.spend says the same")
+	b := nodesOf(s.trace(run), signals.KindBudget)
+	require.Len(t, b, 1)
+	require.Equal(t, signals.StatusFailed, b[0].Status)
+	require.Contains(t, string(b[0].Args), `"limit":"cost"`)
+	recordAndReplay(t, run, "budget_cost_stop")
+}
+
+// A run at its budget waits for a person: raises that are not positive,
+// or name a limit the budget does not have, are refused with the field
+// named; a raise lets it go on, and the next crossing waits again.
+func TestAPersonRaisesARunsBudgetTwiceAndItCompletes(t *testing.T) {
+	cfg := `
+model: { base_url: "{{MODEL}}", name: counter }
+tools:
+  - { name: lookup, builtin: echo, parameters: { type: object } }
+agents:
+  - name: counter
+    instructions: Look things up.
+    tools: [lookup]
+    policies: { escalation: [human, stop], budget: { tool_calls: 2 } }
+`
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"counter": counting(4)})
+	run := s.start(workflows.AgentInput{Agent: "counter", Task: "look four things up"})
+	atRung := func() {
+		require.Eventually(t, func() bool { p, _ := s.phase(run); return p == signals.PhaseAwaitingHuman }, 30*time.Second, 50*time.Millisecond)
+	}
+	atRung()
+	// The Web UI's current details say what waits and how to answer.
+	var meta sdkpb.WorkflowMetadata
+	v, err := s.client.QueryWorkflow(context.Background(), run.GetID(), "", workflowMetadataQuery)
+	require.NoError(t, err)
+	require.NoError(t, v.Get(&meta))
+	require.Contains(t, meta.GetCurrentDetails(), "**waiting at the budget rung**")
+	require.Contains(t, meta.GetCurrentDetails(), "the budget's tool_calls would be crossed: 2 spent, 1 more needed, limit 2")
+	require.Contains(t, meta.GetCurrentDetails(), "--name budget --input '{\"stop\":true}'")
+	budget := func(req signals.BudgetRequest) error { return s.update(run, signals.Budget, req) }
+	require.ErrorContains(t, budget(signals.BudgetRequest{Raise: &signals.BudgetRaise{ToolCalls: -1}}), "budget: raise.tool_calls must be a positive amount, got -1")
+	require.ErrorContains(t, budget(signals.BudgetRequest{Raise: &signals.BudgetRaise{Cost: 1}}), "budget: raise.cost: the run's budget has no such limit to raise")
+	require.ErrorContains(t, budget(signals.BudgetRequest{}), `budget: give "raise"`)
+	require.Equal(t, int64(2), s.status(run).Spend.ToolCalls)
+	require.NoError(t, budget(signals.BudgetRequest{Audit: signals.Audit{By: "ops", Reason: "one more"}, Raise: &signals.BudgetRaise{ToolCalls: 1}}))
+	atRung()
+	require.NoError(t, budget(signals.BudgetRequest{Audit: signals.Audit{By: "ops"}, Raise: &signals.BudgetRaise{ToolCalls: 5}}))
+	res, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"looked_up": 4}`, string(res.Output))
+	require.Equal(t, int64(4), res.Spend.ToolCalls)
+	require.EqualValues(t, 8, res.Spend.Limits["tool_calls"])
+	b := nodesOf(s.trace(run), signals.KindBudget)
+	require.Len(t, b, 2)
+	for _, n := range b {
+		require.Equal(t, signals.StatusCompleted, n.Status)
+		require.Contains(t, string(n.Output), `"by":"ops"`)
+	}
+	require.ErrorContains(t, budget(signals.BudgetRequest{Stop: true}), "", "a completed run takes no decision")
+	recordAndReplay(t, run, "budget_raise")
+}
