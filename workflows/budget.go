@@ -61,11 +61,13 @@ func (r *runner) spending() (*policies.Spend, *policies.Spend) {
 
 // spendReply counts an answered model request of the model asked, on
 // its request node too.
-func (r *runner) spendReply(reqID string, reply activities.ModelReply) {
+func (r *runner) spendReply(ctx workflow.Context, reqID string, reply activities.ModelReply) {
 	spend := policies.Reply{
 		InputTokens: int64(reply.InputTokens), OutputTokens: int64(reply.OutputTokens),
 		Estimated: reply.Estimated, Price: r.modelPrice(),
 	}
+	r.count(ctx, MetricSpendModelRequests, 1)
+	r.countCost(ctx, spend.InputTokens*spend.Price.Input+spend.OutputTokens*spend.Price.Output)
 	all, agent := r.spending()
 	all.AddReply(spend)
 	agent.AddReply(spend)
@@ -78,8 +80,10 @@ func (r *runner) spendReply(reqID string, reply activities.ModelReply) {
 }
 
 // spendCall counts a call made to tool, on the call's node too.
-func (r *runner) spendCall(nodeID, tool string) {
+func (r *runner) spendCall(ctx workflow.Context, nodeID, tool string) {
 	price := r.toolPrice(tool)
+	r.count(ctx, MetricSpendToolCalls, 1, "tool", tool)
+	r.countCost(ctx, price)
 	all, agent := r.spending()
 	all.AddCall(tool, price)
 	agent.AddCall(tool, price)
@@ -88,6 +92,13 @@ func (r *runner) spendCall(nodeID, tool string) {
 			n.Spent = &policies.Spend{}
 		}
 		n.Spent.AddCall(tool, price)
+	}
+}
+
+// countCost counts a cost in millionths of the prices' currency.
+func (r *runner) countCost(ctx workflow.Context, picos int64) {
+	if p := r.run.Spec.Pricing; p != nil && picos > 0 {
+		r.count(ctx, MetricSpendCost, (picos+500_000)/1_000_000, "currency", p.Currency)
 	}
 }
 
@@ -219,6 +230,8 @@ func (r *runner) budgetRung(ctx workflow.Context, parent string, cross policies.
 		Args: mustJSON(map[string]any{"crossing": cross, "why": cross.Why(), "spend": r.spendStatus(ctx, all)}),
 	}, Step: r.run.Step})
 	reason := "budget: " + cross.Why()
+	outcome := "no_human"
+	defer func() { r.count(ctx, MetricBudgetRungs, 1, "limit", cross.Limit, "outcome", outcome) }()
 	if !slices.Contains(r.run.Spec.Agent.Policies.Escalation, config.RungHuman) {
 		r.finishNode(ctx, node.ID, nil, reason+"; the agent's ladder has no human rung to raise it")
 		return r.stop(ctx, reason)
@@ -239,14 +252,17 @@ func (r *runner) budgetRung(ctx workflow.Context, parent string, cross policies.
 		return err
 	}
 	if !got {
+		outcome = "timeout"
 		r.finishNode(ctx, node.ID, nil, fmt.Sprintf("no budget decision within human_timeout (%s)", timeout))
 		return r.stop(ctx, reason+fmt.Sprintf("; no decision within human_timeout (%s)", timeout))
 	}
 	d := r.budgetWaiting.decision
 	if d.Stop {
+		outcome = "stopped"
 		r.finishNode(ctx, node.ID, mustJSON(d), "")
 		return r.stop(ctx, reason+"; stopped by "+orSomeone(d.By))
 	}
+	outcome = "raised"
 	r.run.Raised = r.run.Raised.Raise(raiseLimits(*d.Raise))
 	r.finishNode(ctx, node.ID, mustJSON(d), "")
 	return r.setPhase(ctx, signals.PhaseRunning)

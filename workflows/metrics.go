@@ -47,6 +47,15 @@ const (
 	// results cleared), summary (old turns summarized) or none (nothing
 	// more could be done: sent as it was).
 	MetricCompactions = "unstuck_compactions"
+	// MetricSpendModelRequests, MetricSpendToolCalls (tag tool) and
+	// MetricSpendCost (millionths of the currency; tag currency) count
+	// what runs spend (policies.budget); tokens are MetricModelTokens.
+	MetricSpendModelRequests = "unstuck_spend_model_requests"
+	MetricSpendToolCalls     = "unstuck_spend_tool_calls"
+	MetricSpendCost          = "unstuck_spend_cost_micros"
+	// MetricBudgetRungs counts budget rungs taken; tags limit and outcome
+	// (raised, stopped, timeout, no_human).
+	MetricBudgetRungs = "unstuck_budget_rungs"
 )
 
 // AgentMetrics are the counters above, for whoever lists them (the
@@ -55,6 +64,7 @@ var AgentMetrics = []string{
 	MetricLoopsDetected, MetricRungsTaken, MetricRepairs, MetricRepairsByModel,
 	MetricApprovals, MetricEdits, MetricHandoffs, MetricModelTokens,
 	MetricModelFallbacks, MetricCompactions,
+	MetricSpendModelRequests, MetricSpendToolCalls, MetricSpendCost, MetricBudgetRungs,
 }
 
 // count adds n to a counter, tagged with the run's agent and the given

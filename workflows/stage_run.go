@@ -29,7 +29,7 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 		p.fail(ctx, c, "not run: the run stopped at its budget", policies.Canceled)
 		return
 	}
-	p.r.spendCall(c.nodeID, tool.Name)
+	p.r.spendCall(ctx, c.nodeID, tool.Name)
 	p.running++
 	p.inFlight++
 	p.r.servedBy(c, tool.Name)

@@ -129,7 +129,7 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 			return nil, reqID, err
 		}
 		if reply.OverBudget == nil && reply.OverSpend == nil {
-			r.spendReply(reqID, *reply) // every reply answered is paid for, one asked again too
+			r.spendReply(ctx, reqID, *reply) // every reply answered is paid for, one asked again too
 		}
 		if reply.OverSpend != nil {
 			// Not sent: a person raises the budget, or the run stops.
