@@ -63,6 +63,10 @@ func TestUsageErrorsBeforeDialing(t *testing.T) {
 		{"status with two ids", []string{"status", "a", "b"}, "takes one WORKFLOW_ID"},
 		{"trace without id", []string{"trace"}, "needs a WORKFLOW_ID"},
 		{"trace with unknown format", []string{"trace", "wf-1", "--format", "dot"}, `unknown --format "dot": use one of table, json, mermaid`},
+		{"budget with nothing to do", []string{"budget", "wf-1"}, `budget: give "raise" (amounts to add to the limits) or "stop": true (use --stop, or a raise such as --tool-calls 10)`},
+		{"budget with a raise and a stop", []string{"budget", "wf-1", "--stop", "--tool-calls", "3"}, `give "raise" or "stop", not both`},
+		{"budget with a negative raise", []string{"budget", "wf-1", "--cost", "-1"}, "raise.cost must be a positive amount, got -1"},
+		{"budget with a bad wall time", []string{"budget", "wf-1", "--wall-time", "soon"}, `--wall-time "soon" is not a duration`},
 		{"unknown command", []string{"stauts", "wf-1"}, `unknown command "stauts"; did you mean status?`},
 	}
 	for _, tt := range tests {
@@ -142,6 +146,7 @@ func TestCommandsNameTheirTemporalEquivalent(t *testing.T) {
 		"status": "temporal workflow query --workflow-id WORKFLOW_ID --name status",
 		"trace":  "temporal workflow query --workflow-id WORKFLOW_ID --name trace",
 		"edit":   "temporal workflow update execute --workflow-id WORKFLOW_ID --name edit",
+		"budget": "temporal workflow update execute --workflow-id WORKFLOW_ID --name budget",
 		"handoff": `temporal workflow update execute --workflow-id WORKFLOW_ID --name handoff \
     --input '{"to": "refunds", "note": `,
 		"fork": `temporal workflow start --type AgentWorkflow --task-queue agents \

@@ -57,7 +57,40 @@ func renderStatus(w io.Writer, st signals.Status) error {
 	if st.LoopsDropped > 0 {
 		fmt.Fprintf(w, "  (and %d earlier loops, not listed)\n", st.LoopsDropped)
 	}
+	renderSpend(w, st.Spend)
 	return nil
+}
+
+// renderSpend writes what the run spent, each kind against its budget's
+// limit when it has one.
+func renderSpend(w io.Writer, sp *signals.SpendStatus) {
+	if sp == nil {
+		fmt.Fprintln(w, "spend: none")
+		return
+	}
+	fmt.Fprintln(w, "spend:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(name string, v any) {
+		limit := ""
+		if l, ok := sp.Limits[name]; ok {
+			limit = fmt.Sprintf("of %v", l)
+		}
+		fmt.Fprintf(tw, "  %s\t%v\t%s\n", name, v, limit)
+	}
+	row("model_requests", sp.ModelRequests)
+	row("input_tokens", sp.InputTokens)
+	row("output_tokens", sp.OutputTokens)
+	row("tool_calls", sp.ToolCalls)
+	if sp.Currency != "" {
+		row("cost", fmt.Sprintf("%.4f %s", sp.Cost, sp.Currency))
+	}
+	if _, ok := sp.Limits["wall_time"]; ok {
+		row("wall_time", cell(sp.WallTime))
+	}
+	if sp.Estimated > 0 {
+		fmt.Fprintf(tw, "  (tokens of %d requests counted by the worker: the provider reported none)\t\t\n", sp.Estimated)
+	}
+	tw.Flush()
 }
 
 // section writes "title: none" or the title and its aligned rows.

@@ -31,6 +31,7 @@ func TestRenderStatus(t *testing.T) {
 				"pending approvals: none",
 				"breakers: none",
 				"loops: none",
+				"spend: none",
 			},
 		},
 		{
@@ -45,6 +46,8 @@ func TestRenderStatus(t *testing.T) {
 				Loops:       []signals.Loop{{At: "n40", Kind: "tool", Cycle: []string{"search", "book_flight"}, Repeats: 3}},
 				HandoffPath: []string{"orders", "refunds"},
 				Fallbacks:   2,
+				Spend: &signals.SpendStatus{ModelRequests: 12, InputTokens: 9000, OutputTokens: 400, ToolCalls: 11, Cost: 0.0415, Currency: "USD",
+					Estimated: 2, WallTime: "3m0s", Limits: map[string]any{"cost": 0.05, "tool_calls": 20, "wall_time": "1h0m0s"}},
 			},
 			want: []string{
 				"agent: refunds",
@@ -61,6 +64,14 @@ func TestRenderStatus(t *testing.T) {
 				"search closed",
 				"loops:",
 				"at n40 tool search -> book_flight x3",
+				"spend:",
+				"model_requests 12",
+				"input_tokens 9000",
+				"output_tokens 400",
+				"tool_calls 11 of 20",
+				"cost 0.0415 USD of 0.05",
+				"wall_time 3m0s of 1h0m0s",
+				"(tokens of 2 requests counted by the worker: the provider reported none)",
 			},
 		},
 	}

@@ -2,6 +2,8 @@ package testsuite
 
 import (
 	"context"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -101,7 +103,16 @@ agents:
 	require.Equal(t, int64(2), s.status(run).Spend.ToolCalls)
 	require.NoError(t, budget(signals.BudgetRequest{Audit: signals.Audit{By: "ops", Reason: "one more"}, Raise: &signals.BudgetRaise{ToolCalls: 1}}))
 	atRung()
-	require.NoError(t, budget(signals.BudgetRequest{Audit: signals.Audit{By: "ops"}, Raise: &signals.BudgetRaise{ToolCalls: 5}}))
+	// The second raise through the CLI, as a person would.
+	unstuck := filepath.Join(binaries(t), "unstuck")
+	cli := func(args ...string) string {
+		out, err := exec.Command(unstuck, append(args, "--address", devServer.FrontendHostPort())...).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	status := cli("status", run.GetID())
+	require.Regexp(t, `tool_calls\s+3\s+of 3`, status)
+	require.Contains(t, cli("budget", run.GetID(), "--tool-calls", "5", "--by", "ops"), "budget raise accepted by "+run.GetID())
 	res, err := s.result(run)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"looked_up": 4}`, string(res.Output))

@@ -380,6 +380,9 @@ func (r *runner) statusSpend() *signals.SpendStatus {
 		}
 		out.ByAgent[agent] = viewSpend(*s, r.run.Spec.Pricing)
 	}
+	if !r.run.BornAt.IsZero() && r.seenAt.After(r.run.BornAt) {
+		out.WallTime = r.seenAt.Sub(r.run.BornAt).Round(time.Second).String()
+	}
 	return out
 }
 

@@ -21,6 +21,10 @@ const maxDetailsApprovals = 8
 // the last loop and the rung taken. It is kept in the worker's memory, not
 // in history, so it may be set as often as the run changes.
 func (r *runner) showDetails(ctx workflow.Context) {
+	r.seenAt = workflow.Now(ctx)
+	if r.run != nil && r.run.BornAt.IsZero() {
+		r.run.BornAt = workflow.GetInfo(ctx).WorkflowStartTime
+	}
 	workflow.SetCurrentDetails(ctx, r.currentDetails(workflow.GetInfo(ctx).WorkflowExecution.ID))
 }
 

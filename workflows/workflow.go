@@ -34,6 +34,9 @@ type runner struct {
 	// step from running.
 	budgetWaiting *budgetWait
 	budgetStop    error
+	// seenAt is the workflow time of the run's latest change shown
+	// (showDetails): status.spend's wall time is as of then.
+	seenAt time.Time
 	reply         *signals.ReplyRequest
 	// whens are compiled edge conditions, by edge index.
 	whens map[int]*vm.Program
