@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/unstuck-dev/unstuck/internal/runmsg"
@@ -162,6 +163,50 @@ func (c *Console) reply(w http.ResponseWriter, r *http.Request) {
 		return req, nil
 	}, func(_ signals.ReplyRequest, res signals.ReplyResult) string {
 		return fmt.Sprintf("reply accepted: it settles node %s", res.NodeID)
+	})
+}
+
+// budget is POST /runs/{id}/budget: a person's decision for a run
+// waiting at its budget rung: the button pressed (raise or stop) and the
+// amounts to raise the limits by.
+func (c *Console) budget(w http.ResponseWriter, r *http.Request) {
+	act(c, w, r, signals.Budget, func(get func(string) string) (signals.BudgetRequest, error) {
+		req := signals.BudgetRequest{Audit: audit(get)}
+		if get("decision") == "stop" {
+			req.Stop = true
+			return req, nil
+		}
+		var raise signals.BudgetRaise
+		counts := []struct {
+			field string
+			to    *int64
+		}{{"model_requests", &raise.ModelRequests}, {"tool_calls", &raise.ToolCalls}, {"input_tokens", &raise.InputTokens}, {"output_tokens", &raise.OutputTokens}}
+		for _, n := range counts {
+			if text := strings.TrimSpace(get(n.field)); text != "" {
+				v, err := strconv.ParseInt(text, 10, 64)
+				if err != nil {
+					return req, fmt.Errorf("budget: %q is %q, not a whole number", n.field, text)
+				}
+				*n.to = v
+			}
+		}
+		if text := strings.TrimSpace(get("cost")); text != "" {
+			v, err := strconv.ParseFloat(text, 64)
+			if err != nil {
+				return req, fmt.Errorf("budget: \"cost\" is %q, not an amount", text)
+			}
+			raise.Cost = v
+		}
+		raise.WallTime = strings.TrimSpace(get("wall_time"))
+		if raise != (signals.BudgetRaise{}) {
+			req.Raise = &raise
+		}
+		return req, nil
+	}, func(req signals.BudgetRequest, res signals.BudgetResult) string {
+		if req.Stop {
+			return fmt.Sprintf("budget: the run stops (node %s)", res.NodeID)
+		}
+		return fmt.Sprintf("budget raised: it settles node %s", res.NodeID)
 	})
 }
 

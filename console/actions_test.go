@@ -65,6 +65,12 @@ func TestActionsSendTheUpdateWithThePayload(t *testing.T) {
 		{"handoff", "handoff", url.Values{"to": {"refunds"}, "note": {"wants a refund"}, "reason": {"policy"}},
 			signals.Handoff, signals.HandoffRequest{To: "refunds", Note: "wants a refund", Audit: signals.Audit{Reason: "policy"}},
 			signals.HandoffResult{NodeID: "n9", To: "refunds", HandoffPath: []string{"support", "refunds"}}, "handed off to refunds (handoff node n9); path support → refunds"},
+		{"budget raise", "budget", url.Values{"decision": {"raise"}, "tool_calls": {"10"}, "cost": {"2.5"}, "wall_time": {"30m"}, "by": {"alice"}},
+			signals.Budget, signals.BudgetRequest{Raise: &signals.BudgetRaise{ToolCalls: 10, Cost: 2.5, WallTime: "30m"}, Audit: signals.Audit{By: "alice"}},
+			signals.BudgetResult{NodeID: "n11"}, "budget raised: it settles node n11"},
+		{"budget stop", "budget", url.Values{"decision": {"stop"}, "tool_calls": {"10"}},
+			signals.Budget, signals.BudgetRequest{Stop: true},
+			signals.BudgetResult{NodeID: "n11"}, "budget: the run stops (node n11)"},
 		{"reply", "reply", url.Values{"text": {"Try the 9am flight."}},
 			signals.Reply, signals.ReplyRequest{Text: "Try the 9am flight."},
 			signals.ReplyResult{NodeID: "n10"}, "reply accepted: it settles node n10"},
@@ -119,6 +125,9 @@ func TestAFormTheRunWouldRefuseIsNotSent(t *testing.T) {
 		{"edit nothing", "edit", url.Values{"node_id": {"n4"}}, `give "output"`},
 		{"handoff to two words", "handoff", url.Values{"to": {"two words"}}, `"to" is "two words"`},
 		{"empty reply", "reply", url.Values{"text": {"  "}}, `"text" is empty`},
+		{"budget raise of nothing", "budget", url.Values{"decision": {"raise"}}, `budget: give "raise"`},
+		{"budget raise not a number", "budget", url.Values{"decision": {"raise"}, "tool_calls": {"ten"}}, `"tool_calls" is "ten", not a whole number`},
+		{"budget raise below zero", "budget", url.Values{"decision": {"raise"}, "cost": {"-2"}}, "raise.cost must be a positive amount"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,7 +2,7 @@
 // client to watch and steer runs. It lists runs (filtered by agent and
 // phase through a visibility query on the AgentName and AgentPhase search
 // attributes), shows a run's status and its trace as a graph, and sends
-// the same updates as the CLI (approve, edit, handoff, reply), showing
+// the same updates as the CLI (approve, edit, handoff, reply, budget), showing
 // each update's answer or the run's refusal. Pages are html/template,
 // refreshed in place with htmx (vendored under static/); there is no
 // front-end build step.

@@ -18,6 +18,8 @@ func sampleRun() (signals.Status, signals.Trace) {
 		Loops:            []signals.Loop{{At: "n5", Kind: "tool_repeat", Cycle: []string{"search"}, Repeats: 3}},
 		Breakers:         map[string]string{"search": "open"},
 		HandoffPath:      []string{"travel"},
+		Spend: &signals.SpendStatus{ModelRequests: 3, InputTokens: 900, OutputTokens: 40, ToolCalls: 4, Cost: 0.0123, Currency: "USD",
+			Limits: map[string]any{"cost": 0.05}},
 	}
 	tr := signals.Trace{Generation: 2, Nodes: []signals.Node{
 		{ID: "n1", Kind: signals.KindTask, Status: signals.StatusCompleted, Parents: []string{}},
@@ -49,6 +51,11 @@ func TestRunPageRendersStatusGraphAndForms(t *testing.T) {
 	require.Equal(t, "2", status.attr("data-generation"))
 	require.Contains(t, status.text(), "search: open", "the breakers")
 	require.Contains(t, status.one(t, "li", "class", "escalation").attr("data-node-id"), "n7")
+	spend := status.one(t, "dd", "class", "spend")
+	require.Equal(t, "4", spend.attr("data-tool-calls"))
+	require.Contains(t, spend.text(), "0.0123 USD (limits: cost 0.05 )")
+	budget := page.one(t, "form", "id", "budget-form")
+	require.Equal(t, "/runs/travel-1/budget", budget.attr("hx-post"))
 
 	graph := live.one(t, "section", "id", "graph")
 	svg := graph.one(t, "svg")
