@@ -46,6 +46,12 @@ func TestSelfContainedLoad(t *testing.T) {
 
 	// Each run: steps tool calls, then final_output: steps+1 model steps.
 	require.Equal(t, runs*(steps+1), r.Steps)
+	require.NotNil(t, r.Spend, "every result reports its spend")
+	require.Equal(t, runs, r.Spend.Runs)
+	require.InDelta(t, float64(steps+1), r.Spend.ModelRequests, 1e-9)
+	require.InDelta(t, float64(steps), r.Spend.ToolCalls, 1e-9)
+	require.Positive(t, r.Spend.InputTokens)
+	require.Contains(t, text.String(), "spend per run")
 	require.Equal(t, runs, r.Server.HistoriesRead, "unavailable: %v", r.Server.Unavailable)
 	require.Equal(t, runs*(steps+1), r.StepLatency.Count, "one step a model request")
 	require.Equal(t, runs, r.RunLatency.Count)

@@ -49,6 +49,54 @@ type Report struct {
 	// ToolCalls is the self-contained load's tool server's record of the
 	// Idempotency-Keys (set by the caller; absent in external mode).
 	ToolCalls *KeyCounts `json:"tool_calls,omitempty"`
+
+	// Spend is what the ended runs spent, per run (their results' and
+	// stop reports' spend); absent when none said.
+	Spend *SpendPerRun `json:"spend_per_run,omitempty"`
+}
+
+// SpendPerRun is the mean spend of the runs that reported one, and the
+// most a run cost.
+type SpendPerRun struct {
+	Runs          int     `json:"runs"`
+	ModelRequests float64 `json:"model_requests"`
+	ToolCalls     float64 `json:"tool_calls"`
+	InputTokens   float64 `json:"input_tokens"`
+	OutputTokens  float64 `json:"output_tokens"`
+	Cost          float64 `json:"cost,omitempty"`
+	CostMax       float64 `json:"cost_max,omitempty"`
+	Currency      string  `json:"currency,omitempty"`
+	// Estimated: model requests whose tokens the worker counted (the
+	// provider reported none), in all.
+	Estimated int64 `json:"estimated,omitempty"`
+}
+
+// spendPerRun sums the outcomes' spend into a per-run mean.
+func spendPerRun(outcomes []outcome) *SpendPerRun {
+	var s SpendPerRun
+	for _, o := range outcomes {
+		sp := o.spend
+		if !o.done || sp == nil {
+			continue
+		}
+		s.Runs++
+		s.ModelRequests += float64(sp.ModelRequests)
+		s.ToolCalls += float64(sp.ToolCalls)
+		s.InputTokens += float64(sp.InputTokens)
+		s.OutputTokens += float64(sp.OutputTokens)
+		s.Cost += sp.Cost
+		s.CostMax = max(s.CostMax, sp.Cost)
+		s.Estimated += sp.Estimated
+		if sp.Currency != "" {
+			s.Currency = sp.Currency
+		}
+	}
+	if s.Runs == 0 {
+		return nil
+	}
+	n := float64(s.Runs)
+	s.ModelRequests, s.ToolCalls, s.InputTokens, s.OutputTokens, s.Cost = s.ModelRequests/n, s.ToolCalls/n, s.InputTokens/n, s.OutputTokens/n, s.Cost/n
+	return &s
 }
 
 // Latency is a distribution's nearest-rank percentiles, in milliseconds,
@@ -128,6 +176,7 @@ func (l *loader) report(wall time.Duration) *Report {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Kind, b.Kind))
 	})
 	r.RunLatency = latencyOf(runs)
+	r.Spend = spendPerRun(l.outcomes)
 	if wall > 0 {
 		r.RunsPerSecond = float64(r.Completed) / wall.Seconds()
 		r.StepsPerSecond = float64(r.Steps) / wall.Seconds()

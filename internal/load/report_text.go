@@ -44,6 +44,17 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  tool calls     %d calls, %d distinct Idempotency-Keys, %d without a key, %d with several, %d repeating a key (retries)\n",
 			k.Calls, k.Keys, k.WithoutKey, k.WithSeveralKeys, k.Repeated)
 	}
+	if sp := r.Spend; sp != nil {
+		fmt.Fprintf(&b, "  spend per run  %.1f model requests, %.0f input and %.0f output tokens, %.1f tool calls", sp.ModelRequests, sp.InputTokens, sp.OutputTokens, sp.ToolCalls)
+		if sp.Currency != "" {
+			fmt.Fprintf(&b, ", %.4f %s (at most %.4f)", sp.Cost, sp.Currency, sp.CostMax)
+		}
+		fmt.Fprintf(&b, " (%d runs", sp.Runs)
+		if sp.Estimated > 0 {
+			fmt.Fprintf(&b, "; %d requests counted by the worker", sp.Estimated)
+		}
+		b.WriteString(")\n")
+	}
 	for _, u := range s.Unavailable {
 		fmt.Fprintf(&b, "  unavailable    %s\n", oneLine(u, 200))
 	}

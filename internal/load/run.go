@@ -92,6 +92,9 @@ type outcome struct {
 	steps     int
 	kind      string // failure kind, "" for a completed run
 	err       error
+	// spend is what the run spent, from its result or its AgentStopped
+	// report (nil when it says nothing).
+	spend *signals.SpendStatus
 }
 
 func (o outcome) failed() bool { return o.done && o.kind != "" }
@@ -135,7 +138,14 @@ func (l *loader) runOne(ctx context.Context, i int) {
 		out.runID = run.GetRunID() // Get follows the chain: read the first id now
 		var res workflows.AgentResult
 		err = run.Get(ctx, &res)
-		out.steps = res.Steps
+		out.steps, out.spend = res.Steps, res.Spend
+		var stopped *temporal.ApplicationError
+		if errors.As(err, &stopped) && stopped.Type() == signals.StoppedErrorType {
+			var rep workflows.AgentResult
+			if stopped.Details(&rep) == nil {
+				out.spend = rep.Spend
+			}
+		}
 	} else {
 		err = &startError{err}
 	}
