@@ -193,3 +193,21 @@ func TestCompactionsAndModelFallbacksAreCounted(t *testing.T) {
 	require.NoError(t, env.GetWorkflowError())
 	require.Equal(t, int64(1), counted(t, reader, MetricModelFallbacks, "from", "scripted:test", "to", "backup"))
 }
+
+// What a run spends is counted (metrics by agent) and carried to the
+// agent a handoff gives the run, split by agent.
+func TestSpendIsCountedAndCarriedAcrossAHandoff(t *testing.T) {
+	s, reader := meteredSuite()
+	reply := handoffToolReply("orders")
+	reply.InputTokens, reply.OutputTokens = 50, 5
+	h := newHarnessOn(s, t, deskSpecs()["general"], []activities.ModelReply{reply}, echoTool)
+	h.peers = deskSpecs()
+	h.env.OnActivity(acts.ReadRegistry, mock.Anything, mock.Anything).Return([]activities.AgentLoad{}, nil)
+	_, _ = h.run(AgentInput{Agent: "general", Task: "where is order 7?"})
+	next := continuedInput(t, h).Continued
+	require.Equal(t, "orders", next.Spec.Agent.Name)
+	require.Equal(t, int64(1), next.Spend.ModelRequests)
+	require.Equal(t, int64(50), next.SpendBy["general"].InputTokens, "attributed to the agent that spent it")
+	require.Nil(t, next.SpendBy["orders"])
+	require.EqualValues(t, 1, counted(t, reader, MetricSpendModelRequests, "agent", "general"))
+}
