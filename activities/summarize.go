@@ -27,6 +27,12 @@ type SummaryReply struct {
 	Text    string `json:"text"`
 	Read    int    `json:"read"`
 	Dropped int    `json:"dropped,omitempty"`
+	// The summary request's tokens, as the provider counted them (or this
+	// worker, Estimated, where it reported none): a run's budget counts
+	// them.
+	InputTokens  int  `json:"input_tokens,omitempty"`
+	OutputTokens int  `json:"output_tokens,omitempty"`
+	Estimated    bool `json:"estimated,omitempty"`
 }
 
 // summaryInstructions tell the model what a summary must keep.
@@ -65,7 +71,13 @@ func (a *Activities) Summarize(ctx context.Context, req SummaryRequest) (*Summar
 		if len(resp.Choices) == 0 || strings.TrimSpace(resp.Choices[0].Message.Content) == "" {
 			return nil, temporal.NewApplicationError(fmt.Sprintf("model %q: the summary came back empty", model.Name), ModelUnavailableError)
 		}
-		return &SummaryReply{Text: resp.Choices[0].Message.Content, Read: read, Dropped: len(req.Messages) - read}, nil
+		reply := &SummaryReply{Text: resp.Choices[0].Message.Content, Read: read, Dropped: len(req.Messages) - read,
+			InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
+		if reply.InputTokens == 0 && reply.OutputTokens == 0 {
+			reply.InputTokens = tokens.Count(model.Name, summaryInstructions) + tokens.Count(model.Name, transcript)
+			reply.OutputTokens, reply.Estimated = tokens.Count(model.Name, reply.Text), true
+		}
+		return reply, nil
 	}
 }
 

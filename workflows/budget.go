@@ -62,16 +62,19 @@ func (r *runner) spending() (*policies.Spend, *policies.Spend) {
 // spendReply counts an answered model request of the model asked, on
 // its request node too.
 func (r *runner) spendReply(ctx workflow.Context, reqID string, reply activities.ModelReply) {
-	spend := policies.Reply{
-		InputTokens: int64(reply.InputTokens), OutputTokens: int64(reply.OutputTokens),
-		Estimated: reply.Estimated, Price: r.modelPrice(),
-	}
+	r.spendTokens(ctx, reqID, reply.InputTokens, reply.OutputTokens, reply.Estimated)
+}
+
+// spendTokens counts a model request's tokens (a reply's, a summary's) on
+// node nodeID.
+func (r *runner) spendTokens(ctx workflow.Context, nodeID string, input, output int, estimated bool) {
+	spend := policies.Reply{InputTokens: int64(input), OutputTokens: int64(output), Estimated: estimated, Price: r.modelPrice()}
 	r.count(ctx, MetricSpendModelRequests, 1)
 	r.countCost(ctx, spend.InputTokens*spend.Price.Input+spend.OutputTokens*spend.Price.Output)
 	all, agent := r.spending()
 	all.AddReply(spend)
 	agent.AddReply(spend)
-	if n := r.run.node(reqID); n != nil {
+	if n := r.run.node(nodeID); n != nil {
 		if n.Spent == nil {
 			n.Spent = &policies.Spend{}
 		}

@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -47,6 +48,19 @@ func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) strin
 		r.summarized = map[string]bool{}
 	}
 	r.summarized[reqID] = true
+	if r.budgeted(ctx) {
+		// The summary is a model request like any other: asked only within
+		// the budget, its transcript bounded by what the budget leaves.
+		// Over it, no summary: the request itself takes the budget rung.
+		all, _ := r.spending()
+		cross, allow := policies.BeforeRequest(r.limits(), *all, r.requestAsk(0), r.elapsed(ctx))
+		if cross != nil {
+			return ""
+		}
+		if allow > 0 && int(allow) < budget {
+			budget = int(allow)
+		}
+	}
 	opts := withSummary(modelOptions(run.Spec.Model), "summarize the oldest turns")
 	var reply activities.SummaryReply
 	req := activities.SummaryRequest{Agent: run.Spec.Agent.Name, Messages: msgs, Budget: budget}
@@ -60,6 +74,7 @@ func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) strin
 		Args:   mustJSON(map[string]any{"through": through, "messages": reply.Read, "left_out": reply.Dropped}),
 		Output: mustJSON(reply.Text),
 	}, Step: run.Step})
+	r.spendTokens(ctx, node.ID, reply.InputTokens, reply.OutputTokens, reply.Estimated)
 	// The conversation changed: the activity is sent it whole.
 	run.SentMessages, run.LastReplyID = 0, ""
 	return node.ID
