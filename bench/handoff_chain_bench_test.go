@@ -7,7 +7,6 @@ import (
 	"time"
 
 	historypb "go.temporal.io/api/history/v1"
-	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/unstuck-dev/unstuck/internal/testdouble/deskchain"
@@ -62,24 +61,14 @@ type chainFigures struct {
 
 func handoffChainRun(b *testing.B, bin string, desks int) chainFigures {
 	b.Helper()
-	m, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{deskchain.Model: deskchain.Script(desks - 1)}, "",
-		scriptedmodel.WithLogf(func(string, ...any) {}))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
-	queue, stop := freshWorker(b, bin, deskchain.Config(m.URL(), desks), "chain")
-	defer stop()
-	ctx := context.Background()
-	start := time.Now()
-	run, err := devClient.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue},
-		workflows.WorkflowName, workflows.AgentInput{Agent: deskchain.Desk(0), Task: "pass it on"})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := startScripted(b, bin, "chain", map[string]scriptedmodel.Script{deskchain.Model: deskchain.Script(desks - 1)},
+		func(modelURL string) string { return deskchain.Config(modelURL, desks) })
+	defer s.close()
+	queue, ctx, start := s.queue, context.Background(), time.Now()
+	run := s.start(b, queue, workflows.AgentInput{Agent: deskchain.Desk(0), Task: "pass it on"})
 	firstRunID := run.GetRunID()
 	wait, cancel := context.WithTimeout(ctx, 6*time.Minute)
-	err = run.Get(wait, nil)
+	err := run.Get(wait, nil)
 	cancel()
 	f := chainFigures{completed: err == nil, took: time.Since(start)}
 	var deadline interface{ Timeout() bool }

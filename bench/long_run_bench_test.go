@@ -68,30 +68,20 @@ func kibOfHex(i int) string {
 
 func longRun(b *testing.B, bin string, steps int) chainFigures {
 	b.Helper()
-	m, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{"longrun": longRunScript(steps)}, "",
-		scriptedmodel.WithLogf(func(string, ...any) {}))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
-	cfg := fmt.Sprintf(`
+	s := startScripted(b, bin, "long-run", map[string]scriptedmodel.Script{"longrun": longRunScript(steps)}, func(modelURL string) string {
+		return fmt.Sprintf(`
 model: { base_url: %q, name: longrun }
 tools:
   - { name: echo, builtin: echo, parameters: { type: object } }
 agents:
   - { name: longrun, instructions: Count., tools: [echo], policies: { max_steps: %d } }
-`, m.URL(), steps+10)
-	queue, stop := freshWorker(b, bin, cfg, "long-run")
-	defer stop()
-	ctx := context.Background()
-	start := time.Now()
-	run, err := devClient.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue},
-		workflows.WorkflowName, workflows.AgentInput{Agent: "longrun", Task: "count"})
-	if err != nil {
-		b.Fatal(err)
-	}
+`, modelURL, steps+10)
+	})
+	defer s.close()
+	queue, ctx, start := s.queue, context.Background(), time.Now()
+	run := s.start(b, queue, workflows.AgentInput{Agent: "longrun", Task: "count"})
 	firstRunID := run.GetRunID()
-	err = awaitLongRun(b, run, queue, 90*time.Minute)
+	err := awaitLongRun(b, run, queue, 90*time.Minute)
 	f := chainFigures{completed: err == nil, took: time.Since(start)}
 	if err != nil {
 		b.Logf("%d steps: %v", steps, err)

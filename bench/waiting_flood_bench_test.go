@@ -99,22 +99,13 @@ agents:
 
 func waitingFloodRun(b *testing.B, bin string, n, size int) floodFigures {
 	b.Helper()
-	m, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{floodModel: scriptedmodel.Sequence(
+	s := startScripted(b, bin, "flood", map[string]scriptedmodel.Script{floodModel: scriptedmodel.Sequence(
 		scriptedmodel.CallTurn("book", map[string]any{"seat": "12A"}),
 		scriptedmodel.CallTurn("final_output", map[string]any{"done": true}),
-	)}, "", scriptedmodel.WithLogf(func(string, ...any) {}))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
-	queue, stop := freshWorker(b, bin, floodConfig(m.URL()), "flood")
-	defer stop()
-	ctx := context.Background()
-	run, err := devClient.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue},
-		workflows.WorkflowName, workflows.AgentInput{Agent: "booker", Task: "book a seat"})
-	if err != nil {
-		b.Fatal(err)
-	}
+	)}, floodConfig)
+	defer s.close()
+	queue, ctx := s.queue, context.Background()
+	run := s.start(b, queue, workflows.AgentInput{Agent: "booker", Task: "book a seat"})
 	firstRunID := run.GetRunID()
 	callID := awaitPendingApproval(b, queue)
 
