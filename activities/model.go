@@ -119,7 +119,7 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 	ctx, span := a.startChatSpan(ctx, model.Name)
 	reply, err := a.chat(ctx, model, req)
 	endChatSpan(span, reply, err)
-	a.modelBreakers.record(model, time.Now(), err)
+	a.modelBreakers.record(model, time.Now(), reply, err)
 	return reply, err
 }
 

@@ -57,20 +57,32 @@ func (w *modelBreakers) allow(m config.Model, now time.Time, hasFallback bool) e
 	return temporal.NewApplicationErrorWithOptions(msg, ModelCircuitOpenError, temporal.ApplicationErrorOptions{NextRetryDelay: left})
 }
 
-// record takes a request's outcome: an answer closes the breaker, the
-// model being unavailable counts against it; a refusal (a bad request, a
-// prompt too long) says nothing of the model's health.
-func (w *modelBreakers) record(m config.Model, now time.Time, err error) {
+// record takes a request's outcome. The model being unavailable counts
+// against its breaker; any answer counts for it, a refusal too (a bad
+// request, a prompt too long, a bad key: the endpoint answered, so it
+// serves). A request not sent (counted over its prompt's bound) or
+// abandoned (cancelled) proved nothing: it only gives up the half-open
+// trial it may have held, which would otherwise keep the model refused on
+// this worker for good.
+func (w *modelBreakers) record(m config.Model, now time.Time, reply *ModelReply, err error) {
 	if w == nil {
 		return
 	}
 	var app *temporal.ApplicationError
-	if err != nil && !(errors.As(err, &app) && app.Type() == ModelUnavailableError) {
-		return
-	}
+	answered := err == nil && reply != nil && reply.OverBudget == nil && reply.OverSpend == nil
+	refused := err != nil && errors.As(err, &app) && app.Type() != ModelUnavailableError
+	unavailable := err != nil && errors.As(err, &app) && app.Type() == ModelUnavailableError
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.breaker(m).Record(now, err == nil)
+	b := w.breaker(m)
+	switch {
+	case unavailable:
+		b.Record(now, false)
+	case answered || refused:
+		b.Record(now, true)
+	default:
+		b.Release()
+	}
 }
 
 func (w *modelBreakers) breaker(m config.Model) *policies.Breaker {

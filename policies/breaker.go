@@ -101,6 +101,14 @@ func (b *Breaker) RecordError(now time.Time, class Class) {
 		b.Record(now, false)
 		return
 	}
+	b.Release()
+}
+
+// Release takes a call let through that proved nothing either way (not
+// made after all, or abandoned): if it was the half-open trial, the next
+// call is the trial, so the breaker never waits for a result that will
+// not come.
+func (b *Breaker) Release() {
 	b.normalise()
 	if b.State == BreakerHalfOpen {
 		b.Trial = false

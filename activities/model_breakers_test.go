@@ -1,0 +1,78 @@
+package activities
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
+)
+
+var (
+	errUnavailable = temporal.NewApplicationError("HTTP 503", ModelUnavailableError)
+	errRejected    = temporal.NewNonRetryableApplicationError("HTTP 400", ModelRejectedError, nil)
+)
+
+// openModelBreaker is a worker's breaker of model m opened by
+// unavailable attempts, its cooldown passed at the time it answers.
+func openModelBreaker(t *testing.T, m config.Model) (*modelBreakers, time.Time) {
+	w := &modelBreakers{}
+	now := time.Unix(1_000_000, 0)
+	for range modelBreakerFailures {
+		require.NoError(t, w.allow(m, now, false))
+		w.record(m, now, nil, errUnavailable)
+	}
+	require.Error(t, w.allow(m, now, true), "open")
+	return w, now.Add(modelBreakerCooldown)
+}
+
+// Whatever comes of the half-open trial, the breaker decides or lets the
+// next request be the trial: it never refuses the model for good.
+func TestAModelBreakersTrialAlwaysEnds(t *testing.T) {
+	m := config.Model{Name: "gpt", BaseURL: "http://m/v1"}
+	cases := []struct {
+		name  string
+		reply *ModelReply
+		err   error
+		state string
+	}{
+		{"an answer closes it", &ModelReply{Content: "hi"}, nil, policies.BreakerClosed},
+		{"a refusal is an answer: the endpoint serves", nil, errRejected, policies.BreakerClosed},
+		{"unavailable opens it again", nil, errUnavailable, policies.BreakerOpen},
+		{"a prompt not sent proves nothing", &ModelReply{OverBudget: &PromptCount{Tokens: 9, Budget: 5}}, nil, policies.BreakerHalfOpen},
+		{"a prompt over the budget's bound proves nothing", &ModelReply{OverSpend: &PromptCount{Tokens: 9, Budget: 5}}, nil, policies.BreakerHalfOpen},
+		{"a cancelled request proves nothing", nil, context.Canceled, policies.BreakerHalfOpen},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w, later := openModelBreaker(t, m)
+			require.NoError(t, w.allow(m, later, true), "the trial")
+			require.Error(t, w.allow(m, later, true), "one trial at a time")
+			w.record(m, later, c.reply, c.err)
+			b := w.breaker(m)
+			require.Equal(t, c.state, b.State)
+			if c.state == policies.BreakerHalfOpen {
+				require.NoError(t, w.allow(m, later.Add(time.Hour), true), "the next request is the trial")
+			}
+		})
+	}
+}
+
+// A refused request while closed clears the count of unavailable ones:
+// the endpoint answered.
+func TestARefusalResetsTheCountOfUnavailableAttempts(t *testing.T) {
+	m := config.Model{Name: "gpt"}
+	w := &modelBreakers{}
+	now := time.Unix(0, 0)
+	for range modelBreakerFailures - 1 {
+		w.record(m, now, nil, errUnavailable)
+	}
+	w.record(m, now, nil, errRejected)
+	w.record(m, now, nil, errUnavailable)
+	require.NoError(t, w.allow(m, now, false))
+	require.Equal(t, 1, w.breaker(m).Failures)
+}
