@@ -22,8 +22,12 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
-// budgetBenchRuns run side by side in each case of BenchmarkBudget.
-const budgetBenchRuns = 20
+// budgetBenchRuns run side by side in each case of BenchmarkBudget;
+// the overhead is measured over budgetOverheadRounds rounds of them.
+const (
+	budgetBenchRuns      = 20
+	budgetOverheadRounds = 6
+)
 
 // BenchmarkBudget (issue 28), many runs at once on one fresh worker,
 // default policies but a ladder without its human rung (a person would
@@ -52,7 +56,8 @@ func BenchmarkBudget(b *testing.B) {
 				c.name, budgetBenchRuns, f.byBudget, f.otherwise, f.reasons, f.completed, f.p50, f.max, f.over, f.requests, f.calls, f.countError, f.countError*2.5/1e6, f.took.Seconds())
 		}
 		with, without := budgetOverhead(b, bin, lookup.URL)
-		b.Logf("counting overhead, %d runs of 20 steps at once, 3 rounds each: run time p50 with a budget %.0f ms, without %.0f ms: %.3fx", budgetBenchRuns, with, without, with/without)
+		b.Logf("counting overhead, %d runs of 20 steps at once, %d alternating rounds each: run time p50 with a budget %.0f ms, without %.0f ms: %.3fx",
+			budgetBenchRuns, budgetOverheadRounds, with, without, with/without)
 	}
 }
 
@@ -141,7 +146,8 @@ func shortReason(r benchResult) string {
 }
 
 // budgetOverhead is the p50 run time of 20-step runs with a budget that
-// never binds and without one, in alternating rounds on one worker each.
+// never binds and without one, in rounds on one worker each, the side
+// that goes first alternating.
 func budgetOverhead(b *testing.B, bin, toolURL string) (with, without float64) {
 	m, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{"stubborn": stubbornLookups(20)}, "",
 		scriptedmodel.WithLogf(func(string, ...any) {}))
@@ -155,11 +161,15 @@ func budgetOverhead(b *testing.B, bin, toolURL string) (with, without float64) {
 	qWithout, stopWithout := freshWorker(b, bin, budgetConfig(m.URL(), toolURL, ""), "budget-off")
 	defer stopWithout()
 	var on, off []float64
-	for round := range 3 {
-		for _, side := range []struct {
+	for round := range budgetOverheadRounds {
+		sides := []struct {
 			queue string
 			into  *[]float64
-		}{{qWith, &on}, {qWithout, &off}} {
+		}{{qWith, &on}, {qWithout, &off}}
+		if round%2 == 1 {
+			sides[0], sides[1] = sides[1], sides[0] // neither side always goes first
+		}
+		for _, side := range sides {
 			for _, r := range runAtOnce(b, side.queue, budgetBenchRuns, 10*time.Minute) {
 				if r.err != nil {
 					b.Fatalf("round %d: a run failed: %v", round, r.err)

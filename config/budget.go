@@ -53,8 +53,29 @@ const DefaultCurrency = "USD"
 // decimal.
 const PicosPerUnit = 1_000_000_000_000
 
-// Picos converts an amount of money to picos, rounded.
-func Picos(amount float64) int64 { return int64(math.Round(amount * PicosPerUnit)) }
+// MaxAmount bounds an amount of money (a limit, a raise, a price per call)
+// so its picos fit in int64 with room to add; MaxTokenPrice bounds a
+// price per million tokens, so tokens times it fits too.
+const (
+	MaxAmount     = 1_000_000
+	MaxTokenPrice = 10_000
+)
+
+// Picos converts an amount of money to picos, rounded; what is not a
+// finite amount within int64 saturates (NaN is 0), the same on every
+// CPU, so replay never depends on how a CPU converts an overflow.
+func Picos(amount float64) int64 {
+	p := math.Round(amount * PicosPerUnit)
+	switch {
+	case math.IsNaN(p):
+		return 0
+	case p >= math.MaxInt64:
+		return math.MaxInt64
+	case p <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(p)
+}
 
 // Amount converts picos back to money, for people to read.
 func Amount(picos int64) float64 { return float64(picos) / PicosPerUnit }

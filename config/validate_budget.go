@@ -60,8 +60,8 @@ func (c *checker) budget(p path, b *Budget, f *File, a *Agent) {
 		return
 	}
 	cp := p.key("cost")
-	if b.Cost.Limit <= 0 {
-		c.add(cp.key("limit"), "must be > 0, got %g", b.Cost.Limit)
+	if !(b.Cost.Limit > 0 && b.Cost.Limit <= MaxAmount) {
+		c.add(cp.key("limit"), "must be > 0 and at most %d, got %g", MaxAmount, b.Cost.Limit)
 	}
 	switch {
 	case !knownCurrency(b.Cost.Currency):
@@ -110,8 +110,8 @@ func (c *checker) prices(f *File) {
 			c.add(mp, "no model of this file is named %q (models: %s)", name, strings.Join(models, ", "))
 		}
 		price := pr.Models[name]
-		if price.Input < 0 || price.Output < 0 {
-			c.add(mp, "a price cannot be negative, got input %g, output %g", price.Input, price.Output)
+		if !(price.Input >= 0 && price.Input <= MaxTokenPrice && price.Output >= 0 && price.Output <= MaxTokenPrice) {
+			c.add(mp, "a price per million tokens must be between 0 and %d, got input %g, output %g", MaxTokenPrice, price.Input, price.Output)
 		}
 	}
 	for _, name := range sortedKeys(pr.Tools) {
@@ -119,8 +119,8 @@ func (c *checker) prices(f *File) {
 		if !slices.ContainsFunc(f.Tools, func(t Tool) bool { return t.Name == name }) {
 			c.add(tp, "unknown tool %q", name)
 		}
-		if pr.Tools[name] < 0 {
-			c.add(tp, "a price cannot be negative, got %g", pr.Tools[name])
+		if price := pr.Tools[name]; !(price >= 0 && price <= MaxAmount) {
+			c.add(tp, "a price per call must be between 0 and %d, got %g", MaxAmount, price)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package policies
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -83,44 +84,55 @@ type Limits struct {
 	WallTime      time.Duration    `json:"wall_time,omitempty"`
 }
 
-// LimitsOf is budget b raised by raised (both may be zero).
+// LimitsOf is budget b raised by raised. A raise counts only for a limit
+// the budget has: it never creates one (nil b: no limit at all).
 func LimitsOf(b *config.Budget, raised Limits) Limits {
-	l := raised
+	var l Limits
 	if b == nil {
 		return l
 	}
-	add := func(to *int64, v *int64) {
+	add := func(to *int64, v *int64, by int64) {
 		if v != nil {
-			*to += *v
+			*to = satAdd(*v, by)
 		}
 	}
-	add(&l.InputTokens, b.InputTokens)
-	add(&l.OutputTokens, b.OutputTokens)
-	add(&l.ModelRequests, b.ModelRequests)
-	add(&l.ToolCalls, b.ToolCalls)
+	add(&l.InputTokens, b.InputTokens, raised.InputTokens)
+	add(&l.OutputTokens, b.OutputTokens, raised.OutputTokens)
+	add(&l.ModelRequests, b.ModelRequests, raised.ModelRequests)
+	add(&l.ToolCalls, b.ToolCalls, raised.ToolCalls)
 	for _, tool := range sortedKeys(b.ToolCallsPerTool) {
 		if l.ToolCallsBy == nil {
 			l.ToolCallsBy = map[string]int64{}
 		}
-		l.ToolCallsBy[tool] += b.ToolCallsPerTool[tool]
+		l.ToolCallsBy[tool] = satAdd(b.ToolCallsPerTool[tool], raised.ToolCallsBy[tool])
 	}
 	if b.Cost != nil {
-		l.CostPicos += config.Picos(b.Cost.Limit)
+		l.CostPicos = satAdd(config.Picos(b.Cost.Limit), raised.CostPicos)
 	}
-	l.WallTime += b.WallTime.D()
+	if b.WallTime > 0 {
+		l.WallTime = time.Duration(satAdd(int64(b.WallTime), int64(raised.WallTime)))
+	}
 	return l
+}
+
+// satAdd adds without wrapping round: a sum past int64 stays at its top.
+func satAdd(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // Raise adds a person's raise to the limits raised so far. Only limits
 // the budget has can be raised: raising one it does not have would
 // create it, which a raise does not do.
 func (l Limits) Raise(by Limits) Limits {
-	l.InputTokens += by.InputTokens
-	l.OutputTokens += by.OutputTokens
-	l.ModelRequests += by.ModelRequests
-	l.ToolCalls += by.ToolCalls
-	l.CostPicos += by.CostPicos
-	l.WallTime += by.WallTime
+	l.InputTokens = satAdd(l.InputTokens, by.InputTokens)
+	l.OutputTokens = satAdd(l.OutputTokens, by.OutputTokens)
+	l.ModelRequests = satAdd(l.ModelRequests, by.ModelRequests)
+	l.ToolCalls = satAdd(l.ToolCalls, by.ToolCalls)
+	l.CostPicos = satAdd(l.CostPicos, by.CostPicos)
+	l.WallTime = time.Duration(satAdd(int64(l.WallTime), int64(by.WallTime)))
 	return l
 }
 

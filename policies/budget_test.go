@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -13,13 +14,17 @@ func i64(v int64) *int64 { return &v }
 
 func TestLimitsOfABudgetAndItsRaises(t *testing.T) {
 	b := &config.Budget{ToolCalls: i64(10), ToolCallsPerTool: map[string]int64{"a": 2}, Cost: &config.CostLimit{Limit: 1.5, Currency: "USD"}, WallTime: config.Duration(time.Hour)}
-	l := LimitsOf(b, Limits{ToolCalls: 5, CostPicos: config.Picos(0.5), WallTime: time.Minute})
+	l := LimitsOf(b, Limits{ToolCalls: 5, ModelRequests: 9, CostPicos: config.Picos(0.5), WallTime: time.Minute})
 	require.Equal(t, int64(15), l.ToolCalls)
 	require.Equal(t, map[string]int64{"a": 2}, l.ToolCallsBy)
 	require.Equal(t, config.Picos(2), l.CostPicos)
 	require.Equal(t, 61*time.Minute, l.WallTime)
 	require.Zero(t, l.ModelRequests, "no limit")
-	require.Equal(t, Limits{ModelRequests: 3}, LimitsOf(nil, Limits{ModelRequests: 3}))
+	require.Equal(t, Limits{}, LimitsOf(nil, Limits{ModelRequests: 3}), "a raise never creates a limit")
+	require.Zero(t, l.ModelRequests, "nor here: the budget has no model_requests")
+	require.Equal(t, int64(math.MaxInt64), LimitsOf(&config.Budget{ToolCalls: i64(math.MaxInt64 - 1)}, Limits{ToolCalls: 5}).ToolCalls, "saturates")
+	require.Equal(t, int64(math.MaxInt64), config.Picos(math.Inf(1)))
+	require.Zero(t, config.Picos(math.NaN()))
 	require.Equal(t, Limits{ToolCalls: 7, WallTime: time.Second}, Limits{ToolCalls: 2}.Raise(Limits{ToolCalls: 5, WallTime: time.Second}))
 }
 

@@ -27,6 +27,10 @@ type BudgetRaise struct {
 	WallTime      string  `json:"wall_time,omitempty"`
 }
 
+// maxRaiseCost bounds a raise of cost (config.MaxAmount, which this
+// package does not import).
+const maxRaiseCost = 1_000_000
+
 // Validate checks the payload itself; whether a budget rung waits, and
 // whether the run's budget has the raised limits, is the run's to say.
 func (r BudgetRequest) Validate() error {
@@ -48,8 +52,8 @@ func (r BudgetRequest) Validate() error {
 	negative("tool_calls", r.Raise.ToolCalls)
 	negative("input_tokens", r.Raise.InputTokens)
 	negative("output_tokens", r.Raise.OutputTokens)
-	if r.Raise.Cost < 0 {
-		problems = append(problems, fmt.Sprintf("budget: raise.cost must be a positive amount, got %g", r.Raise.Cost))
+	if !(r.Raise.Cost >= 0 && r.Raise.Cost <= maxRaiseCost) {
+		problems = append(problems, fmt.Sprintf("budget: raise.cost must be a positive amount of at most %d, got %g", maxRaiseCost, r.Raise.Cost))
 	}
 	if r.Raise.WallTime != "" {
 		if d, err := time.ParseDuration(r.Raise.WallTime); err != nil || d <= 0 {

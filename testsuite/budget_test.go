@@ -127,3 +127,45 @@ agents:
 	require.ErrorContains(t, budget(signals.BudgetRequest{Stop: true}), "", "a completed run takes no decision")
 	recordAndReplay(t, run, "budget_raise")
 }
+
+// Each kind of limit stops a run before it would be crossed, on the real
+// server and worker, without a human rung; with one, no decision within
+// human_timeout stops it too.
+func TestEachLimitKindStopsARunBeforeItIsCrossed(t *testing.T) {
+	cfg := `
+model: { base_url: "{{MODEL}}", name: counter, context_window: 128000, max_output_tokens: 1000 }
+tools:
+  - { name: lookup, builtin: echo, parameters: { type: object } }
+agents:
+  - { name: requests, instructions: Count., tools: [lookup], policies: { escalation: [stop], budget: { model_requests: 3 } } }
+  - { name: input, instructions: Count., tools: [lookup], policies: { escalation: [stop], budget: { input_tokens: 600 } } }
+  - { name: output, instructions: Count., tools: [lookup], policies: { escalation: [stop], budget: { output_tokens: 999 } } }
+  - { name: calls, instructions: Count., tools: [lookup], policies: { escalation: [stop], budget: { tool_calls: 2 } } }
+  - { name: per_tool, instructions: Count., tools: [lookup], policies: { escalation: [stop], budget: { tool_calls_per_tool: { lookup: 1 } } } }
+  - { name: wall, instructions: Count., tools: [lookup], policies: { escalation: [stop], budget: { wall_time: 1ms } } }
+  - { name: timeout, instructions: Count., tools: [lookup], policies: { escalation: [human, stop], human_timeout: 1s, budget: { tool_calls: 1 } } }
+`
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"counter": counting(0)})
+	for _, c := range []struct{ agent, says string }{
+		{"requests", "the budget's model_requests would be crossed: 3 spent, 1 more needed, limit 3"},
+		{"input", "the budget's input_tokens would be crossed"},
+		{"output", "the budget's output_tokens would be crossed: 0 spent, 1000 more needed, limit 999"},
+		{"calls", "the budget's tool_calls would be crossed: 2 spent, 1 more needed, limit 2"},
+		{"per_tool", "the budget's tool_calls_per_tool.lookup would be crossed: 1 spent, 1 more needed, limit 1"},
+		{"wall", "the budget's wall_time would be crossed"},
+		{"timeout", "no decision within human_timeout (1s)"},
+	} {
+		run := s.start(workflows.AgentInput{Agent: c.agent, Task: "count"})
+		_, err := s.result(run)
+		rep := stoppedReport(t, err)
+		require.Contains(t, rep.Reason, c.says, c.agent)
+		require.NotNil(t, rep.Spend, c.agent)
+		for name, limit := range rep.Spend.Limits {
+			spent := map[string]float64{"model_requests": float64(rep.Spend.ModelRequests), "input_tokens": float64(rep.Spend.InputTokens),
+				"output_tokens": float64(rep.Spend.OutputTokens), "tool_calls": float64(rep.Spend.ToolCalls)}
+			if n, ok := spent[name]; ok {
+				require.LessOrEqual(t, n, limit.(float64), "%s: %s never crossed", c.agent, name)
+			}
+		}
+	}
+}

@@ -179,6 +179,9 @@ func (r *runner) requestAsk(maxTokens int) policies.RequestAsk {
 // would cross a limit, and answers the most tokens its prompt may take
 // (0: no bound), or the stop.
 func (r *runner) budgetBeforeRequest(ctx workflow.Context, reqID string, maxTokens int) (int, error) {
+	if r.budgetStop != nil {
+		return 0, r.budgetStop
+	}
 	if !r.budgeted(ctx) {
 		return 0, nil
 	}

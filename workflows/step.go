@@ -20,6 +20,9 @@ func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err
 	if err != nil {
 		return true, nil, err
 	}
+	if r.budgetStop != nil {
+		return true, nil, r.budgetStop // a person stopped the run while its reply streamed
+	}
 	if len(reply.ToolCalls) == 0 {
 		if noAnswer(*reply) && r.noAnswerLoops(ctx) {
 			return r.answerNoAnswer(ctx, reqID, *reply)
