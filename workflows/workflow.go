@@ -34,10 +34,10 @@ type runner struct {
 	// step from running.
 	budgetWaiting *budgetWait
 	budgetStop    error
+	reply         *signals.ReplyRequest
 	// seenAt is the workflow time of the run's latest change shown
 	// (showDetails): status.spend's wall time is as of then.
 	seenAt time.Time
-	reply         *signals.ReplyRequest
 	// whens are compiled edge conditions, by edge index.
 	whens map[int]*vm.Program
 	// repairs counts repair attempts per call node (a step's repairs end
