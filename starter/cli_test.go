@@ -65,7 +65,7 @@ func TestUsageErrorsBeforeDialing(t *testing.T) {
 		{"trace with unknown format", []string{"trace", "wf-1", "--format", "dot"}, `unknown --format "dot": use one of table, json, mermaid`},
 		{"budget with nothing to do", []string{"budget", "wf-1"}, `budget: give "raise" (amounts to add to the limits) or "stop": true (use --stop, or a raise such as --tool-calls 10)`},
 		{"budget with a raise and a stop", []string{"budget", "wf-1", "--stop", "--tool-calls", "3"}, `give "raise" or "stop", not both`},
-		{"budget with a negative raise", []string{"budget", "wf-1", "--cost", "-1"}, "raise.cost must be a positive amount, got -1"},
+		{"budget with a negative raise", []string{"budget", "wf-1", "--cost", "-1"}, "raise.cost must be a positive amount of at most 1000000, got -1"},
 		{"budget with a bad wall time", []string{"budget", "wf-1", "--wall-time", "soon"}, `--wall-time "soon" is not a duration`},
 		{"unknown command", []string{"stauts", "wf-1"}, `unknown command "stauts"; did you mean status?`},
 	}

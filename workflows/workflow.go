@@ -29,15 +29,15 @@ type runner struct {
 	// waitingHuman is the human node a reply would answer ("" when none);
 	// reply holds a reply not yet taken by the waiting code.
 	waitingHuman string
+	reply        *signals.ReplyRequest
+	// seenAt is the workflow time of the run's latest change shown
+	// (showDetails): status.spend's wall time is as of then.
+	seenAt time.Time
 	// budgetWaiting is the budget rung waiting for a person (budget.go);
 	// budgetStop, once a rung stopped the run, keeps any other call of the
 	// step from running.
 	budgetWaiting *budgetWait
 	budgetStop    error
-	reply         *signals.ReplyRequest
-	// seenAt is the workflow time of the run's latest change shown
-	// (showDetails): status.spend's wall time is as of then.
-	seenAt time.Time
 	// whens are compiled edge conditions, by edge index.
 	whens map[int]*vm.Program
 	// repairs counts repair attempts per call node (a step's repairs end
