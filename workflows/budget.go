@@ -71,15 +71,7 @@ func (r *runner) spendTokens(ctx workflow.Context, nodeID string, input, output 
 	spend := policies.Reply{InputTokens: int64(input), OutputTokens: int64(output), Estimated: estimated, Price: r.modelPrice()}
 	r.count(ctx, MetricSpendModelRequests, 1)
 	r.countCost(ctx, spend.InputTokens*spend.Price.Input+spend.OutputTokens*spend.Price.Output)
-	all, agent := r.spending()
-	all.AddReply(spend)
-	agent.AddReply(spend)
-	if n := r.run.node(nodeID); n != nil {
-		if n.Spent == nil {
-			n.Spent = &policies.Spend{}
-		}
-		n.Spent.AddReply(spend)
-	}
+	r.spendOn(nodeID, func(s *policies.Spend) { s.AddReply(spend) })
 }
 
 // spendCall counts a call made to tool, on the call's node too.
@@ -87,14 +79,20 @@ func (r *runner) spendCall(ctx workflow.Context, nodeID, tool string) {
 	price := r.toolPrice(tool)
 	r.count(ctx, MetricSpendToolCalls, 1, "tool", tool)
 	r.countCost(ctx, price)
+	r.spendOn(nodeID, func(s *policies.Spend) { s.AddCall(tool, price) })
+}
+
+// spendOn adds a spend to the run's, its agent's share and node
+// nodeID's, the three places a spend is kept.
+func (r *runner) spendOn(nodeID string, add func(*policies.Spend)) {
 	all, agent := r.spending()
-	all.AddCall(tool, price)
-	agent.AddCall(tool, price)
+	add(all)
+	add(agent)
 	if n := r.run.node(nodeID); n != nil {
 		if n.Spent == nil {
 			n.Spent = &policies.Spend{}
 		}
-		n.Spent.AddCall(tool, price)
+		add(n.Spent)
 	}
 }
 

@@ -15,22 +15,15 @@ import (
 // was an output refused by the schema, and the run stopped once the
 // output's repair attempts were spent, whatever the ladder said.
 
-// noAnswer says whether a reply without calls answers nothing.
-func noAnswer(reply activities.ModelReply) bool {
-	_, ok := policies.AnswersNothing(reply.Content, reply.Refusal, reply.FinishReason)
-	return ok
-}
-
 // noAnswerLoops says whether the run counts replies that answer nothing
 // with the loop detector; asked only for such a reply.
 func (r *runner) noAnswerLoops(ctx workflow.Context) bool {
 	return versionOf(ctx, versionNoAnswerLoop, 1) >= 1
 }
 
-// answerNoAnswer records the reply as a refused output, tells the model,
-// and feeds the failure to the loop detector.
-func (r *runner) answerNoAnswer(ctx workflow.Context, reqID string, reply activities.ModelReply) (bool, *AgentResult, error) {
-	na, _ := policies.AnswersNothing(reply.Content, reply.Refusal, reply.FinishReason)
+// answerNoAnswer records the reply as a refused output, tells the model
+// what na says, and feeds na's failure to the loop detector.
+func (r *runner) answerNoAnswer(ctx workflow.Context, reqID string, reply activities.ModelReply, na policies.NoAnswer) (bool, *AgentResult, error) {
 	said := reply.Content
 	if reply.Refusal != "" {
 		said = reply.Refusal

@@ -24,8 +24,8 @@ func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err
 		return true, nil, r.budgetStop // a person stopped the run while its reply streamed
 	}
 	if len(reply.ToolCalls) == 0 {
-		if noAnswer(*reply) && r.noAnswerLoops(ctx) {
-			return r.answerNoAnswer(ctx, reqID, *reply)
+		if na, ok := policies.AnswersNothing(reply.Content, reply.Refusal, reply.FinishReason); ok && r.noAnswerLoops(ctx) {
+			return r.answerNoAnswer(ctx, reqID, *reply, na)
 		}
 		return r.contentOutput(ctx, reqID, reply.Content, reply.FinishReason)
 	}
