@@ -198,7 +198,12 @@ func (c *Console) budget(w http.ResponseWriter, r *http.Request) {
 			raise.Cost = v
 		}
 		raise.WallTime = strings.TrimSpace(get("wall_time"))
-		if raise != (signals.BudgetRaise{}) {
+		perTool, err := signals.ParseToolCounts(get("tool_calls_per_tool"))
+		if err != nil {
+			return req, err
+		}
+		raise.ToolCallsPerTool = perTool
+		if !raise.Empty() {
 			req.Raise = &raise
 		}
 		return req, nil

@@ -68,6 +68,9 @@ func TestActionsSendTheUpdateWithThePayload(t *testing.T) {
 		{"budget raise", "budget", url.Values{"decision": {"raise"}, "tool_calls": {"10"}, "cost": {"2.5"}, "wall_time": {"30m"}, "by": {"alice"}},
 			signals.Budget, signals.BudgetRequest{Raise: &signals.BudgetRaise{ToolCalls: 10, Cost: 2.5, WallTime: "30m"}, Audit: signals.Audit{By: "alice"}},
 			signals.BudgetResult{NodeID: "n11"}, "budget raised: it settles node n11"},
+		{"budget raise of a tool", "budget", url.Values{"decision": {"raise"}, "tool_calls_per_tool": {"search=3, book=1"}},
+			signals.Budget, signals.BudgetRequest{Raise: &signals.BudgetRaise{ToolCallsPerTool: map[string]int64{"search": 3, "book": 1}}},
+			signals.BudgetResult{NodeID: "n11"}, "budget raised: it settles node n11"},
 		{"budget stop", "budget", url.Values{"decision": {"stop"}, "tool_calls": {"10"}},
 			signals.Budget, signals.BudgetRequest{Stop: true},
 			signals.BudgetResult{NodeID: "n11"}, "budget: the run stops (node n11)"},
@@ -128,6 +131,7 @@ func TestAFormTheRunWouldRefuseIsNotSent(t *testing.T) {
 		{"budget raise of nothing", "budget", url.Values{"decision": {"raise"}}, `budget: give "raise"`},
 		{"budget raise not a number", "budget", url.Values{"decision": {"raise"}, "tool_calls": {"ten"}}, `"tool_calls" is "ten", not a whole number`},
 		{"budget raise below zero", "budget", url.Values{"decision": {"raise"}, "cost": {"-2"}}, "raise.cost must be a positive amount"},
+		{"budget raise of a tool not a count", "budget", url.Values{"decision": {"raise"}, "tool_calls_per_tool": {"search"}}, `"search" is not tool=count`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -127,6 +127,17 @@ func satAdd(a, b int64) int64 {
 // the budget has can be raised: raising one it does not have would
 // create it, which a raise does not do.
 func (l Limits) Raise(by Limits) Limits {
+	if len(by.ToolCallsBy) > 0 {
+		// A copy: the limits raised so far may be shared with a checkpoint.
+		raised := map[string]int64{}
+		for _, tool := range sortedKeys(l.ToolCallsBy) {
+			raised[tool] = l.ToolCallsBy[tool]
+		}
+		for _, tool := range sortedKeys(by.ToolCallsBy) {
+			raised[tool] = satAdd(raised[tool], by.ToolCallsBy[tool])
+		}
+		l.ToolCallsBy = raised
+	}
 	l.InputTokens = satAdd(l.InputTokens, by.InputTokens)
 	l.OutputTokens = satAdd(l.OutputTokens, by.OutputTokens)
 	l.ModelRequests = satAdd(l.ModelRequests, by.ModelRequests)
@@ -149,12 +160,16 @@ type Crossing struct {
 
 // Why says it in a sentence.
 func (c Crossing) Why() string {
-	what := c.Limit
-	if c.Tool != "" {
-		what = fmt.Sprintf("tool_calls_per_tool.%s", c.Tool)
-	}
 	return fmt.Sprintf("the budget's %s would be crossed: %s spent, %s more needed, limit %s",
-		what, c.amount(c.Spent), c.amount(c.Need), c.amount(c.Cap))
+		c.Field(), c.amount(c.Spent), c.amount(c.Need), c.amount(c.Cap))
+}
+
+// Field is the crossed limit as policies.budget and a raise spell it.
+func (c Crossing) Field() string {
+	if c.Tool != "" {
+		return "tool_calls_per_tool." + c.Tool
+	}
+	return c.Limit
 }
 
 func (c Crossing) amount(v int64) string {
@@ -191,6 +206,52 @@ func (l Limits) wallTime(elapsed time.Duration) *Crossing {
 		return nil
 	}
 	return &Crossing{Limit: LimitWallTime, Spent: elapsed.Milliseconds(), Cap: l.WallTime.Milliseconds()}
+}
+
+// Raises says whether a raise by is of the limit c crossed: a raise of
+// another limit alone would leave the run at the same rung.
+func (c Crossing) Raises(by Limits) bool {
+	switch c.Limit {
+	case LimitInputTokens:
+		return by.InputTokens > 0
+	case LimitOutputTokens:
+		return by.OutputTokens > 0
+	case LimitModelRequests:
+		return by.ModelRequests > 0
+	case LimitToolCalls:
+		if c.Tool != "" {
+			return by.ToolCallsBy[c.Tool] > 0
+		}
+		return by.ToolCalls > 0
+	case LimitCost:
+		return by.CostPicos > 0
+	case LimitWallTime:
+		return by.WallTime > 0
+	}
+	return true
+}
+
+// MinReplyTokens is the least room a budget leaves a reply: a bound below
+// it would cut most replies off, so the request crosses the budget instead.
+const MinReplyTokens = 256
+
+// ReplyRoom is the bound a budgeted request's reply is sent with: the
+// model's (ask.ReplyTokens), or less when the budget has less left: what
+// is left of output_tokens, and half of what is left of cost (the other
+// half is the prompt's). With less than MinReplyTokens of room it answers
+// the model's bound, and BeforeRequest reports the crossing.
+func ReplyRoom(l Limits, s Spend, ask RequestAsk) int64 {
+	reply := ask.ReplyTokens
+	if l.OutputTokens > 0 {
+		reply = min(reply, l.OutputTokens-s.OutputTokens)
+	}
+	if l.CostPicos > 0 && ask.Price.Output > 0 {
+		reply = min(reply, (l.CostPicos-s.CostPicos)/2/ask.Price.Output)
+	}
+	if reply < min(MinReplyTokens, ask.ReplyTokens) {
+		return ask.ReplyTokens
+	}
+	return reply
 }
 
 // RequestAsk is a model request about to be sent: the most its reply may

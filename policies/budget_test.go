@@ -95,3 +95,62 @@ func TestSpendAddsUp(t *testing.T) {
 	sum.Add(Spend{ToolCalls: -5, CostPicos: -1}) // a forged node adds nothing
 	require.Equal(t, s, sum)
 }
+
+func TestReplyRoom(t *testing.T) {
+	price := config.TokenCost{Input: 1_000_000, Output: 2_000_000} // 1 and 2 per million tokens
+	ask := RequestAsk{ReplyTokens: 4000, Price: price}
+	cases := []struct {
+		name  string
+		l     Limits
+		s     Spend
+		reply int64
+	}{
+		{name: "no budget: the model's bound", reply: 4000},
+		{name: "output tokens to spare: the model's bound", l: Limits{OutputTokens: 10_000}, s: Spend{OutputTokens: 5000}, reply: 4000},
+		{name: "less output left: what is left", l: Limits{OutputTokens: 10_000}, s: Spend{OutputTokens: 9000}, reply: 1000},
+		{name: "too little output left: the model's bound, which crosses", l: Limits{OutputTokens: 10_000}, s: Spend{OutputTokens: 9900}, reply: 4000},
+		{name: "cost: half of what is left", l: Limits{CostPicos: config.Picos(0.004)}, reply: 1000},
+		{name: "cost to spare: the model's bound", l: Limits{CostPicos: config.Picos(1)}, reply: 4000},
+		{name: "cost nearly spent: the model's bound, which crosses", l: Limits{CostPicos: config.Picos(0.004)}, s: Spend{CostPicos: config.Picos(0.0035)}, reply: 4000},
+		{name: "the smaller of the two", l: Limits{OutputTokens: 10_000, CostPicos: config.Picos(0.004)}, s: Spend{OutputTokens: 9200}, reply: 800},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			require.Equal(t, c.reply, ReplyRoom(c.l, c.s, ask))
+		})
+	}
+	small := RequestAsk{ReplyTokens: 100, Price: price}
+	require.Equal(t, int64(100), ReplyRoom(Limits{OutputTokens: 150}, Spend{}, small), "a model bound under the minimum is the bound")
+	require.Equal(t, int64(100), ReplyRoom(Limits{OutputTokens: 150}, Spend{OutputTokens: 100}, small), "less left than a small bound: the bound, which crosses")
+}
+
+func TestARaiseMustRaiseTheCrossedLimit(t *testing.T) {
+	cases := []struct {
+		cross Crossing
+		by    Limits
+		ok    bool
+	}{
+		{Crossing{Limit: LimitCost}, Limits{CostPicos: 1}, true},
+		{Crossing{Limit: LimitCost}, Limits{ToolCalls: 5}, false},
+		{Crossing{Limit: LimitToolCalls}, Limits{ToolCalls: 5}, true},
+		{Crossing{Limit: LimitToolCalls, Tool: "search"}, Limits{ToolCalls: 5}, false},
+		{Crossing{Limit: LimitToolCalls, Tool: "search"}, Limits{ToolCallsBy: map[string]int64{"search": 2}}, true},
+		{Crossing{Limit: LimitToolCalls, Tool: "search"}, Limits{ToolCallsBy: map[string]int64{"book": 2}}, false},
+		{Crossing{Limit: LimitWallTime}, Limits{WallTime: time.Minute}, true},
+		{Crossing{Limit: LimitInputTokens}, Limits{OutputTokens: 9}, false},
+		{Crossing{Limit: LimitOutputTokens}, Limits{OutputTokens: 9}, true},
+		{Crossing{Limit: LimitModelRequests}, Limits{ModelRequests: 1}, true},
+	}
+	for _, c := range cases {
+		require.Equal(t, c.ok, c.cross.Raises(c.by), "%+v raised by %+v", c.cross, c.by)
+	}
+}
+
+func TestARaiseOfOneToolAddsToItsLimit(t *testing.T) {
+	before := Limits{ToolCallsBy: map[string]int64{"search": 2}}
+	after := before.Raise(Limits{ToolCallsBy: map[string]int64{"search": 3, "book": 1}})
+	require.Equal(t, map[string]int64{"search": 5, "book": 1}, after.ToolCallsBy)
+	require.Equal(t, map[string]int64{"search": 2}, before.ToolCallsBy, "the limits raised before are not changed in place")
+	b := &config.Budget{ToolCallsPerTool: map[string]int64{"search": 4}}
+	require.Equal(t, map[string]int64{"search": 9}, LimitsOf(b, after).ToolCallsBy, "only the budget's tools count")
+}

@@ -3,6 +3,9 @@ package signals
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -25,6 +28,36 @@ type BudgetRaise struct {
 	OutputTokens  int64   `json:"output_tokens,omitempty"`
 	Cost          float64 `json:"cost,omitempty"`
 	WallTime      string  `json:"wall_time,omitempty"`
+	// ToolCallsPerTool raises tool_calls_per_tool, by tool name.
+	ToolCallsPerTool map[string]int64 `json:"tool_calls_per_tool,omitempty"`
+}
+
+// Empty says the raise names no amount at all.
+func (r BudgetRaise) Empty() bool {
+	return r.ModelRequests == 0 && r.ToolCalls == 0 && r.InputTokens == 0 && r.OutputTokens == 0 &&
+		r.Cost == 0 && r.WallTime == "" && len(r.ToolCallsPerTool) == 0
+}
+
+// ParseToolCounts reads a raise of tool_calls_per_tool written as
+// "search=5, book=1" (a form field); "" is none.
+func ParseToolCounts(text string) (map[string]int64, error) {
+	var out map[string]int64
+	for _, part := range strings.Split(text, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		tool, count, ok := strings.Cut(part, "=")
+		n, err := strconv.ParseInt(strings.TrimSpace(count), 10, 64)
+		if !ok || strings.TrimSpace(tool) == "" || err != nil {
+			return nil, fmt.Errorf("budget: tool_calls_per_tool: %q is not tool=count (e.g. search=5)", part)
+		}
+		if out == nil {
+			out = map[string]int64{}
+		}
+		out[strings.TrimSpace(tool)] += n
+	}
+	return out, nil
 }
 
 // maxRaiseCost bounds a raise of cost (config.MaxAmount, which this
@@ -52,6 +85,11 @@ func (r BudgetRequest) Validate() error {
 	negative("tool_calls", r.Raise.ToolCalls)
 	negative("input_tokens", r.Raise.InputTokens)
 	negative("output_tokens", r.Raise.OutputTokens)
+	for _, tool := range slices.Sorted(maps.Keys(r.Raise.ToolCallsPerTool)) {
+		if v := r.Raise.ToolCallsPerTool[tool]; v <= 0 {
+			problems = append(problems, fmt.Sprintf("budget: raise.tool_calls_per_tool.%s must be a positive amount, got %d", tool, v))
+		}
+	}
 	if !(r.Raise.Cost >= 0 && r.Raise.Cost <= maxRaiseCost) {
 		problems = append(problems, fmt.Sprintf("budget: raise.cost must be a positive amount of at most %d, got %g", maxRaiseCost, r.Raise.Cost))
 	}
@@ -60,8 +98,8 @@ func (r BudgetRequest) Validate() error {
 			problems = append(problems, fmt.Sprintf("budget: raise.wall_time must be a positive duration such as 30m, got %q", r.Raise.WallTime))
 		}
 	}
-	if len(problems) == 0 && *r.Raise == (BudgetRaise{}) {
-		problems = append(problems, "budget: raise names no limit: give an amount for model_requests, tool_calls, input_tokens, output_tokens, cost or wall_time")
+	if len(problems) == 0 && r.Raise.Empty() {
+		problems = append(problems, "budget: raise names no limit: give an amount for model_requests, tool_calls, tool_calls_per_tool, input_tokens, output_tokens, cost or wall_time")
 	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))

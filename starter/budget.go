@@ -14,6 +14,7 @@ type budgetOptions struct {
 	runID, by, reason, wallTime                         string
 	modelRequests, toolCalls, inputTokens, outputTokens int64
 	cost                                                float64
+	perTool                                             map[string]int64
 	stop, signal                                        bool
 }
 
@@ -40,6 +41,7 @@ Equivalent temporal commands:
 		Example: `  unstuck budget travel-1 --tool-calls 10 --by alice --reason "the customer pays for it"
   unstuck budget travel-1 --cost 2.50 --model-requests 20
   unstuck budget travel-1 --wall-time 30m
+  unstuck budget travel-1 --tool-calls-per-tool search=5
   unstuck budget travel-1 --stop --by alice`,
 		Args: oneWorkflowID,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -55,6 +57,7 @@ Equivalent temporal commands:
 	f.Int64Var(&o.toolCalls, "tool-calls", 0, "raise tool_calls by this many")
 	f.Int64Var(&o.inputTokens, "input-tokens", 0, "raise input_tokens by this many")
 	f.Int64Var(&o.outputTokens, "output-tokens", 0, "raise output_tokens by this many")
+	f.StringToInt64Var(&o.perTool, "tool-calls-per-tool", nil, "raise tool_calls_per_tool of a tool by this many (tool=N, repeatable)")
 	f.Float64Var(&o.cost, "cost", 0, "raise cost by this amount, in the budget's currency")
 	f.StringVar(&o.wallTime, "wall-time", "", "raise wall_time by this duration (e.g. 30m)")
 	f.BoolVar(&o.stop, "stop", false, "stop the run with its report instead")
@@ -69,8 +72,8 @@ Equivalent temporal commands:
 func (o budgetOptions) request() (signals.BudgetRequest, error) {
 	req := signals.BudgetRequest{Audit: signals.Audit{By: o.by, Reason: o.reason}, Stop: o.stop}
 	raise := signals.BudgetRaise{ModelRequests: o.modelRequests, ToolCalls: o.toolCalls, InputTokens: o.inputTokens,
-		OutputTokens: o.outputTokens, Cost: o.cost, WallTime: o.wallTime}
-	if raise != (signals.BudgetRaise{}) {
+		OutputTokens: o.outputTokens, Cost: o.cost, WallTime: o.wallTime, ToolCallsPerTool: o.perTool}
+	if !raise.Empty() {
 		req.Raise = &raise
 	}
 	if o.wallTime != "" {

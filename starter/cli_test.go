@@ -67,6 +67,8 @@ func TestUsageErrorsBeforeDialing(t *testing.T) {
 		{"budget with a raise and a stop", []string{"budget", "wf-1", "--stop", "--tool-calls", "3"}, `give "raise" or "stop", not both`},
 		{"budget with a negative raise", []string{"budget", "wf-1", "--cost", "-1"}, "raise.cost must be a positive amount of at most 1000000, got -1"},
 		{"budget with a bad wall time", []string{"budget", "wf-1", "--wall-time", "soon"}, `--wall-time "soon" is not a duration`},
+		{"budget with a tool raise of zero", []string{"budget", "wf-1", "--tool-calls-per-tool", "search=0"}, "raise.tool_calls_per_tool.search must be a positive amount, got 0"},
+		{"budget with a tool raise that is not a count", []string{"budget", "wf-1", "--tool-calls-per-tool", "search"}, "search"},
 		{"unknown command", []string{"stauts", "wf-1"}, `unknown command "stauts"; did you mean status?`},
 	}
 	for _, tt := range tests {

@@ -28,6 +28,15 @@ func counting(steps int) scriptedmodel.Script {
 	}
 }
 
+// unstuckCLI runs the unstuck CLI against the test server, as a person
+// would, and answers what it printed.
+func unstuckCLI(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(filepath.Join(binaries(t), "unstuck"), append(args, "--address", devServer.FrontendHostPort())...).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return string(out)
+}
+
 // A model that never finishes, under a cost budget and a ladder without a
 // person: the run stops before the request or call that would cross the
 // budget, with its spend in the report, never over it.
@@ -104,12 +113,7 @@ agents:
 	require.NoError(t, budget(signals.BudgetRequest{Audit: signals.Audit{By: "ops", Reason: "one more"}, Raise: &signals.BudgetRaise{ToolCalls: 1}}))
 	atRung()
 	// The second raise through the CLI, as a person would.
-	unstuck := filepath.Join(binaries(t), "unstuck")
-	cli := func(args ...string) string {
-		out, err := exec.Command(unstuck, append(args, "--address", devServer.FrontendHostPort())...).CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		return string(out)
-	}
+	cli := func(args ...string) string { return unstuckCLI(t, args...) }
 	status := cli("status", run.GetID())
 	require.Regexp(t, `tool_calls\s+3\s+of 3`, status)
 	require.Contains(t, cli("budget", run.GetID(), "--tool-calls", "5", "--by", "ops"), "budget raise accepted by "+run.GetID())
@@ -126,6 +130,40 @@ agents:
 	}
 	require.ErrorContains(t, budget(signals.BudgetRequest{Stop: true}), "", "a completed run takes no decision")
 	recordAndReplay(t, run, "budget_raise")
+}
+
+// A run at one tool's limit waits for a person, who must raise that
+// limit (tool_calls_per_tool, from the CLI); under a cost budget, every
+// request tells the provider the reply bound the budget counted.
+func TestAPersonRaisesOneToolsLimitFromTheCLI(t *testing.T) {
+	cfg := `
+model: { base_url: "{{MODEL}}", name: counter, context_window: 128000, max_output_tokens: 1000 }
+tools:
+  - { name: lookup, builtin: echo, parameters: { type: object } }
+agents:
+  - name: counter
+    instructions: Look things up.
+    tools: [lookup]
+    policies: { escalation: [human, stop], budget: { tool_calls_per_tool: { lookup: 2 }, cost: { limit: 1, currency: USD } } }
+prices:
+  models: { counter: { input: 1, output: 2 } }
+  tools: { lookup: 0.001 }
+`
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"counter": counting(3)})
+	run := s.start(workflows.AgentInput{Agent: "counter", Task: "look three things up"})
+	require.Eventually(t, func() bool { p, _ := s.phase(run); return p == signals.PhaseAwaitingHuman }, 30*time.Second, 50*time.Millisecond)
+	err := s.update(run, signals.Budget, signals.BudgetRequest{Raise: &signals.BudgetRaise{Cost: 1}})
+	require.ErrorContains(t, err, "the budget's tool_calls_per_tool.lookup would be crossed: 2 spent, 1 more needed, limit 2: a raise must raise tool_calls_per_tool.lookup")
+	out := unstuckCLI(t, "budget", run.GetID(), "--tool-calls-per-tool", "lookup=1", "--by", "ops")
+	require.Contains(t, out, "budget raise accepted by "+run.GetID())
+	res, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"looked_up": 3}`, string(res.Output))
+	require.Equal(t, int64(3), res.Spend.ToolCallsBy["lookup"])
+	for i, req := range s.model.Requests() {
+		require.Equal(t, 1000, req.MaxCompletionTokens, "request %d: the reply's bound the budget counted is sent", i)
+	}
+	recordAndReplay(t, run, "budget_tool_raise")
 }
 
 // Each kind of limit stops a run before it would be crossed, on the real

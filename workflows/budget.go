@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -40,7 +41,12 @@ const defaultReplyTokens = 4096
 // budgetWait is a budget rung waiting for a person's decision.
 type budgetWait struct {
 	nodeID   string
+	cross    policies.Crossing
 	decision *signals.BudgetRequest
+	// carried: the wait may continue as new with the run (version
+	// budget-wait); held: it did, and waits again once the run crosses
+	// the same limit.
+	carried, held bool
 }
 
 // spending is the run's spend, created on first use; the agent's share is
@@ -175,24 +181,33 @@ func (r *runner) requestAsk(maxTokens int) policies.RequestAsk {
 
 // budgetBeforeRequest takes the budget rung while the next model request
 // would cross a limit, and answers the most tokens its prompt may take
-// (0: no bound), or the stop.
-func (r *runner) budgetBeforeRequest(ctx workflow.Context, reqID string, maxTokens int) (int, error) {
-	if r.budgetStop != nil {
-		return 0, r.budgetStop
-	}
-	if !r.budgeted(ctx) {
-		return 0, nil
-	}
-	for {
+// and the bound its reply is sent with (0: no bound), or the stop.
+// maxTokens is the request's own reply bound (a longer reply), if any.
+func (r *runner) budgetBeforeRequest(ctx workflow.Context, reqID string, maxTokens int) (prompt, reply int, err error) {
+	err = r.budgetCheck(ctx, reqID, func() *policies.Crossing {
 		all, _ := r.spending()
-		cross, prompt := policies.BeforeRequest(r.limits(), *all, r.requestAsk(maxTokens), r.elapsed(ctx))
-		if cross == nil {
-			return int(prompt), nil
+		l := r.limits()
+		ask := r.requestAsk(maxTokens)
+		if r.boundsReply(ctx, l, maxTokens) {
+			ask.ReplyTokens = policies.ReplyRoom(l, *all, ask)
+			reply = int(ask.ReplyTokens)
 		}
-		if err := r.budgetRung(ctx, reqID, *cross); err != nil {
-			return 0, err
-		}
+		cross, room := policies.BeforeRequest(l, *all, ask, r.elapsed(ctx))
+		prompt = int(room)
+		return cross
+	})
+	if err != nil {
+		return 0, 0, err
 	}
+	return prompt, reply, nil
+}
+
+// boundsReply says whether a request is sent with the reply bound its
+// budget counted: a budget of output tokens or cost counts each reply at
+// its bound, which holds only when the provider is told it. A request
+// with its own bound (a longer reply) keeps it.
+func (r *runner) boundsReply(ctx workflow.Context, l policies.Limits, maxTokens int) bool {
+	return maxTokens == 0 && (l.OutputTokens > 0 || l.CostPicos > 0) && versionOf(ctx, versionBudgetReplyBound, 1) >= 1
 }
 
 // budgetOverPrompt takes the budget rung for a prompt the model activity
@@ -205,6 +220,18 @@ func (r *runner) budgetOverPrompt(ctx workflow.Context, reqID string, maxTokens 
 // budgetBeforeCall takes the budget rung while a call of tool would cross
 // a limit; nil once it fits.
 func (r *runner) budgetBeforeCall(ctx workflow.Context, nodeID, tool string) error {
+	return r.budgetCheck(ctx, nodeID, func() *policies.Crossing {
+		all, _ := r.spending()
+		return policies.BeforeCall(r.limits(), *all, tool, r.toolPrice(tool), r.elapsed(ctx))
+	})
+}
+
+// budgetCheck takes the budget rung (for node nodeID) while crossing
+// answers a limit crossed, and answers nil once nothing is: the budget was
+// raised enough. A stop is kept, so no later request or call of the run
+// goes on; an edit's interruption or a wait carried into the next
+// generation (errInterrupted, errSwitching) is not a stop.
+func (r *runner) budgetCheck(ctx workflow.Context, nodeID string, crossing func() *policies.Crossing) error {
 	if r.budgetStop != nil {
 		return r.budgetStop
 	}
@@ -212,64 +239,141 @@ func (r *runner) budgetBeforeCall(ctx workflow.Context, nodeID, tool string) err
 		return nil
 	}
 	for {
-		all, _ := r.spending()
-		cross := policies.BeforeCall(r.limits(), *all, tool, r.toolPrice(tool), r.elapsed(ctx))
+		cross := crossing()
 		if cross == nil {
+			r.dropHeldBudget(ctx)
 			return nil
 		}
-		if err := r.budgetRung(ctx, nodeID, *cross); err != nil {
-			r.budgetStop = err
-			return err
+		err := r.budgetRung(ctx, nodeID, *cross)
+		if err == nil {
+			continue
 		}
+		if !errors.Is(err, errInterrupted) && !errors.Is(err, errSwitching) {
+			r.budgetStop = err
+		}
+		return err
 	}
 }
 
 // budgetRung records the crossing and waits for a person's decision when
 // the agent's ladder has a human rung, else stops the run. nil: the
-// budget was raised, and the caller checks again.
+// budget was raised, and the caller checks again. errInterrupted: an edit
+// or a person's handoff came first; errSwitching: the run continues as
+// new while it waits, and the next generation waits at the same node.
 func (r *runner) budgetRung(ctx workflow.Context, parent string, cross policies.Crossing) error {
-	all, _ := r.spending()
-	node := r.addNode(ctx, Node{Node: signals.Node{
-		Kind: signals.KindBudget, Status: signals.StatusPending, Parents: []string{parent},
-		Args: mustJSON(map[string]any{"crossing": cross, "why": cross.Why(), "spend": r.spendStatus(ctx, all)}),
-	}, Step: r.run.Step})
 	reason := "budget: " + cross.Why()
 	outcome := "no_human"
 	defer func() { r.count(ctx, MetricBudgetRungs, 1, "limit", cross.Limit, "outcome", outcome) }()
 	if !slices.Contains(r.run.Spec.Agent.Policies.Escalation, config.RungHuman) {
+		node := r.budgetNode(ctx, parent, cross)
 		r.finishNode(ctx, node.ID, nil, reason+"; the agent's ladder has no human rung to raise it")
 		return r.stop(ctx, reason)
 	}
-	r.budgetWaiting = &budgetWait{nodeID: node.ID}
-	defer func() { r.budgetWaiting = nil }()
+	waits := versionOf(ctx, versionBudgetWait, 1) >= 1
+	w := r.heldBudget(ctx, cross)
+	if w == nil {
+		w = &budgetWait{nodeID: r.budgetNode(ctx, parent, cross).ID, cross: cross, carried: waits}
+	}
+	r.budgetWaiting = w
+	held := false
+	defer func() {
+		if !held {
+			r.budgetWaiting = nil
+			delete(r.waitSince, w.nodeID)
+		}
+	}()
 	if err := r.setPhase(ctx, signals.PhaseAwaitingHuman); err != nil {
 		return err
 	}
-	timeout := r.run.Spec.Agent.Policies.HumanTimeout.D()
-	got, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout,
-		TimerOptions: workflow.TimerOptions{Summary: "wait for a person's budget decision (" + node.ID + ")"}},
-		func() bool { return r.budgetWaiting.decision != nil })
-	if err != nil {
-		if cancelled(ctx, err) {
-			return r.cancelled(ctx, node.ID)
+	timeout, expired := r.run.Spec.Agent.Policies.HumanTimeout.D(), false
+	if waits {
+		// A wait carried from an earlier generation keeps its deadline.
+		timeout, expired = r.waitLeft(ctx, w.nodeID)
+	}
+	got := w.decision != nil
+	if !expired {
+		var err error
+		got, err = workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout,
+			TimerOptions: workflow.TimerOptions{Summary: "wait for a person's budget decision (" + w.nodeID + ")"}},
+			func() bool { return w.decision != nil || (waits && (r.interrupting() || r.switching)) })
+		if err != nil {
+			if cancelled(ctx, err) {
+				return r.cancelled(ctx, w.nodeID)
+			}
+			return err
 		}
-		return err
+	}
+	if got && w.decision == nil {
+		if r.interrupting() {
+			outcome = "interrupted"
+			r.finishNode(ctx, w.nodeID, nil, "not decided: "+r.interruptedWhile())
+			return errors.Join(errInterrupted, r.afterBudgetWait(ctx, waits))
+		}
+		outcome, held, w.held = "carried", true, true
+		return errSwitching
 	}
 	if !got {
 		outcome = "timeout"
-		r.finishNode(ctx, node.ID, nil, fmt.Sprintf("no budget decision within human_timeout (%s)", timeout))
+		r.finishNode(ctx, w.nodeID, nil, fmt.Sprintf("no budget decision within human_timeout (%s)", timeout))
 		return r.stop(ctx, reason+fmt.Sprintf("; no decision within human_timeout (%s)", timeout))
 	}
-	d := r.budgetWaiting.decision
+	d := w.decision
 	if d.Stop {
 		outcome = "stopped"
-		r.finishNode(ctx, node.ID, mustJSON(d), "")
+		r.finishNode(ctx, w.nodeID, mustJSON(d), "")
 		return r.stop(ctx, reason+"; stopped by "+orSomeone(d.By))
 	}
 	outcome = "raised"
 	r.run.Raised = r.run.Raised.Raise(raiseLimits(*d.Raise))
-	r.finishNode(ctx, node.ID, mustJSON(d), "")
+	r.finishNode(ctx, w.nodeID, mustJSON(d), "")
+	return r.afterBudgetWait(ctx, waits)
+}
+
+// budgetNode records a crossing in the trace: a budget node, pending
+// until a person decides.
+func (r *runner) budgetNode(ctx workflow.Context, parent string, cross policies.Crossing) *Node {
+	all, _ := r.spending()
+	return r.addNode(ctx, Node{Node: signals.Node{
+		Kind: signals.KindBudget, Status: signals.StatusPending, Parents: []string{parent},
+		Args: mustJSON(map[string]any{"crossing": cross, "why": cross.Why(), "spend": r.spendStatus(ctx, all)}),
+	}, Step: r.run.Step})
+}
+
+// afterBudgetWait puts the phase back once a budget rung's wait ended:
+// awaiting_approval while calls of the step still wait for a person
+// (version budget-wait), else running.
+func (r *runner) afterBudgetWait(ctx workflow.Context, waits bool) error {
+	if waits {
+		return r.approvalPhase(ctx)
+	}
 	return r.setPhase(ctx, signals.PhaseRunning)
+}
+
+// heldBudget is the budget wait carried from the generation before, when
+// it waits for the same limit: the wait goes on at its node, with its
+// deadline and any decision that reached the run in between.
+func (r *runner) heldBudget(ctx workflow.Context, cross policies.Crossing) *budgetWait {
+	w := r.budgetWaiting
+	if w == nil || !w.held {
+		return nil
+	}
+	if w.cross.Limit != cross.Limit || w.cross.Tool != cross.Tool {
+		r.dropHeldBudget(ctx)
+		return nil
+	}
+	w.held, w.cross = false, cross
+	return w
+}
+
+// dropHeldBudget settles a budget wait carried from the generation before
+// that the run no longer needs: the budget fits now (the worker's config
+// changed it), or another limit is crossed.
+func (r *runner) dropHeldBudget(ctx workflow.Context) {
+	if w := r.budgetWaiting; w != nil && w.held && !r.switching {
+		r.finishNode(ctx, w.nodeID, nil, "not decided: the run no longer waits at this limit")
+		r.budgetWaiting = nil
+		delete(r.waitSince, w.nodeID)
+	}
 }
 
 // raiseLimits is a person's raise in the budget's units.
@@ -278,7 +382,7 @@ func raiseLimits(raise signals.BudgetRaise) policies.Limits {
 	return policies.Limits{
 		ModelRequests: raise.ModelRequests, ToolCalls: raise.ToolCalls,
 		InputTokens: raise.InputTokens, OutputTokens: raise.OutputTokens,
-		CostPicos: config.Picos(raise.Cost), WallTime: wall,
+		CostPicos: config.Picos(raise.Cost), WallTime: wall, ToolCallsBy: raise.ToolCallsPerTool,
 	}
 }
 
@@ -317,8 +421,15 @@ func (r *runner) budgetWanted(req signals.BudgetRequest) error {
 	has("output_tokens", x.OutputTokens > 0, b.OutputTokens != nil)
 	has("cost", x.Cost > 0, b.Cost != nil)
 	has("wall_time", x.WallTime != "", b.WallTime > 0)
+	for _, tool := range sortedIDs(x.ToolCallsPerTool) {
+		_, limited := b.ToolCallsPerTool[tool]
+		has("tool_calls_per_tool."+tool, true, limited)
+	}
 	if len(missing) > 0 {
 		return fmt.Errorf("budget: raise.%s: the run's budget has no such limit to raise", missing[0])
+	}
+	if w := r.budgetWaiting; w.carried && !w.cross.Raises(raiseLimits(*x)) {
+		return fmt.Errorf("budget: the run waits because %s: a raise must raise %s", w.cross.Why(), w.cross.Field())
 	}
 	return nil
 }

@@ -44,6 +44,15 @@ func (r *runner) interruptText() string {
 	return interruptedText
 }
 
+// interruptedWhile says what ended a wait for a person (a budget rung's)
+// before anyone decided.
+func (r *runner) interruptedWhile() string {
+	if r.handing != nil && !r.handing.done {
+		return "a person handed the run over while it waited"
+	}
+	return "a person edited the run while it waited"
+}
+
 // interrupting says an edit or a person's handoff waits to be carried out.
 func (r *runner) interrupting() bool {
 	return (r.editing != nil && !r.editing.done) || (r.handing != nil && !r.handing.done)

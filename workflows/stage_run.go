@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/workflow"
@@ -26,7 +27,16 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 		return
 	}
 	if err := p.r.budgetBeforeCall(ctx, c.nodeID, tool.Name); err != nil {
-		p.fail(ctx, c, "not run: the run stopped at its budget", policies.Canceled)
+		switch {
+		case errors.Is(err, errSwitching):
+			// Held, like a call waiting for approval: the next generation
+			// walks it again and waits at the same budget node.
+			c.held, c.done = true, true
+		case errors.Is(err, errInterrupted):
+			p.fail(ctx, c, p.r.interruptText(), policies.Canceled)
+		default:
+			p.fail(ctx, c, "not run: the run stopped at its budget", policies.Canceled)
+		}
 		return
 	}
 	p.r.spendCall(ctx, c.nodeID, tool.Name)

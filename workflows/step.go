@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -119,11 +120,11 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 	ask := modelAsk{budget: r.promptBudget(ctx)}
 	run.ModelAt = policies.ModelToAsk(run.ModelAt, run.ModelSince, workflow.Now(ctx), run.Spec.Agent.Policies.Breaker.Cooldown.D())
 	for {
-		spendTokens, err := r.budgetBeforeRequest(ctx, reqID, ask.maxTokens)
+		spendTokens, replyTokens, err := r.budgetBeforeRequest(ctx, reqID, ask.maxTokens)
 		if err != nil {
-			return nil, reqID, err
+			return nil, reqID, r.notSent(ctx, reqID, err)
 		}
-		ask.spendTokens = spendTokens
+		ask.spendTokens, ask.replyTokens = spendTokens, replyTokens
 		reply, conv, err := r.askModel(ctx, reqID, ask)
 		if errors.Is(err, errFellBack) {
 			continue // asked again, of the next model
@@ -137,7 +138,7 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		if reply.OverSpend != nil {
 			// Not sent: a person raises the budget, or the run stops.
 			if err := r.budgetOverPrompt(ctx, reqID, ask.maxTokens, *reply.OverSpend); err != nil {
-				return nil, reqID, err
+				return nil, reqID, r.notSent(ctx, reqID, err)
 			}
 			continue
 		}
@@ -164,17 +165,30 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 	}
 }
 
-// askModel sends the conversation to the model activity and answers its
-// reply and the
-// conversation it was sent. No reply: the request was abandoned for an
-// edit, or failed, and err says how the run goes on.
-// modelAsk is how a request is asked: its prompt budget in tokens (0:
-// none) and its reply's (0: the provider's default).
+// notSent ends a request that waited at the budget rung and was not
+// sent: an edit came first (the edit is applied next), or the run
+// continues as new while it waits (the next generation asks again, and
+// waits at the same budget node). Any other error is the run's stop.
+func (r *runner) notSent(ctx workflow.Context, reqID string, err error) error {
+	switch {
+	case errors.Is(err, errInterrupted):
+		r.finishNode(ctx, reqID, nil, "abandoned: "+r.interruptedWhile()+" at the budget rung")
+	case errors.Is(err, errSwitching):
+		r.finishNode(ctx, reqID, nil, "not sent: the run continued as new while it waited at the budget rung; the next generation asks again")
+		return r.continueWaiting(ctx, "", "")
+	}
+	return err
+}
+
 // modelAsk bounds a model request: budget is the prompt's token budget
 // (policies.context), maxTokens the reply's bound when asked again with
-// room, spendTokens the prompt's bound by the run's budget (budget.go).
-type modelAsk struct{ budget, maxTokens, spendTokens int }
+// room, spendTokens and replyTokens the prompt's and the reply's bounds
+// by the run's budget (budget.go). 0: no bound.
+type modelAsk struct{ budget, maxTokens, spendTokens, replyTokens int }
 
+// askModel sends the conversation to the model activity and answers its
+// reply and the conversation it was sent. No reply: the request was
+// abandoned for an edit, or failed, and err says how the run goes on.
 func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*activities.ModelReply, []activities.Message, error) {
 	run := r.run
 	conv := buildConversation(run)
@@ -192,7 +206,7 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 		Delta:        conv[min(run.SentMessages, len(conv)):],
 		PromptBudget: ask.budget,
 		Fallback:     run.ModelAt,
-		MaxTokens:    ask.maxTokens,
+		MaxTokens:    cmp.Or(ask.maxTokens, ask.replyTokens),
 		SpendTokens:  ask.spendTokens,
 	}
 	if run.SentMessages > len(conv) {

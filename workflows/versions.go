@@ -256,6 +256,17 @@ const (
 	// limit (budget.go). Not in releaseChanges: asked only by runs with a
 	// budget.
 	versionBudget = "budget"
+	// versionBudgetReplyBound: a budgeted run with an output_tokens or
+	// cost limit sends each request with the reply bound its budget
+	// counted (max_completion_tokens), shrunk to what the budget has left
+	// (policies.ReplyRoom). Not in releaseChanges: asked only by such runs.
+	versionBudgetReplyBound = "budget-reply-bound"
+	// versionBudgetWait: a budget rung's wait ends for an edit or a
+	// person's handoff, keeps its deadline and its node across
+	// continue-as-new while waiting, takes only a raise of the crossed
+	// limit, and leaves the phase awaiting_approval when calls still wait
+	// (budget.go). Not in releaseChanges: asked only at a human budget rung.
+	versionBudgetWait = "budget-wait"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change

@@ -42,6 +42,16 @@ type waitingResume struct {
 	// it accepted and not taken yet.
 	Human string                `json:"human,omitempty"`
 	Reply *signals.ReplyRequest `json:"reply,omitempty"`
+	// Budget is the budget rung the run waits at (its node and crossing,
+	// and a decision accepted and not taken yet).
+	Budget *carriedBudget `json:"budget,omitempty"`
+}
+
+// carriedBudget is a budget rung's wait carried into the next generation.
+type carriedBudget struct {
+	Node     string                 `json:"node"`
+	Cross    policies.Crossing      `json:"crossing"`
+	Decision *signals.BudgetRequest `json:"decision,omitempty"`
 }
 
 // errSwitching ends a wait the run carries into its next generation.
@@ -65,7 +75,7 @@ func (r *runner) watchWaiting(ctx workflow.Context) {
 func (r *runner) waitView(ctx workflow.Context) policies.WaitView {
 	return policies.WaitView{
 		ContinueAsNewSuggested: workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
-		Waiting:                len(r.awaiting) > 0 || (r.personAgent && r.waitingHuman != ""),
+		Waiting:                len(r.awaiting) > 0 || (r.personAgent && r.waitingHuman != "") || (r.budgetWaiting != nil && r.budgetWaiting.carried),
 		Graph:                  r.run.Spec.Agent.Graph != nil,
 		Streaming:              r.streaming != nil && r.streaming.open,
 		Interrupting:           r.interrupting(),
@@ -113,6 +123,10 @@ func (r *runner) continueWaiting(ctx workflow.Context, reqID, human string) erro
 	if human != "" {
 		w.Since[human] = r.waitSince[human]
 		w.Reply = r.reply
+	}
+	if b := r.budgetWaiting; b != nil {
+		w.Since[b.nodeID] = r.waitSince[b.nodeID]
+		w.Budget = &carriedBudget{Node: b.nodeID, Cross: b.cross, Decision: b.decision}
 	}
 	r.run.Resume = &editResume{Request: reqID, Waiting: w}
 	workflow.GetLogger(ctx).Info("continuing as new while waiting", "waiting", len(w.Since), "generation", r.run.Generation+1)
@@ -166,6 +180,11 @@ func (r *runner) expectCarriedWaits() {
 	}
 	if w.Reply != nil {
 		r.reply = w.Reply
+	}
+	if b := w.Budget; b != nil {
+		if n := r.run.node(b.Node); n != nil && n.Kind == signals.KindBudget && n.Status == signals.StatusPending {
+			r.budgetWaiting = &budgetWait{nodeID: b.Node, cross: b.Cross, decision: b.Decision, carried: true, held: true}
+		}
 	}
 }
 
@@ -245,6 +264,11 @@ func (r *runner) releaseHeld(ctx workflow.Context, calls []*stepCall) {
 		return
 	}
 	r.switching = false
+	if b := r.budgetWaiting; b != nil && b.held {
+		r.finishNode(ctx, b.nodeID, nil, "not decided: "+r.interruptedWhile())
+		r.budgetWaiting = nil
+		delete(r.waitSince, b.nodeID)
+	}
 	for _, c := range calls {
 		switch {
 		case c.held:
