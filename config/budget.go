@@ -101,8 +101,7 @@ func (p *Prices) pricing(r *Resolved) *Pricing {
 		return nil
 	}
 	out := &Pricing{Currency: p.currency()}
-	for i := 0; i <= len(r.Model.Fallbacks); i++ {
-		name := r.Model.At(i).Name
+	for _, name := range r.Model.Names() {
 		if mp, ok := p.Models[name]; ok {
 			if out.Models == nil {
 				out.Models = map[string]TokenCost{}

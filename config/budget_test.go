@@ -37,6 +37,16 @@ func TestValidateBudget(t *testing.T) {
 	})
 }
 
+func TestAModelWithoutAPriceIsSaidOnceAtTwoEndpoints(t *testing.T) {
+	_, err := parse(withAgent("  - name: x", "    model: {name: m, fallbacks: [{name: m, base_url: http://other/v1}]}",
+		"budget: {cost: {limit: 1, currency: USD}}", "prices: {tools: {a: 1}}"))
+	var said []string
+	for _, p := range Problems(err) {
+		said = append(said, p.Path+": "+p.Reason)
+	}
+	require.Equal(t, []string{`budget.cost: agent "x" may ask model "m", which has no price: add prices.models.m: { input: ..., output: ... } (per million tokens)`}, said)
+}
+
 func TestBudgetResolvesWithItsPricesInPicos(t *testing.T) {
 	f, err := parse(withAgent("  - name: x", "    tools: [a]", "    model: {name: m, fallbacks: [{name: m2}]}",
 		"  - name: y", "    tools: [b]", "    policies: {budget: {model_requests: 7}}",

@@ -83,9 +83,8 @@ func (c *checker) budget(p path, b *Budget, f *File, a *Agent) {
 	}
 	noEnv := func(string) (string, bool) { return "", false }
 	for _, ag := range agents {
-		m := f.agentModel(ag, noEnv)
-		for i := 0; i <= len(m.Fallbacks); i++ {
-			if name := m.At(i).Name; !hasKey(f.Prices.Models, name) {
+		for _, name := range f.agentModel(ag, noEnv).Names() {
+			if !hasKey(f.Prices.Models, name) {
 				c.add(cp, "agent %q may ask model %q, which has no price: add prices.models.%s: { input: ..., output: ... } (per million tokens)", ag.Name, name, name)
 			}
 		}
@@ -130,8 +129,8 @@ func (c *checker) prices(f *File) {
 func modelNames(f *File) []string {
 	var names []string
 	add := func(m Model) {
-		for i := 0; i <= len(m.Fallbacks); i++ {
-			if n := m.At(i).Name; n != "" && !slices.Contains(names, n) {
+		for _, n := range m.Names() {
+			if n != "" && !slices.Contains(names, n) {
 				names = append(names, n)
 			}
 		}
