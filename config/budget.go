@@ -26,8 +26,8 @@ type Budget struct {
 // CostLimit is a budget in money, priced by the file's prices.
 type CostLimit struct {
 	Limit float64 `yaml:"limit" json:"limit"`
-	// Currency is the prices' currency, in any case (as written: a run
-	// counts in Pricing.Currency, upper-cased).
+	// Currency must be the prices' currency, in any case; it is kept as
+	// written, and runs count in Pricing.Currency (upper-cased).
 	Currency string `yaml:"currency" json:"currency"`
 }
 
