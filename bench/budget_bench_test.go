@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,12 +8,10 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
@@ -89,30 +86,30 @@ prices:
 
 // budgetStops runs n stubborn runs at once under a cost budget of 0.05.
 func budgetStops(b *testing.B, bin, toolURL string, n int) budgetFigures {
-	m, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{"stubborn": stubbornLookups(0)}, "",
-		scriptedmodel.WithLogf(func(string, ...any) {}), scriptedmodel.WithContextWindow(1<<30))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
-	queue, stop := freshWorker(b, bin, budgetConfig(m.URL(), toolURL, ", budget: { cost: { limit: 0.05, currency: USD } }"), "budget")
-	defer stop()
-	start := time.Now()
-	results := runAtOnce(b, queue, n, 30*time.Minute)
-	f := budgetFigures{took: time.Since(start), reasons: map[string]int{}}
+	s := startScripted(b, bin, "budget", map[string]scriptedmodel.Script{"stubborn": stubbornLookups(0)}, func(modelURL string) string {
+		return budgetConfig(modelURL, toolURL, ", budget: { cost: { limit: 0.05, currency: USD } }")
+	}, scriptedmodel.WithContextWindow(1<<30))
+	defer s.close()
+	outcomes, wall := runAll(s.queue, n, stubbornTask, 30*time.Minute)
+	f := budgetFigures{took: wall, reasons: map[string]int{}}
 	var costs []float64
 	var input int64
-	for _, r := range results {
+	for _, o := range outcomes {
+		sp := o.result.Spend
+		report, stopped := stopReport(o.err)
+		if stopped {
+			sp = report.Spend
+		}
 		switch {
-		case r.err == nil:
+		case o.err == nil:
 			f.completed++
-		case r.stopped && r.byBudget:
+		case stopped && strings.HasPrefix(report.Reason, "budget:"):
 			f.byBudget++
 		default:
 			f.otherwise++
-			f.reasons[shortReason(r)]++
+			f.reasons[shortReason(o.err)]++
 		}
-		if sp := r.spend; sp != nil {
+		if sp != nil {
 			costs = append(costs, sp.Cost)
 			f.over = max(f.over, sp.Cost-0.05)
 			f.requests += float64(sp.ModelRequests) / float64(n)
@@ -125,20 +122,22 @@ func budgetStops(b *testing.B, bin, toolURL string, n int) budgetFigures {
 		f.p50, f.max = costs[len(costs)/2], costs[len(costs)-1]
 	}
 	counted := 0
-	for _, p := range m.PromptTokens() {
+	for _, p := range s.model.PromptTokens() {
 		counted += p
 	}
-	if reqs := len(m.PromptTokens()); reqs > 0 {
+	if reqs := len(s.model.PromptTokens()); reqs > 0 {
 		f.countError = float64(input-int64(counted)) / float64(reqs)
 	}
 	return f
 }
 
-func shortReason(r benchResult) string {
-	if r.err == nil {
+// shortReason is how a run ended otherwise than the case expects, short
+// enough to count alike ends together.
+func shortReason(err error) string {
+	if err == nil {
 		return "completed"
 	}
-	s := r.err.Error()
+	s := err.Error()
 	if len(s) > 80 {
 		s = s[:80]
 	}
@@ -149,16 +148,14 @@ func shortReason(r benchResult) string {
 // never binds and without one, in rounds on one worker each, the side
 // that goes first alternating.
 func budgetOverhead(b *testing.B, bin, toolURL string) (with, without float64) {
-	m, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{"stubborn": stubbornLookups(20)}, "",
-		scriptedmodel.WithLogf(func(string, ...any) {}))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
 	budget := ", budget: { cost: { limit: 1000, currency: USD }, tool_calls: 100000, model_requests: 100000, input_tokens: 1000000000, wall_time: 24h }"
-	qWith, stopWith := freshWorker(b, bin, budgetConfig(m.URL(), toolURL, budget), "budget-on")
-	defer stopWith()
-	qWithout, stopWithout := freshWorker(b, bin, budgetConfig(m.URL(), toolURL, ""), "budget-off")
+	s := startScripted(b, bin, "budget-on", map[string]scriptedmodel.Script{"stubborn": stubbornLookups(20)}, func(modelURL string) string {
+		return budgetConfig(modelURL, toolURL, budget)
+	})
+	defer s.close()
+	qWith := s.queue
+	// The side without a budget asks the same model, on a worker of its own.
+	qWithout, stopWithout := freshWorker(b, bin, budgetConfig(s.model.URL(), toolURL, ""), "budget-off")
 	defer stopWithout()
 	var on, off []float64
 	for round := range budgetOverheadRounds {
@@ -170,11 +167,12 @@ func budgetOverhead(b *testing.B, bin, toolURL string) (with, without float64) {
 			sides[0], sides[1] = sides[1], sides[0] // neither side always goes first
 		}
 		for _, side := range sides {
-			for _, r := range runAtOnce(b, side.queue, budgetBenchRuns, 10*time.Minute) {
-				if r.err != nil {
-					b.Fatalf("round %d: a run failed: %v", round, r.err)
+			outcomes, _ := runAll(side.queue, budgetBenchRuns, stubbornTask, 10*time.Minute)
+			for _, o := range outcomes {
+				if o.err != nil {
+					b.Fatalf("round %d: a run failed: %v", round, o.err)
 				}
-				*side.into = append(*side.into, float64(r.took.Milliseconds()))
+				*side.into = append(*side.into, float64(o.took.Milliseconds()))
 			}
 		}
 	}
@@ -195,45 +193,17 @@ func stubbornLookups(steps int) scriptedmodel.Script {
 	}
 }
 
-// benchResult is one run of runAtOnce.
-type benchResult struct {
-	err               error
-	stopped, byBudget bool
-	spend             *signals.SpendStatus
-	took              time.Duration
-}
+// stubbornTask is the input of every run of BenchmarkBudget.
+var stubbornTask = workflows.AgentInput{Agent: "stubborn", Task: "look everything up"}
 
-// runAtOnce starts n runs of agent stubborn on queue at once and waits
-// for them all.
-func runAtOnce(b *testing.B, queue string, n int, timeout time.Duration) []benchResult {
-	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	out := make([]benchResult, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			start := time.Now()
-			run, err := devClient.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("%s-%d", queue, i), TaskQueue: queue},
-				workflows.WorkflowName, workflows.AgentInput{Agent: "stubborn", Task: "look everything up"})
-			if err != nil {
-				out[i].err = err
-				return
-			}
-			var res workflows.AgentResult
-			err = run.Get(ctx, &res)
-			out[i] = benchResult{err: err, spend: res.Spend, took: time.Since(start)}
-			var app *temporal.ApplicationError
-			if errors.As(err, &app) && app.Type() == signals.StoppedErrorType {
-				var rep workflows.AgentResult
-				_ = app.Details(&rep)
-				out[i].stopped, out[i].spend = true, rep.Spend
-				out[i].byBudget = strings.HasPrefix(rep.Reason, "budget:")
-			}
-		}()
+// stopReport is the report of a run that stopped (AgentStopped, its
+// result in the error's details), and whether it stopped.
+func stopReport(err error) (workflows.AgentResult, bool) {
+	var app *temporal.ApplicationError
+	var report workflows.AgentResult
+	if !errors.As(err, &app) || app.Type() != signals.StoppedErrorType {
+		return report, false
 	}
-	wg.Wait()
-	return out
+	_ = app.Details(&report)
+	return report, true
 }

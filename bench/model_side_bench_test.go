@@ -121,7 +121,7 @@ agents:
 `, modelURL, contextBenchWindow, lookupURL, side.policy)
 	}, scriptedmodel.WithContextWindow(side.window))
 	defer s.close()
-	outcomes, wall := s.runAll(runs, workflows.AgentInput{Agent: "counter", Task: "count"}, 30*time.Minute)
+	outcomes, wall := runAll(s.queue, runs, workflows.AgentInput{Agent: "counter", Task: "count"}, 30*time.Minute)
 	f := contextFigures{runsFigures: summarizeRuns(outcomes, wall)}
 	prompts := s.model.PromptTokens()
 	f.requests, f.largest = len(prompts), slices.Max(append(prompts, 0))
@@ -272,7 +272,7 @@ agents:
 `, modelURL)
 	})
 	defer s.close()
-	outcomes, wall := s.runAll(runs, workflows.AgentInput{Agent: "counter", Task: "count"}, 10*time.Minute)
+	outcomes, wall := runAll(s.queue, runs, workflows.AgentInput{Agent: "counter", Task: "count"}, 10*time.Minute)
 	f := faultFigures{runsFigures: summarizeRuns(outcomes, wall), byModel: map[string]int{}}
 	for _, req := range s.model.Requests() {
 		f.byModel[req.Model]++

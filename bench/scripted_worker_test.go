@@ -57,18 +57,20 @@ func (s *scriptedWorker) start(b *testing.B, id string, in workflows.AgentInput)
 }
 
 // runOutcome is how one of runAll's runs ended: its workflow id, the id
-// of its first run (a chain's), its error and its time from its start.
+// of its first run (a chain's), its result (when it completed), its error
+// and its time from its start.
 type runOutcome struct {
 	id, firstRunID string
+	result         workflows.AgentResult
 	err            error
 	took           time.Duration
 }
 
-// runAll starts n runs of in at once on the worker's queue (workflow ids
-// queue-0, queue-1, ...), waits for each at most within, ends those still
-// open then, and answers how each ended and the wall time from the first
-// start to the last end.
-func (s *scriptedWorker) runAll(n int, in workflows.AgentInput, within time.Duration) ([]runOutcome, time.Duration) {
+// runAll starts n runs of in at once on queue (workflow ids queue-0,
+// queue-1, ...), waits for each at most within, ends those still open
+// then, and answers how each ended and the wall time from the first start
+// to the last end.
+func runAll(queue string, n int, in workflows.AgentInput, within time.Duration) ([]runOutcome, time.Duration) {
 	out := make([]runOutcome, n)
 	ctx := context.Background()
 	start := time.Now()
@@ -76,9 +78,9 @@ func (s *scriptedWorker) runAll(n int, in workflows.AgentInput, within time.Dura
 	for i := range out {
 		wg.Go(func() {
 			o := &out[i]
-			o.id = fmt.Sprintf("%s-%d", s.queue, i)
+			o.id = fmt.Sprintf("%s-%d", queue, i)
 			began := time.Now()
-			run, err := devClient.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: o.id, TaskQueue: s.queue},
+			run, err := devClient.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: o.id, TaskQueue: queue},
 				workflows.WorkflowName, in)
 			if err != nil {
 				o.err = err
@@ -86,7 +88,7 @@ func (s *scriptedWorker) runAll(n int, in workflows.AgentInput, within time.Dura
 			}
 			o.firstRunID = run.GetRunID() // Get follows the chain: read the first id before
 			wait, cancel := context.WithTimeout(ctx, within)
-			o.err = run.Get(wait, nil)
+			o.err = run.Get(wait, &o.result)
 			o.took = time.Since(began)
 			if errors.Is(wait.Err(), context.DeadlineExceeded) {
 				o.err = fmt.Errorf("the run did not end within %s", within)

@@ -25,12 +25,15 @@ type Budget struct {
 
 // CostLimit is a budget in money, priced by the file's prices.
 type CostLimit struct {
-	Limit    float64 `yaml:"limit" json:"limit"`
-	Currency string  `yaml:"currency" json:"currency"`
+	Limit float64 `yaml:"limit" json:"limit"`
+	// Currency must be the prices' currency, in any case; it is kept as
+	// written, and runs count in Pricing.Currency (upper-cased).
+	Currency string `yaml:"currency" json:"currency"`
 }
 
 // Prices price what runs spend, for cost budgets: models per million
-// input and output tokens, tools per call, in Currency (default USD).
+// input and output tokens, tools per call, in Currency (default USD; any
+// case, read upper-cased).
 type Prices struct {
 	Currency string                `yaml:"currency" json:"currency,omitempty"`
 	Models   map[string]ModelPrice `yaml:"models" json:"models,omitempty"`
@@ -101,8 +104,7 @@ func (p *Prices) pricing(r *Resolved) *Pricing {
 		return nil
 	}
 	out := &Pricing{Currency: p.currency()}
-	for i := 0; i <= len(r.Model.Fallbacks); i++ {
-		name := r.Model.At(i).Name
+	for _, name := range r.Model.Names() {
 		if mp, ok := p.Models[name]; ok {
 			if out.Models == nil {
 				out.Models = map[string]TokenCost{}
@@ -129,8 +131,11 @@ func (p *Prices) currency() string {
 	return strings.ToUpper(p.Currency)
 }
 
-// knownCurrency says whether code is an ISO 4217 currency code.
+// knownCurrency says whether code is an ISO 4217 currency code, in any
+// case: "usd" is what people write as often as "USD", and means nothing
+// else. Runs read the prices' currency upper-cased (Prices.currency).
 func knownCurrency(code string) bool {
+	code = strings.ToUpper(code)
 	u, err := currency.ParseISO(code)
 	return err == nil && u.String() == code
 }

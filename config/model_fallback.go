@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -30,6 +31,20 @@ func (m Model) At(i int) Model {
 		out.ContextWindow, out.MaxOutputTokens = 0, 0
 	}
 	return out
+}
+
+// Names are the names of the models a request may go to, in the order
+// they are tried (the model, then its fallbacks), each once: prices and
+// the checks of them go by name, and a fallback may be the same model at
+// another endpoint.
+func (m Model) Names() []string {
+	names := make([]string, 0, 1+len(m.Fallbacks))
+	for i := 0; i <= len(m.Fallbacks); i++ {
+		if n := m.At(i).Name; !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // providerOf names an endpoint's provider for a run: a digest of its

@@ -32,6 +32,13 @@ func TestAFallbackTakesWhatItDoesNotName(t *testing.T) {
 	require.Equal(t, m, m.At(3), "out of the list: the model itself")
 }
 
+func TestModelNamesAreTheModelThenItsFallbacksEachOnce(t *testing.T) {
+	m := Model{BaseURL: "http://primary/v1", Name: "big",
+		Fallbacks: []ModelFallback{{Name: "small"}, {Name: "big", BaseURL: "http://other/v1"}, {Name: "other"}}}
+	require.Equal(t, []string{"big", "small", "other"}, m.Names(), "the same model at another endpoint is one name")
+	require.Equal(t, []string{"big"}, Model{Name: "big"}.Names())
+}
+
 func TestARunKeepsTheFallbacksNamesAndProvidersOnly(t *testing.T) {
 	f, err := parse(y("model: {base_url: 'http://user:secret@primary:8080/v1', name: big, fallbacks: [{name: small}, {name: other, base_url: 'https://other.example/v1?key=s', api_key_env: O_KEY}]}",
 		"tools:", "  - {name: a, http: {url: http://t/a}}", "agents:", "  - {name: x}"))

@@ -42,8 +42,11 @@ func (c *checker) budget(p path, b *Budget, f *File, a *Agent) {
 	positive("output_tokens", b.OutputTokens)
 	positive("model_requests", b.ModelRequests)
 	positive("tool_calls", b.ToolCalls)
-	if b.WallTime < 0 {
-		c.add(p.key("wall_time"), "must be > 0 (leave it out for no limit), got %s", b.WallTime.D())
+	// wall_time is a Duration, not a pointer like the counts (a run reads
+	// 0 as no limit), so a written 0 is told from an absent one by the
+	// file's node tree, and refused like the other zero limits.
+	if wp := p.key("wall_time"); b.WallTime < 0 || (b.WallTime == 0 && written(c.doc, wp)) {
+		c.add(wp, "must be > 0 (leave it out for no limit), got %s", b.WallTime.D())
 	}
 	for _, tool := range sortedKeys(b.ToolCallsPerTool) {
 		tp := p.key("tool_calls_per_tool").key(tool)
@@ -69,7 +72,7 @@ func (c *checker) budget(p path, b *Budget, f *File, a *Agent) {
 	case f.Prices == nil:
 		c.add(cp, "a cost budget needs prices: add prices.models (per million tokens) and prices.tools (per call)")
 		return
-	case b.Cost.Currency != f.Prices.currency():
+	case strings.ToUpper(b.Cost.Currency) != f.Prices.currency(): // both in any case, as knownCurrency
 		c.add(cp.key("currency"), "%s, but prices are in %s (prices.currency): costs are not converted", b.Cost.Currency, f.Prices.currency())
 	}
 	agents := []*Agent{a}
@@ -83,9 +86,8 @@ func (c *checker) budget(p path, b *Budget, f *File, a *Agent) {
 	}
 	noEnv := func(string) (string, bool) { return "", false }
 	for _, ag := range agents {
-		m := f.agentModel(ag, noEnv)
-		for i := 0; i <= len(m.Fallbacks); i++ {
-			if name := m.At(i).Name; !hasKey(f.Prices.Models, name) {
+		for _, name := range f.agentModel(ag, noEnv).Names() {
+			if !hasKey(f.Prices.Models, name) {
 				c.add(cp, "agent %q may ask model %q, which has no price: add prices.models.%s: { input: ..., output: ... } (per million tokens)", ag.Name, name, name)
 			}
 		}
@@ -130,8 +132,8 @@ func (c *checker) prices(f *File) {
 func modelNames(f *File) []string {
 	var names []string
 	add := func(m Model) {
-		for i := 0; i <= len(m.Fallbacks); i++ {
-			if n := m.At(i).Name; n != "" && !slices.Contains(names, n) {
+		for _, n := range m.Names() {
+			if n != "" && !slices.Contains(names, n) {
 				names = append(names, n)
 			}
 		}

@@ -3,7 +3,6 @@ package policies
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // A model reply with no calls and nothing in it (empty, cut off before it
@@ -29,7 +28,7 @@ func AnswersNothing(content, refusal, finish string) (NoAnswer, bool) {
 	switch {
 	case refusal != "":
 		return NoAnswer{
-			Told:  fmt.Sprintf("the reply was a refusal (%q): if the task cannot be done as asked, say why as the result; otherwise call a tool or give the result", clipText(refusal, 200)),
+			Told:  fmt.Sprintf("the reply was a refusal (%q): if the task cannot be done as asked, say why as the result; otherwise call a tool or give the result", quoteBytes(refusal, 200)),
 			Event: LoopEvent{Signature: "reply:refused", Key: "reply:refused", Failed: true, Class: string(Refused)},
 		}, true
 	case strings.TrimSpace(content) == "":
@@ -41,14 +40,10 @@ func AnswersNothing(content, refusal, finish string) (NoAnswer, bool) {
 	return NoAnswer{}, false
 }
 
-// clipText cuts s to at most n bytes, on a rune boundary.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
+// quoteBytes is s cut to at most n bytes (CutText), "..." marking a cut.
+func quoteBytes(s string, n int) string {
+	if cut := CutText(s, n); len(cut) < len(s) {
+		return cut + "..."
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
+	return s
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -220,7 +221,7 @@ func quoteSummary(raw json.RawMessage) string {
 		Data   string    `json:"data"`
 	}
 	if json.Unmarshal(raw, &q) != nil || len(q.Closes) < 2 || q.Change == nil {
-		return truncate(oneLine(compactJSON(raw)), 160)
+		return policies.ClipText(oneLine(compactJSON(raw)), 160)
 	}
 	closes := make([]string, len(q.Closes))
 	for i, c := range q.Closes {

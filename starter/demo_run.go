@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/unstuck-dev/unstuck/internal/runmsg"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -71,7 +72,7 @@ func printNewNodes(ctx context.Context, out io.Writer, c client.Client, id, runI
 		if n.Kind == signals.KindEdit || n.Kind == signals.KindHandoff {
 			width = 300 // who changed what, and what it invalidated; who handed to whom: all of it
 		}
-		fmt.Fprintf(out, "  %-4s %-22s %-10s %s\n", n.ID, what, n.Status, truncate(oneLine(nodeDetail(n)), width))
+		fmt.Fprintf(out, "  %-4s %-22s %-10s %s\n", n.ID, what, n.Status, policies.ClipText(oneLine(nodeDetail(n)), width))
 		if after != nil {
 			after(n)
 		}

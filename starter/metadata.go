@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -44,7 +45,7 @@ func runMetadata(in workflows.AgentInput) (summary, details string) {
 		fmt.Fprintf(&b, "- **agent:** `%s`\n", in.Agent)
 	}
 	if in.Task != "" {
-		fmt.Fprintf(&b, "- **task:** %s\n", truncate(oneLine(in.Task), 1000))
+		fmt.Fprintf(&b, "- **task:** %s\n", policies.ClipText(oneLine(in.Task), 1000))
 	}
 	if keys := inputKeys(in.Input); len(keys) > 0 {
 		fmt.Fprintf(&b, "- **input keys:** `%s`\n", strings.Join(keys, "`, `"))
@@ -53,7 +54,7 @@ func runMetadata(in workflows.AgentInput) (summary, details string) {
 		b.WriteString("- **output schema:** given\n")
 	}
 	b.WriteString("\nFollow it with `unstuck status ID` and `unstuck trace ID`.\n")
-	return truncate(summary, summaryLimit), b.String()
+	return policies.ClipText(summary, summaryLimit), b.String()
 }
 
 // inputKeys are the top-level keys of a JSON object input, sorted; none

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -33,7 +34,7 @@ func renderStatus(w io.Writer, st signals.Status) error {
 		for _, p := range st.PendingApprovals {
 			args := "-"
 			if len(p.Args) > 0 {
-				args = truncate(oneLine(compactJSON(p.Args)), summaryWidth)
+				args = policies.ClipText(oneLine(compactJSON(p.Args)), summaryWidth)
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", cell(p.CallID), cell(p.Tool), args)
 		}

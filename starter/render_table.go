@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -92,7 +93,7 @@ func editValue(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "-"
 	}
-	return truncate(oneLine(compactJSON(raw)), editWidth)
+	return policies.ClipText(oneLine(compactJSON(raw)), editWidth)
 }
 
 // cell keeps a value on one line inside its column; "-" marks empty.
@@ -130,7 +131,7 @@ func nodeSummary(n signals.Node) string {
 	if n.ReusedFrom != "" {
 		s = strings.TrimSuffix("reused "+n.ReusedFrom+"; "+s, "; ")
 	}
-	return truncate(oneLine(s), summaryWidth)
+	return policies.ClipText(oneLine(s), summaryWidth)
 }
 
 // handoffSummary is a handoff on one line: who to whom, why, who asked

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"unicode/utf8"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
@@ -138,21 +137,9 @@ func cutMessage(m *activities.Message, keep int) {
 	}
 	if size > keep {
 		cut := size - keep
-		m.Content = cutText(m.Content, len(m.Content)-cut) +
+		m.Content = policies.CutText(m.Content, len(m.Content)-cut) +
 			fmt.Sprintf("\n[unstuck: %d bytes of this were cut to keep the request under Temporal's payload limit]", min(cut, len(m.Content)))
 	}
-}
-
-// cutText is the first n bytes of s, not splitting a character.
-func cutText(s string, n int) string {
-	if n >= len(s) {
-		return s
-	}
-	cut := s[:max(n, 0)]
-	for !utf8.ValidString(cut) {
-		cut = cut[:len(cut)-1]
-	}
-	return cut
 }
 
 // nodeMessage is what the model reads of one trace node, if anything.
@@ -320,7 +307,7 @@ func clip(content string) string {
 	if len(content) <= maxToolMessage {
 		return content
 	}
-	cut := cutText(content, maxToolMessage)
+	cut := policies.CutText(content, maxToolMessage)
 	return cut + fmt.Sprintf("\n[unstuck: the result is %d bytes; the first %d are shown. Store it with %s and pass %sstate references instead of reading it whole.]",
 		len(content), len(cut), OutputPathArg, refs.Prefix)
 }

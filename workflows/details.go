@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -61,7 +62,7 @@ func (r *runner) currentDetails(id string) string {
 			why = args.Why
 		}
 		fmt.Fprintf(&b, "\n**waiting at the budget rung** (`%s`): %s. Raise the limit, or stop:\n```\ntemporal workflow update execute --workflow-id %s --name %s --input '{\"raise\":{\"tool_calls\":10}}'\ntemporal workflow update execute --workflow-id %s --name %s --input '{\"stop\":true}'\n```\n",
-			w.nodeID, clipText(why, 300), id, signals.Budget, id, signals.Budget)
+			w.nodeID, policies.ClipText(why, 300), id, signals.Budget, id, signals.Budget)
 	}
 	if s := run.Spend; s != nil {
 		fmt.Fprintf(&b, "\n**spend:** %d model requests, %d input and %d output tokens, %d tool calls", s.ModelRequests, s.InputTokens, s.OutputTokens, s.ToolCalls)
@@ -76,10 +77,10 @@ func (r *runner) currentDetails(id string) string {
 	}
 	if n := len(run.Escalations); n > 0 {
 		e := run.Escalations[n-1]
-		fmt.Fprintf(&b, "\n**last rung:** `%s` at `%s`: %s\n", e.Action, e.At, clipText(e.Why, 200))
+		fmt.Fprintf(&b, "\n**last rung:** `%s` at `%s`: %s\n", e.Action, e.At, policies.ClipText(e.Why, 200))
 	}
 	if run.LastError != "" {
-		fmt.Fprintf(&b, "\n**last error:** %s\n", clipText(oneLineText(run.LastError), 300))
+		fmt.Fprintf(&b, "\n**last error:** %s\n", policies.ClipText(oneLineText(run.LastError), 300))
 	}
 	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -316,7 +317,7 @@ func fitHandoffContext(hc HandoffContext) HandoffContext {
 	if last := len(hc.ReasoningTrace) - 1; over > 0 && last >= 0 {
 		hc.ReasoningTrace = slices.Clone(hc.ReasoningTrace)
 		s := &hc.ReasoningTrace[last]
-		keep := cutText(s.Thought, max(0, len(s.Thought)-over-200))
+		keep := policies.CutText(s.Thought, max(0, len(s.Thought)-over-200))
 		s.Thought = keep + fmt.Sprintf(" [unstuck: cut from %d bytes; the trace holds it whole: node %s]", len(s.Thought), s.Node)
 	}
 	return hc

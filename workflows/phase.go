@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -42,5 +43,5 @@ func markRefused(ctx workflow.Context, agent string) {
 // keyword bounds a search attribute value: the server refuses long ones,
 // and a refused upsert would fail every workflow task of the run.
 func keyword(s string) string {
-	return cutText(s, 255)
+	return policies.CutText(s, 255)
 }

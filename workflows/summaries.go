@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/policies"
 )
 
 // The Temporal Web UI shows each activity and timer by its summary (user
@@ -26,7 +27,7 @@ func withSummary(o workflow.ActivityOptions, s string) workflow.ActivityOptions 
 
 // toolSummary is how a tool call reads in the Web UI: `search(q=AAPL)`.
 func toolSummary(tool string, args json.RawMessage) string {
-	return tool + "(" + clipText(argsText(args), argsSummaryLimit) + ")"
+	return tool + "(" + policies.ClipText(argsText(args), argsSummaryLimit) + ")"
 }
 
 // modelSummary is how a model request reads in the Web UI.
@@ -74,15 +75,6 @@ func compactText(raw json.RawMessage) string {
 
 // oneLineText folds runs of white space into one space.
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// clipText cuts s to at most n characters, marking the cut with "…".
-func clipText(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
 
 // backoffSummary is how the retry rung's wait reads in the Web UI.
 func backoffSummary(attempt int, tool string) string {

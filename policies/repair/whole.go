@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/unstuck-dev/unstuck/policies"
 )
 
 // TextRepair is the outcome of RepairText: the arguments as a JSON
@@ -120,14 +122,10 @@ func unfence(text string) (string, bool) {
 
 // clip shortens a text recorded as a before or after value.
 func clip(s string) string {
-	if len(s) <= shownText {
-		return s
+	if cut := policies.CutText(s, shownText); len(cut) < len(s) {
+		return cut + "…"
 	}
-	cut := shownText
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return s
 }
 
 // wrapperKeys are the names models wrap a call's arguments in.
