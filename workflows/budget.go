@@ -195,6 +195,25 @@ func (r *runner) budgetBeforeRequest(ctx workflow.Context, reqID string, maxToke
 	}
 }
 
+// besideBudget is the budget of a model request beside the conversation
+// (a summary, a repair): the most tokens its prompt may take (0: no
+// bound), or why it is not asked. Such a request takes no budget rung:
+// over the budget it is not asked, and the run goes on without it.
+func (r *runner) besideBudget(ctx workflow.Context) (prompt int, over string) {
+	if r.budgetStop != nil {
+		return 0, r.budgetStop.Error()
+	}
+	if !r.budgeted(ctx) {
+		return 0, ""
+	}
+	all, _ := r.spending()
+	cross, allow := policies.BeforeRequest(r.limits(), *all, r.requestAsk(0), r.elapsed(ctx))
+	if cross != nil {
+		return 0, cross.Why()
+	}
+	return int(allow), ""
+}
+
 // budgetOverPrompt takes the budget rung for a prompt the model activity
 // counted over the budget's bound and did not send.
 func (r *runner) budgetOverPrompt(ctx workflow.Context, reqID string, maxTokens int, over activities.PromptCount) error {

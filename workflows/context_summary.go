@@ -6,7 +6,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
-	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -48,18 +47,15 @@ func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) strin
 		r.summarized = map[string]bool{}
 	}
 	r.summarized[reqID] = true
-	if r.budgeted(ctx) {
-		// The summary is a model request like any other: asked only within
-		// the budget, its transcript bounded by what the budget leaves.
-		// Over it, no summary: the request itself takes the budget rung.
-		all, _ := r.spending()
-		cross, allow := policies.BeforeRequest(r.limits(), *all, r.requestAsk(0), r.elapsed(ctx))
-		if cross != nil {
-			return ""
-		}
-		if allow > 0 && int(allow) < budget {
-			budget = int(allow)
-		}
+	// The summary is a model request like any other: asked only within
+	// the budget, its transcript bounded by what the budget leaves. Over
+	// it, no summary: the request itself takes the budget rung.
+	allow, over := r.besideBudget(ctx)
+	if over != "" {
+		return ""
+	}
+	if allow > 0 && allow < budget {
+		budget = allow
 	}
 	opts := withSummary(modelOptions(run.Spec.Model), "summarize the oldest turns")
 	var reply activities.SummaryReply

@@ -256,6 +256,13 @@ const (
 	// limit (budget.go). Not in releaseChanges: asked only by runs with a
 	// budget.
 	versionBudget = "budget"
+	// versionRepairSpend: the focused repair request is a model request
+	// the run's spend counts (activities.RepairRequest.WithUsage: the
+	// activity answers its tokens with the arguments) and, in a run with
+	// a budget, is asked only within it (before: it was neither counted
+	// nor checked, and the activity answered the arguments alone). Not in
+	// releaseChanges: asked on its own, at a run's first model repair.
+	versionRepairSpend = "repair-spend"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change

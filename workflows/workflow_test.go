@@ -57,6 +57,9 @@ type harness struct {
 	// repairModel answers focused repair requests (a test double).
 	repairModel func(activities.RepairRequest) (json.RawMessage, error)
 	repairReqs  []activities.RepairRequest
+	// repairUsage are the tokens each repair request reports, to a run
+	// that asks for them (RepairRequest.WithUsage).
+	repairUsage activities.RepairReply
 	// peers are the other agents ResolveAgent knows (a handoff's targets).
 	peers map[string]*config.Resolved
 }
@@ -117,7 +120,13 @@ func newHarnessOn(s *testsuite.WorkflowTestSuite, t testing.TB, spec *config.Res
 			if h.repairModel == nil {
 				return nil, temporal.NewNonRetryableApplicationError("no repair model in this test", activities.BadRepairError, nil)
 			}
-			return h.repairModel(req)
+			args, err := h.repairModel(req)
+			if err != nil || !req.WithUsage {
+				return args, err
+			}
+			reply := h.repairUsage
+			reply.Args = args
+			return mustJSON(reply), nil
 		})
 	h.env.OnActivity(acts.RunTool, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, req activities.ToolRequest) (json.RawMessage, error) {

@@ -1,0 +1,72 @@
+package activities
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/config"
+)
+
+// repairServer answers every chat request with one call of tool "t" and
+// usage (none when prompt and completion are 0).
+func repairServer(t *testing.T, prompt, completion int) *toolServer {
+	usage := ""
+	if prompt > 0 || completion > 0 {
+		usage = fmt.Sprintf(`,"usage":{"prompt_tokens":%d,"completion_tokens":%d}`, prompt, completion)
+	}
+	return newToolServer(t, answer(http.StatusOK, `{"id":"c","model":"m","choices":[{"index":0,"message":{"role":"assistant",`+
+		`"tool_calls":[{"id":"x","type":"function","function":{"name":"t","arguments":"{\"n\":3}"}}]},"finish_reason":"tool_calls"}]`+usage+`}`,
+		"Content-Type", "application/json"))
+}
+
+func repairArgs(t *testing.T, srv *toolServer, req RepairRequest) (json.RawMessage, error) {
+	t.Helper()
+	acts := newTestActivities()
+	m := config.Model{BaseURL: srv.URL + "/v1", Name: "gpt-4o"}
+	acts.config.Agents = []config.Agent{{Name: "a", Model: &m}}
+	env := newActivityEnv(t, acts)
+	req.Agent, req.Tool, req.Args = "a", ToolDef{Name: "t", Parameters: json.RawMessage(`{"type":"object"}`)}, json.RawMessage(`{"n":"three"}`)
+	val, err := env.ExecuteActivity(acts.RepairArgs, req)
+	if err != nil {
+		return nil, err
+	}
+	var out json.RawMessage
+	require.NoError(t, val.Get(&out))
+	return out, nil
+}
+
+// A run that asks for the usage gets the provider's, or this worker's
+// count where it reported none; a run recorded before gets the arguments
+// alone.
+func TestRepairArgsAnswersItsUsage(t *testing.T) {
+	out, err := repairArgs(t, repairServer(t, 120, 7), RepairRequest{WithUsage: true})
+	require.NoError(t, err)
+	var reply RepairReply
+	require.NoError(t, json.Unmarshal(out, &reply))
+	require.Equal(t, RepairReply{Args: json.RawMessage(`{"n":3}`), InputTokens: 120, OutputTokens: 7}, reply)
+
+	out, err = repairArgs(t, repairServer(t, 0, 0), RepairRequest{WithUsage: true})
+	require.NoError(t, err)
+	reply = RepairReply{}
+	require.NoError(t, json.Unmarshal(out, &reply))
+	require.True(t, reply.Estimated)
+	require.Positive(t, reply.InputTokens)
+	require.Positive(t, reply.OutputTokens)
+
+	out, err = repairArgs(t, repairServer(t, 120, 7), RepairRequest{})
+	require.NoError(t, err)
+	require.JSONEq(t, `{"n":3}`, string(out))
+}
+
+// A prompt counted over what the run's budget leaves is not sent.
+func TestRepairArgsOverTheBudgetIsNotSent(t *testing.T) {
+	srv := repairServer(t, 120, 7)
+	_, err := repairArgs(t, srv, RepairRequest{WithUsage: true, SpendTokens: 5})
+	ae := requireClass(t, err, RepairOverSpendError, false)
+	require.Contains(t, ae.Message(), "over the 5 the run's budget leaves: not sent")
+	require.Empty(t, srv.requests())
+}
