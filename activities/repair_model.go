@@ -34,6 +34,9 @@ type RepairRequest struct {
 	// prompt may take without crossing it: a prompt counted over it is not
 	// sent (RepairOverSpendError).
 	SpendTokens int `json:"spend_tokens,omitempty"`
+	// Fallback picks the model, as ModelRequest's does: the one the run
+	// asks now, whose price the run's spend counts the repair at.
+	Fallback int `json:"fallback,omitempty"`
 }
 
 // RepairReply answers a request WithUsage: the arguments of the model's
@@ -55,7 +58,7 @@ const RepairOverSpendError = "RepairOverSpend"
 // answers the arguments of that call (unchecked: the workflow validates
 // them against the schema again), or with WithUsage a RepairReply.
 func (a *Activities) RepairArgs(ctx context.Context, req RepairRequest) (json.RawMessage, error) {
-	model, err := a.model(req.Agent)
+	model, _, err := a.modelAt(req.Agent, req.Fallback)
 	if err != nil {
 		return nil, err
 	}

@@ -11,9 +11,9 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 )
 
-// repairServer answers every chat request with one call of tool "t" and
+// chatServer answers every chat request with one call of tool "t" and
 // usage (none when prompt and completion are 0).
-func repairServer(t *testing.T, prompt, completion int) *toolServer {
+func chatServer(t *testing.T, prompt, completion int) *toolServer {
 	usage := ""
 	if prompt > 0 || completion > 0 {
 		usage = fmt.Sprintf(`,"usage":{"prompt_tokens":%d,"completion_tokens":%d}`, prompt, completion)
@@ -26,7 +26,7 @@ func repairServer(t *testing.T, prompt, completion int) *toolServer {
 func repairArgs(t *testing.T, srv *toolServer, req RepairRequest) (json.RawMessage, error) {
 	t.Helper()
 	acts := newTestActivities()
-	m := config.Model{BaseURL: srv.URL + "/v1", Name: "gpt-4o"}
+	m := config.Model{BaseURL: srv.URL + "/v1", Name: "gpt-4o", Fallbacks: []config.ModelFallback{{Name: "small"}}}
 	acts.config.Agents = []config.Agent{{Name: "a", Model: &m}}
 	env := newActivityEnv(t, acts)
 	req.Agent, req.Tool, req.Args = "a", ToolDef{Name: "t", Parameters: json.RawMessage(`{"type":"object"}`)}, json.RawMessage(`{"n":"three"}`)
@@ -43,13 +43,13 @@ func repairArgs(t *testing.T, srv *toolServer, req RepairRequest) (json.RawMessa
 // count where it reported none; a run recorded before gets the arguments
 // alone.
 func TestRepairArgsAnswersItsUsage(t *testing.T) {
-	out, err := repairArgs(t, repairServer(t, 120, 7), RepairRequest{WithUsage: true})
+	out, err := repairArgs(t, chatServer(t, 120, 7), RepairRequest{WithUsage: true})
 	require.NoError(t, err)
 	var reply RepairReply
 	require.NoError(t, json.Unmarshal(out, &reply))
 	require.Equal(t, RepairReply{Args: json.RawMessage(`{"n":3}`), InputTokens: 120, OutputTokens: 7}, reply)
 
-	out, err = repairArgs(t, repairServer(t, 0, 0), RepairRequest{WithUsage: true})
+	out, err = repairArgs(t, chatServer(t, 0, 0), RepairRequest{WithUsage: true})
 	require.NoError(t, err)
 	reply = RepairReply{}
 	require.NoError(t, json.Unmarshal(out, &reply))
@@ -57,16 +57,36 @@ func TestRepairArgsAnswersItsUsage(t *testing.T) {
 	require.Positive(t, reply.InputTokens)
 	require.Positive(t, reply.OutputTokens)
 
-	out, err = repairArgs(t, repairServer(t, 120, 7), RepairRequest{})
+	out, err = repairArgs(t, chatServer(t, 120, 7), RepairRequest{})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"n":3}`, string(out))
 }
 
 // A prompt counted over what the run's budget leaves is not sent.
 func TestRepairArgsOverTheBudgetIsNotSent(t *testing.T) {
-	srv := repairServer(t, 120, 7)
+	srv := chatServer(t, 120, 7)
 	_, err := repairArgs(t, srv, RepairRequest{WithUsage: true, SpendTokens: 5})
 	ae := requireClass(t, err, RepairOverSpendError, false)
 	require.Contains(t, ae.Message(), "over the 5 the run's budget leaves: not sent")
 	require.Empty(t, srv.requests())
+}
+
+// The repair and the summary go to the model the run asks now (a
+// fallback once it fell back): the one whose price the run counts.
+func TestRepairAndSummaryGoToTheModelTheRunAsks(t *testing.T) {
+	srv := chatServer(t, 120, 7)
+	_, err := repairArgs(t, srv, RepairRequest{Fallback: 1})
+	require.NoError(t, err)
+	require.Contains(t, srv.requests()[0].Body, `"model":"small"`)
+
+	acts := newTestActivities()
+	m := config.Model{BaseURL: srv.URL + "/v1", Name: "gpt-4o", Fallbacks: []config.ModelFallback{{Name: "small"}}}
+	acts.config.Agents = []config.Agent{{Name: "a", Model: &m}}
+	env := newActivityEnv(t, acts)
+	_, err = env.ExecuteActivity(acts.Summarize, SummaryRequest{Agent: "a", Messages: []Message{{Role: "user", Content: "hi"}}, Fallback: 1})
+	require.Error(t, err, "the server answers a call, no summary text")
+	require.Contains(t, srv.requests()[1].Body, `"model":"small"`)
+
+	_, err = env.ExecuteActivity(acts.Summarize, SummaryRequest{Agent: "a", Fallback: 2})
+	requireClass(t, err, ModelRejectedError, false)
 }

@@ -93,3 +93,27 @@ func TestAModelRepairOfAnEarlierVersionIsNotCounted(t *testing.T) {
 	require.JSONEq(t, `{"n":3}`, string(h.toolReqs[0].Args))
 	require.Equal(t, int64(2), res.Spend.ModelRequests)
 }
+
+// fellBack makes h's run fall back from its model (refused) to b, of
+// another provider, at its first request.
+func fellBack(h *harness, spec *config.Resolved) {
+	spec.Model.Provider = "p"
+	spec.Model.Fallbacks = []config.ModelFallback{{Name: "b", Provider: "q"}}
+	spec.Pricing = &config.Pricing{Currency: "USD", Models: map[string]config.TokenCost{spec.Model.Name: {Input: 1}, "b": {Input: 1000}}}
+	h.downModels = map[int]error{0: badKey}
+}
+
+// A repair goes to the model the run asks now, whose price counts it.
+func TestAModelRepairGoesToTheModelTheRunAsks(t *testing.T) {
+	spec := echoSpec()
+	h := newHarness(t, spec, typedThree(activities.ModelReply{}), echoTool)
+	fellBack(h, spec)
+	h.repairModel = repairsToThree
+	h.repairUsage = activities.RepairReply{InputTokens: 40}
+	res, err := h.run(AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, err)
+	require.Equal(t, 1, h.requests[0].Fallback)
+	require.Len(t, h.repairReqs, 1)
+	require.Equal(t, 1, h.repairReqs[0].Fallback, "b, not the model that refused")
+	require.InDelta(t, config.Amount(40*1000), res.Spend.Cost, 1e-15, "at b's price")
+}

@@ -59,7 +59,8 @@ func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) strin
 	}
 	opts := withSummary(modelOptions(run.Spec.Model), "summarize the oldest turns")
 	var reply activities.SummaryReply
-	req := activities.SummaryRequest{Agent: run.Spec.Agent.Name, Messages: msgs, Budget: budget}
+	// Of the model the run asks now, at whose price spendTokens counts it.
+	req := activities.SummaryRequest{Agent: run.Spec.Agent.Name, Messages: msgs, Budget: budget, Fallback: run.ModelAt}
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), acts.Summarize, req).Get(ctx, &reply); err != nil {
 		workflow.GetLogger(ctx).Warn("no summary: the request is sent as it is", "request", reqID, "error", errorText(err))
 		return ""

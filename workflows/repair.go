@@ -83,7 +83,8 @@ func (r *runner) repairWithModel(ctx workflow.Context, nodeID string, tool confi
 		return nil, why
 	}
 	def := activities.ToolDef{Name: tool.Name, Description: tool.Description, Parameters: mustJSON(tool.Parameters)}
-	req := activities.RepairRequest{Agent: r.run.Spec.Agent.Name, Task: r.run.Input.Task, Tool: def, Args: args, Error: why}
+	// Of the model the run asks now, at whose price spendTokens counts it.
+	req := activities.RepairRequest{Agent: r.run.Spec.Agent.Name, Task: r.run.Input.Task, Tool: def, Args: args, Error: why, Fallback: r.run.ModelAt}
 	if versionOf(ctx, versionRepairSpend, 1) >= 1 {
 		prompt, over := r.besideBudget(ctx)
 		if over != "" {

@@ -60,6 +60,9 @@ type harness struct {
 	// repairUsage are the tokens each repair request reports, to a run
 	// that asks for them (RepairRequest.WithUsage).
 	repairUsage activities.RepairReply
+	// downModels fail the model requests to the places of the agent's
+	// list they name (a fallback then answers).
+	downModels map[int]error
 	// peers are the other agents ResolveAgent knows (a handoff's targets).
 	peers map[string]*config.Resolved
 }
@@ -99,6 +102,9 @@ func newHarnessOn(s *testsuite.WorkflowTestSuite, t testing.TB, spec *config.Res
 	h.env.OnActivity(acts.VerifyCarried, mock.Anything, mock.Anything).Return(nil)
 	h.env.OnActivity(acts.CallModel, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, req activities.ModelRequest) (*activities.ModelReply, error) {
+			if err := h.downModels[req.Fallback]; err != nil {
+				return nil, err
+			}
 			h.mu.Lock()
 			h.requests = append(h.requests, req)
 			h.mu.Unlock()
