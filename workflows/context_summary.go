@@ -21,15 +21,16 @@ import (
 // at most budget tokens of the oldest turns (half the prompt: the
 // summary's own request must fit where the prompt did not), and answers
 // its node id, "" when there is nothing (more) to summarize or the model
-// could not.
-func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) string {
+// could not; overBudget when it was not asked for the run's budget (and
+// may be once a person raised it).
+func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) (id string, overBudget bool) {
 	run := r.run
 	if r.summarized[reqID] {
-		return ""
+		return "", false
 	}
 	start, end := r.summarizable()
 	if end < start {
-		return ""
+		return "", false
 	}
 	var msgs []activities.Message
 	if s := run.lastSummary(0); s >= 0 {
@@ -46,14 +47,18 @@ func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) strin
 	if r.summarized == nil {
 		r.summarized = map[string]bool{}
 	}
-	r.summarized[reqID] = true
 	// The summary is a model request like any other: asked only within
 	// the budget, its transcript bounded by what the budget leaves. Over
 	// it, no summary: the request itself takes the budget rung.
 	allow, over := r.besideBudget(ctx)
 	if over != "" {
-		return ""
+		if versionOf(ctx, versionSummaryAfterRaise, 1) < 1 {
+			r.summarized[reqID] = true // before: not asked again, even after a raise
+			return "", false
+		}
+		return "", true
 	}
+	r.summarized[reqID] = true
 	if allow > 0 && allow < budget {
 		budget = allow
 	}
@@ -63,7 +68,7 @@ func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) strin
 	req := activities.SummaryRequest{Agent: run.Spec.Agent.Name, Messages: msgs, Budget: budget, Fallback: run.ModelAt}
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), acts.Summarize, req).Get(ctx, &reply); err != nil {
 		workflow.GetLogger(ctx).Warn("no summary: the request is sent as it is", "request", reqID, "error", errorText(err))
-		return ""
+		return "", false
 	}
 	through := run.Nodes[end].ID
 	node := r.addNode(ctx, Node{Node: signals.Node{
@@ -74,7 +79,7 @@ func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) strin
 	r.spendTokens(ctx, node.ID, reply.InputTokens, reply.OutputTokens, reply.Estimated)
 	// The conversation changed: the activity is sent it whole.
 	run.SentMessages, run.LastReplyID = 0, ""
-	return node.ID
+	return node.ID, false
 }
 
 // summarizable is the part of the trace a new summary covers: from where

@@ -263,6 +263,14 @@ const (
 	// nor checked, and the activity answered the arguments alone). Not in
 	// releaseChanges: asked on its own, at a run's first model repair.
 	versionRepairSpend = "repair-spend"
+	// versionSummaryAfterRaise: a summary not asked for the run's budget
+	// is not taken as made: the request keeps its prompt budget, so it
+	// takes the budget rung and, once a person raised the budget, comes
+	// back over its prompt budget and is summarized (before: the request
+	// was marked summarized and sent whole, unsummarized, after the
+	// raise). Not in releaseChanges: asked on its own, only when a summary
+	// is not asked for the budget.
+	versionSummaryAfterRaise = "summary-after-raise"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change

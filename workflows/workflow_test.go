@@ -60,6 +60,9 @@ type harness struct {
 	// repairUsage are the tokens each repair request reports, to a run
 	// that asks for them (RepairRequest.WithUsage).
 	repairUsage activities.RepairReply
+	// modelTakes is how long each model request takes, on the workflow's
+	// clock.
+	modelTakes time.Duration
 	// downModels fail the model requests to the places of the agent's
 	// list they name (a fallback then answers).
 	downModels map[int]error
@@ -117,7 +120,7 @@ func newHarnessOn(s *testsuite.WorkflowTestSuite, t testing.TB, spec *config.Res
 				r.ReplyID = "r" + string(rune('0'+i))
 			}
 			return &r, nil
-		})
+		}).AfterFn(func() time.Duration { return h.modelTakes })
 	h.env.OnActivity(acts.RepairArgs, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, req activities.RepairRequest) (json.RawMessage, error) {
 			h.mu.Lock()
