@@ -104,25 +104,46 @@ func (r *runner) countCost(ctx workflow.Context, picos int64) {
 }
 
 // forkSpending is a fork's spend: what the nodes it keeps cost, by the
-// agent that spent it; no raise and a new wall time (the fork is a new
-// run). The source's own answer is not taken for it.
-func forkSpending(run *Run) Spending {
+// agent that spent it, with archived, those of the trace's archived part
+// (startFork left out what the source archived after the fork's node); no
+// raise and a new wall time (the fork is a new run). The source's own
+// answer is not taken for it.
+func forkSpending(run *Run, archived bool) Spending {
 	var out Spending
-	for i := range run.Nodes {
-		n := &run.Nodes[i]
-		if n.Spent == nil {
-			continue
-		}
+	add := func(agent string, s policies.Spend) {
 		if out.Spend == nil {
 			out.Spend, out.SpendBy = &policies.Spend{}, map[string]*policies.Spend{}
 		}
-		if out.SpendBy[n.Agent] == nil {
-			out.SpendBy[n.Agent] = &policies.Spend{}
+		if out.SpendBy[agent] == nil {
+			out.SpendBy[agent] = &policies.Spend{}
 		}
-		out.Spend.Add(*n.Spent)
-		out.SpendBy[n.Agent].Add(*n.Spent)
+		out.Spend.Add(s)
+		out.SpendBy[agent].Add(s)
+	}
+	if a := run.Archived; a != nil && archived {
+		// Added into maps: the order does not matter.
+		//workflowcheck:ignore
+		for agent, s := range a.Spent {
+			add(agent, *s)
+		}
+		for _, n := range a.SpentAfter {
+			add(n.Agent, n.Spent)
+		}
+	}
+	for i := range run.Nodes {
+		if n := &run.Nodes[i]; n.Spent != nil {
+			add(n.Agent, *n.Spent)
+		}
 	}
 	return out
+}
+
+// keepsArchivedSpend says whether a fork counts the spend of its source's
+// archived part (version fork-archived-spend, asked only when there is
+// some).
+func (r *runner) keepsArchivedSpend(ctx workflow.Context) bool {
+	a := r.run.Archived
+	return a != nil && (len(a.Spent) > 0 || len(a.SpentAfter) > 0) && versionOf(ctx, versionForkArchivedSpend, 1) >= 1
 }
 
 // modelPrice is the price per token of the model the run asks now.

@@ -271,6 +271,12 @@ const (
 	// raise). Not in releaseChanges: asked on its own, only when a summary
 	// is not asked for the budget.
 	versionSummaryAfterRaise = "summary-after-raise"
+	// versionForkArchivedSpend: a fork of a long run counts what the
+	// nodes of its source's archived part cost (Archive.Spent and
+	// SpentAfter, kept when archiving); before, only the nodes the
+	// source still carried. Not in releaseChanges: asked on its own, only
+	// by a fork whose source's archive has a spend.
+	versionForkArchivedSpend = "fork-archived-spend"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change
