@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
 
 	"github.com/unstuck-dev/unstuck/config"
 )
@@ -23,12 +24,18 @@ func chatServer(t *testing.T, prompt, completion int) *toolServer {
 		"Content-Type", "application/json"))
 }
 
-func repairArgs(t *testing.T, srv *toolServer, req RepairRequest) (json.RawMessage, error) {
-	t.Helper()
+// chatAgent is an activity set whose agent "a" talks to srv: gpt-4o, then
+// its fallback small.
+func chatAgent(t *testing.T, srv *toolServer) (*Activities, *testsuite.TestActivityEnvironment) {
 	acts := newTestActivities()
 	m := config.Model{BaseURL: srv.URL + "/v1", Name: "gpt-4o", Fallbacks: []config.ModelFallback{{Name: "small"}}}
 	acts.config.Agents = []config.Agent{{Name: "a", Model: &m}}
-	env := newActivityEnv(t, acts)
+	return acts, newActivityEnv(t, acts)
+}
+
+func repairArgs(t *testing.T, srv *toolServer, req RepairRequest) (json.RawMessage, error) {
+	t.Helper()
+	acts, env := chatAgent(t, srv)
 	req.Agent, req.Tool, req.Args = "a", ToolDef{Name: "t", Parameters: json.RawMessage(`{"type":"object"}`)}, json.RawMessage(`{"n":"three"}`)
 	val, err := env.ExecuteActivity(acts.RepairArgs, req)
 	if err != nil {
@@ -79,10 +86,7 @@ func TestRepairAndSummaryGoToTheModelTheRunAsks(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, srv.requests()[0].Body, `"model":"small"`)
 
-	acts := newTestActivities()
-	m := config.Model{BaseURL: srv.URL + "/v1", Name: "gpt-4o", Fallbacks: []config.ModelFallback{{Name: "small"}}}
-	acts.config.Agents = []config.Agent{{Name: "a", Model: &m}}
-	env := newActivityEnv(t, acts)
+	acts, env := chatAgent(t, srv)
 	_, err = env.ExecuteActivity(acts.Summarize, SummaryRequest{Agent: "a", Messages: []Message{{Role: "user", Content: "hi"}}, Fallback: 1})
 	require.Error(t, err, "the server answers a call, no summary text")
 	require.Contains(t, srv.requests()[1].Body, `"model":"small"`)
