@@ -101,17 +101,9 @@ type ModelReply struct {
 // CallModel sends one chat-completions request. go-openai does not retry
 // by itself; failures are classed so Temporal retries what is worth it.
 func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelReply, error) {
-	model, err := a.model(req.Agent)
+	model, hasFallback, err := a.modelAt(req.Agent, req.Fallback)
 	if err != nil {
 		return nil, err
-	}
-	hasFallback := req.Fallback < len(model.Fallbacks)
-	if req.Fallback > 0 {
-		if req.Fallback > len(model.Fallbacks) {
-			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-				"agent %q: fallback model %d is no longer in this worker's config (it lists %d)", req.Agent, req.Fallback, len(model.Fallbacks)), ModelRejectedError, nil)
-		}
-		model = model.At(req.Fallback)
 	}
 	if err := a.modelBreakers.allow(model, time.Now(), hasFallback); err != nil {
 		return nil, err
@@ -226,6 +218,20 @@ func (a *Activities) model(agent string) (config.Model, error) {
 		return config.Model{}, temporal.NewNonRetryableApplicationError(err.Error(), ModelRejectedError, nil)
 	}
 	return m, nil
+}
+
+// modelAt is the model at place fallback of an agent's list (0: its own,
+// i: its i-th fallback), and whether a fallback follows it.
+func (a *Activities) modelAt(agent string, fallback int) (config.Model, bool, error) {
+	model, err := a.model(agent)
+	if err != nil {
+		return config.Model{}, false, err
+	}
+	if fallback > len(model.Fallbacks) {
+		return config.Model{}, false, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+			"agent %q: fallback model %d is no longer in this worker's config (it lists %d)", agent, fallback, len(model.Fallbacks)), ModelRejectedError, nil)
+	}
+	return model.At(fallback), fallback < len(model.Fallbacks), nil
 }
 
 // chatClient is a go-openai client for one request to the model, with the

@@ -19,6 +19,10 @@ type SummaryRequest struct {
 	Agent    string    `json:"agent"`
 	Messages []Message `json:"messages"`
 	Budget   int       `json:"budget"`
+	// Fallback picks the model, as ModelRequest's does: the one the run
+	// asks now, whose price the run's spend counts the summary at (0, as
+	// requests before it had: the agent's own).
+	Fallback int `json:"fallback,omitempty"`
 }
 
 // SummaryReply is the summary and how many of the messages it covers
@@ -41,10 +45,10 @@ const summaryInstructions = "You compact the conversation of an AI agent that is
 	"what was asked, the decisions taken, the facts and identifiers the tools returned that may still matter, " +
 	"what failed and why, and what remains to be done. Be concise; do not invent anything."
 
-// Summarize sends the turns to the agent's model, without tools, and
+// Summarize sends the turns to the run's model, without tools, and
 // answers its summary.
 func (a *Activities) Summarize(ctx context.Context, req SummaryRequest) (*SummaryReply, error) {
-	model, err := a.model(req.Agent)
+	model, _, err := a.modelAt(req.Agent, req.Fallback)
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,19 @@ type Archive struct {
 	// StateBase is State as the archived calls wrote it: an edit rebuilds
 	// State from it and the kept calls' writes.
 	StateBase refs.State `json:"state_base,omitempty"`
+	// Spent is what the archived nodes through Through cost, by the agent
+	// that spent it, and SpentAfter what each archived node after it (an
+	// invalidated one) cost: a fork keeps the first, and of the second
+	// what came before its node (forkSpending).
+	Spent      map[string]*policies.Spend `json:"spent,omitempty"`
+	SpentAfter []NodeSpend                `json:"spent_after,omitempty"`
+}
+
+// NodeSpend is what one archived node cost.
+type NodeSpend struct {
+	ID    string         `json:"id"`
+	Agent string         `json:"agent"`
+	Spent policies.Spend `json:"spent"`
 }
 
 // forCarry is the run as continue-as-new carries it: the run itself, or a
@@ -90,11 +103,48 @@ func (r *runner) forCarry(ctx workflow.Context) *Run {
 		Generation: run.Generation,
 		StateBase:  r.stateWritten(prev.StateBase, gone),
 	}
+	carried.Archived.Spent, carried.Archived.SpentAfter = archivedSpend(prev, gone, through)
 	// The conversation changes (the archived part gives way to a note):
 	// the model activity is sent it whole.
 	carried.SentMessages, carried.LastReplyID = 0, ""
 	carried.handoffMessages = nil
 	return &carried
+}
+
+// archivedSpend is what the archived nodes cost, those of an earlier
+// archive and the nodes gone now: through node through by agent, each
+// after it on its own (new values: this generation's archive, which its
+// queries answer, does not change).
+func archivedSpend(prev Archive, gone []Node, through string) (map[string]*policies.Spend, []NodeSpend) {
+	var spent map[string]*policies.Spend
+	var after []NodeSpend
+	add := func(n NodeSpend) {
+		if nodeNumber(n.ID) > nodeNumber(through) {
+			after = append(after, n)
+			return
+		}
+		if spent == nil {
+			spent = map[string]*policies.Spend{}
+		}
+		if spent[n.Agent] == nil {
+			spent[n.Agent] = &policies.Spend{}
+		}
+		spent[n.Agent].Add(n.Spent)
+	}
+	// Copied into a map: the order does not matter (no id: through).
+	//workflowcheck:ignore
+	for agent, s := range prev.Spent {
+		add(NodeSpend{Agent: agent, Spent: *s})
+	}
+	for _, n := range prev.SpentAfter {
+		add(n)
+	}
+	for _, n := range gone {
+		if n.Spent != nil {
+			add(NodeSpend{ID: n.ID, Agent: n.Agent, Spent: *n.Spent})
+		}
+	}
+	return spent, after
 }
 
 // archiveWeights is what policies.ArchiveCut weighs of each node.

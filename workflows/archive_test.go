@@ -7,9 +7,11 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 
 	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -125,4 +127,62 @@ func TestALongRunOfAnEarlierVersionCarriesItsWholeTrace(t *testing.T) {
 	_, next := longRun(t, versionArchiveTrace)
 	require.Nil(t, next.Continued.Archived)
 	require.Equal(t, 1+2*longRunSteps, len(next.Continued.Nodes))
+}
+
+// Archiving keeps what the archived nodes cost: with what the kept ones
+// cost, the run's whole spend, which a fork from its last node counts.
+func TestALongRunsArchiveKeepsItsSpend(t *testing.T) {
+	_, next := longRun(t)
+	run := next.Continued
+	require.NotEmpty(t, run.Archived.Spent)
+	archived := run.Archived.Spent["agent"].ModelRequests
+	kept := forkSpending(run, true)
+	require.Equal(t, run.Spend, kept.Spend)
+	require.Equal(t, run.SpendBy, kept.SpendBy)
+	require.Less(t, forkSpending(run, false).Spend.ModelRequests, run.Spend.ModelRequests, "the nodes carried alone miss the archived ones")
+
+	// A later archive adds to it; an invalidated node archived after
+	// Through stays apart until Through passes it.
+	gone := []Node{
+		{Node: signals.Node{ID: "n9000", Agent: "agent"}, Spent: &policies.Spend{ModelRequests: 1}},
+		{Node: signals.Node{ID: "n9002", Agent: "other", Status: signals.StatusInvalidated}, Spent: &policies.Spend{ToolCalls: 1}},
+	}
+	spent, after := archivedSpend(*run.Archived, gone, "n9000")
+	require.Equal(t, run.Archived.Spent["agent"].ModelRequests+1, spent["agent"].ModelRequests)
+	require.Equal(t, []NodeSpend{{ID: "n9002", Agent: "other", Spent: policies.Spend{ToolCalls: 1}}}, after)
+	spent, after = archivedSpend(Archive{Spent: spent, SpentAfter: after}, nil, "n9002")
+	require.Empty(t, after)
+	require.Equal(t, int64(1), spent["other"].ToolCalls)
+	require.Equal(t, archived+1, spent["agent"].ModelRequests)
+	require.Equal(t, archived, run.Archived.Spent["agent"].ModelRequests, "the earlier archive (this generation's) is not changed")
+}
+
+// A fork of a long run starts with the spend of everything it keeps,
+// archived or carried; a fork of an earlier version, of the nodes carried.
+func TestAForkOfALongRunCountsItsArchivedSpend(t *testing.T) {
+	_, next := longRun(t)
+	src := next.Continued
+	last := src.Nodes[len(src.Nodes)-1]
+	// An invalidated node the source archived after the fork's node is
+	// not the fork's.
+	src.Archived.Last = fmt.Sprintf("n%d", nodeNumber(last.ID)+5)
+	src.Archived.SpentAfter = []NodeSpend{{ID: src.Archived.Last, Agent: "agent", Spent: policies.Spend{ModelRequests: 1000}}}
+	packed, err := packRun(src)
+	require.NoError(t, err)
+	for _, earlier := range []bool{false, true} {
+		spec := echoSpec()
+		spec.Agent.Policies.MaxSteps = 2 * longRunSteps
+		fork := newHarness(t, spec, []activities.ModelReply{{Content: "done"}}, echoTool)
+		if earlier {
+			fork.before(versionForkArchivedSpend)
+		}
+		fork.env.OnActivity(acts.ReadRun, mock.Anything, "long").Return(packed, nil)
+		res, err := fork.run(AgentInput{From: &ForkFrom{WorkflowID: "long", NodeID: last.ID}})
+		require.NoError(t, err)
+		want := src.Spend.ModelRequests + 1 // and the fork's own request
+		if earlier {
+			want -= src.Archived.Spent["agent"].ModelRequests
+		}
+		require.Equal(t, want, res.Spend.ModelRequests, "earlier version: %v", earlier)
+	}
 }

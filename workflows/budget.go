@@ -110,25 +110,46 @@ func (r *runner) countCost(ctx workflow.Context, picos int64) {
 }
 
 // forkSpending is a fork's spend: what the nodes it keeps cost, by the
-// agent that spent it; no raise and a new wall time (the fork is a new
-// run). The source's own answer is not taken for it.
-func forkSpending(run *Run) Spending {
+// agent that spent it, with archived, those of the trace's archived part
+// (startFork left out what the source archived after the fork's node); no
+// raise and a new wall time (the fork is a new run). The source's own
+// answer is not taken for it.
+func forkSpending(run *Run, archived bool) Spending {
 	var out Spending
-	for i := range run.Nodes {
-		n := &run.Nodes[i]
-		if n.Spent == nil {
-			continue
-		}
+	add := func(agent string, s policies.Spend) {
 		if out.Spend == nil {
 			out.Spend, out.SpendBy = &policies.Spend{}, map[string]*policies.Spend{}
 		}
-		if out.SpendBy[n.Agent] == nil {
-			out.SpendBy[n.Agent] = &policies.Spend{}
+		if out.SpendBy[agent] == nil {
+			out.SpendBy[agent] = &policies.Spend{}
 		}
-		out.Spend.Add(*n.Spent)
-		out.SpendBy[n.Agent].Add(*n.Spent)
+		out.Spend.Add(s)
+		out.SpendBy[agent].Add(s)
+	}
+	if a := run.Archived; a != nil && archived {
+		// Added into maps: the order does not matter.
+		//workflowcheck:ignore
+		for agent, s := range a.Spent {
+			add(agent, *s)
+		}
+		for _, n := range a.SpentAfter {
+			add(n.Agent, n.Spent)
+		}
+	}
+	for i := range run.Nodes {
+		if n := &run.Nodes[i]; n.Spent != nil {
+			add(n.Agent, *n.Spent)
+		}
 	}
 	return out
+}
+
+// keepsArchivedSpend says whether a fork counts the spend of its source's
+// archived part (version fork-archived-spend, asked only when there is
+// some).
+func (r *runner) keepsArchivedSpend(ctx workflow.Context) bool {
+	a := r.run.Archived
+	return a != nil && (len(a.Spent) > 0 || len(a.SpentAfter) > 0) && versionOf(ctx, versionForkArchivedSpend, 1) >= 1
 }
 
 // modelPrice is the price per token of the model the run asks now.
@@ -208,6 +229,25 @@ func (r *runner) budgetBeforeRequest(ctx workflow.Context, reqID string, maxToke
 // with its own bound (a longer reply) keeps it.
 func (r *runner) boundsReply(ctx workflow.Context, l policies.Limits, maxTokens int) bool {
 	return maxTokens == 0 && (l.OutputTokens > 0 || l.CostPicos > 0) && versionOf(ctx, versionBudgetReplyBound, 1) >= 1
+}
+
+// besideBudget is the budget of a model request beside the conversation
+// (a summary, a repair): the most tokens its prompt may take (0: no
+// bound), or why it is not asked. Such a request takes no budget rung:
+// over the budget it is not asked, and the run goes on without it.
+func (r *runner) besideBudget(ctx workflow.Context) (prompt int, over string) {
+	if r.budgetStop != nil {
+		return 0, r.budgetStop.Error()
+	}
+	if !r.budgeted(ctx) {
+		return 0, ""
+	}
+	all, _ := r.spending()
+	cross, allow := policies.BeforeRequest(r.limits(), *all, r.requestAsk(0), r.elapsed(ctx))
+	if cross != nil {
+		return 0, cross.Why()
+	}
+	return int(allow), ""
 }
 
 // budgetOverPrompt takes the budget rung for a prompt the model activity

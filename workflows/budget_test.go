@@ -191,9 +191,22 @@ func TestAForkCountsTheSpendOfWhatItKeeps(t *testing.T) {
 		{Node: signals.Node{ID: "n3", Kind: signals.KindRequest, Agent: "b"}, Spent: &policies.Spend{ModelRequests: 1, OutputTokens: 9}},
 		{Node: signals.Node{ID: "n4", Kind: signals.KindCall, Agent: "b"}},
 	}}, Spending: Spending{Spend: &policies.Spend{ModelRequests: 99}, Raised: policies.Limits{ToolCalls: 10}}}
-	got := forkSpending(run)
+	got := forkSpending(run, true)
 	require.Equal(t, &policies.Spend{ModelRequests: 2, InputTokens: 100, OutputTokens: 9, ToolCalls: 1, ToolCallsBy: map[string]int64{"pay": 1}, CostPicos: 10}, got.Spend)
 	require.Equal(t, int64(1), got.SpendBy["b"].ModelRequests)
 	require.Zero(t, got.Raised, "the source's raises are not the fork's")
 	require.True(t, got.BornAt.IsZero(), "a new wall time")
+
+	// With the spend of the archived part: through Through by agent, and
+	// the invalidated node archived after it.
+	run.Archived = &Archive{Through: "n0", Last: "n9",
+		Spent:      map[string]*policies.Spend{"a": {ModelRequests: 5, CostPicos: 100}, "c": {ToolCalls: 2}},
+		SpentAfter: []NodeSpend{{ID: "n9", Agent: "b", Spent: policies.Spend{ModelRequests: 1}}}}
+	got = forkSpending(run, true)
+	require.Equal(t, int64(2+5+1), got.Spend.ModelRequests)
+	require.Equal(t, int64(110), got.Spend.CostPicos)
+	require.Equal(t, int64(6), got.SpendBy["a"].ModelRequests)
+	require.Equal(t, int64(2), got.SpendBy["b"].ModelRequests)
+	require.Equal(t, int64(2), got.SpendBy["c"].ToolCalls)
+	require.Equal(t, int64(2), forkSpending(run, false).Spend.ModelRequests, "runs of an earlier version count the nodes carried only")
 }

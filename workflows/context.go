@@ -32,6 +32,8 @@ type compaction struct {
 	// Summary: nothing more could be cleared, so the oldest turns were
 	// summarized into this node.
 	Summary string `json:"summary,omitempty"`
+	// OverBudget: the summary was not asked, for the run's budget.
+	OverBudget bool `json:"over_budget,omitempty"`
 }
 
 // promptBudget is the token budget of the run's model requests (0: none).
@@ -68,8 +70,12 @@ func (r *runner) compact(ctx workflow.Context, reqID string, count activities.Pr
 		// The conversation changed: the activity is sent it whole.
 		run.SentMessages, run.LastReplyID = 0, ""
 		budget = count.Budget
-	} else if id := r.summarize(ctx, reqID, min(count.Budget, count.Tokens)/2); id != "" {
+	} else if id, overBudget := r.summarize(ctx, reqID, min(count.Budget, count.Tokens)/2); id != "" {
 		c.Summary, budget = id, count.Budget
+	} else if overBudget {
+		// Asked again within its prompt budget: the request takes the
+		// budget rung first, and after a raise is summarized.
+		c.OverBudget, budget = true, count.Budget
 	}
 	kind := "none"
 	switch {

@@ -6,7 +6,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
-	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -22,15 +21,16 @@ import (
 // at most budget tokens of the oldest turns (half the prompt: the
 // summary's own request must fit where the prompt did not), and answers
 // its node id, "" when there is nothing (more) to summarize or the model
-// could not.
-func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) string {
+// could not; overBudget when it was not asked for the run's budget (and
+// may be once a person raised it).
+func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) (id string, overBudget bool) {
 	run := r.run
 	if r.summarized[reqID] {
-		return ""
+		return "", false
 	}
 	start, end := r.summarizable()
 	if end < start {
-		return ""
+		return "", false
 	}
 	var msgs []activities.Message
 	if s := run.lastSummary(0); s >= 0 {
@@ -47,26 +47,28 @@ func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) strin
 	if r.summarized == nil {
 		r.summarized = map[string]bool{}
 	}
+	// The summary is a model request like any other: asked only within
+	// the budget, its transcript bounded by what the budget leaves. Over
+	// it, no summary: the request itself takes the budget rung.
+	allow, over := r.besideBudget(ctx)
+	if over != "" {
+		if versionOf(ctx, versionSummaryAfterRaise, 1) < 1 {
+			r.summarized[reqID] = true // before: not asked again, even after a raise
+			return "", false
+		}
+		return "", true
+	}
 	r.summarized[reqID] = true
-	if r.budgeted(ctx) {
-		// The summary is a model request like any other: asked only within
-		// the budget, its transcript bounded by what the budget leaves.
-		// Over it, no summary: the request itself takes the budget rung.
-		all, _ := r.spending()
-		cross, allow := policies.BeforeRequest(r.limits(), *all, r.requestAsk(0), r.elapsed(ctx))
-		if cross != nil {
-			return ""
-		}
-		if allow > 0 && int(allow) < budget {
-			budget = int(allow)
-		}
+	if allow > 0 && allow < budget {
+		budget = allow
 	}
 	opts := withSummary(modelOptions(run.Spec.Model), "summarize the oldest turns")
 	var reply activities.SummaryReply
-	req := activities.SummaryRequest{Agent: run.Spec.Agent.Name, Messages: msgs, Budget: budget}
+	// Of the model the run asks now, at whose price spendTokens counts it.
+	req := activities.SummaryRequest{Agent: run.Spec.Agent.Name, Messages: msgs, Budget: budget, Fallback: run.ModelAt}
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), acts.Summarize, req).Get(ctx, &reply); err != nil {
 		workflow.GetLogger(ctx).Warn("no summary: the request is sent as it is", "request", reqID, "error", errorText(err))
-		return ""
+		return "", false
 	}
 	through := run.Nodes[end].ID
 	node := r.addNode(ctx, Node{Node: signals.Node{
@@ -77,7 +79,7 @@ func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) strin
 	r.spendTokens(ctx, node.ID, reply.InputTokens, reply.OutputTokens, reply.Estimated)
 	// The conversation changed: the activity is sent it whole.
 	run.SentMessages, run.LastReplyID = 0, ""
-	return node.ID
+	return node.ID, false
 }
 
 // summarizable is the part of the trace a new summary covers: from where

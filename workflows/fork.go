@@ -142,6 +142,7 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	if a := run.Archived; a != nil && nodeNumber(a.Last) > nodeNumber(in.From.NodeID) {
 		// What the source archived after the node is not the fork's.
 		a.Last = in.From.NodeID
+		a.SpentAfter = slices.DeleteFunc(a.SpentAfter, func(n NodeSpend) bool { return nodeNumber(n.ID) > nodeNumber(in.From.NodeID) })
 	}
 	run.ChainKeys = versionOf(ctx, versionChainKeys, 1) >= 1
 	r, err := newRunner(run)
@@ -173,7 +174,7 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	boundBySpec(run)
 	dropped := append(slices.Clone(res.Invalidated), later...)
 	r.dropNodes(dropped)
-	run.Spending = forkSpending(run)
+	run.Spending = forkSpending(run, r.keepsArchivedSpend(ctx))
 	if n := run.node(res.NodeID); n != nil {
 		n.Output = mustJSON(map[string]any{
 			"invalidated": []string{},

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -73,38 +74,65 @@ func (r *runner) repairAfter(ctx workflow.Context, nodeID string, tool config.To
 	return fixed, problem == "" && fixed != nil
 }
 
-// repairWithModel is the one focused model request for a call.
+// repairWithModel is the one focused model request for a call. It is a
+// model request like any other: the run's spend counts it and, in a run
+// with a budget, it is asked only within it (over the budget, the call's
+// error goes back as without a repair: a repair takes no budget rung).
 func (r *runner) repairWithModel(ctx workflow.Context, nodeID string, tool config.Tool, args json.RawMessage, why string) (json.RawMessage, string) {
 	if r.repairsLeft(nodeID) <= 0 {
 		return nil, why
 	}
-	r.repairs[nodeID]++
 	def := activities.ToolDef{Name: tool.Name, Description: tool.Description, Parameters: mustJSON(tool.Parameters)}
-	req := activities.RepairRequest{Agent: r.run.Spec.Agent.Name, Task: r.run.Input.Task, Tool: def, Args: args, Error: why}
+	// Of the model the run asks now, at whose price spendTokens counts it.
+	req := activities.RepairRequest{Agent: r.run.Spec.Agent.Name, Task: r.run.Input.Task, Tool: def, Args: args, Error: why, Fallback: r.run.ModelAt}
+	if versionOf(ctx, versionRepairSpend, 1) >= 1 {
+		prompt, over := r.besideBudget(ctx)
+		if over != "" {
+			workflow.GetLogger(ctx).Info("no model repair: over the budget", "call", nodeID, "why", over)
+			return nil, why
+		}
+		req.WithUsage, req.SpendTokens = true, prompt
+	}
+	r.repairs[nodeID]++
 	opts := withModelHeartbeat(ctx, repairOptions(r.run.Spec.Model))
 	actx := workflow.WithActivityOptions(ctx, withSummary(opts, "model: repair the arguments of "+tool.Name))
-	var fixed json.RawMessage
-	if err := workflow.ExecuteActivity(actx, acts.RepairArgs, req).Get(ctx, &fixed); err != nil {
+	var raw json.RawMessage
+	err := workflow.ExecuteActivity(actx, acts.RepairArgs, req).Get(ctx, &raw)
+	reply := activities.RepairReply{Args: raw}
+	if err == nil && req.WithUsage {
+		reply = activities.RepairReply{}
+		if err = json.Unmarshal(raw, &reply); err == nil && reply.Args == nil {
+			err = errors.New(activities.NoRepairCall(tool.Name))
+		}
+	}
+	// spend counts the request on its repair node, once answered.
+	spend := func(repairID string) {
+		if req.WithUsage && raw != nil {
+			r.spendTokens(ctx, repairID, reply.InputTokens, reply.OutputTokens, reply.Estimated)
+		}
+	}
+	fixed := reply.Args
+	if err != nil {
 		msg := "the model could not repair the arguments: " + errorText(err)
 		r.countModelRepair(ctx, "failed")
-		r.repairNode(ctx, nodeID, tool.Name, args, nil, repair.Result{Reason: msg}, msg)
+		spend(r.repairNode(ctx, nodeID, tool.Name, args, nil, repair.Result{Reason: msg}, msg))
 		return nil, why + " (" + msg + ")"
 	}
 	if problem := r.checkArgs(tool, fixed); problem != "" {
 		r.countModelRepair(ctx, "refused")
-		r.repairNode(ctx, nodeID, tool.Name, args, fixed, repair.Result{Reason: modelStrategy}, "the model's arguments are still refused: "+problem)
+		spend(r.repairNode(ctx, nodeID, tool.Name, args, fixed, repair.Result{Reason: modelStrategy}, "the model's arguments are still refused: "+problem))
 		return nil, problem + fmt.Sprintf(" (after %d repair attempts)", r.repairs[nodeID])
 	}
 	r.countModelRepair(ctx, "repaired")
-	r.repairNode(ctx, nodeID, tool.Name, args, fixed, repair.Result{Valid: true, Repairs: []repair.Applied{{Strategy: modelStrategy, Path: "/", Reason: why}}}, "")
+	spend(r.repairNode(ctx, nodeID, tool.Name, args, fixed, repair.Result{Valid: true, Repairs: []repair.Applied{{Strategy: modelStrategy, Path: "/", Reason: why}}}, ""))
 	return fixed, ""
 }
 
 // modelStrategy is the strategy a repair node names for the model's repair.
 const modelStrategy = "model"
 
-// repairNode records one repair attempt in the trace.
-func (r *runner) repairNode(ctx workflow.Context, callID, tool string, before, after json.RawMessage, res repair.Result, errText string) {
+// repairNode records one repair attempt in the trace, and answers its id.
+func (r *runner) repairNode(ctx workflow.Context, callID, tool string, before, after json.RawMessage, res repair.Result, errText string) string {
 	strategies := []map[string]any{}
 	for _, a := range res.Repairs {
 		strategies = append(strategies, map[string]any{"strategy": a.Strategy, "path": a.Path, "before": a.Before, "after": a.After, "reason": a.Reason})
@@ -121,6 +149,7 @@ func (r *runner) repairNode(ctx workflow.Context, callID, tool string, before, a
 		n.Status = signals.StatusFailed
 	}
 	r.countRuleRepairs(ctx, res)
+	return n.ID
 }
 
 // tried records arguments a call was issued with, and reports whether

@@ -267,6 +267,27 @@ const (
 	// limit, and leaves the phase awaiting_approval when calls still wait
 	// (budget.go). Not in releaseChanges: asked only at a human budget rung.
 	versionBudgetWait = "budget-wait"
+	// versionRepairSpend: the focused repair request is a model request
+	// the run's spend counts (activities.RepairRequest.WithUsage: the
+	// activity answers its tokens with the arguments) and, in a run with
+	// a budget, is asked only within it (before: it was neither counted
+	// nor checked, and the activity answered the arguments alone). Not in
+	// releaseChanges: asked on its own, at a run's first model repair.
+	versionRepairSpend = "repair-spend"
+	// versionSummaryAfterRaise: a summary not asked for the run's budget
+	// is not taken as made: the request keeps its prompt budget, so it
+	// takes the budget rung and, once a person raised the budget, comes
+	// back over its prompt budget and is summarized (before: the request
+	// was marked summarized and sent whole, unsummarized, after the
+	// raise). Not in releaseChanges: asked on its own, only when a summary
+	// is not asked for the budget.
+	versionSummaryAfterRaise = "summary-after-raise"
+	// versionForkArchivedSpend: a fork of a long run counts what the
+	// nodes of its source's archived part cost (Archive.Spent and
+	// SpentAfter, kept when archiving); before, only the nodes the
+	// source still carried. Not in releaseChanges: asked on its own, only
+	// by a fork whose source's archive has a spend.
+	versionForkArchivedSpend = "fork-archived-spend"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change

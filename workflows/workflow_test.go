@@ -57,6 +57,15 @@ type harness struct {
 	// repairModel answers focused repair requests (a test double).
 	repairModel func(activities.RepairRequest) (json.RawMessage, error)
 	repairReqs  []activities.RepairRequest
+	// repairUsage are the tokens each repair request reports, to a run
+	// that asks for them (RepairRequest.WithUsage).
+	repairUsage activities.RepairReply
+	// modelTakes is how long each model request takes, on the workflow's
+	// clock.
+	modelTakes time.Duration
+	// downModels fail the model requests to the places of the agent's
+	// list they name (a fallback then answers).
+	downModels map[int]error
 	// peers are the other agents ResolveAgent knows (a handoff's targets).
 	peers map[string]*config.Resolved
 }
@@ -96,6 +105,9 @@ func newHarnessOn(s *testsuite.WorkflowTestSuite, t testing.TB, spec *config.Res
 	h.env.OnActivity(acts.VerifyCarried, mock.Anything, mock.Anything).Return(nil)
 	h.env.OnActivity(acts.CallModel, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, req activities.ModelRequest) (*activities.ModelReply, error) {
+			if err := h.downModels[req.Fallback]; err != nil {
+				return nil, err
+			}
 			h.mu.Lock()
 			h.requests = append(h.requests, req)
 			h.mu.Unlock()
@@ -108,7 +120,7 @@ func newHarnessOn(s *testsuite.WorkflowTestSuite, t testing.TB, spec *config.Res
 				r.ReplyID = "r" + string(rune('0'+i))
 			}
 			return &r, nil
-		})
+		}).AfterFn(func() time.Duration { return h.modelTakes })
 	h.env.OnActivity(acts.RepairArgs, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, req activities.RepairRequest) (json.RawMessage, error) {
 			h.mu.Lock()
@@ -117,7 +129,13 @@ func newHarnessOn(s *testsuite.WorkflowTestSuite, t testing.TB, spec *config.Res
 			if h.repairModel == nil {
 				return nil, temporal.NewNonRetryableApplicationError("no repair model in this test", activities.BadRepairError, nil)
 			}
-			return h.repairModel(req)
+			args, err := h.repairModel(req)
+			if err != nil || !req.WithUsage {
+				return args, err
+			}
+			reply := h.repairUsage
+			reply.Args = args
+			return mustJSON(reply), nil
 		})
 	h.env.OnActivity(acts.RunTool, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, req activities.ToolRequest) (json.RawMessage, error) {
