@@ -175,4 +175,8 @@ func TestInvalidArgumentsLoopIsRepairedFirst(t *testing.T) {
 	}
 	require.Len(t, fromEscalation, 1, "the escalation's own repair is in the trace")
 	recordAndReplay(t, run, "invalid_args_repaired_first")
+	// The same run recorded again since its model repair is counted in the
+	// spend (version repair-spend): the history above stays as first recorded.
+	require.Positive(t, s.status(run).Spend.ModelRequests)
+	recordAndReplay(t, run, "model_repair_spent")
 }
