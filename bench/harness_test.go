@@ -103,6 +103,8 @@ agents:
 	w := worker.New(devClient, taskQueue, worker.Options{})
 	app.RegisterWorkflow(w)
 	w.RegisterWorkflowWithOptions(BareWorkflow, workflow.RegisterOptions{Name: "BareWorkflow"})
+	w.RegisterWorkflowWithOptions(FloorWorkflow, workflow.RegisterOptions{Name: "FloorWorkflow"})
+	w.RegisterActivity(EmptyActivity)
 	w.RegisterActivity(activities.New(cfg, devClient))
 	if err := w.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

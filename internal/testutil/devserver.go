@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
@@ -31,6 +32,7 @@ func StartDevServer(ctx context.Context) (*temporaltest.DevServer, error) {
 	srv, err := temporaltest.StartDevServer(ctx, temporaltest.DevServerOptions{
 		ExistingPath: bin, LogLevel: "error",
 		ClientOptions: &client.Options{Namespace: "default", Logger: quiet},
+		ExtraArgs:     strings.Fields(os.Getenv("UNSTUCK_DEV_SERVER_ARGS")),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start the dev server %s: %w (make test and make bench install it)", bin, err)
