@@ -238,8 +238,9 @@ const MinReplyTokens = 256
 // ReplyRoom is the bound a budgeted request's reply is sent with: the
 // model's (ask.ReplyTokens), or less when the budget has less left: what
 // is left of output_tokens, and half of what is left of cost (the other
-// half is the prompt's). With less than MinReplyTokens of room it answers
-// the model's bound, and BeforeRequest reports the crossing.
+// half is the prompt's), but never under MinReplyTokens (or the model's
+// bound, when smaller): with less room than that, BeforeRequest reports
+// the crossing of the least reply worth asking for.
 func ReplyRoom(l Limits, s Spend, ask RequestAsk) int64 {
 	reply := ask.ReplyTokens
 	if l.OutputTokens > 0 {
@@ -248,10 +249,7 @@ func ReplyRoom(l Limits, s Spend, ask RequestAsk) int64 {
 	if l.CostPicos > 0 && ask.Price.Output > 0 {
 		reply = min(reply, (l.CostPicos-s.CostPicos)/2/ask.Price.Output)
 	}
-	if reply < min(MinReplyTokens, ask.ReplyTokens) {
-		return ask.ReplyTokens
-	}
-	return reply
+	return max(reply, min(MinReplyTokens, ask.ReplyTokens))
 }
 
 // RequestAsk is a model request about to be sent: the most its reply may

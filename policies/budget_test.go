@@ -108,10 +108,10 @@ func TestReplyRoom(t *testing.T) {
 		{name: "no budget: the model's bound", reply: 4000},
 		{name: "output tokens to spare: the model's bound", l: Limits{OutputTokens: 10_000}, s: Spend{OutputTokens: 5000}, reply: 4000},
 		{name: "less output left: what is left", l: Limits{OutputTokens: 10_000}, s: Spend{OutputTokens: 9000}, reply: 1000},
-		{name: "too little output left: the model's bound, which crosses", l: Limits{OutputTokens: 10_000}, s: Spend{OutputTokens: 9900}, reply: 4000},
+		{name: "too little output left: the least reply, which crosses", l: Limits{OutputTokens: 10_000}, s: Spend{OutputTokens: 9900}, reply: MinReplyTokens},
 		{name: "cost: half of what is left", l: Limits{CostPicos: config.Picos(0.004)}, reply: 1000},
 		{name: "cost to spare: the model's bound", l: Limits{CostPicos: config.Picos(1)}, reply: 4000},
-		{name: "cost nearly spent: the model's bound, which crosses", l: Limits{CostPicos: config.Picos(0.004)}, s: Spend{CostPicos: config.Picos(0.0035)}, reply: 4000},
+		{name: "cost nearly spent: the least reply", l: Limits{CostPicos: config.Picos(0.004)}, s: Spend{CostPicos: config.Picos(0.0035)}, reply: MinReplyTokens},
 		{name: "the smaller of the two", l: Limits{OutputTokens: 10_000, CostPicos: config.Picos(0.004)}, s: Spend{OutputTokens: 9200}, reply: 800},
 	}
 	for _, c := range cases {
@@ -122,6 +122,9 @@ func TestReplyRoom(t *testing.T) {
 	small := RequestAsk{ReplyTokens: 100, Price: price}
 	require.Equal(t, int64(100), ReplyRoom(Limits{OutputTokens: 150}, Spend{}, small), "a model bound under the minimum is the bound")
 	require.Equal(t, int64(100), ReplyRoom(Limits{OutputTokens: 150}, Spend{OutputTokens: 100}, small), "less left than a small bound: the bound, which crosses")
+	cross, _ := BeforeRequest(Limits{OutputTokens: 10_000}, Spend{OutputTokens: 9900}, RequestAsk{ReplyTokens: MinReplyTokens, Price: price}, 0)
+	require.NotNil(t, cross)
+	require.Equal(t, "the budget's output_tokens would be crossed: 9900 spent, 256 more needed, limit 10000", cross.Why())
 }
 
 func TestARaiseMustRaiseTheCrossedLimit(t *testing.T) {

@@ -177,7 +177,7 @@ tools:
 agents:
   - { name: requests, instructions: Count., tools: [lookup], policies: { escalation: [stop], budget: { model_requests: 3 } } }
   - { name: input, instructions: Count., tools: [lookup], policies: { escalation: [stop], budget: { input_tokens: 600 } } }
-  - { name: output, instructions: Count., tools: [lookup], policies: { escalation: [stop], budget: { output_tokens: 999 } } }
+  - { name: output, instructions: Count., tools: [lookup], policies: { escalation: [stop], budget: { output_tokens: 300 } } }
   - { name: calls, instructions: Count., tools: [lookup], policies: { escalation: [stop], budget: { tool_calls: 2 } } }
   - { name: per_tool, instructions: Count., tools: [lookup], policies: { escalation: [stop], budget: { tool_calls_per_tool: { lookup: 1 } } } }
   - { name: wall, instructions: Count., tools: [lookup], policies: { escalation: [stop], budget: { wall_time: 1ms } } }
@@ -187,7 +187,7 @@ agents:
 	for _, c := range []struct{ agent, says string }{
 		{"requests", "the budget's model_requests would be crossed: 3 spent, 1 more needed, limit 3"},
 		{"input", "the budget's input_tokens would be crossed"},
-		{"output", "the budget's output_tokens would be crossed: 0 spent, 1000 more needed, limit 999"},
+		{"output", "256 more needed, limit 300"}, // the least reply worth asking for, once less is left
 		{"calls", "the budget's tool_calls would be crossed: 2 spent, 1 more needed, limit 2"},
 		{"per_tool", "the budget's tool_calls_per_tool.lookup would be crossed: 1 spent, 1 more needed, limit 1"},
 		{"wall", "the budget's wall_time would be crossed"},

@@ -113,10 +113,13 @@ func TestACostBudgetIsNeverCrossed(t *testing.T) {
 	rep := stopReport(t, err)
 	// Each request costs 0.0012. Its reply is bound by the model's 4,096
 	// tokens (0.008192) until half of what is left is less; then by that
-	// half, which the provider is told (max_completion_tokens). Under 256
-	// tokens of room the request crosses: sixteen fit in 0.02, where a
-	// reserve that never shrank let ten.
-	require.Len(t, h.requests, 16)
+	// half, which the provider is told (max_completion_tokens), down to
+	// 256 tokens. Sixteen fit in 0.02, where a reserve that never shrank
+	// let ten; the seventeenth's prompt would be over what is left, and is
+	// not sent.
+	require.Len(t, h.requests, 17)
+	require.Equal(t, 256, h.requests[16].MaxTokens)
+	require.Equal(t, 288, h.requests[16].SpendTokens)
 	require.InDelta(t, 0.0192, rep.Spend.Cost, 1e-12)
 	require.Equal(t, "USD", rep.Spend.Currency)
 	require.LessOrEqual(t, rep.Spend.Cost, 0.02)
@@ -124,7 +127,7 @@ func TestACostBudgetIsNeverCrossed(t *testing.T) {
 	require.Equal(t, 4096, h.requests[0].MaxTokens, "the reply's bound the budget counted is sent")
 	require.Equal(t, 3800, h.requests[4].MaxTokens, "half of the 0.0152 left, at 2 per million")
 	require.Equal(t, 500, h.requests[15].MaxTokens)
-	for i, req := range h.requests {
+	for i, req := range h.requests[:16] {
 		spentBefore := 0.0012 * float64(i)
 		reserved := spentBefore + float64(req.MaxTokens)*2e-6 + float64(req.SpendTokens)*1e-6
 		require.LessOrEqual(t, reserved, 0.02+1e-12, "request %d: its reply and prompt at their bounds fit the budget", i)

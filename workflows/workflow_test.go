@@ -11,12 +11,14 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -54,6 +56,10 @@ type harness struct {
 	env      *testsuite.TestWorkflowEnvironment
 	requests []activities.ModelRequest
 	toolReqs []activities.ToolRequest
+	// toolLocal says, call by call, whether it ran as a local activity;
+	// localFails makes every local attempt fail as a retryable error.
+	toolLocal  []bool
+	localFails bool
 	// repairModel answers focused repair requests (a test double).
 	repairModel func(activities.RepairRequest) (json.RawMessage, error)
 	repairReqs  []activities.RepairRequest
@@ -119,6 +125,11 @@ func newHarnessOn(s *testsuite.WorkflowTestSuite, t testing.TB, spec *config.Res
 			if r.ReplyID == "" {
 				r.ReplyID = "r" + string(rune('0'+i))
 			}
+			if req.SpendTokens > 0 && r.InputTokens > req.SpendTokens {
+				// As the model activity: a prompt over the budget's bound
+				// is counted and not sent.
+				return &activities.ModelReply{OverSpend: &activities.PromptCount{Tokens: r.InputTokens, Budget: req.SpendTokens}}, nil
+			}
 			return &r, nil
 		}).AfterFn(func() time.Duration { return h.modelTakes })
 	h.env.OnActivity(acts.RepairArgs, mock.Anything, mock.Anything).Return(
@@ -138,10 +149,15 @@ func newHarnessOn(s *testsuite.WorkflowTestSuite, t testing.TB, spec *config.Res
 			return mustJSON(reply), nil
 		})
 	h.env.OnActivity(acts.RunTool, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, req activities.ToolRequest) (json.RawMessage, error) {
+		func(ctx context.Context, req activities.ToolRequest) (json.RawMessage, error) {
+			local := activity.GetInfo(ctx).IsLocalActivity
 			h.mu.Lock()
 			h.toolReqs = append(h.toolReqs, req)
+			h.toolLocal = append(h.toolLocal, local)
 			h.mu.Unlock()
+			if local && h.localFails {
+				return nil, temporal.NewApplicationError("the tool is down", string(policies.Transient))
+			}
 			return tool(req)
 		})
 	return h
