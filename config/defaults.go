@@ -84,7 +84,11 @@ func (t *Tool) setDefaults(p path, fill func(path) bool) {
 	if t.HTTP != nil {
 		hp := p.key("http")
 		setDefault(&t.HTTP.Method, DefaultHTTPMethod, hp.key("method"), fill)
-		setDefault(&t.HTTP.Timeout, DefaultHTTPTimeout, hp.key("timeout"), fill)
+		timeout := DefaultHTTPTimeout
+		if t.Local != nil && *t.Local {
+			timeout = LocalToolBound // a local call must fit the bound
+		}
+		setDefault(&t.HTTP.Timeout, timeout, hp.key("timeout"), fill)
 	}
 	// Every tool carries its full retry policy, each missing field filled
 	// on its own, so a run never depends on a later default changing.

@@ -102,6 +102,10 @@ type Tool struct {
 	// ("50/s", "0.5/s", "100/m"), over every worker of the task queue
 	// ("": no bound). See tool_limits.go.
 	Rate string `yaml:"rate" json:"rate,omitempty"`
+	// Local: calls run as Temporal local activities, in the workflow
+	// worker (tool_local.go). Unset: built-ins that do not write do, other
+	// tools do not.
+	Local *bool `yaml:"local" json:"local,omitempty"`
 }
 
 // HTTPTool is how an HTTP tool is reached.

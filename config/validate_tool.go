@@ -102,6 +102,7 @@ func (c *checker) tool(p path, t *Tool, names map[string]int) {
 	}
 	c.volatile(p.key("volatile"), t.Volatile)
 	c.toolLimits(p, t)
+	c.toolLocal(p, t)
 	for j, r := range t.Errors {
 		c.errorRule(p.key("errors").idx(j), r)
 	}

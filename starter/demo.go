@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -242,10 +243,11 @@ func prepareDemo(o demoOptions) error {
 // history in the data directory and the search attributes registered.
 func startDemoServer(out io.Writer, o demoOptions, address string) (*process, error) {
 	fmt.Fprintf(out, "» starting Temporal dev server on %s (Web UI http://127.0.0.1:%d, history in %s)\n", address, o.uiPort, filepath.Join(o.dataDir, "temporal.db"))
-	return startProcess(filepath.Join(o.dataDir, "temporal.log"), nil, o.temporal,
-		"server", "start-dev", "--ip", "127.0.0.1", "--port", fmt.Sprint(o.port), "--ui-port", fmt.Sprint(o.uiPort),
+	args := append([]string{"server", "start-dev", "--ip", "127.0.0.1", "--port", fmt.Sprint(o.port), "--ui-port", fmt.Sprint(o.uiPort),
 		"--db-filename", filepath.Join(o.dataDir, "temporal.db"), "--log-level", "warn",
-		"--search-attribute", signals.AttrAgentName+"=Keyword", "--search-attribute", signals.AttrAgentPhase+"=Keyword")
+		"--search-attribute", signals.AttrAgentName + "=Keyword", "--search-attribute", signals.AttrAgentPhase + "=Keyword"},
+		config.DevServerArgs()...)
+	return startProcess(filepath.Join(o.dataDir, "temporal.log"), nil, o.temporal, args...)
 }
 
 // startDemoModel answers the model endpoint the worker is to use:

@@ -88,7 +88,7 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt 
 	} else if versionOf(ctx, versionQueueWait, 1) == workflow.DefaultVersion {
 		opts = queueBoundToolOptions(opts, tool)
 	}
-	actx := workflow.WithActivityOptions(ctx, withSummary(opts, toolSummary(tool.Name, args)))
+	opts = withSummary(opts, toolSummary(tool.Name, args))
 	// The chain's first run id keeps the idempotency keys of a new run that
 	// reuses the workflow id (node ids start again at n1) apart from the
 	// earlier run's; it is the same across continue-as-new.
@@ -98,9 +98,13 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt 
 		// they existed), so the requests of every other run are as before.
 		ref.MCP, ref.Effect = tool.MCP, tool.Effect
 	}
-	return workflow.ExecuteActivity(actx, acts.RunTool, activities.ToolRequest{
+	req := activities.ToolRequest{
 		CallID: callID, Tool: ref, Args: args, Chain: r.keyChain(ctx), Agent: r.run.Spec.Agent.Name,
-	})
+	}
+	if tool.RunsLocal() && versionOf(ctx, versionLocalTools, 1) >= 1 {
+		return localToolFuture(ctx, tool, opts, req)
+	}
+	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), acts.RunTool, req)
 }
 
 // keyChain is what makes the calls' idempotency keys differ between two

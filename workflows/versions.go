@@ -267,6 +267,12 @@ const (
 	// limit, and leaves the phase awaiting_approval when calls still wait
 	// (budget.go). Not in releaseChanges: asked only at a human budget rung.
 	versionBudgetWait = "budget-wait"
+	// versionLocalTools: a call of a tool that runs local
+	// (config.Tool.RunsLocal: built-ins that read, tools marked local) is
+	// a local activity, which goes on as a normal activity past
+	// config.LocalToolBound (tool_local.go). Not in releaseChanges: asked
+	// only for such a call.
+	versionLocalTools = "local-tools"
 	// versionRepairSpend: the focused repair request is a model request
 	// the run's spend counts (activities.RepairRequest.WithUsage: the
 	// activity answers its tokens with the arguments) and, in a run with

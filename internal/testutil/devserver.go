@@ -12,6 +12,8 @@ import (
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 	temporaltest "go.temporal.io/sdk/testsuite"
+
+	"github.com/unstuck-dev/unstuck/config"
 )
 
 // StartDevServer starts the pinned Temporal CLI's dev server
@@ -32,7 +34,7 @@ func StartDevServer(ctx context.Context) (*temporaltest.DevServer, error) {
 	srv, err := temporaltest.StartDevServer(ctx, temporaltest.DevServerOptions{
 		ExistingPath: bin, LogLevel: "error",
 		ClientOptions: &client.Options{Namespace: "default", Logger: quiet},
-		ExtraArgs:     strings.Fields(os.Getenv("UNSTUCK_DEV_SERVER_ARGS")),
+		ExtraArgs:     append(config.DevServerArgs(), strings.Fields(os.Getenv("UNSTUCK_DEV_SERVER_ARGS"))...),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start the dev server %s: %w (make test and make bench install it)", bin, err)

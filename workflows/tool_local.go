@@ -1,0 +1,75 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
+)
+
+// Local tools (config.Tool.RunsLocal) run as local activities: in this
+// worker, inside the workflow task that decided the call, with no
+// activity task for the server to schedule and dispatch and no workflow
+// task to take the result. The call is the same RunTool with the same
+// request, so its idempotency key is too; the history records its result
+// in one marker. A call that still fails or runs past
+// config.LocalToolBound goes on as a normal activity, with the tool's
+// whole retry policy: a slow or flaky tool is no worse off than before.
+
+// localToolFuture runs a call as a local activity, and as a normal one
+// (opts) when the local one ran out of its bound.
+func localToolFuture(ctx workflow.Context, tool config.Tool, opts workflow.ActivityOptions, req activities.ToolRequest) workflow.Future {
+	// Within the bound a local call is retried without counting attempts
+	// (a tool that may be tried only once is tried once): its attempts are
+	// the normal activity's to count once the bound is past.
+	retry := *opts.RetryPolicy
+	once := retry.MaximumAttempts == 1
+	if !once {
+		retry.MaximumAttempts = 0
+	}
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		ScheduleToCloseTimeout: config.LocalToolBound.D(),
+		StartToCloseTimeout:    tool.LocalTimeout(),
+		RetryPolicy:            &retry,
+		Summary:                opts.Summary,
+	})
+	fut, settle := workflow.NewFuture(ctx)
+	workflow.Go(ctx, func(g workflow.Context) {
+		var out json.RawMessage
+		err := workflow.ExecuteLocalActivity(lctx, acts.RunTool, req).Get(g, &out)
+		if !once && goesOnRemote(err, retry.NonRetryableErrorTypes) {
+			err = workflow.ExecuteActivity(workflow.WithActivityOptions(g, opts), acts.RunTool, req).Get(g, &out)
+		}
+		settle.Set(out, err)
+	})
+	return fut
+}
+
+// goesOnRemote says a local call's failure is the bound's, not the
+// tool's answer: it timed out, or its last error was one a retry may
+// mend. A non-retryable error (bad arguments, a fatal class, a result
+// too large) is the call's answer, as from a normal activity; so is a
+// cancellation.
+func goesOnRemote(err error, nonRetryable []string) bool {
+	if err == nil {
+		return false
+	}
+	var timeout *temporal.TimeoutError
+	if errors.As(err, &timeout) {
+		return true
+	}
+	var canceled *temporal.CanceledError
+	if errors.As(err, &canceled) {
+		return false
+	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return !app.NonRetryable() && !slices.Contains(nonRetryable, app.Type())
+	}
+	return false
+}
