@@ -91,7 +91,7 @@ agents:
 %s
 %s
 `, model.URL(), mcpServersYAML(), editTools(tools.URL), handoffTools(tools.URL), streamTools(tools.URL), mcpTools(tools.URL),
-		editAgent, handoffAgents, streamAgents, mcpAgents)), config.Options{KnownBuiltin: builtin.Known})
+		editAgent, handoffAgents, streamAgents, mcpAgents)), config.Options{KnownBuiltin: builtin.Known, SlowBuiltin: builtin.Slow})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1

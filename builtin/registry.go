@@ -44,6 +44,20 @@ func Register(name string, fn Func) {
 	registry[name] = fn
 }
 
+// slow are the built-ins that may run long (sleep): config does not run
+// them as local activities unless told to, since a local call holds the
+// run's workflow task (no message or query is taken until it ends).
+var slow = map[string]bool{}
+
+// RegisterSlow adds a built-in tool that may run long.
+func RegisterSlow(name string, fn Func) {
+	Register(name, fn)
+	slow[name] = true
+}
+
+// Slow reports whether a built-in tool may run long (config.Options).
+func Slow(name string) bool { return slow[name] }
+
 // Lookup finds a built-in tool by name.
 func Lookup(name string) (Func, bool) {
 	fn, ok := registry[name]

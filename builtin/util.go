@@ -9,7 +9,7 @@ import (
 func init() {
 	Register("echo", echo)
 	Register("noop", noop)
-	Register("sleep", sleep)
+	RegisterSlow("sleep", sleep)
 }
 
 // echo answers its arguments: the simplest tool that shows data flowing.

@@ -15,6 +15,10 @@ type Options struct {
 	// KnownBuiltin reports whether a built-in tool exists (builtin.Known).
 	// Nil refuses every `builtin:` tool, since none could run.
 	KnownBuiltin func(name string) bool
+	// SlowBuiltin reports whether a built-in tool may run long
+	// (builtin.Slow): such a built-in is not local unless marked so. Nil:
+	// none is.
+	SlowBuiltin func(name string) bool
 	// Getenv looks up variables for ${VAR} expansion; nil is os.LookupEnv.
 	Getenv func(string) (string, bool)
 }
@@ -63,6 +67,7 @@ func Parse(name string, data []byte, opts Options) (*File, error) {
 	if err := f.validate(name, doc, opts); err != nil {
 		return nil, err
 	}
+	f.localBuiltins(opts.SlowBuiltin)
 	return &f, nil
 }
 

@@ -17,17 +17,25 @@ import "time"
 const LocalToolBound = Duration(10 * time.Second)
 
 // RunsLocal says whether the tool's calls run as local activities: those
-// of a tool marked local, or of a built-in that does not write unless
-// marked local: false. A tool that writes, or whose calls wait on its own
-// task queue (max_concurrent, rate), never does.
+// of a tool whose local is true (written, or filled for a built-in by
+// localBuiltins). A tool that writes, or whose calls wait on its own task
+// queue (max_concurrent, rate), never does.
 func (t Tool) RunsLocal() bool {
-	if t.Effect == EffectWrite || t.Limited() {
-		return false
+	return t.Local != nil && *t.Local && t.Effect != EffectWrite && !t.Limited()
+}
+
+// localBuiltins fills local for the built-ins that leave it out: true for
+// one that does not write and does not run long (slow), so the run keeps
+// the choice it started with.
+func (f *File) localBuiltins(slow func(string) bool) {
+	for i := range f.Tools {
+		t := &f.Tools[i]
+		if t.Builtin == "" || t.Local != nil || t.Effect == EffectWrite || t.Limited() {
+			continue
+		}
+		local := slow == nil || !slow(t.Builtin)
+		t.Local = &local
 	}
-	if t.Local != nil {
-		return *t.Local
-	}
-	return t.Builtin != ""
 }
 
 // LocalTimeout bounds one attempt of a local call: the tool's own timeout,

@@ -14,20 +14,41 @@ func TestWhichToolsRunLocal(t *testing.T) {
 		tool Tool
 		want bool
 	}{
-		{"a built-in that reads", Tool{Builtin: "noop", Effect: EffectRead}, true},
-		{"an idempotent built-in", Tool{Builtin: "noop", Effect: EffectIdempotent}, true},
-		{"a built-in that writes", Tool{Builtin: "book", Effect: EffectWrite}, false},
+		{"a built-in marked local", Tool{Builtin: "noop", Effect: EffectRead, Local: &yes}, true},
+		{"a built-in whose local was not filled", Tool{Builtin: "noop", Effect: EffectRead}, false},
+		{"a built-in that writes", Tool{Builtin: "book", Effect: EffectWrite, Local: &yes}, false},
 		{"a built-in marked local: false", Tool{Builtin: "noop", Effect: EffectRead, Local: &no}, false},
 		{"an HTTP tool", Tool{HTTP: &HTTPTool{}, Effect: EffectRead}, false},
 		{"an HTTP tool marked local", Tool{HTTP: &HTTPTool{}, Effect: EffectRead, Local: &yes}, true},
 		{"an MCP tool whose server says it writes", Tool{MCP: &MCPTool{}, Effect: EffectWrite, Local: &yes}, false},
-		{"a limited built-in", Tool{Builtin: "noop", Effect: EffectRead, MaxConcurrent: 2}, false},
+		{"a limited built-in", Tool{Builtin: "noop", Effect: EffectRead, MaxConcurrent: 2, Local: &yes}, false},
 	}
 	for _, c := range cases {
 		require.Equal(t, c.want, c.tool.RunsLocal(), c.name)
 	}
 	require.Equal(t, 2*time.Second, Tool{HTTP: &HTTPTool{Timeout: Duration(2 * time.Second)}, Local: &yes}.LocalTimeout())
 	require.Equal(t, LocalToolBound.D(), Tool{Builtin: "noop"}.LocalTimeout())
+}
+
+func TestBuiltinsThatReadAndRunFastAreLocal(t *testing.T) {
+	data := y(
+		"model: {base_url: http://m/v1, name: m}",
+		"tools:",
+		"  - {name: fast, builtin: noop}",
+		"  - {name: slow, builtin: sleep}",
+		"  - {name: writes, builtin: noop, effect: write}",
+		"  - {name: kept, builtin: noop, local: false}",
+		"agents:",
+		"  - {name: x, tools: [fast, slow, writes, kept]}")
+	f, err := Parse("a.yaml", []byte(data), Options{KnownBuiltin: func(string) bool { return true }, SlowBuiltin: func(n string) bool { return n == "sleep" }})
+	require.NoError(t, err)
+	got := map[string]bool{}
+	for _, tool := range f.Tools {
+		got[tool.Name] = tool.RunsLocal()
+	}
+	require.Equal(t, map[string]bool{"fast": true, "slow": false, "writes": false, "kept": false}, got)
+	writes, _ := f.Tool("writes")
+	require.Nil(t, writes.Local, "nothing filled for a tool that may not be local")
 }
 
 func TestALocalHTTPToolDefaultsToTheBound(t *testing.T) {

@@ -11,15 +11,17 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 )
 
-// Built-ins that read run as local activities; a tool that writes, or is
+// A tool marked local runs as a local activity; a tool that writes, or is
 // marked local: false, as a normal one.
-func TestBuiltinsThatReadRunLocal(t *testing.T) {
+func TestToolsMarkedLocalRunLocal(t *testing.T) {
 	spec := echoSpec()
-	no := false
+	yes, no := true, false
 	for i := range spec.Tools {
 		switch spec.Tools[i].Name {
+		case "a":
+			spec.Tools[i].Local = &yes
 		case "b":
-			spec.Tools[i].Effect = config.EffectWrite
+			spec.Tools[i].Effect, spec.Tools[i].Local = config.EffectWrite, &yes
 		case "c":
 			spec.Tools[i].Local = &no
 		}
@@ -39,7 +41,10 @@ func TestBuiltinsThatReadRunLocal(t *testing.T) {
 // A local call still failing past the bound goes on as a normal activity
 // with the same request (so the same idempotency key), and succeeds there.
 func TestALocalCallFailingPastItsBoundGoesOnAsAnActivity(t *testing.T) {
-	h := newHarness(t, echoSpec(), []activities.ModelReply{{ToolCalls: []activities.ToolCall{call("k1", "a", `{"q": 1}`)}}}, echoTool)
+	spec := echoSpec()
+	yes := true
+	spec.Tools[0].Local = &yes // a
+	h := newHarness(t, spec, []activities.ModelReply{{ToolCalls: []activities.ToolCall{call("k1", "a", `{"q": 1}`)}}}, echoTool)
 	h.localFails = true
 	res, err := h.run(AgentInput{Agent: "agent", Task: "t"})
 	require.NoError(t, err)

@@ -12,7 +12,7 @@ import (
 // LoadConfig loads and validates an agent config file, knowing the
 // worker's built-in tools.
 func LoadConfig(path string) (*config.File, error) {
-	return config.Load(path, config.Options{KnownBuiltin: builtin.Known})
+	return config.Load(path, config.Options{KnownBuiltin: builtin.Known, SlowBuiltin: builtin.Slow})
 }
 
 // RegisterWorkflow adds AgentWorkflow under its contract name to a worker

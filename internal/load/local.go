@@ -158,7 +158,7 @@ agents:
     tools: [%s]
     policies: { max_steps: %d }
 `, modelURL, LocalAgent, LocalTool, toolURL, LocalAgent, LocalTool, steps+10)
-	cfg, err := config.Parse("load.yaml", []byte(yaml), config.Options{KnownBuiltin: builtin.Known})
+	cfg, err := config.Parse("load.yaml", []byte(yaml), config.Options{KnownBuiltin: builtin.Known, SlowBuiltin: builtin.Slow})
 	if err != nil {
 		return nil, errors.Join(errors.New("load: the built-in config is refused"), err)
 	}
