@@ -19,7 +19,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/unstuck-dev/unstuck/activities"
-	"github.com/unstuck-dev/unstuck/builtin"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
@@ -91,7 +90,7 @@ agents:
 %s
 %s
 `, model.URL(), mcpServersYAML(), editTools(tools.URL), handoffTools(tools.URL), streamTools(tools.URL), mcpTools(tools.URL),
-		editAgent, handoffAgents, streamAgents, mcpAgents)), config.Options{KnownBuiltin: builtin.Known, SlowBuiltin: builtin.Slow})
+		editAgent, handoffAgents, streamAgents, mcpAgents)), app.ConfigOptions())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1

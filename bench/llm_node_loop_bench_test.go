@@ -13,7 +13,6 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/unstuck-dev/unstuck/activities"
-	"github.com/unstuck-dev/unstuck/builtin"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
@@ -60,7 +59,7 @@ func BenchmarkLLMNodeLoop(b *testing.B) {
 		yaml += agent("stuck", r)
 	}
 	yaml += agent("searching", 3) + "\n"
-	loopCfg, err := config.Parse("llm-loop.yaml", []byte(yaml), config.Options{KnownBuiltin: builtin.Known})
+	loopCfg, err := config.Parse("llm-loop.yaml", []byte(yaml), app.ConfigOptions())
 	if err != nil {
 		b.Fatal(err)
 	}

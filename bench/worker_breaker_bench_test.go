@@ -14,7 +14,6 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/unstuck-dev/unstuck/activities"
-	"github.com/unstuck-dev/unstuck/builtin"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
@@ -52,7 +51,7 @@ tools:
   - { name: dead, http: { method: POST, url: %q }, retry: { max_attempts: 1 }, parameters: { type: object } }
 agents:
   - { name: prober, instructions: Call dead., tools: [dead], policies: { breaker: { failures: 2, cooldown: 1m }, loop: { window: 64, repeats: 10 } } }
-`, m.URL(), dead.URL)), config.Options{KnownBuiltin: builtin.Known})
+`, m.URL(), dead.URL)), app.ConfigOptions())
 	if err != nil {
 		b.Fatal(err)
 	}

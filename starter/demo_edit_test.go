@@ -35,8 +35,8 @@ import (
 func demoFile(t *testing.T) *config.File {
 	t.Helper()
 	f, err := config.Parse("demo_agents.yaml", demoConfig, config.Options{
-		KnownBuiltin: builtin.Known,
-		Getenv:       func(string) (string, bool) { return "", false },
+		KnownBuiltin: builtin.Known, SlowBuiltin: builtin.Slow,
+		Getenv: func(string) (string, bool) { return "", false },
 	})
 	require.NoError(t, err)
 	return f
@@ -53,7 +53,7 @@ func TestDemoEditConfig(t *testing.T) {
 		"OPENAI_API_KEY":         "sk-real",
 	}
 	getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	f, err := config.Parse("demo_agents.yaml", demoConfig, config.Options{KnownBuiltin: builtin.Known, Getenv: getenv})
+	f, err := config.Parse("demo_agents.yaml", demoConfig, config.Options{KnownBuiltin: builtin.Known, SlowBuiltin: builtin.Slow, Getenv: getenv})
 	require.NoError(t, err)
 
 	stocks, err := f.Resolve(demoEditAgent, getenv)

@@ -43,7 +43,7 @@ func TestDemoHandoffConfig(t *testing.T) {
 		"OPENAI_API_KEY":         "sk-real",
 	}
 	getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	f, err := config.Parse("demo_agents.yaml", demoConfig, config.Options{KnownBuiltin: builtin.Known, Getenv: getenv})
+	f, err := config.Parse("demo_agents.yaml", demoConfig, config.Options{KnownBuiltin: builtin.Known, SlowBuiltin: builtin.Slow, Getenv: getenv})
 	require.NoError(t, err)
 
 	for name, model := range map[string]string{

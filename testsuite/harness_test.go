@@ -22,7 +22,6 @@ import (
 	temporaltest "go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/unstuck-dev/unstuck/builtin"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
@@ -126,7 +125,7 @@ func newStackWith(t *testing.T, yaml string, scripts map[string]scriptedmodel.Sc
 	t.Cleanup(func() { _ = model.Close() })
 
 	yaml = strings.ReplaceAll(yaml, "{{MODEL}}", model.URL())
-	cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), config.Options{KnownBuiltin: builtin.Known})
+	cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), app.ConfigOptions())
 	require.NoError(t, err, "test config")
 
 	s := &stack{t: t, model: model, client: devClient, cfg: cfg,

@@ -15,7 +15,6 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/unstuck-dev/unstuck/builtin"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
@@ -200,7 +199,7 @@ agents:
 `
 	queue := fmt.Sprintf("removed-%d", time.Now().UnixNano())
 	startWorker := func(yaml string) *app.Workers {
-		cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), config.Options{KnownBuiltin: builtin.Known})
+		cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), app.ConfigOptions())
 		require.NoError(t, err)
 		w, err := app.NewWorkers(devClient, cfg, queue, worker.Options{})
 		require.NoError(t, err)

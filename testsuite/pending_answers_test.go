@@ -14,7 +14,6 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/unstuck-dev/unstuck/builtin"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
@@ -55,7 +54,7 @@ func newPausable(t *testing.T, yaml string, scripts map[string]scriptedmodel.Scr
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = model.Close() })
 	yaml = strings.ReplaceAll(yaml, "{{MODEL}}", model.URL())
-	cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), config.Options{KnownBuiltin: builtin.Known})
+	cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), app.ConfigOptions())
 	require.NoError(t, err, "test config")
 	p := &pausable{stack: &stack{t: t, model: model, client: devClient, cfg: cfg,
 		queue: fmt.Sprintf("test-%d-%d", time.Now().UnixNano(), queueSeq.Add(1))}}

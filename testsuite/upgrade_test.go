@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/unstuck-dev/unstuck/builtin"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
@@ -99,7 +98,7 @@ func TestReleasedRunUpgradedMidRun(t *testing.T) {
 	stopOld()
 
 	// This worker takes the run over.
-	cfg, err := config.Parse("upgrade.yaml", []byte(yaml), config.Options{KnownBuiltin: builtin.Known})
+	cfg, err := config.Parse("upgrade.yaml", []byte(yaml), app.ConfigOptions())
 	require.NoError(t, err)
 	w, err := app.NewWorkers(devClient, cfg, s.queue, worker.Options{})
 	require.NoError(t, err)

@@ -14,7 +14,6 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/unstuck-dev/unstuck/builtin"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -27,7 +26,7 @@ import (
 // runs on B. An unversioned worker is refused on the queue.
 func TestWorkerVersioningPinsRuns(t *testing.T) {
 	cfg, err := config.Parse(t.Name()+".yaml", []byte(strings.ReplaceAll(approverConfig(10), "{{MODEL}}", "http://127.0.0.1:1/v1")),
-		config.Options{KnownBuiltin: builtin.Known})
+		app.ConfigOptions())
 	require.NoError(t, err)
 	queue := fmt.Sprintf("versioned-%d", time.Now().UnixNano())
 	deployment := fmt.Sprintf("agents-%d", time.Now().UnixNano())

@@ -12,11 +12,17 @@ import (
 // LoadConfig loads and validates an agent config file, knowing the
 // worker's built-in tools.
 func LoadConfig(path string) (*config.File, error) {
-	return config.Load(path, config.Options{KnownBuiltin: builtin.Known, SlowBuiltin: builtin.Slow})
+	return config.Load(path, ConfigOptions())
 }
 
 // RegisterWorkflow adds AgentWorkflow under its contract name to a worker
 // or a replayer.
 func RegisterWorkflow(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.AgentWorkflow, workflow.RegisterOptions{Name: workflows.WorkflowName})
+}
+
+// ConfigOptions are what loading a config needs from this program: its
+// built-in tools, and which of them may run long (not local by default).
+func ConfigOptions() config.Options {
+	return config.Options{KnownBuiltin: builtin.Known, SlowBuiltin: builtin.Slow}
 }

@@ -12,7 +12,6 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/unstuck-dev/unstuck/builtin"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
@@ -158,7 +157,7 @@ agents:
     tools: [%s]
     policies: { max_steps: %d }
 `, modelURL, LocalAgent, LocalTool, toolURL, LocalAgent, LocalTool, steps+10)
-	cfg, err := config.Parse("load.yaml", []byte(yaml), config.Options{KnownBuiltin: builtin.Known, SlowBuiltin: builtin.Slow})
+	cfg, err := config.Parse("load.yaml", []byte(yaml), app.ConfigOptions())
 	if err != nil {
 		return nil, errors.Join(errors.New("load: the built-in config is refused"), err)
 	}
