@@ -75,6 +75,11 @@ prices:
 	require.Equal(t, signals.StatusFailed, b[0].Status)
 	require.Contains(t, string(b[0].Args), `"limit":"cost"`)
 	recordAndReplay(t, run, "budget_cost_stop")
+	// Recorded again since the last replies' bound shrinks to what the
+	// budget leaves (version budget-reply-bound): the history above stays.
+	last := reqs[len(reqs)-1]
+	require.Less(t, last.MaxCompletionTokens, 1000, "the last request's reply was bound by what the budget left")
+	recordAndReplay(t, run, "budget_reply_shrunk")
 }
 
 // A run at its budget waits for a person: raises that are not positive,

@@ -209,8 +209,8 @@ func (r *runner) budgetBeforeRequest(ctx workflow.Context, reqID string, maxToke
 		all, _ := r.spending()
 		l := r.limits()
 		ask := r.requestAsk(maxTokens)
-		if r.boundsReply(ctx, l, maxTokens) {
-			ask.ReplyTokens = policies.ReplyRoom(l, *all, ask)
+		if maxTokens == 0 && (l.OutputTokens > 0 || l.CostPicos > 0) {
+			ask.ReplyTokens = r.replyRoom(ctx, l, *all, ask)
 			reply = int(ask.ReplyTokens)
 		}
 		cross, room := policies.BeforeRequest(l, *all, ask, r.elapsed(ctx))
@@ -223,12 +223,19 @@ func (r *runner) budgetBeforeRequest(ctx workflow.Context, reqID string, maxToke
 	return prompt, reply, nil
 }
 
-// boundsReply says whether a request is sent with the reply bound its
-// budget counted: a budget of output tokens or cost counts each reply at
-// its bound, which holds only when the provider is told it. A request
-// with its own bound (a longer reply) keeps it.
-func (r *runner) boundsReply(ctx workflow.Context, l policies.Limits, maxTokens int) bool {
-	return maxTokens == 0 && (l.OutputTokens > 0 || l.CostPicos > 0) && versionOf(ctx, versionBudgetReplyBound, 1) >= 1
+// replyRoom is the bound a request of a run with an output_tokens or cost
+// budget is sent with: the budget counts each reply at its bound, which
+// holds only when the provider is told it. Telling it the model's own
+// bound changes only the request, not what the run decides; shrinking it
+// to what the budget has left (policies.ReplyRoom) changes when the
+// budget is crossed, so it is asked of version budget-reply-bound, and
+// only then: a budget that never binds records no marker.
+func (r *runner) replyRoom(ctx workflow.Context, l policies.Limits, spent policies.Spend, ask policies.RequestAsk) int64 {
+	room := policies.ReplyRoom(l, spent, ask)
+	if room == ask.ReplyTokens || versionOf(ctx, versionBudgetReplyBound, 1) < 1 {
+		return ask.ReplyTokens
+	}
+	return room
 }
 
 // besideBudget is the budget of a model request beside the conversation

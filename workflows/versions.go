@@ -259,7 +259,9 @@ const (
 	// versionBudgetReplyBound: a budgeted run with an output_tokens or
 	// cost limit sends each request with the reply bound its budget
 	// counted (max_completion_tokens), shrunk to what the budget has left
-	// (policies.ReplyRoom). Not in releaseChanges: asked only by such runs.
+	// (policies.ReplyRoom). Not in releaseChanges: asked only when the bound
+	// would shrink (the model's own bound is sent to every such run: a
+	// request's input only, not a command).
 	versionBudgetReplyBound = "budget-reply-bound"
 	// versionBudgetWait: a budget rung's wait ends for an edit or a
 	// person's handoff, keeps its deadline and its node across
