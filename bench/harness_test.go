@@ -214,20 +214,27 @@ func executeChain(b *testing.B, in workflows.AgentInput) outcome {
 // bytes of its event history.
 func execute(b *testing.B, workflowType string, in workflows.AgentInput) (time.Duration, int) {
 	b.Helper()
+	elapsed, id := executeRun(b, workflowType, in)
+	size := 0
+	eachEvent(b, id, "", func(ev *historypb.HistoryEvent) { size += proto.Size(ev) })
+	return elapsed, size
+}
+
+// executeRun runs a workflow to its end and answers its wall time and
+// workflow id.
+func executeRun(b *testing.B, workflowType string, arg any) (time.Duration, string) {
+	b.Helper()
 	runSeq++
 	id := fmt.Sprintf("bench-%s-%d-%d", workflowType, time.Now().UnixNano(), runSeq)
 	start := time.Now()
-	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, workflowType, in)
+	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, workflowType, arg)
 	if err != nil {
 		b.Fatal(err)
 	}
 	if err := run.Get(context.Background(), nil); err != nil {
 		b.Fatalf("%s %s: %v", workflowType, id, err)
 	}
-	elapsed := time.Since(start)
-	size := 0
-	eachEvent(b, id, "", func(ev *historypb.HistoryEvent) { size += proto.Size(ev) })
-	return elapsed, size
+	return time.Since(start), id
 }
 
 // eachEvent calls f with every event of a run's history ("" the latest run).

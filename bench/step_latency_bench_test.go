@@ -3,13 +3,14 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"testing"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/workflows"
@@ -41,9 +42,10 @@ type phases map[string]float64
 // breakdown reads a run's history into phases: "wft-dispatch" and
 // "wft-work" for workflow tasks, "<activity>-dispatch" and "<activity>-run"
 // for activities, and counts of each.
-func breakdown(b *testing.B, workflowID string) (phases, map[string]int) {
+func breakdown(b *testing.B, workflowID string) (phases, map[string]int, []float64) {
 	b.Helper()
 	sum, count := phases{}, map[string]int{}
+	var starts []time.Time           // a step starts when its model request (or the floor's first activity) is scheduled
 	at := map[int64]time.Time{}      // event id → when
 	actType := map[int64]string{}    // scheduled event id → activity type
 	started := map[int64]time.Time{} // scheduled event id → started
@@ -59,7 +61,14 @@ func breakdown(b *testing.B, workflowID string) (phases, map[string]int) {
 			a := ev.GetWorkflowTaskCompletedEventAttributes()
 			sum["wft-work"] += ms(t.Sub(at[a.GetStartedEventId()]))
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-			actType[ev.GetEventId()] = ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()
+			name := ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()
+			actType[ev.GetEventId()] = name
+			if name == "CallModel" || (name == "EmptyActivity" && count["floor-activity"]%2 == 0) {
+				starts = append(starts, t)
+			}
+			if name == "EmptyActivity" {
+				count["floor-activity"]++
+			}
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
 			a := ev.GetActivityTaskStartedEventAttributes()
 			started[a.GetScheduledEventId()] = t
@@ -73,7 +82,22 @@ func breakdown(b *testing.B, workflowID string) (phases, map[string]int) {
 			count["marker:"+ev.GetMarkerRecordedEventAttributes().GetMarkerName()]++
 		}
 	})
-	return sum, count
+	var steps []float64
+	for i := 1; i < len(starts); i++ {
+		steps = append(steps, ms(starts[i].Sub(starts[i-1])))
+	}
+	return sum, count, steps
+}
+
+// percentile is the p-th percentile (0-100) of xs, nearest rank.
+func percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	v := slices.Clone(xs)
+	slices.Sort(v)
+	i := int(math.Ceil(p/100*float64(len(v)))) - 1
+	return v[max(i, 0)]
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -86,22 +110,18 @@ func BenchmarkStepBreakdown(b *testing.B) {
 		name string
 		run  func() (time.Duration, string)
 	}
-	start := func(workflowType string, arg any) (time.Duration, string) {
-		runSeq++
-		id := fmt.Sprintf("bench-breakdown-%s-%d-%d", workflowType, time.Now().UnixNano(), runSeq)
-		t0 := time.Now()
-		run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, workflowType, arg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := run.Get(context.Background(), nil); err != nil {
-			b.Fatalf("%s: %v", id, err)
-		}
-		return time.Since(t0), id
-	}
+	start := func(workflowType string, arg any) (time.Duration, string) { return executeRun(b, workflowType, arg) }
 	variants := []variant{
 		{"unstuck", func() (time.Duration, string) {
 			return start(workflows.WorkflowName, agentInput(fmt.Sprintf("steps=%d", steps)))
+		}},
+		// A step whose tool is remote: an HTTP tool, and an MCP tool over
+		// HTTP (both normal activities).
+		{"unstuck-http", func() (time.Duration, string) {
+			return start(workflows.WorkflowName, workflows.AgentInput{Agent: "echohttp", Task: fmt.Sprintf("echohttp %d", steps)})
+		}},
+		{"unstuck-mcp", func() (time.Duration, string) {
+			return start(workflows.WorkflowName, workflows.AgentInput{Agent: "echomcpweb", Task: fmt.Sprintf("mcpweb__echo %d", steps)})
 		}},
 		{"bare", func() (time.Duration, string) {
 			return start("BareWorkflow", agentInput(fmt.Sprintf("steps=%d", steps)))
@@ -113,10 +133,12 @@ func BenchmarkStepBreakdown(b *testing.B) {
 		for _, v := range variants {
 			var wall time.Duration
 			total, counts := phases{}, map[string]int{}
+			var perStep []float64
 			for range rounds {
 				d, id := v.run()
 				wall += d
-				p, c := breakdown(b, id)
+				p, c, st := breakdown(b, id)
+				perStep = append(perStep, st...)
 				for k, x := range p {
 					total[k] += x
 				}
@@ -126,12 +148,14 @@ func BenchmarkStepBreakdown(b *testing.B) {
 			}
 			per := float64(rounds * steps)
 			b.ReportMetric(ms(wall)/per, v.name+"-ms/step")
+			b.ReportMetric(percentile(perStep, 50), v.name+"-p50-ms")
+			b.ReportMetric(percentile(perStep, 99), v.name+"-p99-ms")
 			keys := make([]string, 0, len(total))
 			for k := range total {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
-			line := fmt.Sprintf("%-8s %6.1f ms/step:", v.name, ms(wall)/per)
+			line := fmt.Sprintf("%-12s %6.1f ms/step (p50 %.1f, p99 %.1f):", v.name, ms(wall)/per, percentile(perStep, 50), percentile(perStep, 99))
 			for _, k := range keys {
 				line += fmt.Sprintf(" %s %.1f", k, total[k]/per)
 			}
