@@ -59,10 +59,12 @@ func mcpServersYAML() string {
 }
 
 func mcpTools(url string) string {
-	return fmt.Sprintf("  - { name: echohttp, http: { url: %q }, parameters: { type: object } }\n", url+"/echohttp")
+	return fmt.Sprintf("  - { name: echohttp, http: { url: %q }, parameters: { type: object } }\n", url+"/echohttp") +
+		fmt.Sprintf("  - { name: echohttplocal, local: true, http: { url: %q }, parameters: { type: object } }\n", url+"/echohttp")
 }
 
 const mcpAgents = `  - { name: echohttp, instructions: Benchmark., model: { name: ` + mcpModel + ` }, tools: [echohttp], policies: { max_steps: 2000 } }
+  - { name: echohttplocal, instructions: Benchmark., model: { name: ` + mcpModel + ` }, tools: [echohttplocal], policies: { max_steps: 2000 } }
   - { name: echomcpweb, instructions: Benchmark., model: { name: ` + mcpModel + ` }, tools: [mcpweb/echo], policies: { max_steps: 2000 } }
   - { name: echomcpstdio, instructions: Benchmark., model: { name: ` + mcpModel + ` }, tools: [mcplocal/echo], policies: { max_steps: 2000 } }`
 

@@ -120,6 +120,10 @@ func BenchmarkStepBreakdown(b *testing.B) {
 		{"unstuck-http", func() (time.Duration, string) {
 			return start(workflows.WorkflowName, workflows.AgentInput{Agent: "echohttp", Task: fmt.Sprintf("echohttp %d", steps)})
 		}},
+		// The same HTTP tool marked local: true (fast and idempotent).
+		{"unstuck-http-local", func() (time.Duration, string) {
+			return start(workflows.WorkflowName, workflows.AgentInput{Agent: "echohttplocal", Task: fmt.Sprintf("echohttplocal %d", steps)})
+		}},
 		{"unstuck-mcp", func() (time.Duration, string) {
 			return start(workflows.WorkflowName, workflows.AgentInput{Agent: "echomcpweb", Task: fmt.Sprintf("mcpweb__echo %d", steps)})
 		}},
@@ -155,7 +159,7 @@ func BenchmarkStepBreakdown(b *testing.B) {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
-			line := fmt.Sprintf("%-12s %6.1f ms/step (p50 %.1f, p99 %.1f):", v.name, ms(wall)/per, percentile(perStep, 50), percentile(perStep, 99))
+			line := fmt.Sprintf("%-18s %6.1f ms/step (p50 %.1f, p99 %.1f):", v.name, ms(wall)/per, percentile(perStep, 50), percentile(perStep, 99))
 			for _, k := range keys {
 				line += fmt.Sprintf(" %s %.1f", k, total[k]/per)
 			}
