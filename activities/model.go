@@ -111,8 +111,20 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 	ctx, span := a.startChatSpan(ctx, model.Name)
 	reply, err := a.chat(ctx, model, req)
 	endChatSpan(span, reply, err)
-	a.modelBreakers.record(model, time.Now(), reply, err)
+	a.modelBreakers.record(model, time.Now(), reply, abandonedOr(ctx, err))
 	return reply, err
+}
+
+// abandonedOr is a request's outcome for the model's breaker: a request
+// the run cancelled (an edit abandoned it, the run was cancelled) fails
+// as the model being unavailable, but proves nothing of the model, so it
+// is context.Canceled, which only gives up a trial it held. A timeout is
+// the model's: it counts.
+func abandonedOr(ctx context.Context, err error) error {
+	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
+		return context.Canceled
+	}
+	return err
 }
 
 // chat assembles the conversation and sends it, unless it is counted over

@@ -76,3 +76,25 @@ func TestARefusalResetsTheCountOfUnavailableAttempts(t *testing.T) {
 	require.NoError(t, w.allow(m, now, false))
 	require.Equal(t, 1, w.breaker(m).Failures)
 }
+
+// A request the run cancelled fails like an unavailable model, but its
+// outcome for the breaker is an abandoned one; a timeout stays the
+// model's failure.
+func TestAnAbandonedRequestProvesNothingOfTheModel(t *testing.T) {
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, abandonedOr(cancelled, errUnavailable), context.Canceled)
+	require.NoError(t, abandonedOr(cancelled, nil), "an answer that came first is an answer")
+	timedOut, stop := context.WithTimeout(context.Background(), 0)
+	defer stop()
+	<-timedOut.Done()
+	require.Equal(t, errUnavailable, abandonedOr(timedOut, errUnavailable))
+	require.Equal(t, errUnavailable, abandonedOr(context.Background(), errUnavailable))
+
+	m := config.Model{Name: "gpt", BaseURL: "http://m/v1"}
+	w, later := openModelBreaker(t, m)
+	require.NoError(t, w.allow(m, later, true), "the trial")
+	w.record(m, later, nil, abandonedOr(cancelled, errUnavailable))
+	require.Equal(t, policies.BreakerHalfOpen, w.breaker(m).State, "the trial abandoned by an edit leaves the breaker half open")
+	require.NoError(t, w.allow(m, later, true), "and the next request is the trial")
+}
