@@ -43,10 +43,12 @@ type budgetWait struct {
 	nodeID   string
 	cross    policies.Crossing
 	decision *signals.BudgetRequest
-	// carried: the wait may continue as new with the run (version
-	// budget-wait); held: it did, and waits again once the run crosses
-	// the same limit.
-	carried, held bool
+	// waits: version budget-wait (an edit ends the wait, a raise must
+	// raise the crossed limit). carried: the wait may continue as new with
+	// the run, which only a request's may (a call's would carry the step's
+	// decided approvals, which are not kept). held: it did, and waits
+	// again once the run crosses the same limit.
+	waits, carried, held bool
 }
 
 // spending is the run's spend, created on first use; the agent's share is
@@ -205,7 +207,7 @@ func (r *runner) requestAsk(maxTokens int) policies.RequestAsk {
 // and the bound its reply is sent with (0: no bound), or the stop.
 // maxTokens is the request's own reply bound (a longer reply), if any.
 func (r *runner) budgetBeforeRequest(ctx workflow.Context, reqID string, maxTokens int) (prompt, reply int, err error) {
-	err = r.budgetCheck(ctx, reqID, func() *policies.Crossing {
+	err = r.budgetCheck(ctx, reqID, true, func() *policies.Crossing {
 		all, _ := r.spending()
 		l := r.limits()
 		ask := r.requestAsk(maxTokens)
@@ -250,7 +252,14 @@ func (r *runner) besideBudget(ctx workflow.Context) (prompt int, over string) {
 		return 0, ""
 	}
 	all, _ := r.spending()
-	cross, allow := policies.BeforeRequest(r.limits(), *all, r.requestAsk(0), r.elapsed(ctx))
+	l := r.limits()
+	ask := r.requestAsk(0)
+	if l.OutputTokens > 0 || l.CostPicos > 0 {
+		// Counted as the request it stands beside: a check at the model's
+		// whole bound would refuse a summary the request itself needs.
+		ask.ReplyTokens = r.replyRoom(ctx, l, *all, ask)
+	}
+	cross, allow := policies.BeforeRequest(l, *all, ask, r.elapsed(ctx))
 	if cross != nil {
 		return 0, cross.Why()
 	}
@@ -261,13 +270,13 @@ func (r *runner) besideBudget(ctx workflow.Context) (prompt int, over string) {
 // counted over the budget's bound and did not send.
 func (r *runner) budgetOverPrompt(ctx workflow.Context, reqID string, maxTokens int, over activities.PromptCount) error {
 	all, _ := r.spending()
-	return r.budgetRung(ctx, reqID, policies.PromptCrossing(r.limits(), *all, r.requestAsk(maxTokens), int64(over.Tokens)))
+	return r.budgetRung(ctx, reqID, true, policies.PromptCrossing(r.limits(), *all, r.requestAsk(maxTokens), int64(over.Tokens)))
 }
 
 // budgetBeforeCall takes the budget rung while a call of tool would cross
 // a limit; nil once it fits.
 func (r *runner) budgetBeforeCall(ctx workflow.Context, nodeID, tool string) error {
-	return r.budgetCheck(ctx, nodeID, func() *policies.Crossing {
+	return r.budgetCheck(ctx, nodeID, false, func() *policies.Crossing {
 		all, _ := r.spending()
 		return policies.BeforeCall(r.limits(), *all, tool, r.toolPrice(tool), r.elapsed(ctx))
 	})
@@ -275,10 +284,11 @@ func (r *runner) budgetBeforeCall(ctx workflow.Context, nodeID, tool string) err
 
 // budgetCheck takes the budget rung (for node nodeID) while crossing
 // answers a limit crossed, and answers nil once nothing is: the budget was
-// raised enough. A stop is kept, so no later request or call of the run
+// raised enough. carry: the wait may continue as new with the run (a
+// request's). A stop is kept, so no later request or call of the run
 // goes on; an edit's interruption or a wait carried into the next
 // generation (errInterrupted, errSwitching) is not a stop.
-func (r *runner) budgetCheck(ctx workflow.Context, nodeID string, crossing func() *policies.Crossing) error {
+func (r *runner) budgetCheck(ctx workflow.Context, nodeID string, carry bool, crossing func() *policies.Crossing) error {
 	if r.budgetStop != nil {
 		return r.budgetStop
 	}
@@ -286,12 +296,14 @@ func (r *runner) budgetCheck(ctx workflow.Context, nodeID string, crossing func(
 		return nil
 	}
 	for {
-		cross := crossing()
-		if cross == nil {
-			r.dropHeldBudget(ctx)
-			return nil
+		err := r.takeHeldDecision(ctx)
+		if err == nil {
+			cross := crossing()
+			if cross == nil {
+				return nil
+			}
+			err = r.budgetRung(ctx, nodeID, carry, *cross)
 		}
-		err := r.budgetRung(ctx, nodeID, *cross)
 		if err == nil {
 			continue
 		}
@@ -306,8 +318,9 @@ func (r *runner) budgetCheck(ctx workflow.Context, nodeID string, crossing func(
 // the agent's ladder has a human rung, else stops the run. nil: the
 // budget was raised, and the caller checks again. errInterrupted: an edit
 // or a person's handoff came first; errSwitching: the run continues as
-// new while it waits, and the next generation waits at the same node.
-func (r *runner) budgetRung(ctx workflow.Context, parent string, cross policies.Crossing) error {
+// new while it waits (carry), and the next generation waits at the same
+// node.
+func (r *runner) budgetRung(ctx workflow.Context, parent string, carry bool, cross policies.Crossing) error {
 	reason := "budget: " + cross.Why()
 	outcome := "no_human"
 	defer func() { r.count(ctx, MetricBudgetRungs, 1, "limit", cross.Limit, "outcome", outcome) }()
@@ -319,7 +332,7 @@ func (r *runner) budgetRung(ctx workflow.Context, parent string, cross policies.
 	waits := versionOf(ctx, versionBudgetWait, 1) >= 1
 	w := r.heldBudget(ctx, cross)
 	if w == nil {
-		w = &budgetWait{nodeID: r.budgetNode(ctx, parent, cross).ID, cross: cross, carried: waits}
+		w = &budgetWait{nodeID: r.budgetNode(ctx, parent, cross).ID, cross: cross, waits: waits, carried: waits && carry}
 	}
 	r.budgetWaiting = w
 	held := false
@@ -342,7 +355,7 @@ func (r *runner) budgetRung(ctx workflow.Context, parent string, cross policies.
 		var err error
 		got, err = workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout,
 			TimerOptions: workflow.TimerOptions{Summary: "wait for a person's budget decision (" + w.nodeID + ")"}},
-			func() bool { return w.decision != nil || (waits && (r.interrupting() || r.switching)) })
+			func() bool { return w.decision != nil || (waits && r.interrupting()) || (w.carried && r.switching) })
 		if err != nil {
 			if cancelled(ctx, err) {
 				return r.cancelled(ctx, w.nodeID)
@@ -361,19 +374,46 @@ func (r *runner) budgetRung(ctx workflow.Context, parent string, cross policies.
 	}
 	if !got {
 		outcome = "timeout"
-		r.finishNode(ctx, w.nodeID, nil, fmt.Sprintf("no budget decision within human_timeout (%s)", timeout))
-		return r.stop(ctx, reason+fmt.Sprintf("; no decision within human_timeout (%s)", timeout))
+		limit := humanTimeout(r.run.Spec)
+		r.finishNode(ctx, w.nodeID, nil, fmt.Sprintf("no budget decision within human_timeout (%s)", limit))
+		return r.stop(ctx, reason+fmt.Sprintf("; no decision within human_timeout (%s)", limit))
 	}
-	d := w.decision
-	if d.Stop {
-		outcome = "stopped"
-		r.finishNode(ctx, w.nodeID, mustJSON(d), "")
-		return r.stop(ctx, reason+"; stopped by "+orSomeone(d.By))
+	outcome = r.decideBudget(ctx, w)
+	if w.decision.Stop {
+		return r.stop(ctx, reason+"; stopped by "+orSomeone(w.decision.By))
 	}
-	outcome = "raised"
-	r.run.Raised = r.run.Raised.Raise(raiseLimits(*d.Raise))
-	r.finishNode(ctx, w.nodeID, mustJSON(d), "")
 	return r.afterBudgetWait(ctx, waits)
+}
+
+// decideBudget settles a budget node with the person's decision, and answers
+// the metric's outcome: a raise is added to the run's raises; a stop is
+// the caller's to carry out.
+func (r *runner) decideBudget(ctx workflow.Context, w *budgetWait) string {
+	r.finishNode(ctx, w.nodeID, mustJSON(w.decision), "")
+	if w.decision.Stop {
+		return "stopped"
+	}
+	r.run.Raised = r.run.Raised.Raise(raiseLimits(*w.decision.Raise))
+	return "raised"
+}
+
+// takeHeldDecision carries out a decision that reached a budget wait
+// carried from the generation before, before the run checks its budget
+// again: a raise counts, a stop stops the run, whatever limit the next
+// check would meet (wall time grows while a person decides).
+func (r *runner) takeHeldDecision(ctx workflow.Context) error {
+	w := r.budgetWaiting
+	if w == nil || !w.held || w.decision == nil || r.switching {
+		return nil
+	}
+	r.budgetWaiting = nil
+	delete(r.waitSince, w.nodeID)
+	outcome := r.decideBudget(ctx, w)
+	r.count(ctx, MetricBudgetRungs, 1, "limit", w.cross.Limit, "outcome", outcome)
+	if w.decision.Stop {
+		return r.stop(ctx, "budget: "+w.cross.Why()+"; stopped by "+orSomeone(w.decision.By))
+	}
+	return nil
 }
 
 // budgetNode records a crossing in the trace: a budget node, pending
@@ -398,7 +438,8 @@ func (r *runner) afterBudgetWait(ctx workflow.Context, waits bool) error {
 
 // heldBudget is the budget wait carried from the generation before, when
 // it waits for the same limit: the wait goes on at its node, with its
-// deadline and any decision that reached the run in between.
+// deadline. One for another limit is settled: the run no longer waits
+// there (a decision sent to it was taken before: takeHeldDecision).
 func (r *runner) heldBudget(ctx workflow.Context, cross policies.Crossing) *budgetWait {
 	w := r.budgetWaiting
 	if w == nil || !w.held {
@@ -413,8 +454,8 @@ func (r *runner) heldBudget(ctx workflow.Context, cross policies.Crossing) *budg
 }
 
 // dropHeldBudget settles a budget wait carried from the generation before
-// that the run no longer needs: the budget fits now (the worker's config
-// changed it), or another limit is crossed.
+// that the run no longer needs: its request was sent (the budget fits
+// now: the worker's config changed it), or another limit is crossed.
 func (r *runner) dropHeldBudget(ctx workflow.Context) {
 	if w := r.budgetWaiting; w != nil && w.held && !r.switching {
 		r.finishNode(ctx, w.nodeID, nil, "not decided: the run no longer waits at this limit")
@@ -475,7 +516,7 @@ func (r *runner) budgetWanted(req signals.BudgetRequest) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("budget: raise.%s: the run's budget has no such limit to raise", missing[0])
 	}
-	if w := r.budgetWaiting; w.carried && !w.cross.Raises(raiseLimits(*x)) {
+	if w := r.budgetWaiting; w.waits && !w.cross.Raises(raiseLimits(*x)) {
 		return fmt.Errorf("budget: the run waits because %s: a raise must raise %s", w.cross.Why(), w.cross.Field())
 	}
 	return nil

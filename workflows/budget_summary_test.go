@@ -98,3 +98,24 @@ func TestASummaryOverTheBudgetOfAnEarlierVersionIsNotAskedAgain(t *testing.T) {
 	require.Zero(t, h.requests[9].PromptBudget)
 	require.Empty(t, *asked)
 }
+
+// A summary is checked against the budget as the request it stands
+// beside: when the budget bounds the request's reply below the model's
+// (output_tokens left), the summary is still asked, not refused at the
+// model's whole bound while the request keeps coming back over its
+// prompt budget.
+func TestASummaryFitsWhereItsRequestFits(t *testing.T) {
+	spec := contextSpec()
+	spec.Agent.Policies.Budget = &config.Budget{OutputTokens: ptr(10_000)} // under gpt-4o's 16,384
+	spec.Agent.Policies.Escalation = []string{"human", "stop"}
+	h := newHarness(t, spec, summarizingReplies(), echoTool)
+	asked := h.summaries(activities.SummaryReply{})
+	res, err := h.run(AgentInput{Agent: "agent", Task: "count"})
+	require.NoError(t, err)
+	require.Equal(t, "done", mustJSONString(res.Output))
+	require.Len(t, *asked, 1, "the summary was asked")
+	require.Empty(t, budgetNodes(h.trace()), "and no rung was needed")
+	for _, req := range h.requests {
+		require.LessOrEqual(t, req.MaxTokens, 10_000)
+	}
+}

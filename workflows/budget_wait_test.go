@@ -89,27 +89,78 @@ func TestABudgetWaitBeforeARequestIsCarriedAcrossContinueAsNew(t *testing.T) {
 	require.Len(t, budgetNodes(h2.trace()), 1, "no second budget node")
 }
 
-// A call waiting at its budget rung is held like a call waiting for
-// approval: the next generation runs it once the budget is raised.
-func TestABudgetWaitBeforeACallIsCarriedAcrossContinueAsNew(t *testing.T) {
-	spec := func() *config.Resolved { return budgetSpec(config.Budget{ToolCalls: ptr(1)}, "human", "stop") }
-	h := newHarness(t, spec(), distinctCalls(2, activities.ModelReply{}), echoTool)
+// A call's budget wait stays in its generation (the step's calls, and
+// the approvals already decided for them, are not carried): when Temporal
+// suggests continuing as new, the wait goes on, and the raise lands there.
+func TestABudgetWaitBeforeACallStaysInItsGeneration(t *testing.T) {
+	h := newHarness(t, budgetSpec(config.Budget{ToolCalls: ptr(1)}, "human", "stop"), distinctCalls(2, activities.ModelReply{}), echoTool)
+	h.suggestWhileWaiting()
+	var raise updateResult
+	h.budgetUpdate(2*time.Minute, signals.BudgetRequest{Raise: &signals.BudgetRaise{ToolCalls: 1}}, &raise)
+	_, _ = h.run(AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, raise.rejected)
+	require.Len(t, h.toolReqs, 2, "the call ran in this generation, after the raise")
+	// Then, at its next step, the run continues as new as suggested.
+	next := continuedInput(t, h)
+	require.Nil(t, next.Continued.Resume, "no wait carried")
+	var b *Node
+	for i := range next.Continued.Nodes {
+		if n := &next.Continued.Nodes[i]; n.Kind == signals.KindBudget {
+			b = n
+		}
+	}
+	require.NotNil(t, b)
+	require.Equal(t, signals.StatusCompleted, b.Status)
+	require.Equal(t, b.ID, raise.result.(signals.BudgetResult).NodeID)
+}
+
+// A decision that reached a carried budget wait is carried out when the
+// next generation starts, even when the limit it meets first is another
+// one (wall time grows while a person decides).
+func TestADecisionSentToACarriedWaitIsTaken(t *testing.T) {
+	spec := func() *config.Resolved { return budgetSpec(config.Budget{ModelRequests: ptr(1)}, "human", "stop") }
+	h := newHarness(t, spec(), distinctCalls(1, activities.ModelReply{}), echoTool)
 	h.suggestWhileWaiting()
 	_, _ = h.run(AgentInput{Agent: "agent", Task: "t"})
 	next := continuedInput(t, h)
-	run := next.Continued
-	require.NotNil(t, run.Resume.Waiting.Budget)
-	require.NotEmpty(t, run.Resume.Request, "the step's calls are resumed")
-	require.Len(t, h.toolReqs, 1, "the call over the budget did not run")
+	carried := next.Continued.Resume.Waiting.Budget
+	require.NotNil(t, carried)
+	carried.Decision = &signals.BudgetRequest{Audit: signals.Audit{By: "ops"}, Stop: true} // as accepted between generations
 
-	h2 := newHarness(t, spec(), distinctCalls(2, activities.ModelReply{})[2:], echoTool)
+	h2 := newHarness(t, spec(), distinctCalls(1, activities.ModelReply{})[1:], echoTool)
+	_, err := h2.run(next)
+	rep := stopReport(t, err)
+	require.Contains(t, rep.Reason, "stopped by ops")
+	b := budgetNodes(h2.trace())
+	require.Len(t, b, 1, "the carried node took the decision; no new rung")
+	require.Equal(t, carried.Node, b[0].ID)
+	require.Contains(t, string(b[0].Output), `"stop":true`)
+	require.Len(t, h2.requests, 0, "nothing more was asked")
+}
+
+// A wait carried for a prompt the model activity counted over the budget
+// is not dropped by the next check, which cannot see the prompt: the
+// request meets the same limit and waits at the same node.
+func TestAPromptWaitCarriedKeepsItsNode(t *testing.T) {
+	spec := func() *config.Resolved { return budgetSpec(config.Budget{InputTokens: ptr(5000)}, "human", "stop") }
+	replies := []activities.ModelReply{
+		{InputTokens: 3000, ToolCalls: []activities.ToolCall{call("k1", "a", `{}`)}},
+		{OverSpend: &activities.PromptCount{Tokens: 2500, Budget: 2000}},
+	}
+	h := newHarness(t, spec(), replies, echoTool)
+	h.suggestWhileWaiting()
+	_, _ = h.run(AgentInput{Agent: "agent", Task: "t"})
+	next := continuedInput(t, h)
+	carried := next.Continued.Resume.Waiting.Budget
+	require.NotNil(t, carried)
+
+	h2 := newHarness(t, spec(), []activities.ModelReply{{OverSpend: &activities.PromptCount{Tokens: 2500, Budget: 2000}}, {Content: "done"}}, echoTool)
 	var raise updateResult
-	h2.budgetUpdate(time.Minute, signals.BudgetRequest{Raise: &signals.BudgetRaise{ToolCalls: 1}}, &raise)
+	h2.budgetUpdate(time.Minute, signals.BudgetRequest{Raise: &signals.BudgetRaise{InputTokens: 5000}}, &raise)
 	res, err := h2.run(next)
 	require.NoError(t, err)
 	require.NoError(t, raise.rejected)
+	require.Equal(t, carried.Node, raise.result.(signals.BudgetResult).NodeID, "the same node, with its deadline")
 	require.Equal(t, "completed", string(res.Status))
-	require.Len(t, h2.toolReqs, 1, "the held call ran once, after the raise")
-	require.Len(t, budgetNodes(h2.trace()), 1, "no second budget node")
-	require.Equal(t, int64(2), res.Spend.ToolCalls)
+	require.Len(t, budgetNodes(h2.trace()), 1)
 }

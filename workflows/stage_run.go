@@ -28,10 +28,6 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 	}
 	if err := p.r.budgetBeforeCall(ctx, c.nodeID, tool.Name); err != nil {
 		switch {
-		case errors.Is(err, errSwitching):
-			// Held, like a call waiting for approval: the next generation
-			// walks it again and waits at the same budget node.
-			c.held, c.done = true, true
 		case errors.Is(err, errInterrupted):
 			p.fail(ctx, c, p.r.interruptText(), policies.Canceled)
 		default:

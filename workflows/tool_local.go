@@ -24,14 +24,13 @@ import (
 // localToolFuture runs a call as a local activity, and as a normal one
 // (opts) when the local one ran out of its bound.
 func localToolFuture(ctx workflow.Context, tool config.Tool, opts workflow.ActivityOptions, req activities.ToolRequest) workflow.Future {
-	// Within the bound a local call is retried without counting attempts
-	// (a tool that may be tried only once is tried once): its attempts are
-	// the normal activity's to count once the bound is past.
+	// Within the bound a local call is retried by the tool's own policy;
+	// past it, the normal activity starts the policy again, so a failing
+	// call is tried at most twice its max_attempts (and the worker's
+	// breaker refuses the tool after 5 failures across runs). A tool that
+	// may be tried only once does not go on.
 	retry := *opts.RetryPolicy
 	once := retry.MaximumAttempts == 1
-	if !once {
-		retry.MaximumAttempts = 0
-	}
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		ScheduleToCloseTimeout: config.LocalToolBound.D(),
 		StartToCloseTimeout:    tool.LocalTimeout(),

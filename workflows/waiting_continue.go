@@ -183,7 +183,7 @@ func (r *runner) expectCarriedWaits() {
 	}
 	if b := w.Budget; b != nil {
 		if n := r.run.node(b.Node); n != nil && n.Kind == signals.KindBudget && n.Status == signals.StatusPending {
-			r.budgetWaiting = &budgetWait{nodeID: b.Node, cross: b.Cross, decision: b.Decision, carried: true, held: true}
+			r.budgetWaiting = &budgetWait{nodeID: b.Node, cross: b.Cross, decision: b.Decision, waits: true, carried: true, held: true}
 		}
 	}
 }
