@@ -132,8 +132,11 @@ func explainStartError(workflowID string, err error) error {
 	if errors.As(err, &invalid) {
 		// The usual cause is a namespace without the search attributes
 		// the run is started with; the server's words say which.
-		return fmt.Errorf("start %s: %w\nif it names the %s search attribute, it is missing: start the worker once (it registers it) "+
-			"or run `temporal operator search-attribute create --name %s --type Keyword`",
+		return fmt.Errorf("start %s: %w\nif it says the namespace has no mapping for the %s search attribute: "+
+			"start the worker first (it registers the search attributes and waits until the server takes them), "+
+			"or, if they were just created, start the run again in a few seconds (a cluster takes new ones at its next "+
+			"namespace cache refresh, every 2 s by default); to create them by hand: "+
+			"`temporal operator search-attribute create --name %s --type Keyword`",
 			workflowID, err, signals.AttrAgentName, signals.AttrAgentName)
 	}
 	return fmt.Errorf("start %s: %w", workflowID, err)
