@@ -110,28 +110,27 @@ func BenchmarkStepBreakdown(b *testing.B) {
 		name string
 		run  func() (time.Duration, string)
 	}
-	start := func(workflowType string, arg any) (time.Duration, string) { return executeRun(b, workflowType, arg) }
 	variants := []variant{
 		{"unstuck", func() (time.Duration, string) {
-			return start(workflows.WorkflowName, agentInput(fmt.Sprintf("steps=%d", steps)))
+			return executeRun(b, workflows.WorkflowName, agentInput(fmt.Sprintf("steps=%d", steps)))
 		}},
 		// A step whose tool is remote: an HTTP tool, and an MCP tool over
 		// HTTP (both normal activities).
 		{"unstuck-http", func() (time.Duration, string) {
-			return start(workflows.WorkflowName, workflows.AgentInput{Agent: "echohttp", Task: fmt.Sprintf("echohttp %d", steps)})
+			return executeRun(b, workflows.WorkflowName, workflows.AgentInput{Agent: "echohttp", Task: fmt.Sprintf("echohttp %d", steps)})
 		}},
 		// The same HTTP tool marked local: true (fast and idempotent).
 		{"unstuck-http-local", func() (time.Duration, string) {
-			return start(workflows.WorkflowName, workflows.AgentInput{Agent: "echohttplocal", Task: fmt.Sprintf("echohttplocal %d", steps)})
+			return executeRun(b, workflows.WorkflowName, workflows.AgentInput{Agent: "echohttplocal", Task: fmt.Sprintf("echohttplocal %d", steps)})
 		}},
 		{"unstuck-mcp", func() (time.Duration, string) {
-			return start(workflows.WorkflowName, workflows.AgentInput{Agent: "echomcpweb", Task: fmt.Sprintf("mcpweb__echo %d", steps)})
+			return executeRun(b, workflows.WorkflowName, workflows.AgentInput{Agent: "echomcpweb", Task: fmt.Sprintf("mcpweb__echo %d", steps)})
 		}},
 		{"bare", func() (time.Duration, string) {
-			return start("BareWorkflow", agentInput(fmt.Sprintf("steps=%d", steps)))
+			return executeRun(b, "BareWorkflow", agentInput(fmt.Sprintf("steps=%d", steps)))
 		}},
 		// A step of the bare loop is two round trips: the model's and the tool's.
-		{"floor", func() (time.Duration, string) { return start("FloorWorkflow", 2*steps) }},
+		{"floor", func() (time.Duration, string) { return executeRun(b, "FloorWorkflow", 2*steps) }},
 	}
 	for i := 0; i < b.N; i++ {
 		for _, v := range variants {

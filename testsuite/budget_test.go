@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
@@ -98,9 +97,7 @@ agents:
 `
 	s := newStack(t, cfg, map[string]scriptedmodel.Script{"counter": counting(4)})
 	run := s.start(workflows.AgentInput{Agent: "counter", Task: "look four things up"})
-	atRung := func() {
-		require.Eventually(t, func() bool { p, _ := s.phase(run); return p == signals.PhaseAwaitingHuman }, 30*time.Second, 50*time.Millisecond)
-	}
+	atRung := func() { s.awaitPhase(run, signals.PhaseAwaitingHuman) }
 	atRung()
 	// The Web UI's current details say what waits and how to answer.
 	var meta sdkpb.WorkflowMetadata
@@ -156,7 +153,7 @@ prices:
 `
 	s := newStack(t, cfg, map[string]scriptedmodel.Script{"counter": counting(3)})
 	run := s.start(workflows.AgentInput{Agent: "counter", Task: "look three things up"})
-	require.Eventually(t, func() bool { p, _ := s.phase(run); return p == signals.PhaseAwaitingHuman }, 30*time.Second, 50*time.Millisecond)
+	s.awaitPhase(run, signals.PhaseAwaitingHuman)
 	err := s.update(run, signals.Budget, signals.BudgetRequest{Raise: &signals.BudgetRaise{Cost: 1}})
 	require.ErrorContains(t, err, "the budget's tool_calls_per_tool.lookup would be crossed: 2 spent, 1 more needed, limit 2: a raise must raise tool_calls_per_tool.lookup")
 	out := unstuckCLI(t, "budget", run.GetID(), "--tool-calls-per-tool", "lookup=1", "--by", "ops")

@@ -228,6 +228,12 @@ func (s *stack) phase(run client.WorkflowRun) (signals.Phase, int) {
 	return st.Phase, st.Step
 }
 
+// awaitPhase waits (at most 30 s) until the run is in phase.
+func (s *stack) awaitPhase(run client.WorkflowRun, phase signals.Phase) {
+	s.t.Helper()
+	require.Eventually(s.t, func() bool { p, _ := s.phase(run); return p == phase }, 30*time.Second, 50*time.Millisecond, "phase %s", phase)
+}
+
 func (s *stack) query(run client.WorkflowRun, name string, into any, args ...any) {
 	s.t.Helper()
 	v, err := s.client.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), name, args...)

@@ -208,21 +208,30 @@ func (r *runner) requestAsk(maxTokens int) policies.RequestAsk {
 // maxTokens is the request's own reply bound (a longer reply), if any.
 func (r *runner) budgetBeforeRequest(ctx workflow.Context, reqID string, maxTokens int) (prompt, reply int, err error) {
 	err = r.budgetCheck(ctx, reqID, true, func() *policies.Crossing {
-		all, _ := r.spending()
-		l := r.limits()
-		ask := r.requestAsk(maxTokens)
-		if maxTokens == 0 && (l.OutputTokens > 0 || l.CostPicos > 0) {
-			ask.ReplyTokens = r.replyRoom(ctx, l, *all, ask)
-			reply = int(ask.ReplyTokens)
-		}
-		cross, room := policies.BeforeRequest(l, *all, ask, r.elapsed(ctx))
-		prompt = int(room)
+		cross, room, bound := r.requestFits(ctx, maxTokens)
+		prompt, reply = int(room), int(bound)
 		return cross
 	})
 	if err != nil {
 		return 0, 0, err
 	}
 	return prompt, reply, nil
+}
+
+// requestFits is what the budget says of the next model request: the
+// limit it would cross, else the most tokens its prompt may take and the
+// bound its reply is sent with (0: none). maxTokens is the request's own
+// reply bound (a longer reply), kept as it is.
+func (r *runner) requestFits(ctx workflow.Context, maxTokens int) (cross *policies.Crossing, prompt, reply int64) {
+	all, _ := r.spending()
+	l := r.limits()
+	ask := r.requestAsk(maxTokens)
+	if maxTokens == 0 && (l.OutputTokens > 0 || l.CostPicos > 0) {
+		ask.ReplyTokens = r.replyRoom(ctx, l, *all, ask)
+		reply = ask.ReplyTokens
+	}
+	cross, prompt = policies.BeforeRequest(l, *all, ask, r.elapsed(ctx))
+	return cross, prompt, reply
 }
 
 // replyRoom is the bound a request of a run with an output_tokens or cost
@@ -251,15 +260,9 @@ func (r *runner) besideBudget(ctx workflow.Context) (prompt int, over string) {
 	if !r.budgeted(ctx) {
 		return 0, ""
 	}
-	all, _ := r.spending()
-	l := r.limits()
-	ask := r.requestAsk(0)
-	if l.OutputTokens > 0 || l.CostPicos > 0 {
-		// Counted as the request it stands beside: a check at the model's
-		// whole bound would refuse a summary the request itself needs.
-		ask.ReplyTokens = r.replyRoom(ctx, l, *all, ask)
-	}
-	cross, allow := policies.BeforeRequest(l, *all, ask, r.elapsed(ctx))
+	// Counted as the request it stands beside: a check at the model's
+	// whole reply bound would refuse a summary the request itself needs.
+	cross, allow, _ := r.requestFits(ctx, 0)
 	if cross != nil {
 		return 0, cross.Why()
 	}
@@ -338,8 +341,7 @@ func (r *runner) budgetRung(ctx workflow.Context, parent string, carry bool, cro
 	held := false
 	defer func() {
 		if !held {
-			r.budgetWaiting = nil
-			delete(r.waitSince, w.nodeID)
+			r.endBudgetWait(w)
 		}
 	}()
 	if err := r.setPhase(ctx, signals.PhaseAwaitingHuman); err != nil {
@@ -406,8 +408,7 @@ func (r *runner) takeHeldDecision(ctx workflow.Context) error {
 	if w == nil || !w.held || w.decision == nil || r.switching {
 		return nil
 	}
-	r.budgetWaiting = nil
-	delete(r.waitSince, w.nodeID)
+	r.endBudgetWait(w)
 	outcome := r.decideBudget(ctx, w)
 	r.count(ctx, MetricBudgetRungs, 1, "limit", w.cross.Limit, "outcome", outcome)
 	if w.decision.Stop {
@@ -446,22 +447,31 @@ func (r *runner) heldBudget(ctx workflow.Context, cross policies.Crossing) *budg
 		return nil
 	}
 	if w.cross.Limit != cross.Limit || w.cross.Tool != cross.Tool {
-		r.dropHeldBudget(ctx)
+		r.dropHeldBudget(ctx, notWaited)
 		return nil
 	}
 	w.held, w.cross = false, cross
 	return w
 }
 
-// dropHeldBudget settles a budget wait carried from the generation before
-// that the run no longer needs: its request was sent (the budget fits
-// now: the worker's config changed it), or another limit is crossed.
-func (r *runner) dropHeldBudget(ctx workflow.Context) {
+// dropHeldBudget settles a held budget wait the run no longer needs, and
+// says why (notWaited, for one carried from the generation before whose
+// request was sent or that another limit replaced; an edit's words when
+// an edit takes the run that was about to carry it).
+func (r *runner) dropHeldBudget(ctx workflow.Context, why string) {
 	if w := r.budgetWaiting; w != nil && w.held && !r.switching {
-		r.finishNode(ctx, w.nodeID, nil, "not decided: the run no longer waits at this limit")
-		r.budgetWaiting = nil
-		delete(r.waitSince, w.nodeID)
+		r.finishNode(ctx, w.nodeID, nil, why)
+		r.endBudgetWait(w)
 	}
+}
+
+// notWaited is why a carried budget wait ended undecided.
+const notWaited = "not decided: the run no longer waits at this limit"
+
+// endBudgetWait forgets budget wait w: nothing waits at its node now.
+func (r *runner) endBudgetWait(w *budgetWait) {
+	r.budgetWaiting = nil
+	delete(r.waitSince, w.nodeID)
 }
 
 // raiseLimits is a person's raise in the budget's units.

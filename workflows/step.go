@@ -134,7 +134,7 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		}
 		if reply.OverBudget == nil && reply.OverSpend == nil {
 			r.spendReply(ctx, reqID, *reply) // every reply answered is paid for, one asked again too
-			r.dropHeldBudget(ctx)            // sent: a wait carried for its budget is over
+			r.dropHeldBudget(ctx, notWaited) // sent: a wait carried for its budget is over
 		}
 		if reply.OverSpend != nil {
 			// Not sent: a person raises the budget, or the run stops.

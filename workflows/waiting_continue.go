@@ -264,11 +264,7 @@ func (r *runner) releaseHeld(ctx workflow.Context, calls []*stepCall) {
 		return
 	}
 	r.switching = false
-	if b := r.budgetWaiting; b != nil && b.held {
-		r.finishNode(ctx, b.nodeID, nil, "not decided: "+r.interruptedWhile())
-		r.budgetWaiting = nil
-		delete(r.waitSince, b.nodeID)
-	}
+	r.dropHeldBudget(ctx, "not decided: "+r.interruptedWhile())
 	for _, c := range calls {
 		switch {
 		case c.held:
