@@ -3,6 +3,7 @@
 #   make demo-edit   a person corrects an agent's thought mid-run and the run resumes from there
 #   make demo-handoff   a customer-service chain hands a customer on, agent to agent, down to a person
 #   make test   every test layer: lint (vet, workflowcheck, staticcheck), unit, workflow, replay, integration
+#   make test-cluster   the integration tests that depend on the server, on a real Temporal cluster on PostgreSQL
 #   make bench  benchmarks (not part of make test)
 # Only Go is needed: the pinned Temporal CLI, workflowcheck and staticcheck are installed into ./bin;
 # the console's browser tests use headless Chromium, found or (as root, with apt-get) installed.
@@ -27,12 +28,12 @@ TEST_TIMEOUT ?= 30m
 RELEASED_COMMIT := 93ddf9d
 RELEASED_WORKER := $(BIN)/unstuck-worker-$(RELEASED_COMMIT)
 
-.PHONY: all build demo demo-edit demo-handoff test lint fmt-check vet workflowcheck staticcheck bench histories clean tools help chromium
+.PHONY: all build demo demo-edit demo-handoff test test-cluster cluster-tools postgres lint fmt-check vet workflowcheck staticcheck bench histories clean tools help chromium
 
 all: build
 
 help:
-	@sed -n '1,7p' Makefile
+	@sed -n '1,8p' Makefile
 
 $(TEMPORAL_STAMP):
 	@mkdir -p $(BIN)
@@ -90,6 +91,44 @@ chromium:
 
 tools: $(TEMPORAL_STAMP) $(WORKFLOWCHECK_STAMP) $(STATICCHECK_STAMP)
 
+# The real cluster (internal/cluster): the Temporal server release that
+# docker-compose.yml deploys -- its auto-setup image's tag is the one
+# place the version is written -- built with go install, with the SQL tool,
+# the release's PostgreSQL schemas and the config template the image
+# renders copied beside it.
+CLUSTER_VERSION := $(shell sed -n 's|^ *image: temporalio/auto-setup:||p' docker-compose.yml)
+CLUSTER_BIN     := $(BIN)/cluster-v$(CLUSTER_VERSION)
+CLUSTER_STAMP   := $(CLUSTER_BIN)/.installed
+
+$(CLUSTER_STAMP):
+	@test -n "$(CLUSTER_VERSION)" || { echo "docker-compose.yml names no temporalio/auto-setup image: the cluster's version comes from it" >&2; exit 1; }
+	@mkdir -p $(CLUSTER_BIN)
+	@echo ">> installing Temporal server $(CLUSTER_VERSION) and its SQL tool into $(CLUSTER_BIN) (a cold build takes a few minutes)"
+	GOBIN=$(CLUSTER_BIN) $(GO) install go.temporal.io/server/cmd/server@v$(CLUSTER_VERSION) go.temporal.io/server/cmd/tools/sql@v$(CLUSTER_VERSION)
+	@src=$$($(GO) mod download -json go.temporal.io/server@v$(CLUSTER_VERSION) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p'); \
+	test -d "$$src/schema/postgresql" || { echo "no schemas in the server module ($$src)" >&2; exit 1; }; \
+	rm -rf $(CLUSTER_BIN)/schema && mkdir -p $(CLUSTER_BIN)/schema && \
+	cp -r $$src/schema/postgresql $(CLUSTER_BIN)/schema/ && cp $$src/docker/config_template.yaml $(CLUSTER_BIN)/ && \
+	chmod -R u+w $(CLUSTER_BIN)
+	@touch $@
+
+cluster-tools: $(CLUSTER_STAMP)
+
+# PostgreSQL's server programs, from Debian's postgresql package: found
+# (UNSTUCK_POSTGRES_BIN, pg_ctl on PATH, /usr/lib/postgresql/*/bin) or, as
+# root with apt-get, installed. The tests start a PostgreSQL of their own
+# from them (or use UNSTUCK_CLUSTER_POSTGRES=host:port).
+POSTGRES_APT := apt-get install -y --no-install-recommends postgresql
+
+postgres:
+	@if [ -n "$$UNSTUCK_POSTGRES_BIN" ] || command -v pg_ctl >/dev/null || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
+		echo "PostgreSQL is not installed and this is not root with apt-get: install Debian's postgresql package, or set UNSTUCK_POSTGRES_BIN" >&2; exit 1; \
+	fi; \
+	echo ">> no PostgreSQL: installing Debian's postgresql package for the cluster tests ($(POSTGRES_APT))"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$(POSTGRES_APT) >/dev/null 2>&1 || { apt-get update -q >/dev/null && $(POSTGRES_APT) >/dev/null; }
+
 # The worker's default build id for Worker Versioning (--deployment-name):
 # this checkout's `git describe`, stamped at link time. A build of a tree
 # with changes gets the time too, so two such builds never share an id
@@ -131,8 +170,26 @@ lint: fmt-check vet workflowcheck staticcheck
 # Temporal's test suite, replay of testsuite/histories, integration tests
 # against the real dev server started from ./bin/temporal, and the console
 # in headless Chromium (screenshots in artifacts/screenshots).
-test: lint $(TEMPORAL_STAMP) build $(RELEASED_WORKER) chromium
+# Then the cluster's part (CLUSTER_PART) on a real cluster, as make
+# test-cluster runs the whole of it.
+test: lint $(TEMPORAL_STAMP) build $(RELEASED_WORKER) chromium $(CLUSTER_STAMP) postgres
 	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal UNSTUCK_RELEASED_WORKER=$(RELEASED_WORKER) UNSTUCK_CHROMIUM=$$(cat $(CHROMIUM_PATH)) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	@echo ">> the cluster's part: $(CLUSTER_PART)"
+	$(CLUSTER_ENV) $(GO) test -count=1 -timeout 15m -run '^($(CLUSTER_PART))$$' ./testsuite
+
+# The integration tests that depend on the server, on a real cluster
+# (internal/cluster: Temporal on PostgreSQL as docker-compose.yml deploys
+# it, started and stopped by the tests): search attributes on a new
+# namespace and visibility queries, the handoff registry's counts, the
+# console, a worker SIGKILL, a release upgrade and Worker Versioning,
+# load, and the cluster's own bad input. UNSTUCK_CLUSTER_POSTGRES=host:port
+# runs them on a PostgreSQL already running instead of one of their own.
+CLUSTER_ENV   = UNSTUCK_CLUSTER=$(CLUSTER_BIN) UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal UNSTUCK_RELEASED_WORKER=$(RELEASED_WORKER) UNSTUCK_CHROMIUM=$$(cat $(CHROMIUM_PATH))
+CLUSTER_PART  = TestLoadOnANewNamespaceRunsThrough|TestSearchAttributesOfANewNamespaceBecomeUsable|TestHandoffChainStaysSmall|TestWorkerKilledDuringWriteCompletesWithOneEffect|TestCluster.*
+CLUSTER_TESTS = $(CLUSTER_PART)|TestTemporalCLIDrivesARunOnTheWorkerBinary|TestUnstuckCLIRunStatusTrace|TestTravelAgentCompletesEndToEnd|TestWebUIMetadata|TestReadRegistryCountsAnAgentsRuns|TestHandoffRefusesAnAgentOverCapacity|TestCustomerServiceChainHandsOverToAPerson|TestPersonHandsARunToANamedAgent|TestLadderHandoffRungHandsALoopOver|TestConsoleApprovesARun|TestConsoleApprovesCalls|TestConsoleHumanInboxReply|TestConsoleEditsALoopingRun|TestUnstuckReplyCommand|TestHumanNodeWaitsForAReply|TestWorkerKilledMidHandoffCompletesOnce|TestReleasedRunUpgradedMidRun|TestWorkerVersioningPinsRuns|TestWorkerBootstrapsItsDeployment|TestRunOfThisReleaseAsksOneVersion|TestWorkerServesTheAgentCountersForPrometheus|TestLongRunContinuesAsNewWithTheWholeRun
+
+test-cluster: $(TEMPORAL_STAMP) build $(RELEASED_WORKER) chromium $(CLUSTER_STAMP) postgres
+	$(CLUSTER_ENV) $(GO) test -count=1 -timeout 30m -v -run '^($(CLUSTER_TESTS))$$' ./testsuite 2>&1 | grep --line-buffered -E '^(=== RUN|--- |ok|FAIL|PASS|panic)|cluster:|_test.go:[0-9]+:' ; exit $${PIPESTATUS[0]}
 
 # The worker of the last release, built from git history, so the upgrade
 # test (testsuite/upgrade_test.go) can start a run with it and hand it to

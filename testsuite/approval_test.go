@@ -21,7 +21,7 @@ func TestApprovalThroughTheCLI(t *testing.T) {
 	s := bookerStack(t, "approvals", tools.URL)
 	run := s.start(workflows.AgentInput{Agent: "booker", Task: "book a seat"})
 	cli := func(args ...string) (string, error) {
-		args = append(args, "--address", devServer.FrontendHostPort())
+		args = append(args, "--address", serverAddress)
 		out, err := exec.Command(unstuck, args...).CombinedOutput()
 		return string(out), err
 	}

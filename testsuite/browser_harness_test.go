@@ -215,7 +215,7 @@ func jsString(s string) string {
 // with consoleToken, and answers its base URL.
 func consoleServer(t *testing.T) string {
 	t.Helper()
-	h, err := console.New(devClient, console.Options{Namespace: "default", Token: consoleToken})
+	h, err := console.New(serverClient, console.Options{Namespace: "default", Token: consoleToken})
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

@@ -31,7 +31,7 @@ func counting(steps int) scriptedmodel.Script {
 // would, and answers what it printed.
 func unstuckCLI(t *testing.T, args ...string) string {
 	t.Helper()
-	out, err := exec.Command(filepath.Join(binaries(t), "unstuck"), append(args, "--address", devServer.FrontendHostPort())...).CombinedOutput()
+	out, err := exec.Command(filepath.Join(binaries(t), "unstuck"), append(args, "--address", serverAddress)...).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return string(out)
 }

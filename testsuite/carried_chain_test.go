@@ -74,14 +74,14 @@ func TestAForeignContinueAsNewIsRefused(t *testing.T) {
 	require.NoError(t, err)
 
 	evilQueue := s.queue + "-foreign"
-	w := worker.New(devClient, evilQueue, worker.Options{})
+	w := worker.New(serverClient, evilQueue, worker.Options{})
 	w.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
 		ctx = workflow.WithWorkflowTaskQueue(ctx, s.queue)
 		return workflow.NewContinueAsNewError(ctx, workflows.WorkflowName, json.RawMessage(forged))
 	}, workflow.RegisterOptions{Name: "Foreign"})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
+	run, err := serverClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
 		ID: fmt.Sprintf("foreign-%d", time.Now().UnixNano()), TaskQueue: evilQueue, WorkflowExecutionTimeout: time.Minute,
 	}, "Foreign")
 	require.NoError(t, err)

@@ -40,7 +40,7 @@ agents:
 	s := newStack(t, cfg, map[string]scriptedmodel.Script{"console": script})
 	run := s.start(workflows.AgentInput{Agent: "console-booker", Task: "book two seats"})
 
-	h, err := console.New(devClient, console.Options{Namespace: "default"})
+	h, err := console.New(serverClient, console.Options{Namespace: "default"})
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

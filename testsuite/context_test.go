@@ -133,7 +133,7 @@ func generationWith(t *testing.T, workflowID, first, activity string) string {
 	t.Helper()
 	for rid := first; rid != ""; {
 		next, found := "", false
-		iter := devClient.GetWorkflowHistory(context.Background(), workflowID, rid, false, 0)
+		iter := serverClient.GetWorkflowHistory(context.Background(), workflowID, rid, false, 0)
 		for iter.HasNext() {
 			ev, err := iter.Next()
 			require.NoError(t, err)

@@ -137,7 +137,7 @@ func (w *workerProcesses) start() *exec.Cmd { return workerProcess(w.t, w.bins, 
 // run starts an agent run on the queue, its workflow id the queue's name,
 // bounded to 5 minutes.
 func (w *workerProcesses) run(in workflows.AgentInput) client.WorkflowRun {
-	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
+	run, err := serverClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
 		ID: w.queue, TaskQueue: w.queue, WorkflowExecutionTimeout: 5 * time.Minute,
 	}, workflows.WorkflowName, in)
 	require.NoError(w.t, err)
@@ -146,7 +146,7 @@ func (w *workerProcesses) run(in workflows.AgentInput) client.WorkflowRun {
 
 func workerProcess(t *testing.T, bins, path, queue string) *exec.Cmd {
 	cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), "--config", path, "--task-queue", queue)
-	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort())
+	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+serverAddress)
 	var logs strings.Builder
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	require.NoError(t, cmd.Start())

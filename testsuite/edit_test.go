@@ -551,7 +551,7 @@ func TestEditThenWorkerCrashInTheResumedRunWritesOnce(t *testing.T) {
 	t.Cleanup(func() { _ = model.Close() })
 
 	workers := newWorkerProcesses(t, shopConfig(model.URL(), tools.URL), "edit-crash")
-	s := &stack{t: t, model: model, queue: workers.queue, client: devClient}
+	s := &stack{t: t, model: model, queue: workers.queue, client: serverClient}
 
 	first := workers.start()
 	run := workers.run(workflows.AgentInput{Agent: "shop", Task: "buy the book"})
@@ -561,7 +561,7 @@ func TestEditThenWorkerCrashInTheResumedRunWritesOnce(t *testing.T) {
 
 	out, err := exec.Command(filepath.Join(workers.bins, "unstuck"), "edit", id, "--node", lookup.ID,
 		"--output", `{"item": "book", "price": 12}`, "--by", "alice", "--reason", "price changed", "--json",
-		"--address", devServer.FrontendHostPort()).CombinedOutput()
+		"--address", serverAddress).CombinedOutput()
 	require.NoError(t, err, string(out))
 	var res signals.EditResult
 	require.NoError(t, json.Unmarshal(out, &res), string(out))

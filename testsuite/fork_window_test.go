@@ -43,12 +43,12 @@ func TestForkOfASourceBetweenGenerationsReadsItOnceItAnswers(t *testing.T) {
 			Stop()
 		}
 		if blind {
-			bw := worker.New(devClient, srcQueue, worker.Options{})
+			bw := worker.New(serverClient, srcQueue, worker.Options{})
 			app.RegisterWorkflow(bw)
-			bw.RegisterActivity(activities.New(s.cfg, blindHistory{devClient}))
+			bw.RegisterActivity(activities.New(s.cfg, blindHistory{serverClient}))
 			w = bw
 		} else {
-			ws, err := app.NewWorkers(devClient, s.cfg, srcQueue, worker.Options{})
+			ws, err := app.NewWorkers(serverClient, s.cfg, srcQueue, worker.Options{})
 			require.NoError(t, err)
 			w = ws
 		}
@@ -59,7 +59,7 @@ func TestForkOfASourceBetweenGenerationsReadsItOnceItAnswers(t *testing.T) {
 		return stop
 	}
 	stopFull := startWorker(false)
-	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
+	run, err := serverClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
 		ID: fmt.Sprintf("fork-window-%d", time.Now().UnixNano()), TaskQueue: srcQueue, WorkflowExecutionTimeout: 5 * time.Minute,
 	}, workflows.WorkflowName, workflows.AgentInput{Agent: "shop", Task: "buy the book"})
 	require.NoError(t, err)

@@ -92,7 +92,7 @@ func TestHandoffChainStaysSmall(t *testing.T) {
 // nextRun is the run that runID continued as new into.
 func nextRun(t *testing.T, workflowID, runID string) string {
 	t.Helper()
-	iter := devClient.GetWorkflowHistory(context.Background(), workflowID, runID, false, 0)
+	iter := serverClient.GetWorkflowHistory(context.Background(), workflowID, runID, false, 0)
 	next := ""
 	for iter.HasNext() {
 		ev, err := iter.Next()

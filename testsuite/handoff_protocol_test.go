@@ -27,7 +27,7 @@ import (
 // runningOf counts an agent's running runs as ReadRegistry does (-1 when
 // visibility does not answer).
 func runningOf(agent string) int {
-	resp, err := devClient.CountWorkflow(context.Background(), &workflowservice.CountWorkflowExecutionsRequest{
+	resp, err := serverClient.CountWorkflow(context.Background(), &workflowservice.CountWorkflowExecutionsRequest{
 		Query: fmt.Sprintf("%s = '%s' AND ExecutionStatus = 'Running'", signals.AttrAgentName, agent),
 	})
 	if err != nil {
@@ -42,7 +42,7 @@ func runningOf(agent string) int {
 func occupy(t *testing.T, s *stack, agent, task string) {
 	t.Helper()
 	run := s.start(workflows.AgentInput{Agent: agent, Task: task})
-	t.Cleanup(func() { _ = devClient.TerminateWorkflow(context.Background(), run.GetID(), "", "test over") })
+	t.Cleanup(func() { _ = serverClient.TerminateWorkflow(context.Background(), run.GetID(), "", "test over") })
 	awaitPhase(t, s, run, signals.PhaseAwaitingApproval)
 	require.Eventually(t, func() bool { return runningOf(agent) == 1 }, 20*time.Second, 100*time.Millisecond,
 		"visibility counts the run of %s waiting for approval", agent)
@@ -53,7 +53,7 @@ func handoffUpdate(t *testing.T, run client.WorkflowRun, req signals.HandoffRequ
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	h, err := devClient.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+	h, err := serverClient.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: run.GetID(), UpdateName: signals.Handoff, Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err != nil {
@@ -66,7 +66,7 @@ func handoffUpdate(t *testing.T, run client.WorkflowRun, req signals.HandoffRequ
 // pinned is run's first run: a client.WorkflowRun's Get follows
 // continue-as-new and moves its run id along.
 func pinned(run client.WorkflowRun) client.WorkflowRun {
-	return devClient.GetWorkflow(context.Background(), run.GetID(), run.GetRunID())
+	return serverClient.GetWorkflow(context.Background(), run.GetID(), run.GetRunID())
 }
 
 func finalOutput(v any) scriptedmodel.Turn { return scriptedmodel.CallTurn("final_output", v) }
@@ -316,14 +316,14 @@ agents:
 	}
 	require.NoError(t, worker.Process.Kill()) // SIGKILL, mid-handoff
 	_ = worker.Wait()
-	desc, err := devClient.DescribeWorkflowExecution(context.Background(), first.GetID(), first.GetRunID())
+	desc, err := serverClient.DescribeWorkflowExecution(context.Background(), first.GetID(), first.GetRunID())
 	require.NoError(t, err)
 	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW, desc.GetWorkflowExecutionInfo().GetStatus(),
 		"the clerk's run was handed over before the kill")
 	workers.start()
 
 	run := latestRun{first}
-	s := &stack{t: t, client: devClient}
+	s := &stack{t: t, client: serverClient}
 	res, err := s.result(run)
 	require.NoError(t, err)
 	require.Equal(t, "closer", res.Agent)
@@ -345,7 +345,7 @@ agents:
 
 	// The workflow id has two runs: the clerk's, continued as new, and the
 	// closer's, completed once.
-	list, err := devClient.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: "WorkflowId = '" + first.GetID() + "'"})
+	list, err := serverClient.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: "WorkflowId = '" + first.GetID() + "'"})
 	require.NoError(t, err)
 	var statuses []string
 	for _, e := range list.GetExecutions() {

@@ -19,7 +19,6 @@ import (
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
-	temporaltest "go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/unstuck-dev/unstuck/config"
@@ -29,16 +28,19 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
-// The dev server is shared by every test of the package: starting one
-// costs seconds, and tests isolate themselves by task queue and ids.
-// suggestContinueAsNewEvents is the dev server's continue-as-new hint.
+// The server is shared by every test of the package: starting one costs
+// seconds, and tests isolate themselves by task queue and ids. It is the
+// Temporal CLI's dev server, or, with UNSTUCK_CLUSTER set (make
+// test-cluster, make test's cluster part), a real cluster on PostgreSQL
+// as docker-compose.yml deploys it (server_test.go).
+// suggestContinueAsNewEvents is the servers' continue-as-new hint.
 const suggestContinueAsNewEvents = 150
 
 var (
-	devServer   *temporaltest.DevServer
-	devClient   client.Client
-	temporalBin string
-	repoRoot    string
+	serverClient  client.Client
+	serverAddress string
+	temporalBin   string
+	repoRoot      string
 )
 
 func TestMain(m *testing.M) {
@@ -56,33 +58,23 @@ func runMain(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "testsuite: the Temporal CLI is not at %s: run `make test` (it installs it) or set UNSTUCK_TEMPORAL_BIN\n", temporalBin)
 		return 1
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	var err error
-	devServer, err = temporaltest.StartDevServer(ctx, temporaltest.DevServerOptions{
-		ExistingPath:  temporalBin,
-		ClientOptions: &client.Options{Namespace: "default", Logger: quietLogger()},
-		LogLevel:      "error",
-		// Temporal suggests continue-as-new after this many events (4096 by
-		// default), so a test run of a few dozen steps crosses generations.
-		ExtraArgs: []string{"--dynamic-config-value", fmt.Sprintf("limit.historyCount.suggestContinueAsNew=%d", suggestContinueAsNewEvents)},
-		Stdout:    os.Stderr,
-		Stderr:    os.Stderr,
-	})
+	stop, err := startServer(ctx)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "testsuite: start dev server %s: %v\n", temporalBin, err)
-		return 1
-	}
-	devClient = devServer.Client()
-	// The worker registers the search attributes it needs, as in production.
-	if err := app.EnsureSearchAttributes(ctx, devClient, "default"); err != nil {
 		fmt.Fprintf(os.Stderr, "testsuite: %v\n", err)
 		return 1
 	}
+	// The worker registers the search attributes it needs, as in production.
+	if err := app.EnsureSearchAttributes(ctx, serverClient, "default"); err != nil {
+		fmt.Fprintf(os.Stderr, "testsuite: %v\n", err)
+		_ = stop()
+		return 1
+	}
 	code := m.Run()
-	devClient.Close()
-	if err := devServer.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "testsuite: stop dev server: %v\n", err)
+	serverClient.Close()
+	if err := stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "testsuite: stop the server: %v\n", err)
 	}
 	return code
 }
@@ -128,9 +120,9 @@ func newStackWith(t *testing.T, yaml string, scripts map[string]scriptedmodel.Sc
 	cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), app.ConfigOptions())
 	require.NoError(t, err, "test config")
 
-	s := &stack{t: t, model: model, client: devClient, cfg: cfg,
+	s := &stack{t: t, model: model, client: serverClient, cfg: cfg,
 		queue: fmt.Sprintf("test-%d-%d", time.Now().UnixNano(), queueSeq.Add(1))}
-	ws, err := app.NewWorkers(devClient, cfg, s.queue, worker.Options{})
+	ws, err := app.NewWorkers(serverClient, cfg, s.queue, worker.Options{})
 	require.NoError(t, err)
 	require.NoError(t, ws.Start())
 	t.Cleanup(ws.Stop)

@@ -201,17 +201,17 @@ agents:
 	startWorker := func(yaml string) *app.Workers {
 		cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), app.ConfigOptions())
 		require.NoError(t, err)
-		w, err := app.NewWorkers(devClient, cfg, queue, worker.Options{})
+		w, err := app.NewWorkers(serverClient, cfg, queue, worker.Options{})
 		require.NoError(t, err)
 		require.NoError(t, w.Start())
 		return w
 	}
 	first := startWorker(before)
-	run, err := devClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
+	run, err := serverClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
 		ID: queue, TaskQueue: queue, WorkflowExecutionTimeout: 5 * time.Minute,
 	}, workflows.WorkflowName, workflows.AgentInput{Agent: "payer", Task: "pay 5"})
 	require.NoError(t, err)
-	s := &stack{t: t, client: devClient, queue: queue}
+	s := &stack{t: t, client: serverClient, queue: queue}
 	require.Eventually(t, func() bool { p, _ := s.phase(run); return p == signals.PhaseAwaitingApproval }, 20*time.Second, 100*time.Millisecond)
 	callID := s.status(run).PendingApprovals[0].CallID
 	first.Stop()

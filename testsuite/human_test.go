@@ -44,7 +44,7 @@ func sendReply(t *testing.T, run client.WorkflowRun, req signals.ReplyRequest) (
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	h, err := devClient.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+	h, err := serverClient.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: run.GetID(), RunID: run.GetRunID(), UpdateName: signals.Reply,
 		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
@@ -68,10 +68,10 @@ func TestHumanNodeWaitsForAReply(t *testing.T) {
 	_, err := sendReply(t, run, signals.ReplyRequest{Text: "too soon"})
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "nothing waits for a reply")
-	require.NoError(t, devClient.SignalWorkflow(context.Background(), run.GetID(), run.GetRunID(), signals.Reply,
+	require.NoError(t, serverClient.SignalWorkflow(context.Background(), run.GetID(), run.GetRunID(), signals.Reply,
 		signals.ReplyRequest{Text: "also too soon", Audit: signals.Audit{By: "carol"}}))
 	// A payload that is not a reply at all is recorded too, and harms nothing.
-	require.NoError(t, devClient.SignalWorkflow(context.Background(), run.GetID(), run.GetRunID(), signals.Reply, "just a string"))
+	require.NoError(t, serverClient.SignalWorkflow(context.Background(), run.GetID(), run.GetRunID(), signals.Reply, "just a string"))
 	_, err = sendReply(t, run, signals.ReplyRequest{})
 	require.ErrorContains(t, err, `"text" is empty`)
 
@@ -121,7 +121,7 @@ func TestUnstuckReplyCommand(t *testing.T) {
 	run := s.start(workflows.AgentInput{Agent: "approver", Task: "approve"})
 	reply := func(args ...string) (string, error) {
 		args = append([]string{"reply", run.GetID()}, args...)
-		args = append(args, "--address", devServer.FrontendHostPort())
+		args = append(args, "--address", serverAddress)
 		out, err := exec.Command(unstuck, args...).CombinedOutput()
 		return string(out), err
 	}

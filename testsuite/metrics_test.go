@@ -51,7 +51,7 @@ func TestWorkerServesTheAgentCountersForPrometheus(t *testing.T) {
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	cfg := strings.NewReplacer("{{MODEL}}", model.URL(), "{{TOOLS}}", tools.URL).Replace(metricsConfig)
 	queue := startWorkerProcess(t, cfg, "--metrics-listen", addr)
-	s := &stack{t: t, model: model, queue: queue, client: devClient}
+	s := &stack{t: t, model: model, queue: queue, client: serverClient}
 
 	loopRun := s.start(workflows.AgentInput{Agent: "booker", Task: "book UA1"})
 	res, err := s.result(loopRun)
@@ -94,7 +94,7 @@ func TestWorkerRefusesAMetricsAddressInUse(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(binaries(t), "unstuck-worker"), "--config", path, "--metrics-listen", addr)
-	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort())
+	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+serverAddress)
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit, "the worker must exit, not poll:\n%s", out)

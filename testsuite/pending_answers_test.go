@@ -56,7 +56,7 @@ func newPausable(t *testing.T, yaml string, scripts map[string]scriptedmodel.Scr
 	yaml = strings.ReplaceAll(yaml, "{{MODEL}}", model.URL())
 	cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), app.ConfigOptions())
 	require.NoError(t, err, "test config")
-	p := &pausable{stack: &stack{t: t, model: model, client: devClient, cfg: cfg,
+	p := &pausable{stack: &stack{t: t, model: model, client: serverClient, cfg: cfg,
 		queue: fmt.Sprintf("test-%d-%d", time.Now().UnixNano(), queueSeq.Add(1))}}
 	p.resume()
 	t.Cleanup(p.pause)
@@ -75,7 +75,7 @@ func (p *pausable) pause() {
 func (p *pausable) resume() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	w, err := app.NewWorkers(devClient, p.cfg, p.queue, worker.Options{})
+	w, err := app.NewWorkers(serverClient, p.cfg, p.queue, worker.Options{})
 	require.NoError(p.t, err)
 	p.w = w
 	require.NoError(p.t, p.w.Start())
@@ -88,7 +88,7 @@ func updateAsync(id, name string, arg any) <-chan error {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 		defer cancel()
-		h, err := devClient.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		h, err := serverClient.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 			WorkflowID: id, UpdateName: name, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted,
 		})
 		if err == nil {
@@ -139,7 +139,7 @@ func TestAReplyAndAnotherMessageTogetherAreBothAnswered(t *testing.T) {
 					scriptedmodel.Reply("The signer sent it back; filed as is.")),
 			})
 			run := latestRun{p.start(workflows.AgentInput{Agent: tc.start, Task: "sign order 7 off"})}
-			t.Cleanup(func() { _ = devClient.TerminateWorkflow(context.Background(), run.GetID(), "", "test over") })
+			t.Cleanup(func() { _ = serverClient.TerminateWorkflow(context.Background(), run.GetID(), "", "test over") })
 			awaitPhase(t, p.stack, run, signals.PhaseAwaitingHuman)
 
 			// Both messages wait for the worker, then reach the run together.

@@ -36,7 +36,7 @@ func startWorkerProcess(t *testing.T, configYAML string, flags ...string) (queue
 	queue = fmt.Sprintf("proc-%d", time.Now().UnixNano())
 	var logs bytes.Buffer
 	cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), append([]string{"--config", path, "--task-queue", queue}, flags...)...)
-	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort(), "TEMPORAL_NAMESPACE=default")
+	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+serverAddress, "TEMPORAL_NAMESPACE=default")
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
@@ -59,7 +59,7 @@ func startWorkerProcess(t *testing.T, configYAML string, flags ...string) (queue
 // as a user would.
 func temporalCLI(t *testing.T, args ...string) string {
 	t.Helper()
-	args = append(args, "--address", devServer.FrontendHostPort(), "--namespace", "default")
+	args = append(args, "--address", serverAddress, "--namespace", "default")
 	out, err := exec.Command(temporalBin, args...).CombinedOutput()
 	require.NoError(t, err, "temporal %s:\n%s", strings.Join(args, " "), out)
 	return string(out)
@@ -80,10 +80,10 @@ func TestTemporalCLIDrivesARunOnTheWorkerBinary(t *testing.T) {
 	var res workflows.AgentResult
 	require.Eventually(t, func() bool {
 		out, err := exec.Command(temporalBin, "workflow", "describe", "--workflow-id", id, "--output", "json",
-			"--address", devServer.FrontendHostPort()).CombinedOutput()
+			"--address", serverAddress).CombinedOutput()
 		return err == nil && strings.Contains(string(out), "WORKFLOW_EXECUTION_STATUS_COMPLETED")
 	}, 60*time.Second, 300*time.Millisecond)
-	run := devClient.GetWorkflow(context.Background(), id, "")
+	run := serverClient.GetWorkflow(context.Background(), id, "")
 	require.NoError(t, run.Get(context.Background(), &res))
 	require.Equal(t, "completed", res.Status)
 
@@ -110,7 +110,7 @@ func TestUnstuckCLIRunStatusTrace(t *testing.T) {
 	queue := startWorkerProcess(t, strings.ReplaceAll(travelConfig, "{{MODEL}}", model.URL()))
 	unstuck := filepath.Join(binaries(t), "unstuck")
 	cli := func(args ...string) (string, error) {
-		args = append(args, "--address", devServer.FrontendHostPort(), "--namespace", "default")
+		args = append(args, "--address", serverAddress, "--namespace", "default")
 		out, err := exec.Command(unstuck, args...).CombinedOutput()
 		return string(out), err
 	}
@@ -160,7 +160,7 @@ agents:
   - { name: travel, instructions: x, tools: [book, bok] }
 `), 0o644))
 	cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), "--config", path)
-	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort())
+	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+serverAddress)
 	out, err := cmd.CombinedOutput()
 	require.Error(t, err, "the worker must refuse the file")
 	text := string(out)
@@ -168,6 +168,24 @@ agents:
 	require.Contains(t, text, "tools[0].errors[0].message")
 	require.Contains(t, text, "bad.yaml:5")
 	require.Contains(t, text, `unknown tool "bok"`)
+}
+
+// No server where TEMPORAL_ADDRESS points (a cluster whose PostgreSQL is
+// down never starts its server): the worker refuses to start, saying so
+// and where to look.
+func TestWorkerWithNoServerSaysWhatToDo(t *testing.T) {
+	bins := binaries(t)
+	path := filepath.Join(t.TempDir(), "agents.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(travelConfig, "{{MODEL}}", "http://127.0.0.1:9/v1")), 0o644))
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), "--config", path)
+	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+addr)
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "the worker must not start")
+	text := string(out)
+	require.Contains(t, text, "connect to Temporal at "+addr)
+	require.Contains(t, text, "no Temporal server answers there")
+	require.Contains(t, text, "its PostgreSQL is unreachable or its schema is older than the server needs")
 }
 
 func freePort(t *testing.T) int {

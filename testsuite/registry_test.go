@@ -40,7 +40,7 @@ agents:
 
 	var suite sdktestsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
-	env.RegisterActivity(activities.New(s.cfg, devClient))
+	env.RegisterActivity(activities.New(s.cfg, serverClient))
 	var acts *activities.Activities
 	var loads []activities.AgentLoad
 	require.Eventually(t, func() bool { // visibility catches up in a moment

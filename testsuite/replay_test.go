@@ -55,7 +55,7 @@ func recordAndReplay(t *testing.T, run client.WorkflowRun, name string) {
 	t.Helper()
 	ctx := context.Background()
 	hist := &historypb.History{}
-	iter := devClient.GetWorkflowHistory(ctx, run.GetID(), run.GetRunID(), false, 0)
+	iter := serverClient.GetWorkflowHistory(ctx, run.GetID(), run.GetRunID(), false, 0)
 	for iter.HasNext() {
 		ev, err := iter.Next()
 		require.NoError(t, err)

@@ -225,7 +225,7 @@ func traceOf(t *testing.T, run client.WorkflowRun) signals.Trace {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var tr signals.Trace
-	if val, err := devClient.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), signals.QueryTrace); err == nil {
+	if val, err := serverClient.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), signals.QueryTrace); err == nil {
 		_ = val.Get(&tr)
 	}
 	return tr
@@ -378,7 +378,7 @@ func TestForgedStreamedCallsAreSettledByTheReply(t *testing.T) {
 		"not a call",
 		forged(reqID, 1, "transfer_funds", `{"to": "mallory"}`),
 	} {
-		require.NoError(t, devClient.SignalWorkflow(ctx, r.GetID(), r.GetRunID(), signals.StreamedCall, payload))
+		require.NoError(t, serverClient.SignalWorkflow(ctx, r.GetID(), r.GetRunID(), signals.StreamedCall, payload))
 	}
 	res, err := s.result(r)
 	require.NoError(t, err)

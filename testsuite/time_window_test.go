@@ -104,7 +104,7 @@ agents:
     policies: { loop: { time_window: { visits: 1, within: 48h } } }
 `), 0o644))
 	cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), "--config", path)
-	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort())
+	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+serverAddress)
 	out, err := cmd.CombinedOutput()
 	require.Error(t, err, "the worker must refuse the file")
 	text := string(out)

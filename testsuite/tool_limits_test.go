@@ -80,7 +80,7 @@ func scheduledQueues(t *testing.T, run client.WorkflowRun) []string {
 // forEachEvent reads a run's history, event by event.
 func forEachEvent(t *testing.T, run client.WorkflowRun, fn func(*historypb.HistoryEvent)) {
 	t.Helper()
-	it := devClient.GetWorkflowHistory(context.Background(), run.GetID(), run.GetRunID(), false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := serverClient.GetWorkflowHistory(context.Background(), run.GetID(), run.GetRunID(), false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)

@@ -76,11 +76,11 @@ func TestReleasedRunUpgradedMidRun(t *testing.T) {
 	yaml := strings.ReplaceAll(upgradeConfig, "{{MODEL}}", model.URL())
 	path := filepath.Join(t.TempDir(), "agents.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(yaml), 0o600))
-	s := &stack{t: t, model: model, client: devClient, queue: fmt.Sprintf("upgrade-%d", time.Now().UnixNano())}
+	s := &stack{t: t, model: model, client: serverClient, queue: fmt.Sprintf("upgrade-%d", time.Now().UnixNano())}
 
 	// The released worker starts the run and brings it to the approval.
 	old := exec.Command(bin, "--config", path, "--task-queue", s.queue)
-	old.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort(), "TEMPORAL_NAMESPACE=default")
+	old.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+serverAddress, "TEMPORAL_NAMESPACE=default")
 	old.Stdout, old.Stderr = os.Stderr, os.Stderr
 	require.NoError(t, old.Start())
 	stopped := false
@@ -100,7 +100,7 @@ func TestReleasedRunUpgradedMidRun(t *testing.T) {
 	// This worker takes the run over.
 	cfg, err := config.Parse("upgrade.yaml", []byte(yaml), app.ConfigOptions())
 	require.NoError(t, err)
-	w, err := app.NewWorkers(devClient, cfg, s.queue, worker.Options{})
+	w, err := app.NewWorkers(serverClient, cfg, s.queue, worker.Options{})
 	require.NoError(t, err)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)

@@ -37,7 +37,7 @@ func TestWorkerBootstrapsItsDeployment(t *testing.T) {
 
 	worker := func(flags ...string) *exec.Cmd {
 		cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), append([]string{"--config", cfgPath, "--task-queue", queue}, flags...)...)
-		cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort(), "TEMPORAL_NAMESPACE=default",
+		cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+serverAddress, "TEMPORAL_NAMESPACE=default",
 			"UNSTUCK_DEPLOYMENT_NAME=", "UNSTUCK_BUILD_ID=", "UNSTUCK_BOOTSTRAP_CURRENT=")
 		return cmd
 	}
@@ -56,12 +56,12 @@ func TestWorkerBootstrapsItsDeployment(t *testing.T) {
 		return &logs
 	}
 	current := func() string {
-		d, err := devClient.WorkerDeploymentClient().GetHandle(deployment).Describe(ctx, client.WorkerDeploymentDescribeOptions{})
+		d, err := serverClient.WorkerDeploymentClient().GetHandle(deployment).Describe(ctx, client.WorkerDeploymentDescribeOptions{})
 		require.NoError(t, err)
 		return versionOf(d.Info.RoutingConfig.CurrentVersion)
 	}
 	runOn := func() string {
-		r, err := devClient.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		r, err := serverClient.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 			ID: fmt.Sprintf("%s-%d", queue, time.Now().UnixNano()), TaskQueue: queue, WorkflowExecutionTimeout: time.Minute,
 		}, workflows.WorkflowName, workflows.AgentInput{Agent: "travel", Task: "Book NYC to LAX on 2024-01-15 for me"})
 		require.NoError(t, err)
@@ -70,7 +70,7 @@ func TestWorkerBootstrapsItsDeployment(t *testing.T) {
 		var res workflows.AgentResult
 		require.NoError(t, r.Get(c, &res))
 		require.Equal(t, "completed", res.Status)
-		d, err := devClient.DescribeWorkflowExecution(ctx, r.GetID(), r.GetRunID())
+		d, err := serverClient.DescribeWorkflowExecution(ctx, r.GetID(), r.GetRunID())
 		require.NoError(t, err)
 		return d.GetWorkflowExecutionInfo().GetVersioningInfo().GetDeploymentVersion().GetBuildId()
 	}

@@ -35,13 +35,13 @@ func TestWorkerVersioningPinsRuns(t *testing.T) {
 	start := func(build string) *app.Workers {
 		v := app.Versioning{DeploymentName: deployment, BuildID: build}
 		require.NoError(t, v.Validate())
-		ws, err := app.NewWorkers(devClient, cfg, queue, v.Apply(worker.Options{}))
+		ws, err := app.NewWorkers(serverClient, cfg, queue, v.Apply(worker.Options{}))
 		require.NoError(t, err)
 		require.NoError(t, ws.Start())
 		return ws
 	}
 	setCurrent := func(build string) {
-		h := devClient.WorkerDeploymentClient().GetHandle(deployment)
+		h := serverClient.WorkerDeploymentClient().GetHandle(deployment)
 		// The version exists once its worker has polled.
 		require.Eventually(t, func() bool {
 			_, err := h.SetCurrentVersion(ctx, client.WorkerDeploymentSetCurrentVersionOptions{BuildID: build, IgnoreMissingTaskQueues: true})
@@ -49,12 +49,12 @@ func TestWorkerVersioningPinsRuns(t *testing.T) {
 		}, 30*time.Second, 200*time.Millisecond, "set %s current", build)
 		// The queue routes to it once its workflow poller is part of it.
 		require.Eventually(t, func() bool {
-			d, err := devClient.DescribeTaskQueue(ctx, queue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
+			d, err := serverClient.DescribeTaskQueue(ctx, queue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
 			return err == nil && d.GetVersioningInfo().GetCurrentDeploymentVersion().GetBuildId() == build
 		}, 30*time.Second, 100*time.Millisecond, "the queue routes to %s", build)
 	}
 	run := func() client.WorkflowRun {
-		r, err := devClient.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		r, err := serverClient.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 			ID: fmt.Sprintf("%s-%d", queue, time.Now().UnixNano()), TaskQueue: queue, WorkflowExecutionTimeout: 5 * time.Minute,
 		}, workflows.WorkflowName, workflows.AgentInput{Agent: "approver", Task: "get approval"})
 		require.NoError(t, err)
@@ -65,7 +65,7 @@ func TestWorkerVersioningPinsRuns(t *testing.T) {
 	pinnedTo := func(r client.WorkflowRun) string {
 		var build string
 		require.Eventually(t, func() bool {
-			d, err := devClient.DescribeWorkflowExecution(ctx, r.GetID(), r.GetRunID())
+			d, err := serverClient.DescribeWorkflowExecution(ctx, r.GetID(), r.GetRunID())
 			if err != nil {
 				return false
 			}
@@ -80,13 +80,13 @@ func TestWorkerVersioningPinsRuns(t *testing.T) {
 	}
 	awaitingHuman := func(r client.WorkflowRun) {
 		require.Eventually(t, func() bool {
-			v, err := devClient.QueryWorkflow(ctx, r.GetID(), r.GetRunID(), signals.QueryStatus)
+			v, err := serverClient.QueryWorkflow(ctx, r.GetID(), r.GetRunID(), signals.QueryStatus)
 			var st signals.Status
 			return err == nil && v.Get(&st) == nil && st.Phase == signals.PhaseAwaitingHuman
 		}, 30*time.Second, 100*time.Millisecond)
 	}
 	reply := func(r client.WorkflowRun) {
-		require.NoError(t, devClient.SignalWorkflow(ctx, r.GetID(), r.GetRunID(), signals.Reply,
+		require.NoError(t, serverClient.SignalWorkflow(ctx, r.GetID(), r.GetRunID(), signals.Reply,
 			signals.ReplyRequest{Text: "approved", Output: json.RawMessage(`{"approved": true}`)}))
 	}
 	completed := func(r client.WorkflowRun) {
@@ -111,7 +111,7 @@ func TestWorkerVersioningPinsRuns(t *testing.T) {
 	awaitingHuman(r2)
 	// The README's query for the runs still on a build.
 	running := func(build string) int64 {
-		c, err := devClient.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: fmt.Sprintf(
+		c, err := serverClient.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: fmt.Sprintf(
 			"TemporalWorkerDeploymentVersion = '%s:%s' AND ExecutionStatus = 'Running'", deployment, build)})
 		if err != nil {
 			return -1 // asked again
@@ -124,7 +124,7 @@ func TestWorkerVersioningPinsRuns(t *testing.T) {
 	a.Stop()
 	reply(r1)
 	time.Sleep(3 * time.Second)
-	d, err := devClient.DescribeWorkflowExecution(ctx, r1.GetID(), r1.GetRunID())
+	d, err := serverClient.DescribeWorkflowExecution(ctx, r1.GetID(), r1.GetRunID())
 	require.NoError(t, err)
 	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, d.GetWorkflowExecutionInfo().GetStatus(), "B did not take A's run")
 	a2 := start("build-a") // A back (a restart, or A's remaining replicas)
@@ -144,11 +144,11 @@ func TestWorkerVersioningPinsRuns(t *testing.T) {
 	completed(r3)
 
 	// An unversioned worker on this queue would get none of its runs.
-	err = app.CheckQueueVersioning(ctx, devClient, queue, app.Versioning{})
+	err = app.CheckQueueVersioning(ctx, serverClient, queue, app.Versioning{})
 	require.ErrorContains(t, err, "is served by worker deployment "+deployment)
 	require.ErrorContains(t, err, "--deployment-name "+deployment)
-	require.NoError(t, app.CheckQueueVersioning(ctx, devClient, queue, app.Versioning{DeploymentName: deployment, BuildID: "build-c"}))
-	err = app.CheckQueueVersioning(ctx, devClient, queue, app.Versioning{DeploymentName: "another", BuildID: "b1"})
+	require.NoError(t, app.CheckQueueVersioning(ctx, serverClient, queue, app.Versioning{DeploymentName: deployment, BuildID: "build-c"}))
+	err = app.CheckQueueVersioning(ctx, serverClient, queue, app.Versioning{DeploymentName: "another", BuildID: "b1"})
 	require.ErrorContains(t, err, "belongs to worker deployment "+deployment+", not another")
-	require.NoError(t, app.CheckQueueVersioning(ctx, devClient, fmt.Sprintf("unknown-%d", time.Now().UnixNano()), app.Versioning{}), "a queue nobody serves yet")
+	require.NoError(t, app.CheckQueueVersioning(ctx, serverClient, fmt.Sprintf("unknown-%d", time.Now().UnixNano()), app.Versioning{}), "a queue nobody serves yet")
 }

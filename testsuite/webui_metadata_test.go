@@ -36,7 +36,7 @@ func TestWebUIMetadata(t *testing.T) {
 	id := fmt.Sprintf("webui-%d", time.Now().UnixNano())
 	out, err := exec.Command(unstuck, "run", "--agent", "booker", "--task", "book a seat by the window",
 		"--input", `{"seat_class":"economy","passenger":"Ada"}`, "--id", id, "--task-queue", s.queue,
-		"--address", devServer.FrontendHostPort()).CombinedOutput()
+		"--address", serverAddress).CombinedOutput()
 	require.NoError(t, err, string(out))
 	run := s.client.GetWorkflow(context.Background(), id, "")
 	ctx := context.Background()
@@ -75,7 +75,7 @@ func TestWebUIMetadata(t *testing.T) {
 
 	// The command shown is the one that answers: run it as a shell would.
 	sh := exec.Command("sh", "-c", `"$TEMPORAL" `+strings.TrimPrefix(answer, "temporal ")+` --address "$ADDRESS"`)
-	sh.Env = append(os.Environ(), "TEMPORAL="+temporalBin, "ADDRESS="+devServer.FrontendHostPort())
+	sh.Env = append(os.Environ(), "TEMPORAL="+temporalBin, "ADDRESS="+serverAddress)
 	out, err = sh.CombinedOutput()
 	require.NoError(t, err, string(out))
 	res, err := s.result(run)

@@ -35,7 +35,7 @@ worker:
 
 	worker := func(args ...string) (string, int) {
 		cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), args...)
-		cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+devServer.FrontendHostPort())
+		cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+serverAddress)
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {

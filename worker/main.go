@@ -130,7 +130,7 @@ Flags:
 	}
 	c, err := client.Dial(opts)
 	if err != nil {
-		return fmt.Errorf("connect to Temporal at %s (namespace %s): %w", opts.HostPort, opts.Namespace, err)
+		return app.ConnectError(opts.HostPort, opts.Namespace, err)
 	}
 	defer c.Close()
 	if err := app.EnsureSearchAttributes(context.Background(), c, opts.Namespace); err != nil {

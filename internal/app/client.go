@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 
@@ -31,4 +32,13 @@ func ClientOptions() client.Options {
 // stays readable.
 func QuietLogger() tlog.Logger {
 	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+}
+
+// ConnectError says that Temporal at hostPort could not be reached, and
+// what to look at: on a cluster the server is down when its database is.
+func ConnectError(hostPort, namespace string, err error) error {
+	return fmt.Errorf("connect to Temporal at %s (namespace %s): %w: no Temporal server answers there. "+
+		"Start one (make demo starts a dev server) or set TEMPORAL_ADDRESS; a cluster's server does not start "+
+		"while its PostgreSQL is unreachable or its schema is older than the server needs, and its log says which (docs/cluster.md)",
+		hostPort, namespace, err)
 }

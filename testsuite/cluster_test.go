@@ -1,0 +1,79 @@
+package testsuite
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/internal/cluster"
+)
+
+// The cluster's bad input, on its real parts. They need the cluster's
+// server and PostgreSQL programs, which make test's cluster part and make
+// test-cluster provide (UNSTUCK_CLUSTER); the dev server's pass has
+// neither and says so.
+func needCluster(t *testing.T) {
+	t.Helper()
+	if !onCluster {
+		t.Skip("needs the cluster's programs: make test runs this in its cluster part, make test-cluster too")
+	}
+}
+
+// A PostgreSQL that does not answer: the cluster refuses to start, naming
+// the address and what to do.
+func TestClusterRefusesAnUnreachablePostgres(t *testing.T) {
+	needCluster(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close()) // nothing listens there now
+
+	opts := clusterOptions()
+	opts.Postgres = addr
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = cluster.Start(ctx, opts)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), fmt.Sprintf("PostgreSQL at %s is not reachable", addr))
+	require.Contains(t, err.Error(), "the Temporal server cannot start without its database")
+	require.Contains(t, err.Error(), "Start PostgreSQL")
+}
+
+// A database whose schema is older than the pinned server needs (set up
+// by the server's own SQL tool at an older version): the cluster refuses
+// to start before the server would, naming the database, both versions
+// and the command that updates it.
+func TestClusterRefusesAnOldSchema(t *testing.T) {
+	needCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pg, err := cluster.StartPostgres(ctx, testCluster.Postgres.User, testCluster.Postgres.Password, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = pg.Stop() })
+
+	opts := clusterOptions()
+	versioned := filepath.Join(opts.Bin, "schema", "postgresql", "v12", "temporal", "versioned")
+	sql := func(args ...string) {
+		argv := append([]string{"--plugin", "postgres12", "--ep", pg.Host, "-p", strconv.Itoa(pg.Port),
+			"-u", pg.User, "--pw", pg.Password, "--db", "temporal"}, args...)
+		out, err := exec.CommandContext(ctx, filepath.Join(opts.Bin, "sql"), argv...).CombinedOutput()
+		require.NoError(t, err, "sql %v:\n%s", args, out)
+	}
+	sql("create-database")
+	sql("setup-schema", "-v", "0.0")
+	sql("update-schema", "-d", versioned, "-v", "1.17")
+
+	opts.Postgres = pg.Addr()
+	_, err = cluster.Start(ctx, opts)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), fmt.Sprintf("database temporal on %s has schema version 1.17, older than the 1.18 that Temporal server %s needs",
+		pg.Addr(), testCluster.Deployment.ServerVersion))
+	require.Contains(t, err.Error(), "update-schema -d "+versioned)
+}
