@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,4 +78,35 @@ func TestClusterRefusesAnOldSchema(t *testing.T) {
 	require.Contains(t, err.Error(), fmt.Sprintf("database temporal on %s has schema version 1.17, older than the 1.18 that Temporal server %s needs",
 		pg.Addr(), testCluster.Deployment.ServerVersion))
 	require.Contains(t, err.Error(), "update-schema -d "+versioned)
+}
+
+// A cluster whose PostgreSQL went down under a running server: the server
+// answers, every call fails, and the worker refuses to start, saying to
+// look at the database.
+func TestClusterWorkerWhoseDatabaseIsDownSaysSo(t *testing.T) {
+	needCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := cluster.Start(ctx, clusterOptions())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Stop() })
+	worker := filepath.Join(binaries(t), "unstuck-worker")
+	require.NoError(t, c.Postgres.Stop())
+
+	path := filepath.Join(t.TempDir(), "agents.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(travelConfig, "{{MODEL}}", "http://127.0.0.1:9/v1")), 0o644))
+	cmd := exec.CommandContext(ctx, worker, "--config", path)
+	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+c.Address)
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "the worker must not start:\n%s", out)
+	// The server answers unavailable for a while, then exits (its services
+	// cannot heartbeat their membership): either way the worker points at
+	// the database.
+	text := string(out)
+	answers := strings.Contains(text, "the Temporal server at "+c.Address+" answers but cannot serve")
+	gone := strings.Contains(text, "connect to Temporal at "+c.Address) && strings.Contains(text, "no Temporal server answers there")
+	require.True(t, answers || gone, text)
+	require.Contains(t, text, "PostgreSQL")
+	require.Contains(t, text, "docs/cluster.md")
+	t.Logf("the server was up: %v; the worker said: %s", answers, text)
 }

@@ -134,7 +134,7 @@ Flags:
 	}
 	defer c.Close()
 	if err := app.EnsureSearchAttributes(context.Background(), c, opts.Namespace); err != nil {
-		return err
+		return app.WithDatabaseAdvice(opts.HostPort, err)
 	}
 	if err := app.CheckQueueVersioning(context.Background(), c, *taskQueue, version); err != nil {
 		return err

@@ -1,10 +1,12 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 )
@@ -41,4 +43,16 @@ func ConnectError(hostPort, namespace string, err error) error {
 		"Start one (make demo starts a dev server) or set TEMPORAL_ADDRESS; a cluster's server does not start "+
 		"while its PostgreSQL is unreachable or its schema is older than the server needs, and its log says which (docs/cluster.md)",
 		hostPort, namespace, err)
+}
+
+// WithDatabaseAdvice adds what to look at to an error the Temporal server
+// at hostPort answered as unavailable: a cluster whose database is down
+// answers every call that way ("no usable database connection found").
+func WithDatabaseAdvice(hostPort string, err error) error {
+	var unavailable *serviceerror.Unavailable
+	if !errors.As(err, &unavailable) {
+		return err
+	}
+	return fmt.Errorf("%w: the Temporal server at %s answers but cannot serve; on a cluster that is most often its database: "+
+		"check that its PostgreSQL is up and reachable from the server, and the server's log (docs/cluster.md)", err, hostPort)
 }
