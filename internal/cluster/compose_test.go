@@ -91,3 +91,29 @@ func TestWriteDynamicConfigAddsTheTestsValues(t *testing.T) {
 
 	require.ErrorContains(t, writeDynamicConfig(filepath.Join(dir, "missing.yaml"), out, nil), "the deployment's dynamic config")
 }
+
+// SQL visibility, which the deployment runs, refuses GROUP BY on custom
+// search attributes (the dev server's SQLite takes it): no visibility
+// query of unstuck may use it. The cluster tests run the queries unstuck
+// makes; this keeps a new one from needing it unseen.
+func TestNoVisibilityQueryGroupsBy(t *testing.T) {
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() && (e.Name() == "bin" || strings.HasPrefix(e.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if e.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		require.NotContains(t, strings.ToUpper(string(data)), "GROUP BY", "%s: SQL visibility refuses GROUP BY on custom search attributes", path)
+		return nil
+	})
+	require.NoError(t, err)
+}
