@@ -411,3 +411,27 @@ func TestCallModelRefusesAReplyOverThePayloadLimit(t *testing.T) {
 	ae := requireClass(t, err, ModelRejectedError, false)
 	require.Contains(t, ae.Message(), "the reply is 1600 KiB, over the 1536 KiB")
 }
+
+// Only the finish reason the calls imply is left out of a recorded reply:
+// "length" with calls is how the run finds a call cut off (longer_reply),
+// and a reply without calls keeps its reason for the model to be told.
+func TestCompactReplyLeavesOutOnlyTheImpliedFinishReason(t *testing.T) {
+	call := []ToolCall{{ID: "c", Name: "t", Args: "{}"}}
+	for _, c := range []struct {
+		calls  []ToolCall
+		finish string
+		want   string
+	}{
+		{call, "tool_calls", ""},
+		{call, "length", "length"},
+		{call, "stop", "stop"},
+		{nil, "tool_calls", "tool_calls"},
+		{nil, "stop", "stop"},
+		{nil, "content_filter", "content_filter"},
+	} {
+		r := &ModelReply{ToolCalls: c.calls, FinishReason: c.finish}
+		compactReply(r)
+		require.Equal(t, c.want, r.FinishReason, "%d calls, %q", len(c.calls), c.finish)
+	}
+	compactReply(nil) // a failed request has no reply
+}
