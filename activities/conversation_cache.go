@@ -16,11 +16,11 @@ import (
 // every generation query the whole conversation. An entry is used only
 // when it is exactly the conversation the request follows (see get):
 // Base messages ending with the reply AfterReply. Within one run that
-// suffices: the run only appends messages, and ReplyIDs hold the
-// provider's id and the attempt, so a reply the run never recorded (a
-// timed-out attempt) or another run's reply does not match; a run that
-// reuses the workflow id starts with Base 0 (no cache) and its later
-// requests name its own replies. Across runs it does not quite: a
+// suffices: the run only appends messages, and a ReplyID is the model
+// activity's id and attempt (replyID), unique within the run, so a reply
+// the run never recorded (a timed-out attempt) does not match. Across
+// runs it does not: another run of the workflow id (a new generation, a
+// run that reuses the id) numbers its activities from the start again, a
 // rollback that invalidates steps changes earlier messages, and a new
 // generation of a graph run keeps Base and AfterReply after one. So an
 // entry put by another run of the workflow id is confirmed against the

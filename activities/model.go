@@ -73,16 +73,30 @@ type StreamedCall struct {
 	Call    ToolCall `json:"call"`
 }
 
-// ModelReply is the model's answer: content, tool calls, or both.
+// ModelReply is the model's answer: content, tool calls, or both. It is
+// the model activity's result, recorded in the run's history at every
+// step, so it carries only what the workflow reads; what only the chat
+// span reports (the provider's response id and model) is not recorded.
+// Replies recorded before held those too ("model", and the provider's id
+// in reply_id): they decode the same.
 type ModelReply struct {
-	ReplyID      string     `json:"reply_id"`
-	Content      string     `json:"content,omitempty"`
-	ToolCalls    []ToolCall `json:"tool_calls,omitempty"`
-	FinishReason string     `json:"finish_reason,omitempty"`
+	// ReplyID names the reply within its run: the model activity's id
+	// and attempt (replyID), which the run sends back as the next
+	// request's AfterReply.
+	ReplyID   string     `json:"reply_id"`
+	Content   string     `json:"content,omitempty"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// FinishReason is how the reply finished, left out when it is
+	// "tool_calls" and the reply has calls (compactReply): the calls say
+	// so.
+	FinishReason string `json:"finish_reason,omitempty"`
 	// Refusal is the model's refusal to answer (OpenAI's message.refusal),
 	// in place of content and calls.
 	Refusal string `json:"refusal,omitempty"`
-	Model   string `json:"model,omitempty"`
+	// ResponseID and Model are the provider's id of the response and the
+	// model it names, for the chat span only.
+	ResponseID string `json:"-"`
+	Model      string `json:"-"`
 	// The tokens the request used, as the server counted them: the
 	// workflow counts them in unstuck_model_tokens (workflows/metrics.go).
 	InputTokens  int `json:"input_tokens,omitempty"`
@@ -112,7 +126,31 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 	reply, err := a.chat(ctx, model, req)
 	endChatSpan(span, reply, err)
 	a.modelBreakers.record(model, time.Now(), reply, abandonedOr(ctx, err))
+	compactReply(reply)
 	return reply, err
+}
+
+// compactReply leaves out of a reply what its history event need not
+// repeat at every step: the finish reason "tool_calls" of a reply with
+// calls (the workflow reads a finish reason only to find a reply cut off,
+// "length", or one that answers nothing, which has no calls). The span
+// has reported it already.
+func compactReply(reply *ModelReply) {
+	if reply != nil && len(reply.ToolCalls) > 0 && reply.FinishReason == string(openai.FinishReasonToolCalls) {
+		reply.FinishReason = ""
+	}
+}
+
+// replyID names a reply within its run by the model activity's id and
+// attempt: unique within a run (each request is its own activity, each
+// try its own attempt), so a reply the run never recorded (an attempt
+// that timed out) does not match the next request's AfterReply; a cache
+// entry put by another run of the workflow id is confirmed by digest
+// (Activities.carriedContext). The provider's id would do too but is
+// longer, and is recorded twice at every step (the reply, the next
+// request); the chat span reports it.
+func replyID(info activity.Info) string {
+	return fmt.Sprintf("%s#%d", info.ActivityID, info.Attempt)
 }
 
 // abandonedOr is a request's outcome for the model's breaker: a request
@@ -175,15 +213,16 @@ func (a *Activities) sendChat(ctx context.Context, model config.Model, req Model
 	var reply *ModelReply
 	var err error
 	if a.config.StreamsCalls(req.Agent) {
-		reply, err = streamedReply(ctx, model, client, capture, request, info.Attempt, a.callSender(ctx, req.Agent, req.StreamTo))
+		reply, err = streamedReply(ctx, model, client, capture, request, a.callSender(ctx, req.Agent, req.StreamTo))
 	} else {
 		stopBeats := heartbeatWhileWaiting(ctx)
-		reply, err = wholeReply(ctx, model, client, capture, request, info.Attempt)
+		reply, err = wholeReply(ctx, model, client, capture, request)
 		stopBeats()
 	}
 	if err != nil {
 		return nil, err
 	}
+	reply.ReplyID = replyID(info)
 	// The reply is this activity's result: over Temporal's payload limit it
 	// could not be recorded, and every retry would fail the same way.
 	if size := replySize(reply); size > config.MaxPayloadBytes {
@@ -197,7 +236,7 @@ func (a *Activities) sendChat(ctx context.Context, model config.Model, req Model
 }
 
 // wholeReply asks for the reply in one response.
-func wholeReply(ctx context.Context, model config.Model, client *openai.Client, capture *headerCapture, request openai.ChatCompletionRequest, attempt int32) (*ModelReply, error) {
+func wholeReply(ctx context.Context, model config.Model, client *openai.Client, capture *headerCapture, request openai.ChatCompletionRequest) (*ModelReply, error) {
 	resp, err := client.CreateChatCompletion(ctx, request)
 	if err != nil {
 		return nil, modelError(model, err, capture.retryAfter())
@@ -207,8 +246,7 @@ func wholeReply(ctx context.Context, model config.Model, client *openai.Client, 
 	}
 	choice := resp.Choices[0]
 	reply := &ModelReply{
-		// The attempt makes the id unique even when a server reuses ids.
-		ReplyID:      fmt.Sprintf("%s#%d", resp.ID, attempt),
+		ResponseID:   resp.ID,
 		Content:      choice.Message.Content,
 		FinishReason: string(choice.FinishReason),
 		Refusal:      choice.Message.Refusal,
@@ -384,7 +422,7 @@ func toOpenAITools(defs []ToolDef) []openai.Tool {
 
 // replySize is about what a reply weighs as a payload.
 func replySize(r *ModelReply) int {
-	n := len(r.Content) + len(r.ReplyID) + len(r.Model) + 128
+	n := len(r.Content) + len(r.ReplyID) + 128
 	for _, tc := range r.ToolCalls {
 		n += len(tc.ID) + len(tc.Name) + len(tc.Args) + 64
 	}

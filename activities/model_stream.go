@@ -24,7 +24,7 @@ import (
 // heartbeats as chunks arrive and on a ticker, so a long stream (or a long
 // wait for its first chunk) reads as progress and a dead worker as dead.
 // A server that refuses streaming gets a whole-reply request instead.
-func streamedReply(ctx context.Context, model config.Model, client *openai.Client, capture *headerCapture, request openai.ChatCompletionRequest, attempt int32, send func(int, ToolCall)) (*ModelReply, error) {
+func streamedReply(ctx context.Context, model config.Model, client *openai.Client, capture *headerCapture, request openai.ChatCompletionRequest, send func(int, ToolCall)) (*ModelReply, error) {
 	var progress atomic.Pointer[StreamProgress]
 	progress.Store(&StreamProgress{})
 	stopBeats := heartbeatEvery(ctx, ModelHeartbeatEvery, func() any { return *progress.Load() })
@@ -37,7 +37,7 @@ func streamedReply(ctx context.Context, model config.Model, client *openai.Clien
 		if refusesStreaming(err) {
 			activity.GetLogger(ctx).Warn("the model refused a streamed request; asking for a whole reply instead",
 				"model", model.Name, "error", err.Error())
-			return wholeReply(ctx, model, client, capture, request, attempt)
+			return wholeReply(ctx, model, client, capture, request)
 		}
 		return nil, modelError(model, err, capture.retryAfter())
 	}
@@ -63,7 +63,7 @@ func streamedReply(ctx context.Context, model config.Model, client *openai.Clien
 		progress.Store(&beat)
 		activity.RecordHeartbeat(ctx, beat)
 	}
-	reply, err := asm.reply(attempt)
+	reply, err := asm.reply()
 	if err != nil {
 		return nil, streamError(model, err)
 	}
@@ -188,13 +188,12 @@ func (s *streamAssembly) addCall(tc openai.ToolCall) error {
 
 // reply is the assembled reply; a stream that never said how it finished
 // was cut short, and a call without id or name cannot be run or answered.
-func (s *streamAssembly) reply(attempt int32) (*ModelReply, error) {
+func (s *streamAssembly) reply() (*ModelReply, error) {
 	if s.finish == "" {
 		return nil, fmt.Errorf("the stream ended without a finish reason, after %s", s.progress())
 	}
 	reply := &ModelReply{
-		// The attempt makes the id unique even when a server reuses ids.
-		ReplyID:      fmt.Sprintf("%s#%d", s.id, attempt),
+		ResponseID:   s.id,
 		Content:      s.content.String(),
 		Refusal:      s.refusal.String(),
 		FinishReason: s.finish,

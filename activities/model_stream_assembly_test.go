@@ -29,9 +29,9 @@ func TestAssemblyOrdersCallsByIndex(t *testing.T) {
 	} {
 		require.NoError(t, s.add(ch))
 	}
-	r, err := s.reply(2)
+	r, err := s.reply()
 	require.NoError(t, err)
-	require.Equal(t, "r#2", r.ReplyID)
+	require.Equal(t, "r", r.ResponseID)
 	require.Equal(t, []ToolCall{{ID: "a", Name: "na", Args: `{"x":1}`}, {ID: "b", Name: "nb", Args: `{}`}}, r.ToolCalls)
 }
 
@@ -48,7 +48,7 @@ func TestAssemblyWithoutIndexes(t *testing.T) {
 	} {
 		require.NoError(t, s.add(ch))
 	}
-	r, err := s.reply(1)
+	r, err := s.reply()
 	require.NoError(t, err)
 	require.Equal(t, []ToolCall{{ID: "a", Name: "na", Args: `{}`}, {ID: "b", Name: "nb", Args: `[]`}}, r.ToolCalls)
 }
@@ -57,7 +57,7 @@ func TestAssemblyRefusesACallWithoutID(t *testing.T) {
 	var s streamAssembly
 	require.NoError(t, s.add(delta(openai.ToolCall{Index: idx(0), Function: openai.FunctionCall{Name: "na", Arguments: `{}`}})))
 	require.NoError(t, s.add(finished(openai.FinishReasonToolCalls)))
-	_, err := s.reply(1)
+	_, err := s.reply()
 	require.EqualError(t, err, `tool call index 0 has no id or no name (id "", name "na")`)
 }
 

@@ -139,11 +139,12 @@ func TestCallModelFirstRequestQueriesTheRun(t *testing.T) {
 	require.Positive(t, reply.InputTokens)
 	require.Positive(t, reply.OutputTokens)
 	reply.InputTokens, reply.OutputTokens = 0, 0
+	// As the history records it: named by the activity's id and attempt,
+	// without the finish reason the calls imply, the provider's response
+	// id or model (the chat span reports those).
 	require.Equal(t, &ModelReply{
-		ReplyID:      "chatcmpl-scripted-1#1",
-		ToolCalls:    []ToolCall{{ID: "call_1_0", Name: "search_flights", Args: `{"from":"NYC"}`}},
-		FinishReason: "tool_calls",
-		Model:        "travel",
+		ReplyID:   "0#1",
+		ToolCalls: []ToolCall{{ID: "call_1_0", Name: "search_flights", Args: `{"from":"NYC"}`}},
 	}, reply)
 
 	reqs := f.srv.Requests()
@@ -173,8 +174,8 @@ func TestCallModelCacheHitSendsCachedMessagesPlusDelta(t *testing.T) {
 	second, err := f.call(ModelRequest{Agent: f.agent(f.model("travel")), Base: 3, AfterReply: first.ReplyID, Delta: []Message{toolMsg}})
 	require.NoError(t, err)
 	require.Equal(t, "booked UA123", second.Content)
-	require.Equal(t, "chatcmpl-scripted-2#1", second.ReplyID)
-	require.Equal(t, "stop", second.FinishReason)
+	require.Equal(t, "1#1", second.ReplyID)
+	require.Equal(t, "stop", second.FinishReason, "kept for a reply without calls")
 	require.Empty(t, second.ToolCalls)
 
 	reqs := f.srv.Requests()
@@ -203,8 +204,8 @@ func TestCallModelCacheHitSendsCachedMessagesPlusDelta(t *testing.T) {
 // not trusted: the run is queried again.
 func TestCallModelCacheMismatchQueriesAgain(t *testing.T) {
 	for name, req := range map[string]ModelRequest{
-		"other reply": {Base: 3, AfterReply: "chatcmpl-scripted-1#2"},
-		"other base":  {Base: 4, AfterReply: "chatcmpl-scripted-1#1"},
+		"other reply": {Base: 3, AfterReply: "0#2"},
+		"other base":  {Base: 4, AfterReply: "0#1"},
 		"no reply":    {Base: 3},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -212,7 +213,7 @@ func TestCallModelCacheMismatchQueriesAgain(t *testing.T) {
 			f.expectQuery(travelConversation, 1)
 			first, err := f.call(ModelRequest{Agent: f.agent(f.model("travel")), Delta: travelConversation.Messages})
 			require.NoError(t, err)
-			require.Equal(t, "chatcmpl-scripted-1#1", first.ReplyID)
+			require.Equal(t, "0#1", first.ReplyID)
 
 			runs := ModelContext{Messages: append(append([]Message(nil), travelConversation.Messages...),
 				Message{Role: "assistant", Content: "from the run"},
@@ -409,4 +410,28 @@ func TestCallModelRefusesAReplyOverThePayloadLimit(t *testing.T) {
 	_, err := f.call(ModelRequest{Agent: f.agent(f.model("travel"))})
 	ae := requireClass(t, err, ModelRejectedError, false)
 	require.Contains(t, ae.Message(), "the reply is 1600 KiB, over the 1536 KiB")
+}
+
+// Only the finish reason the calls imply is left out of a recorded reply:
+// "length" with calls is how the run finds a call cut off (longer_reply),
+// and a reply without calls keeps its reason for the model to be told.
+func TestCompactReplyLeavesOutOnlyTheImpliedFinishReason(t *testing.T) {
+	call := []ToolCall{{ID: "c", Name: "t", Args: "{}"}}
+	for _, c := range []struct {
+		calls  []ToolCall
+		finish string
+		want   string
+	}{
+		{call, "tool_calls", ""},
+		{call, "length", "length"},
+		{call, "stop", "stop"},
+		{nil, "tool_calls", "tool_calls"},
+		{nil, "stop", "stop"},
+		{nil, "content_filter", "content_filter"},
+	} {
+		r := &ModelReply{ToolCalls: c.calls, FinishReason: c.finish}
+		compactReply(r)
+		require.Equal(t, c.want, r.FinishReason, "%d calls, %q", len(c.calls), c.finish)
+	}
+	compactReply(nil) // a failed request has no reply
 }

@@ -46,11 +46,14 @@ func (a *Activities) startChatSpan(ctx context.Context, model string) (context.C
 	))
 }
 
-// endChatSpan records the reply (model, tokens, finish reason) or the
-// failure, and ends the span.
+// endChatSpan records the reply (the provider's response id and model,
+// tokens, finish reason) or the failure, and ends the span. The response
+// id and model are found here only: the run's history does not record
+// them (ModelReply).
 func endChatSpan(span trace.Span, reply *ModelReply, err error) {
 	if reply != nil {
 		span.SetAttributes(
+			semconv.GenAIResponseID(reply.ResponseID),
 			semconv.GenAIResponseModel(reply.Model),
 			semconv.GenAIUsageInputTokens(reply.InputTokens),
 			semconv.GenAIUsageOutputTokens(reply.OutputTokens),
