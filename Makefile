@@ -5,8 +5,9 @@
 #   make test   every test layer: lint (vet, workflowcheck, staticcheck), unit, workflow, replay, integration
 #   make test-cluster   the integration tests that depend on the server, on a real Temporal cluster on PostgreSQL
 #   make bench  benchmarks (not part of make test)
-# Only Go is needed: the pinned Temporal CLI, workflowcheck and staticcheck are installed into ./bin;
-# the console's browser tests use headless Chromium, found or (as root, with apt-get) installed.
+# Only Go is needed: the pinned Temporal CLI and server, workflowcheck and staticcheck are installed into ./bin;
+# the console's browser tests use headless Chromium and the cluster tests PostgreSQL, each found or (as root,
+# with apt-get) installed.
 
 SHELL := /bin/bash
 GO    ?= go
@@ -33,7 +34,7 @@ RELEASED_WORKER := $(BIN)/unstuck-worker-$(RELEASED_COMMIT)
 all: build
 
 help:
-	@sed -n '1,8p' Makefile
+	@sed -n '1,10p' Makefile
 
 $(TEMPORAL_STAMP):
 	@mkdir -p $(BIN)
@@ -96,7 +97,7 @@ tools: $(TEMPORAL_STAMP) $(WORKFLOWCHECK_STAMP) $(STATICCHECK_STAMP)
 # place the version is written -- built with go install, with the SQL tool,
 # the release's PostgreSQL schemas and the config template the image
 # renders copied beside it.
-CLUSTER_VERSION := $(shell sed -n 's|^ *image: temporalio/auto-setup:||p' docker-compose.yml)
+CLUSTER_VERSION := $(shell sed -n 's|^[[:space:]]*image:[[:space:]]*["'"'"']\{0,1\}temporalio/auto-setup:\([0-9A-Za-z.+-]*\).*|\1|p' docker-compose.yml)
 CLUSTER_BIN     := $(BIN)/cluster-v$(CLUSTER_VERSION)
 CLUSTER_STAMP   := $(CLUSTER_BIN)/.installed
 
@@ -105,10 +106,10 @@ $(CLUSTER_STAMP):
 	@mkdir -p $(CLUSTER_BIN)
 	@echo ">> installing Temporal server $(CLUSTER_VERSION) and its SQL tool into $(CLUSTER_BIN) (a cold build takes a few minutes)"
 	GOBIN=$(CLUSTER_BIN) $(GO) install go.temporal.io/server/cmd/server@v$(CLUSTER_VERSION) go.temporal.io/server/cmd/tools/sql@v$(CLUSTER_VERSION)
-	@src=$$($(GO) mod download -json go.temporal.io/server@v$(CLUSTER_VERSION) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p'); \
+	@src="$$($(GO) mod download -json go.temporal.io/server@v$(CLUSTER_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p')"; \
 	test -d "$$src/schema/postgresql" || { echo "no schemas in the server module ($$src)" >&2; exit 1; }; \
 	rm -rf $(CLUSTER_BIN)/schema && mkdir -p $(CLUSTER_BIN)/schema && \
-	cp -r $$src/schema/postgresql $(CLUSTER_BIN)/schema/ && cp $$src/docker/config_template.yaml $(CLUSTER_BIN)/ && \
+	cp -r "$$src/schema/postgresql" $(CLUSTER_BIN)/schema/ && cp "$$src/docker/config_template.yaml" $(CLUSTER_BIN)/ && \
 	chmod -R u+w $(CLUSTER_BIN)
 	@touch $@
 
@@ -117,17 +118,22 @@ cluster-tools: $(CLUSTER_STAMP)
 # PostgreSQL's server programs, from Debian's postgresql package: found
 # (UNSTUCK_POSTGRES_BIN, pg_ctl on PATH, /usr/lib/postgresql/*/bin) or, as
 # root with apt-get, installed. The tests start a PostgreSQL of their own
-# from them (or use UNSTUCK_CLUSTER_POSTGRES=host:port).
+# from them (or use UNSTUCK_CLUSTER_POSTGRES=host:port). $(POSTGRES_OK)
+# says whether there is one ("yes"); without one, make test skips its
+# cluster part, saying so, and make test-cluster fails.
+POSTGRES_OK  := $(BIN)/.postgres-ok
 POSTGRES_APT := apt-get install -y --no-install-recommends postgresql
 
 postgres:
-	@if [ -n "$$UNSTUCK_POSTGRES_BIN" ] || command -v pg_ctl >/dev/null || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then exit 0; fi; \
-	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
-		echo "PostgreSQL is not installed and this is not root with apt-get: install Debian's postgresql package, or set UNSTUCK_POSTGRES_BIN" >&2; exit 1; \
+	@mkdir -p $(BIN)
+	@has() { [ -n "$$UNSTUCK_CLUSTER_POSTGRES" ] || [ -n "$$UNSTUCK_POSTGRES_BIN" ] || command -v pg_ctl >/dev/null || ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; }; \
+	if ! has && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo ">> no PostgreSQL: installing Debian's postgresql package for the cluster tests ($(POSTGRES_APT))"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		$(POSTGRES_APT) >/dev/null 2>&1 || { apt-get update -q >/dev/null && $(POSTGRES_APT) >/dev/null; }; \
 	fi; \
-	echo ">> no PostgreSQL: installing Debian's postgresql package for the cluster tests ($(POSTGRES_APT))"; \
-	export DEBIAN_FRONTEND=noninteractive; \
-	$(POSTGRES_APT) >/dev/null 2>&1 || { apt-get update -q >/dev/null && $(POSTGRES_APT) >/dev/null; }
+	if has; then echo yes > $(POSTGRES_OK); \
+	else echo no > $(POSTGRES_OK); echo ">> no PostgreSQL and none could be installed (needs root and apt-get): install Debian's postgresql package, or set UNSTUCK_POSTGRES_BIN; the cluster tests need it"; fi
 
 # The worker's default build id for Worker Versioning (--deployment-name):
 # this checkout's `git describe`, stamped at link time. A build of a tree
@@ -171,10 +177,11 @@ lint: fmt-check vet workflowcheck staticcheck
 # against the real dev server started from ./bin/temporal, and the console
 # in headless Chromium (screenshots in artifacts/screenshots).
 # Then the cluster's part (CLUSTER_PART) on a real cluster, as make
-# test-cluster runs the whole of it.
+# test-cluster runs the whole of it; skipped, loudly, without PostgreSQL.
 test: lint $(TEMPORAL_STAMP) build $(RELEASED_WORKER) chromium $(CLUSTER_STAMP) postgres
 	UNSTUCK_TEMPORAL_BIN=$(BIN)/temporal UNSTUCK_RELEASED_WORKER=$(RELEASED_WORKER) UNSTUCK_CHROMIUM=$$(cat $(CHROMIUM_PATH)) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
-	@echo ">> the cluster's part: $(CLUSTER_PART)"
+	@if [ "$$(cat $(POSTGRES_OK))" != yes ]; then echo ">> SKIPPED: the cluster's part of make test (no PostgreSQL; see above)"; exit 0; fi; \
+	echo ">> the cluster's part, on Temporal $(CLUSTER_VERSION) on PostgreSQL: $(CLUSTER_PART)"; \
 	$(CLUSTER_ENV) $(GO) test -count=1 -timeout 15m -run '^($(CLUSTER_PART))$$' ./testsuite
 
 # The integration tests that depend on the server, on a real cluster
@@ -189,7 +196,12 @@ CLUSTER_PART  = TestLoadOnANewNamespaceRunsThrough|TestSearchAttributesOfANewNam
 CLUSTER_TESTS = $(CLUSTER_PART)|TestTemporalCLIDrivesARunOnTheWorkerBinary|TestUnstuckCLIRunStatusTrace|TestTravelAgentCompletesEndToEnd|TestWebUIMetadata|TestReadRegistryCountsAnAgentsRuns|TestHandoffRefusesAnAgentOverCapacity|TestCustomerServiceChainHandsOverToAPerson|TestPersonHandsARunToANamedAgent|TestLadderHandoffRungHandsALoopOver|TestConsoleApprovesARun|TestConsoleApprovesCalls|TestConsoleHumanInboxReply|TestConsoleEditsALoopingRun|TestUnstuckReplyCommand|TestHumanNodeWaitsForAReply|TestWorkerKilledMidHandoffCompletesOnce|TestReleasedRunUpgradedMidRun|TestWorkerVersioningPinsRuns|TestWorkerBootstrapsItsDeployment|TestRunOfThisReleaseAsksOneVersion|TestWorkerServesTheAgentCountersForPrometheus|TestLongRunContinuesAsNewWithTheWholeRun
 
 test-cluster: $(TEMPORAL_STAMP) build $(RELEASED_WORKER) chromium $(CLUSTER_STAMP) postgres
-	$(CLUSTER_ENV) $(GO) test -count=1 -timeout 30m -v -run '^($(CLUSTER_TESTS))$$' ./testsuite 2>&1 | grep --line-buffered -E '^(=== RUN|--- |ok|FAIL|PASS|panic)|cluster:|_test.go:[0-9]+:' ; exit $${PIPESTATUS[0]}
+	@test "$$(cat $(POSTGRES_OK))" = yes || { echo "make test-cluster needs PostgreSQL (see above)" >&2; exit 1; }
+	@mkdir -p artifacts
+	@echo ">> the cluster tests on Temporal $(CLUSTER_VERSION) on PostgreSQL; the whole output goes to artifacts/test-cluster.log"
+	@$(CLUSTER_ENV) $(GO) test -count=1 -timeout 30m -v -run '^($(CLUSTER_TESTS))$$' ./testsuite 2>&1 | tee artifacts/test-cluster.log | \
+		grep --line-buffered -E '^(--- |ok|FAIL|PASS|panic)|^cluster:'; \
+	code=$${PIPESTATUS[0]}; [ $$code = 0 ] || echo ">> failed: what each failing test said is in artifacts/test-cluster.log"; exit $$code
 
 # The worker of the last release, built from git history, so the upgrade
 # test (testsuite/upgrade_test.go) can start a run with it and hand it to

@@ -68,6 +68,7 @@ func runMain(m *testing.M) int {
 	// The worker registers the search attributes it needs, as in production.
 	if err := app.EnsureSearchAttributes(ctx, serverClient, "default"); err != nil {
 		fmt.Fprintf(os.Stderr, "testsuite: %v\n", err)
+		serverClient.Close()
 		_ = stop()
 		return 1
 	}

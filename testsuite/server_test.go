@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/client"
 	temporaltest "go.temporal.io/sdk/testsuite"
 
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/cluster"
 )
 
@@ -29,11 +30,14 @@ func startServer(ctx context.Context) (stop func() error, err error) {
 		ExistingPath:  temporalBin,
 		ClientOptions: &client.Options{Namespace: "default", Logger: quietLogger()},
 		LogLevel:      "error",
-		// Temporal suggests continue-as-new after this many events (4096 by
-		// default), so a test run of a few dozen steps crosses generations.
-		ExtraArgs: []string{"--dynamic-config-value", fmt.Sprintf("limit.historyCount.suggestContinueAsNew=%d", suggestContinueAsNewEvents)},
-		Stdout:    os.Stderr,
-		Stderr:    os.Stderr,
+		// The settings a deployment sets (eager dispatch, eager start), and
+		// the tests' own: Temporal suggests continue-as-new after this many
+		// events (4096 by default), so a test run of a few dozen steps
+		// crosses generations.
+		ExtraArgs: append(config.DevServerArgs(),
+			"--dynamic-config-value", fmt.Sprintf("limit.historyCount.suggestContinueAsNew=%d", suggestContinueAsNewEvents)),
+		Stdout: os.Stderr,
+		Stderr: os.Stderr,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start dev server %s: %w", temporalBin, err)
@@ -50,6 +54,8 @@ func startCluster(ctx context.Context) (func() error, error) {
 	opts.Postgres = os.Getenv("UNSTUCK_CLUSTER_POSTGRES")
 	opts.DynamicConfig = map[string]any{"limit.historyCount.suggestContinueAsNew": suggestContinueAsNewEvents}
 	opts.Progress = os.Stderr
+	// The server's log outlives the cluster, for a test that failed.
+	opts.LogDir = filepath.Join(repoRoot, "artifacts", "cluster")
 	c, err := cluster.Start(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("start the cluster: %w", err)

@@ -1,10 +1,12 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -36,13 +38,37 @@ func QuietLogger() tlog.Logger {
 	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 }
 
-// ConnectError says that Temporal at hostPort could not be reached, and
-// what to look at: on a cluster the server is down when its database is.
+// ConnectError says that Temporal at hostPort could not be reached, and,
+// when nothing answered there, what to look at: on a cluster the server
+// is down when its database is. A refusal of another kind (a TLS
+// certificate, an API key) is said as it is.
 func ConnectError(hostPort, namespace string, err error) error {
-	return fmt.Errorf("connect to Temporal at %s (namespace %s): %w: no Temporal server answers there. "+
+	err = fmt.Errorf("connect to Temporal at %s (namespace %s): %w", hostPort, namespace, err)
+	if !nothingAnswered(err) {
+		return err
+	}
+	return fmt.Errorf("%w: no Temporal server answers there. "+
 		"Start one (make demo starts a dev server) or set TEMPORAL_ADDRESS; a cluster's server does not start "+
-		"while its PostgreSQL is unreachable or its schema is older than the server needs, and its log says which (docs/cluster.md)",
-		hostPort, namespace, err)
+		"while its PostgreSQL is unreachable or its schema is older than the server needs, and its log says which (docs/cluster.md)", err)
+}
+
+// nothingAnswered: the address refused the connection, named no host, or
+// stayed silent.
+func nothingAnswered(err error) bool {
+	var deadline *serviceerror.DeadlineExceeded
+	if errors.As(err, &deadline) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var unavailable *serviceerror.Unavailable
+	if !errors.As(err, &unavailable) {
+		return false
+	}
+	for _, says := range []string{"connection refused", "no such host", "i/o timeout", "context deadline exceeded"} {
+		if strings.Contains(err.Error(), says) {
+			return true
+		}
+	}
+	return false
 }
 
 // WithDatabaseAdvice adds what to look at to an error the Temporal server

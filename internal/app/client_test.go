@@ -22,8 +22,18 @@ func TestWithDatabaseAdvice(t *testing.T) {
 }
 
 func TestConnectErrorSaysWhereToLook(t *testing.T) {
+	refused := fmt.Errorf("failed reaching server: %w", serviceerror.NewUnavailable(`connection error: desc = "transport: Error while dialing: dial tcp 127.0.0.1:1: connect: connection refused"`))
 	err := ConnectError("127.0.0.1:1", "default", errors.New("connection refused"))
-	require.EqualError(t, err, "connect to Temporal at 127.0.0.1:1 (namespace default): connection refused: no Temporal server answers there. "+
+	require.EqualError(t, err, "connect to Temporal at 127.0.0.1:1 (namespace default): connection refused", "not a server's answer: said as it is")
+	err = ConnectError("127.0.0.1:1", "default", refused)
+	require.EqualError(t, err, "connect to Temporal at 127.0.0.1:1 (namespace default): failed reaching server: connection error: desc = "+
+		"\"transport: Error while dialing: dial tcp 127.0.0.1:1: connect: connection refused\": no Temporal server answers there. "+
 		"Start one (make demo starts a dev server) or set TEMPORAL_ADDRESS; a cluster's server does not start while its PostgreSQL "+
 		"is unreachable or its schema is older than the server needs, and its log says which (docs/cluster.md)")
+
+	// A certificate the server refuses is not a server that is down.
+	tls := serviceerror.NewUnavailable("connection error: desc = \"transport: authentication handshake failed: tls: failed to verify certificate: x509: certificate signed by unknown authority\"")
+	err = ConnectError("h:7233", "ns", tls)
+	require.NotContains(t, err.Error(), "PostgreSQL")
+	require.ErrorContains(t, err, "x509")
 }

@@ -7,20 +7,18 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+	"sync"
 	"time"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/types/known/durationpb"
-
-	"github.com/unstuck-dev/unstuck/policies"
 )
 
 // Options say where the cluster's parts are.
 type Options struct {
-	// Bin is the directory make test-cluster installs the pinned release
+	// Bin is the directory make cluster-tools installs the pinned release
 	// into: server, sql (the SQL tool), schema/postgresql and
 	// config_template.yaml.
 	Bin string
@@ -33,6 +31,9 @@ type Options struct {
 	// DynamicConfig are values added to the deployment's dynamic config
 	// (tests lower the continue-as-new hint).
 	DynamicConfig map[string]any
+	// LogDir, when set, keeps the server's log (server-<port>.log) after
+	// Stop; else it goes with the cluster's files.
+	LogDir string
 	// Progress gets a line per phase (nil: none).
 	Progress io.Writer
 }
@@ -43,8 +44,12 @@ type Cluster struct {
 	Address    string
 	Deployment *Deployment
 	Postgres   *Postgres
-	dir        string
-	server     *server
+	// LogPath is the server's log.
+	LogPath  string
+	dir      string
+	server   *process
+	stopOnce sync.Once
+	stopErr  error
 }
 
 // startBound bounds a cluster's start: schemas take seconds, the
@@ -54,86 +59,92 @@ const startBound = 3 * time.Minute
 // Start starts PostgreSQL (unless o.Postgres names one), sets up or
 // checks the schemas, starts the server and registers the namespace
 // default, waiting until it can be used. On error, whatever it started is
-// stopped.
-func Start(ctx context.Context, o Options) (c *Cluster, err error) {
+// stopped. The servers die with this process.
+func Start(ctx context.Context, o Options) (*Cluster, error) {
 	ctx, cancel := context.WithTimeout(ctx, startBound)
 	defer cancel()
+	c := &Cluster{}
+	if err := c.start(ctx, o); err != nil {
+		_ = c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) start(ctx context.Context, o Options) (err error) {
 	began := time.Now()
 	say := func(format string, args ...any) {
 		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "cluster: "+format+"\n", args...)
+			fmt.Fprintf(o.Progress, "cluster: "+format+" (%s)\n", append(args, time.Since(began).Round(time.Millisecond))...)
 		}
 	}
-	d, err := ReadDeployment(o.Compose)
-	if err != nil {
-		return nil, err
+	if c.Deployment, err = ReadDeployment(o.Compose); err != nil {
+		return err
 	}
+	d := c.Deployment
 	serverBin := filepath.Join(o.Bin, "server")
 	if err := checkVersion(ctx, serverBin, d.ServerVersion); err != nil {
-		return nil, err
+		return err
 	}
-	dir, err := os.MkdirTemp("", "unstuck-cluster-")
-	if err != nil {
-		return nil, err
+	if c.dir, err = ownedTempDir("unstuck-cluster-"); err != nil {
+		return err
 	}
-	c = &Cluster{Deployment: d, dir: dir}
-	defer func() {
-		if err != nil {
-			_ = c.Stop()
-		}
-	}()
 
 	user, password := d.Env["POSTGRES_USER"], d.Env["POSTGRES_PWD"]
 	if o.Postgres != "" {
 		c.Postgres, err = ExistingPostgres(ctx, o.Postgres, user, password)
 	} else {
-		c.Postgres, err = StartPostgres(ctx, user, password, nil)
+		c.Postgres, err = StartPostgres(ctx, user, password)
 	}
 	if err != nil {
-		return c, err
+		return err
 	}
-	say("PostgreSQL on %s (%s)", c.Postgres.Addr(), time.Since(began).Round(time.Millisecond))
+	say("PostgreSQL on %s", c.Postgres.Addr())
 
 	schemas := schemaTool{tool: filepath.Join(o.Bin, "sql"), schemas: filepath.Join(o.Bin, "schema", "postgresql", "v12"), pg: c.Postgres}
-	for _, db := range databases {
+	for _, db := range databases(d.Env) {
 		if err := schemas.check(ctx, db, d.ServerVersion); err != nil {
-			return c, err
+			return err
 		}
 	}
-	say("schemas of %s current (%s)", d.ServerVersion, time.Since(began).Round(time.Millisecond))
+	say("schemas of %s current", d.ServerVersion)
 
 	ports := map[string]int{}
 	for _, name := range portVars {
 		if ports[name], err = freePort(); err != nil {
-			return c, err
+			return err
 		}
 	}
-	dynamicConfig := filepath.Join(dir, "dynamicconfig.yaml")
+	dynamicConfig := filepath.Join(c.dir, "dynamicconfig.yaml")
 	if err := writeDynamicConfig(d.DynamicConfig, dynamicConfig, o.DynamicConfig); err != nil {
-		return c, err
+		return err
 	}
-	logFile, err := os.Create(filepath.Join(dir, "server.log"))
-	if err != nil {
-		return c, err
+	c.LogPath = filepath.Join(c.dir, "server.log")
+	if o.LogDir != "" {
+		if err := os.MkdirAll(o.LogDir, 0o755); err != nil {
+			return err
+		}
+		c.LogPath = filepath.Join(o.LogDir, fmt.Sprintf("server-%d.log", ports["FRONTEND_GRPC_PORT"]))
 	}
 	env := serverEnv(d, c.Postgres, dynamicConfig, ports)
-	if c.server, err = startServer(serverBin, filepath.Join(o.Bin, "config_template.yaml"), dir, env, logFile); err != nil {
-		return c, err
+	if c.server, err = startServer(serverBin, filepath.Join(o.Bin, "config_template.yaml"), c.dir, c.LogPath, env); err != nil {
+		return err
 	}
-	c.Address = c.server.address
+	c.Address = fmt.Sprintf("127.0.0.1:%d", ports["FRONTEND_GRPC_PORT"])
 	if err := c.waitFrontend(ctx); err != nil {
-		return c, err
+		return err
 	}
-	say("Temporal server %s on %s, %s shards (%s)", d.ServerVersion, c.Address, env["NUM_HISTORY_SHARDS"], time.Since(began).Round(time.Millisecond))
+	say("Temporal server %s on %s, %s history shards, log %s", d.ServerVersion, c.Address, env["NUM_HISTORY_SHARDS"], c.LogPath)
 	if err := RegisterNamespace(ctx, c.Address, "default"); err != nil {
-		return c, err
+		return err
 	}
-	say("namespace default ready (%s)", time.Since(began).Round(time.Millisecond))
-	return c, nil
+	say("namespace default ready")
+	return nil
 }
 
 // waitFrontend waits until the frontend answers, or the server exits.
 func (c *Cluster) waitFrontend(ctx context.Context) error {
+	began := time.Now()
 	for {
 		dialCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		cl, err := client.DialContext(dialCtx, client.Options{HostPort: c.Address, Logger: quiet{}})
@@ -143,25 +154,14 @@ func (c *Cluster) waitFrontend(ctx context.Context) error {
 			return nil
 		}
 		select {
-		case exit := <-c.server.exited:
-			c.server.exited <- exit
-			return fmt.Errorf("the Temporal server exited while starting (%v):\n%s", exit, c.logTail())
+		case <-c.server.exited:
+			return fmt.Errorf("the Temporal server exited while starting (%v); the end of its log (%s):\n%s", c.server.err, c.LogPath, c.server.logTail())
 		case <-ctx.Done():
-			return fmt.Errorf("the Temporal server on %s did not answer within %s: %w\n%s", c.Address, startBound, err, c.logTail())
+			return fmt.Errorf("the Temporal server on %s did not answer within %s: %w; the end of its log (%s):\n%s",
+				c.Address, time.Since(began).Round(time.Second), err, c.LogPath, c.server.logTail())
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
-}
-
-// logTail is the end of the server's log, for an error.
-func (c *Cluster) logTail() string {
-	data, _ := os.ReadFile(filepath.Join(c.dir, "server.log"))
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	lines = lines[max(0, len(lines)-10):]
-	for i, line := range lines {
-		lines[i] = policies.ClipText(line, 400)
-	}
-	return strings.Join(lines, "\n")
 }
 
 // RegisterNamespace registers namespace on the cluster at address (one
@@ -200,15 +200,21 @@ func RegisterNamespace(ctx context.Context, address, namespace string) error {
 }
 
 // Stop stops the server and a PostgreSQL of our own, and removes their
-// files.
+// files (a log kept in Options.LogDir stays). Stopping twice is stopping
+// once.
 func (c *Cluster) Stop() error {
-	var errs []error
-	if c.server != nil {
-		errs = append(errs, c.server.stop())
-	}
-	if c.Postgres != nil {
-		errs = append(errs, c.Postgres.Stop())
-	}
-	errs = append(errs, os.RemoveAll(c.dir))
-	return errors.Join(errs...)
+	c.stopOnce.Do(func() {
+		var errs []error
+		if c.server != nil {
+			errs = append(errs, c.server.stop())
+		}
+		if c.Postgres != nil {
+			errs = append(errs, c.Postgres.Stop())
+		}
+		if c.dir != "" {
+			errs = append(errs, os.RemoveAll(c.dir))
+		}
+		c.stopErr = errors.Join(errs...)
+	})
+	return c.stopErr
 }

@@ -19,16 +19,21 @@ func TestParseDeployment(t *testing.T) {
 	env := "      DB: postgres12\n      DYNAMIC_CONFIG_FILE_PATH: /etc/dc.yaml\n"
 	volume := "      - ./deploy/dc.yaml:/etc/dc.yaml:ro\n"
 	tests := []struct {
-		name, yaml, want string
+		name, yaml, want, file string
 	}{
-		{"the deployment", service("temporalio/auto-setup:1.29.1", env, volume), ""},
-		{"no temporal service", "services:\n  other:\n    image: x\n", "no service named temporal"},
-		{"another image", service("temporalio/server:1.29.1", env, volume), `services.temporal.image is "temporalio/server:1.29.1", want temporalio/auto-setup:<version>`},
-		{"no tag", service("temporalio/auto-setup:", env, volume), "want temporalio/auto-setup:<version>"},
-		{"another database", service("temporalio/auto-setup:1.29.1", "      DB: mysql8\n      DYNAMIC_CONFIG_FILE_PATH: /etc/dc.yaml\n", volume), `DB is "mysql8"`},
-		{"no dynamic config", service("temporalio/auto-setup:1.29.1", "      DB: postgres12\n", volume), "no DYNAMIC_CONFIG_FILE_PATH"},
-		{"not mounted", service("temporalio/auto-setup:1.29.1", env, "      - ./other.yaml:/etc/other.yaml\n"), "no volume of services.temporal mounts DYNAMIC_CONFIG_FILE_PATH (/etc/dc.yaml)"},
-		{"not YAML", "services: [", "compose.yml"},
+		{"the deployment", service("temporalio/auto-setup:1.29.1", env, volume), "", "/repo/deploy/dc.yaml"},
+		{"environment as a list", service("temporalio/auto-setup:1.29.1", "      - DB=postgres12\n      - DYNAMIC_CONFIG_FILE_PATH=/etc/dc.yaml\n", volume), "", "/repo/deploy/dc.yaml"},
+		{"a directory mounted", service("temporalio/auto-setup:1.29.1", "      DB: postgres12\n      DYNAMIC_CONFIG_FILE_PATH: /etc/dc/unstuck.yaml\n", "      - ./deploy/temporal:/etc/dc:ro\n"), "", "/repo/deploy/temporal/unstuck.yaml"},
+		{"a relative path, from the image's directory", service("temporalio/auto-setup:1.29.1", "      DB: postgres12\n      DYNAMIC_CONFIG_FILE_PATH: config/dynamicconfig/u.yaml\n", "      - ./u.yaml:/etc/temporal/config/dynamicconfig/u.yaml\n"), "", "/repo/u.yaml"},
+		{"an absolute host path", service("temporalio/auto-setup:1.29.1", env, "      - /srv/dc.yaml:/etc/dc.yaml\n"), "", "/srv/dc.yaml"},
+		{"no temporal service", "services:\n  other:\n    image: x\n", "no service named temporal", ""},
+		{"another image", service("temporalio/server:1.29.1", env, volume), `services.temporal.image is "temporalio/server:1.29.1", want temporalio/auto-setup:<version>`, ""},
+		{"no tag", service("temporalio/auto-setup:", env, volume), "want temporalio/auto-setup:<version>", ""},
+		{"another database", service("temporalio/auto-setup:1.29.1", "      DB: mysql8\n      DYNAMIC_CONFIG_FILE_PATH: /etc/dc.yaml\n", volume), `DB is "mysql8"`, ""},
+		{"no dynamic config", service("temporalio/auto-setup:1.29.1", "      DB: postgres12\n", volume), "no DYNAMIC_CONFIG_FILE_PATH", ""},
+		{"not mounted", service("temporalio/auto-setup:1.29.1", env, "      - ./other.yaml:/etc/other.yaml\n"), "no volume of services.temporal mounts DYNAMIC_CONFIG_FILE_PATH (/etc/dc.yaml)", ""},
+		{"a volume in the long form", service("temporalio/auto-setup:1.29.1", env, "      - {type: bind, source: ./dc.yaml, target: /etc/dc.yaml}\n"), "services.temporal.volumes[0] is in compose's long form", ""},
+		{"not YAML", "services: [", "compose.yml", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,7 +44,7 @@ func TestParseDeployment(t *testing.T) {
 			}
 			require.NoError(t, err)
 			require.Equal(t, "1.29.1", d.ServerVersion)
-			require.Equal(t, "/repo/deploy/dc.yaml", d.DynamicConfig)
+			require.Equal(t, tt.file, d.DynamicConfig)
 			require.Equal(t, "postgres12", d.Env["DB"])
 		})
 	}

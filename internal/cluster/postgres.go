@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -14,37 +12,42 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 )
 
 // Postgres is a PostgreSQL server the cluster keeps its databases in:
-// one of our own (started from Debian's programs into a temporary data
+// one of our own (started from Debian's programs into a temporary
 // directory) or one already running (UNSTUCK_CLUSTER_POSTGRES).
 type Postgres struct {
 	Host           string
 	Port           int
 	User, Password string
-	// bin is the directory of the server programs; dataDir is set for a
-	// server of our own, which Stop stops.
-	bin, dir, dataDir string
-	runAs             []string
+	// bin is the directory of PostgreSQL's programs. For a server of our
+	// own, dir holds its files and server is its process, which Stop ends.
+	bin, dir string
+	server   *process
+	as       *syscall.Credential
+	stopOnce sync.Once
+	stopErr  error
 }
 
 // Addr is host:port.
 func (p *Postgres) Addr() string { return net.JoinHostPort(p.Host, strconv.Itoa(p.Port)) }
 
 // errNoPostgres says how to get PostgreSQL's server programs.
-var errNoPostgres = errors.New("PostgreSQL's server programs (initdb, pg_ctl) are not installed: " +
-	"install Debian's postgresql package (apt-get install postgresql; make test-cluster does it when run as root), " +
+var errNoPostgres = errors.New("PostgreSQL's server programs (initdb, postgres) are not installed: " +
+	"install Debian's postgresql package (apt-get install postgresql; make test does it when run as root), " +
 	"or set UNSTUCK_POSTGRES_BIN to the directory that has them")
 
-// postgresBin finds the directory of initdb and pg_ctl: UNSTUCK_POSTGRES_BIN,
+// postgresBin finds the directory of initdb and postgres: UNSTUCK_POSTGRES_BIN,
 // else pg_ctl's on PATH (following a symlink to the versioned directory),
 // else Debian's newest /usr/lib/postgresql/<major>/bin.
 func postgresBin() (string, error) {
 	if dir := os.Getenv("UNSTUCK_POSTGRES_BIN"); dir != "" {
-		if _, err := os.Stat(filepath.Join(dir, "pg_ctl")); err != nil {
-			return "", fmt.Errorf("UNSTUCK_POSTGRES_BIN=%s has no pg_ctl: %w", dir, err)
+		if _, err := os.Stat(filepath.Join(dir, "postgres")); err != nil {
+			return "", fmt.Errorf("UNSTUCK_POSTGRES_BIN=%s has no postgres: %w", dir, err)
 		}
 		return dir, nil
 	}
@@ -56,7 +59,7 @@ func postgresBin() (string, error) {
 			return filepath.Dir(path), nil
 		}
 	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_ctl")
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin/postgres")
 	sort.Slice(dirs, func(i, j int) bool { return majorOf(dirs[i]) < majorOf(dirs[j]) })
 	if len(dirs) > 0 {
 		return filepath.Dir(dirs[len(dirs)-1]), nil
@@ -64,7 +67,7 @@ func postgresBin() (string, error) {
 	return "", errNoPostgres
 }
 
-// majorOf is the major version in /usr/lib/postgresql/<major>/bin/pg_ctl.
+// majorOf is the major version in /usr/lib/postgresql/<major>/bin/postgres.
 func majorOf(path string) int {
 	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(path))))
 	return n
@@ -72,66 +75,75 @@ func majorOf(path string) int {
 
 // StartPostgres starts a PostgreSQL of our own on a free loopback port,
 // with user and password, its files in a new temporary directory that
-// Stop removes. As root it runs as the postgres user (PostgreSQL refuses
-// root). It trades durability for speed (no fsync): its data is thrown
-// away.
-func StartPostgres(ctx context.Context, user, password string, logs io.Writer) (p *Postgres, err error) {
+// Stop removes. It runs as a child of this process, which it does not
+// outlive (a test killed mid-run leaves no server behind); as root it
+// runs as the postgres user, since PostgreSQL refuses root. It trades
+// durability for speed (no fsync): its data is thrown away.
+func StartPostgres(ctx context.Context, user, password string) (p *Postgres, err error) {
 	bin, err := postgresBin()
 	if err != nil {
 		return nil, err
 	}
 	p = &Postgres{Host: "127.0.0.1", User: user, Password: password, bin: bin}
-	if p.runAs, err = runAsForRoot(); err != nil {
+	if p.as, err = postgresUser(); err != nil {
 		return nil, err
 	}
 	if p.Port, err = freePort(); err != nil {
 		return nil, err
 	}
-	// Its own directory in the system's temporary one, which the postgres
-	// user can reach (a test's TempDir is private to us).
-	parent, err := os.MkdirTemp("", "unstuck-postgres-")
-	if err != nil {
+	if p.dir, err = ownedTempDir("unstuck-postgres-"); err != nil {
 		return nil, err
 	}
-	p.dir = parent
 	defer func() {
 		if err != nil {
-			_ = os.RemoveAll(parent)
+			_ = p.Stop()
 		}
 	}()
-	p.dataDir = filepath.Join(parent, "postgres")
-	pwfile := filepath.Join(parent, "postgres.pw")
-	if err := os.WriteFile(pwfile, []byte(password+"\n"), 0o644); err != nil {
-		return nil, err
+	dataDir := filepath.Join(p.dir, "data")
+	pwfile := filepath.Join(p.dir, "password")
+	if err := os.WriteFile(pwfile, []byte(password+"\n"), 0o600); err != nil {
+		return p, err
 	}
-	if err := os.MkdirAll(p.dataDir, 0o700); err != nil {
-		return nil, err
+	if err := p.give(p.dir, pwfile); err != nil {
+		return p, err
 	}
-	if err := p.own(parent, p.dataDir, pwfile); err != nil {
-		return nil, err
+	initdb := p.command(ctx, "initdb", "-D", dataDir, "-U", user, "--pwfile", pwfile,
+		"--auth", "scram-sha-256", "-E", "UTF8", "--no-sync")
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return p, fmt.Errorf("initdb %s: %w\n%s", dataDir, err, out)
 	}
-	if out, err := p.run(ctx, "initdb", "-D", p.dataDir, "-U", user, "--pwfile", pwfile,
-		"--auth", "scram-sha-256", "-E", "UTF8", "--no-sync"); err != nil {
-		return nil, fmt.Errorf("initdb %s: %w\n%s", p.dataDir, err, out)
+	// TCP on loopback only: no Unix socket (its path could be too long).
+	server := p.command(context.Background(), "postgres", "-D", dataDir, "-p", strconv.Itoa(p.Port),
+		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
+		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200")
+	if p.server, err = startProcess(server, filepath.Join(p.dir, "postgres.log"), syscall.SIGINT); err != nil {
+		return p, fmt.Errorf("start PostgreSQL: %w", err)
 	}
-	options := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
-		p.Port, p.dataDir)
-	logFile := filepath.Join(parent, "postgres.log")
-	if err := p.own(logFile); err != nil {
-		return nil, err
-	}
-	if out, err := p.run(ctx, "pg_ctl", "-D", p.dataDir, "-l", logFile, "-o", options, "-w", "-t", "60", "start"); err != nil {
-		tail, _ := os.ReadFile(logFile)
-		return nil, fmt.Errorf("start PostgreSQL on %s: %w\n%s\n%s", p.Addr(), err, out, tail)
-	}
-	if logs != nil {
-		fmt.Fprintf(logs, "cluster: PostgreSQL (%s) on %s, data in %s\n", bin, p.Addr(), p.dataDir)
+	if err := p.waitReady(ctx); err != nil {
+		return p, err
 	}
 	return p, nil
 }
 
+// waitReady waits until the server answers a query, or exits.
+func (p *Postgres) waitReady(ctx context.Context) error {
+	for {
+		_, err := p.psql(ctx, "postgres", "SELECT 1")
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-p.server.exited:
+			return fmt.Errorf("PostgreSQL exited while starting:\n%s", p.server.logTail())
+		case <-ctx.Done():
+			return fmt.Errorf("PostgreSQL on %s did not answer: %w\n%s", p.Addr(), err, p.server.logTail())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
 // ExistingPostgres is a PostgreSQL already running at addr, which must
-// answer.
+// answer. Only its client, psql, is needed here.
 func ExistingPostgres(ctx context.Context, addr, user, password string) (*Postgres, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -141,10 +153,15 @@ func ExistingPostgres(ctx context.Context, addr, user, password string) (*Postgr
 	if p.Port, err = strconv.Atoi(port); err != nil {
 		return nil, fmt.Errorf("UNSTUCK_CLUSTER_POSTGRES=%q: the port is not a number", addr)
 	}
-	if p.bin, err = postgresBin(); err != nil {
+	if err := CheckReachable(ctx, p.Addr()); err != nil {
 		return nil, err
 	}
-	return p, CheckReachable(ctx, p.Addr())
+	psql, err := exec.LookPath("psql")
+	if err != nil {
+		return nil, fmt.Errorf("psql, PostgreSQL's client, is not installed: install Debian's postgresql-client: %w", err)
+	}
+	p.bin = filepath.Dir(psql)
+	return p, nil
 }
 
 // CheckReachable says whether PostgreSQL answers at addr, and what to do
@@ -153,75 +170,59 @@ func CheckReachable(ctx context.Context, addr string) error {
 	d := net.Dialer{Timeout: 3 * time.Second}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return unreachable(addr, err)
+		return fmt.Errorf("PostgreSQL at %s is not reachable (%v): the Temporal server cannot start without its database. "+
+			"Start PostgreSQL (Debian: pg_ctlcluster <version> main start), check the address, or unset UNSTUCK_CLUSTER_POSTGRES to let the tests start one of their own", addr, err)
 	}
 	return conn.Close()
 }
 
-// unreachable is the message for a PostgreSQL that does not answer; the
-// worker gives the same advice when the server it needs is down.
-func unreachable(addr string, err error) error {
-	return fmt.Errorf("PostgreSQL at %s is not reachable (%v): the Temporal server cannot start without its database. "+
-		"Start PostgreSQL (Debian: pg_ctlcluster <version> main start), check the address, or unset UNSTUCK_CLUSTER_POSTGRES to let the tests start one of their own", addr, err)
-}
-
-// Stop stops a PostgreSQL of our own; one already running is left.
+// Stop stops a PostgreSQL of our own and removes its files; one already
+// running is left alone. Stopping twice is stopping once.
 func (p *Postgres) Stop() error {
-	if p.dataDir == "" {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if out, err := p.run(ctx, "pg_ctl", "-D", p.dataDir, "-m", "immediate", "-w", "stop"); err != nil {
-		return fmt.Errorf("stop PostgreSQL: %w\n%s", err, out)
-	}
-	return os.RemoveAll(p.dir)
+	p.stopOnce.Do(func() {
+		if p.server != nil {
+			p.stopErr = p.server.stop()
+		}
+		if p.dir != "" {
+			p.stopErr = errors.Join(p.stopErr, os.RemoveAll(p.dir))
+		}
+	})
+	return p.stopErr
 }
 
-// run runs one of PostgreSQL's programs, as the postgres user when root.
-func (p *Postgres) run(ctx context.Context, program string, args ...string) ([]byte, error) {
-	argv := append(append(append([]string{}, p.runAs...), filepath.Join(p.bin, program)), args...)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	// initdb looks for its own files beside itself; a locale the machine
-	// lacks would make it refuse.
+// command is one of PostgreSQL's programs, run as the postgres user when
+// we are root, from its own directory.
+func (p *Postgres) command(ctx context.Context, program string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, filepath.Join(p.bin, program), args...)
+	cmd.Dir = p.dir
+	// A locale the machine lacks would make initdb refuse.
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	return cmd.CombinedOutput()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: p.as}
+	return cmd
 }
 
-// runAsForRoot is how to run PostgreSQL's programs: as ourselves, or as
-// the postgres user when we are root.
-func runAsForRoot() ([]string, error) {
+// postgresUser is who PostgreSQL runs as: ourselves, or the postgres user
+// when we are root (nil: ourselves).
+func postgresUser() (*syscall.Credential, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
 	}
-	if _, err := user.Lookup("postgres"); err != nil {
-		return nil, fmt.Errorf("running as root, PostgreSQL must run as another user, and there is no user postgres (Debian's postgresql package creates it): %w", err)
-	}
-	runuser, err := exec.LookPath("runuser")
-	if err != nil {
-		return nil, fmt.Errorf("running as root, PostgreSQL must run as the user postgres, and runuser is not installed: %w", err)
-	}
-	return []string{runuser, "-u", "postgres", "--"}, nil
-}
-
-// own gives paths to the postgres user when we run PostgreSQL as it.
-func (p *Postgres) own(paths ...string) error {
-	if p.runAs == nil {
-		return nil
-	}
 	u, err := user.Lookup("postgres")
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("running as root, PostgreSQL must run as another user, and there is no user postgres (Debian's postgresql package creates it): %w", err)
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+// give makes paths the postgres user's when PostgreSQL runs as it.
+func (p *Postgres) give(paths ...string) error {
+	if p.as == nil {
+		return nil
+	}
 	for _, path := range paths {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			if err := os.WriteFile(path, nil, 0o644); err != nil {
-				return err
-			}
-		}
-		if err := os.Chown(path, uid, gid); err != nil {
+		if err := os.Chown(path, int(p.as.Uid), int(p.as.Gid)); err != nil {
 			return err
 		}
 	}
@@ -238,20 +239,4 @@ func (p *Postgres) psql(ctx context.Context, db, query string) (string, error) {
 		return "", fmt.Errorf("psql %s on %s: %w: %s", db, p.Addr(), err, strings.TrimSpace(string(out)))
 	}
 	return strings.TrimSpace(string(out)), nil
-}
-
-// freePort is a loopback port nothing listens on now, below 32768: the
-// server keeps its services' membership ports in a smallint column, and
-// the kernel's own pick (the ephemeral range) is above it.
-func freePort() (int, error) {
-	var err error
-	for range 100 {
-		port := 20000 + rand.IntN(12000)
-		var l net.Listener
-		if l, err = net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); err == nil {
-			_ = l.Close()
-			return port, nil
-		}
-	}
-	return 0, fmt.Errorf("no free loopback port between 20000 and 32000: %w", err)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -17,9 +18,19 @@ type database struct {
 	Schema string // the directory under schema/postgresql/v12
 }
 
-var databases = []database{
-	{Name: "temporal", Schema: "temporal"},
-	{Name: "temporal_visibility", Schema: "visibility"},
+// databases are the deployment's two databases, named as its config
+// template names them (DBNAME, VISIBILITY_DBNAME).
+func databases(env map[string]string) []database {
+	name := func(key, fallback string) string {
+		if v := env[key]; v != "" {
+			return v
+		}
+		return fallback
+	}
+	return []database{
+		{Name: name("DBNAME", "temporal"), Schema: "temporal"},
+		{Name: name("VISIBILITY_DBNAME", "temporal_visibility"), Schema: "visibility"},
+	}
 }
 
 // schemaTool runs the server's SQL tool on one PostgreSQL.
@@ -100,21 +111,31 @@ func schemaCurrent(db, addr, have, need, serverVersion, fix string) error {
 
 // newestSchema is the highest vX.Y directory of a versioned schema.
 func newestSchema(dir string) (string, error) {
+	versions, err := SchemaVersions(dir)
+	if err != nil {
+		return "", err
+	}
+	return versions[len(versions)-1], nil
+}
+
+// SchemaVersions are the versions of a versioned schema directory (its
+// vX.Y subdirectories), lowest first.
+func SchemaVersions(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return "", fmt.Errorf("the server's schemas: %w (make test-cluster copies them beside the server)", err)
+		return nil, fmt.Errorf("the server's schemas: %w (make cluster-tools copies them beside the server)", err)
 	}
-	newest := ""
+	var versions []string
 	for _, e := range entries {
-		v, ok := strings.CutPrefix(e.Name(), "v")
-		if ok && e.IsDir() && (newest == "" || compareVersions(v, newest) > 0) {
-			newest = v
+		if v, ok := strings.CutPrefix(e.Name(), "v"); ok && e.IsDir() {
+			versions = append(versions, v)
 		}
 	}
-	if newest == "" {
-		return "", fmt.Errorf("no versioned schema in %s", dir)
+	if len(versions) == 0 {
+		return nil, fmt.Errorf("no versioned schema in %s", dir)
 	}
-	return newest, nil
+	sort.Slice(versions, func(i, j int) bool { return compareVersions(versions[i], versions[j]) < 0 })
+	return versions, nil
 }
 
 // compareVersions compares dotted versions ("1.9" < "1.18") as numbers,

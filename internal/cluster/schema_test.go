@@ -43,8 +43,17 @@ func TestNewestSchema(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "1.18", got)
 
+	versions, err := SchemaVersions(dir)
+	require.NoError(t, err)
+	require.Equal(t, []string{"1.0", "1.2", "1.9", "1.18"}, versions, "lowest first, as numbers")
+
 	_, err = newestSchema(t.TempDir())
 	require.ErrorContains(t, err, "no versioned schema in")
 	_, err = newestSchema(filepath.Join(dir, "missing"))
-	require.ErrorContains(t, err, "make test-cluster copies them beside the server")
+	require.ErrorContains(t, err, "make cluster-tools copies them beside the server")
+}
+
+func TestDatabasesAreNamedAsTheTemplateNamesThem(t *testing.T) {
+	require.Equal(t, []database{{"temporal", "temporal"}, {"temporal_visibility", "visibility"}}, databases(nil))
+	require.Equal(t, []database{{"t", "temporal"}, {"v", "visibility"}}, databases(map[string]string{"DBNAME": "t", "VISIBILITY_DBNAME": "v"}))
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"text/template"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -26,27 +24,32 @@ var portVars = []string{
 	"WORKER_GRPC_PORT", "WORKER_MEMBERSHIP_PORT",
 }
 
-// server is a running Temporal server process.
-type server struct {
-	cmd     *exec.Cmd
-	address string
-	exited  chan error
-}
+// notOnOneMachine are settings of the template a cluster of the tests
+// leaves out: fixed ports two clusters would fight over (metrics, pprof)
+// and the internal frontend, whose ports are not ours to choose.
+var notOnOneMachine = []string{"PROMETHEUS_ENDPOINT", "STATSD_ENDPOINT", "PPROF_PORT", "USE_INTERNAL_FRONTEND"}
 
 // serverEnv is the compose file's environment for the temporal service
-// with what must differ on one machine: loopback, our PostgreSQL, free
-// ports and the dynamic config file written for this cluster.
+// with what must differ on one machine: loopback, our PostgreSQL (for
+// both stores), free ports and the dynamic config file written for this
+// cluster.
 func serverEnv(d *Deployment, pg *Postgres, dynamicConfig string, ports map[string]int) map[string]string {
 	env := map[string]string{}
 	for k, v := range d.Env {
 		env[k] = v
 	}
+	for _, k := range notOnOneMachine {
+		delete(env, k)
+	}
+	for _, prefix := range []string{"", "VISIBILITY_"} {
+		env[prefix+"POSTGRES_SEEDS"] = pg.Host
+		env[prefix+"POSTGRES_USER"] = pg.User
+		env[prefix+"POSTGRES_PWD"] = pg.Password
+	}
+	env["DB_PORT"] = strconv.Itoa(pg.Port)
+	env["VISIBILITY_DB_PORT"] = strconv.Itoa(pg.Port)
 	env["BIND_ON_IP"] = "127.0.0.1"
 	env["TEMPORAL_BROADCAST_ADDRESS"] = "127.0.0.1"
-	env["POSTGRES_SEEDS"] = pg.Host
-	env["DB_PORT"] = strconv.Itoa(pg.Port)
-	env["POSTGRES_USER"] = pg.User
-	env["POSTGRES_PWD"] = pg.Password
 	env["DYNAMIC_CONFIG_FILE_PATH"] = dynamicConfig
 	if env["LOG_LEVEL"] == "" {
 		env["LOG_LEVEL"] = "warn"
@@ -80,11 +83,12 @@ func writeDynamicConfig(shared, path string, extra map[string]any) error {
 }
 
 // startServer renders the release's config template (the one the
-// auto-setup image renders) with env under root and starts the server.
-func startServer(bin, template, root string, env map[string]string, logs io.Writer) (*server, error) {
+// auto-setup image renders) with env under root and starts the server,
+// its output in logPath.
+func startServer(bin, template, root, logPath string, env map[string]string) (*process, error) {
 	tmpl, err := os.ReadFile(template)
 	if err != nil {
-		return nil, fmt.Errorf("the server's config template: %w (make test-cluster copies it beside the server)", err)
+		return nil, fmt.Errorf("the server's config template: %w (make cluster-tools copies it beside the server)", err)
 	}
 	rendered, err := renderConfig(tmpl, env)
 	if err != nil {
@@ -98,43 +102,7 @@ func startServer(bin, template, root string, env map[string]string, logs io.Writ
 		return nil, err
 	}
 	cmd := exec.Command(bin, "--root", root, "--config", "config", "--env", "development", "--allow-no-auth", "start")
-	cmd.Env = os.Environ()
-	cmd.Stdout, cmd.Stderr = logs, logs
-	// Its own process group: Stop ends the server, not the test.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start the Temporal server %s: %w", bin, err)
-	}
-	s := &server{cmd: cmd, address: "127.0.0.1:" + env["FRONTEND_GRPC_PORT"], exited: make(chan error, 1)}
-	go func() { s.exited <- cmd.Wait() }()
-	return s, nil
-}
-
-// stop ends the server: SIGTERM, then SIGKILL after a grace period.
-func (s *server) stop() error {
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
-	select {
-	case <-s.exited:
-		return nil
-	case <-time.After(15 * time.Second):
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-		<-s.exited
-		return fmt.Errorf("the Temporal server did not stop within 15s of SIGTERM: killed")
-	}
-}
-
-// checkVersion refuses a server binary of another release than the
-// compose file pins: the schemas and template beside it would not match.
-func checkVersion(ctx context.Context, bin, want string) error {
-	out, err := exec.CommandContext(ctx, bin, "--version").CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%s --version: %w: %s", bin, err, out)
-	}
-	got := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "temporal version"))
-	if got != want {
-		return fmt.Errorf("%s is Temporal server %s, but docker-compose.yml pins %s: run make test-cluster, which installs the pinned one", bin, got, want)
-	}
-	return nil
+	return startProcess(cmd, logPath, syscall.SIGTERM)
 }
 
 // renderConfig renders the server's docker config template as the image
@@ -161,4 +129,21 @@ func renderConfig(tmpl []byte, env map[string]string) ([]byte, error) {
 		return nil, fmt.Errorf("render the server's config template: %w", err)
 	}
 	return out.Bytes(), nil
+}
+
+// checkVersion refuses a server binary of another release than the
+// compose file pins: the schemas and template beside it would not match.
+func checkVersion(ctx context.Context, bin, want string) error {
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("no Temporal server at %s (%v): make cluster-tools installs the release docker-compose.yml pins into bin/cluster-v%s, the directory UNSTUCK_CLUSTER names", bin, err, want)
+	}
+	out, err := exec.CommandContext(ctx, bin, "--version").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s --version: %w: %s", bin, err, out)
+	}
+	got := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "temporal version"))
+	if got != want {
+		return fmt.Errorf("%s is Temporal server %s, but docker-compose.yml pins %s: make cluster-tools installs the pinned one into bin/cluster-v%s", bin, got, want, want)
+	}
+	return nil
 }

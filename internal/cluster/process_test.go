@@ -1,0 +1,51 @@
+package cluster
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A directory whose owner is gone (a test killed before it cleaned up) is
+// removed by the next one; a live owner's stays.
+func TestOwnedTempDirRemovesTheDeadsDirectories(t *testing.T) {
+	prefix := "unstuck-test-owned-" + strconv.Itoa(os.Getpid()) + "-"
+	dead := exec.Command("true")
+	require.NoError(t, dead.Run())
+	gone, err := os.MkdirTemp("", prefix)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(gone, "owner.pid"), []byte(strconv.Itoa(dead.Process.Pid)), 0o644))
+
+	mine, err := ownedTempDir(prefix)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(mine) })
+	_, err = os.Stat(gone)
+	require.True(t, os.IsNotExist(err), "the dead owner's directory stays: %v", err)
+
+	again, err := ownedTempDir(prefix)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(again) })
+	_, err = os.Stat(mine)
+	require.NoError(t, err, "a live owner's directory is removed")
+	info, err := os.Stat(again)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o755), info.Mode().Perm(), "the postgres user must reach it")
+}
+
+// A process stopped twice is stopped once, and its log is kept.
+func TestProcessStopsOnce(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "sleep.log")
+	p, err := startProcess(exec.Command("sh", "-c", "echo started; exec sleep 60"), log, syscall.SIGTERM)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return p.logTail() == "started" }, 10*time.Second, 10*time.Millisecond)
+	require.NoError(t, p.stop())
+	require.NoError(t, p.stop())
+	<-p.exited
+	require.Error(t, p.err, "ended by SIGTERM")
+}
