@@ -41,7 +41,7 @@ Worker Versioning: with --deployment-name the worker polls as the version
 pinned to the version that started it (--versioning-behavior auto-upgrade
 moves runs to the current version instead). A new version gets runs once
 it is made current: temporal worker deployment set-current-version
---deployment-name <name> --build-id <id> (README: "Deploying new builds").
+--deployment-name <name> --build-id <id> (docs/deploying.md, "Deploying new builds").
 The first version of a deployment makes itself current (--bootstrap-current,
 on by default); a worker never changes a current or ramping version.
 
@@ -63,7 +63,7 @@ Flags:
 `, app.DefaultAddress, app.DefaultNamespace)
 		fs.PrintDefaults()
 	}
-	configPath := fs.String("config", "", "agent config file (YAML, see CONTRACT.md)")
+	configPath := fs.String("config", "", "agent config file (YAML, see docs/configuration.md)")
 	taskQueue := fs.String("task-queue", workflows.TaskQueue, "task queue to poll")
 	metricsListen := fs.String("metrics-listen", "", "serve Prometheus metrics on this address at /metrics, e.g. 127.0.0.1:9090 (default: off)")
 	tuning := addTuningFlags(fs)
