@@ -18,7 +18,7 @@ import (
 // DefaultToolTimeout bounds an HTTP tool request when the config does not.
 const DefaultToolTimeout = 30 * time.Second
 
-// runHTTP sends a call to an HTTP tool per CONTRACT.md: JSON body (GET:
+// runHTTP sends a call to an HTTP tool per docs/contract.md: JSON body (GET:
 // query string), Idempotency-Key and Unstuck-Workflow-Id headers; a 2xx
 // JSON body is the result, anything else a classed error.
 func (a *Activities) runHTTP(ctx context.Context, wfID, key string, req toolCall) (json.RawMessage, error) {

@@ -16,7 +16,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 )
 
-// Every non-2xx status gets its CONTRACT.md default class; only transient
+// Every non-2xx status gets its docs/contract.md default class; only transient
 // ones are retryable.
 func TestHTTPToolErrorDefaultClasses(t *testing.T) {
 	cases := []struct {

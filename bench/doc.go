@@ -3,4 +3,6 @@
 // real worker and the scripted model server. Each benchmark measures unstuck
 // and its baseline side by side in one run and reports ratios; the figures
 // are kept in RESULTS.md with the command that produced them.
+//
+// How to run them and what they measure: docs/testing.md.
 package bench

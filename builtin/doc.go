@@ -3,4 +3,6 @@
 // tools live here, as do small utility tools (echo, noop) used by tests and
 // benchmarks. A built-in tool is called by the tool activity exactly like an
 // HTTP tool, with the same idempotency key, errors and retry policy.
+//
+// Users: a tool's builtin key, docs/configuration.md (tools[].builtin).
 package builtin

@@ -7,7 +7,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Defaults of CONTRACT.md, for what the file leaves out.
+// Defaults for what the file leaves out (docs/configuration.md lists
+// every key with its default).
 const (
 	DefaultAPIKeyEnv   = "OPENAI_API_KEY"
 	DefaultHTTPMethod  = "POST"
@@ -42,7 +43,8 @@ func DefaultRetry() Retry {
 func DefaultEscalation() []string { return slices.Clone(rungs) }
 
 // SetDefaults fills what f leaves out (zero values) with the defaults of
-// CONTRACT.md. Parse calls it for you; it is for Files built in Go.
+// docs/configuration.md. Parse calls it for you; it is for Files built in
+// Go.
 func (f *File) SetDefaults() { f.setDefaults(nil) }
 
 // setDefaults fills a field only when the file did not write it (doc nil:
@@ -103,7 +105,7 @@ func (t *Tool) setDefaults(p path, fill func(path) bool) {
 }
 
 // DefaultModelRetry is the model activity's retry policy when the file
-// says nothing (README: 1s, 2.0, 60s, 8 attempts).
+// says nothing (docs/model.md: 1s, 2.0, 60s, 8 attempts).
 func DefaultModelRetry() Retry {
 	return Retry{InitialInterval: Duration(time.Second), Backoff: 2.0, MaxInterval: Duration(time.Minute), MaxAttempts: 8}
 }

@@ -91,7 +91,7 @@ func TestEnvUnsetEverywhere(t *testing.T) {
 }
 
 // TestEnvInComments: a reference in a comment is not expanded into
-// anything YAML keeps, so an unset one is no error. CONTRACT.md's own
+// anything YAML keeps, so an unset one is no error. docs/contract.md's own
 // example has "${ENV}" in a comment.
 func TestEnvInComments(t *testing.T) {
 	f, err := parse(y(

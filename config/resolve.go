@@ -65,7 +65,7 @@ func (r *Resolved) Peer(name string) (Peer, bool) {
 
 // Resolve looks an agent up. Its Model is the agent's own fields over the
 // file's, then OPENAI_BASE_URL (when set and not empty) over base_url, as
-// CONTRACT.md promises. Its Tools are the agent's tools and, transitively,
+// docs/contract.md promises. Its Tools are the agent's tools and, transitively,
 // their fallbacks, since a substitute must be callable when a breaker
 // opens. getenv nil is os.LookupEnv.
 func (f *File) Resolve(agent string, getenv func(string) (string, bool)) (*Resolved, error) {
@@ -275,7 +275,7 @@ func (r *Resolved) Tool(name string) (Tool, bool) {
 }
 
 // APIKey is the key to send to the model: OPENAI_API_KEY when set and not
-// empty (CONTRACT.md: it overrides the config), else the variable named
+// empty (docs/contract.md: it overrides the config), else the variable named
 // by api_key_env. It is read at call time and never stored, so it stays
 // out of workflow histories.
 func (m Model) APIKey(getenv func(string) (string, bool)) string {

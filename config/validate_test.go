@@ -255,7 +255,7 @@ func TestValidateAgents(t *testing.T) {
 	})
 }
 
-// TestUnknownToolMessage pins the message format CONTRACT.md users see.
+// TestUnknownToolMessage pins the message format docs/contract.md users see.
 func TestUnknownToolMessage(t *testing.T) {
 	_, err := parse(y(
 		"model:",

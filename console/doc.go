@@ -11,4 +11,6 @@
 // the runs' queries and the visibility store, and everything it does is an
 // update a run validates. Its DOM (ids, classes, data attributes) is a
 // contract the browser tests rely on: add to it, never rename.
+//
+// Users: docs/observing.md (Console).
 package console

@@ -12,7 +12,7 @@ import (
 // next (retry, repair, give up).
 type Class string
 
-// The error classes of CONTRACT.md.
+// The error classes of docs/contract.md.
 const (
 	// Transient failures are retried by Temporal with backoff.
 	Transient Class = "transient"

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Every default class of CONTRACT.md "HTTP tools": no answer, 408, 425, 429
+// Every default class of docs/contract.md "HTTP tools": no answer, 408, 425, 429
 // and 5xx are transient; 400 and 422 invalid_args; 401 and 403 fatal; any
 // other 4xx persistent.
 func TestClassifyStatusFollowsTheContractDefaults(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 )
 
 // HandoffReasons are the reasons the reserved handoff tool takes
-// (CONTRACT.md "Model protocol").
+// (docs/contract.md "Model protocol").
 var HandoffReasons = []string{"knowledge_gap", "out_of_scope", "tool_failure", "user_escalation", "complexity_exceeded", "other"}
 
 // HandoffCandidate is an agent of the registry as the choice of a handoff

@@ -14,7 +14,7 @@ type Audit struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// ReplyRequest answers a run waiting for a person (CONTRACT.md "reply").
+// ReplyRequest answers a run waiting for a person (docs/contract.md "reply").
 type ReplyRequest struct {
 	Audit
 	Text   string          `json:"text"`
@@ -50,7 +50,7 @@ const (
 	DecisionReplace = "replace"
 )
 
-// ApproveRequest settles a call waiting for approval (CONTRACT.md
+// ApproveRequest settles a call waiting for approval (docs/contract.md
 // "approve"): run it as is, reject it, run it with other arguments
 // (modify), or run another call instead (replace).
 type ApproveRequest struct {
@@ -104,7 +104,7 @@ func isObject(raw json.RawMessage) bool {
 	return len(raw) > 0 && json.Unmarshal(raw, &m) == nil && m != nil
 }
 
-// EditRequest changes a node of a run (CONTRACT.md "edit"): Output
+// EditRequest changes a node of a run (docs/contract.md "edit"): Output
 // replaces what the node produced (the task, a model request's thought
 // and calls, a call's result, a person's reply); Args replaces a call's
 // arguments, so it runs again with them. Fork starts a new workflow from
@@ -151,7 +151,7 @@ type EditResult struct {
 	WorkflowID  string   `json:"workflow_id,omitempty"`
 }
 
-// HandoffRequest hands a run to another agent (CONTRACT.md "handoff"): to
+// HandoffRequest hands a run to another agent (docs/contract.md "handoff"): to
 // the one named, or to the best placed (policies.ChooseHandoff), with a
 // note for it.
 type HandoffRequest struct {

@@ -65,7 +65,7 @@ const (
 	PhaseStopped          Phase = "stopped"
 )
 
-// Phases are every phase, in the order CONTRACT.md lists them.
+// Phases are every phase, in the order docs/contract.md lists them.
 var Phases = []Phase{PhaseRunning, PhaseAwaitingApproval, PhaseAwaitingHuman, PhaseCompleted, PhaseStopped}
 
 // StoppedErrorType is the application error type of a run that stopped

@@ -30,7 +30,7 @@ const (
 	KindBudget NodeKind = "budget"
 )
 
-// NodeKinds are every kind, in the order CONTRACT.md lists them, then
+// NodeKinds are every kind, in the order docs/contract.md lists them, then
 // unstuck's own.
 var NodeKinds = []NodeKind{KindTask, KindRequest, KindCall, KindRepair, KindEscalation, KindApproval, KindEdit, KindHandoff, KindHuman, KindOutput, KindSummary, KindBudget}
 
@@ -48,7 +48,7 @@ const (
 	StatusSkipped          NodeStatus = "skipped"
 )
 
-// NodeStatuses are every status, in the order CONTRACT.md lists them.
+// NodeStatuses are every status, in the order docs/contract.md lists them.
 var NodeStatuses = []NodeStatus{StatusPending, StatusRunning, StatusAwaitingApproval, StatusCompleted, StatusFailed, StatusInvalidated, StatusSkipped}
 
 // Trace is the answer to the trace query: the nodes of the run so far, in
@@ -122,7 +122,7 @@ type Node struct {
 	Error   string          `json:"error,omitempty"`
 	At      time.Time       `json:"at"`
 	// GraphNode names the node of an explicit graph this node visited (an
-	// addition to CONTRACT.md's fields, absent for free-form runs).
+	// addition to docs/contract.md's fields, absent for free-form runs).
 	GraphNode string `json:"graph_node,omitempty"`
 	// By, Reason, Before and After are an edit node's audit: who changed
 	// the node it names, why, and its value before and after.
@@ -132,7 +132,7 @@ type Node struct {
 	After  json.RawMessage `json:"after,omitempty"`
 	// ReusedFrom: a write re-issued after an edit that the effect ledger
 	// answered with the recorded result of this earlier call, instead of
-	// running it twice (an addition to CONTRACT.md's fields).
+	// running it twice (an addition to docs/contract.md's fields).
 	ReusedFrom string `json:"reused_from,omitempty"`
 	// FallbackOf: a call served by a fallback names the tool the call
 	// asked for here, and the tool that ran in Tool.
@@ -145,7 +145,7 @@ type Node struct {
 	Refused []HandoffRefusal `json:"refused,omitempty"`
 	// Streamed: a call the run took while the model's reply still
 	// streamed (stream_calls), started before the reply ended if it waited
-	// on nothing (an addition to CONTRACT.md's fields).
+	// on nothing (an addition to docs/contract.md's fields).
 	Streamed bool `json:"streamed,omitempty"`
 	// Note says something the run settled about the node that its status
 	// and error do not: a streamed call the whole reply did not ask for.

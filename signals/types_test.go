@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The typed constants travel as the plain strings CONTRACT.md names:
+// The typed constants travel as the plain strings docs/contract.md names:
 // a node, a status answer and a search attribute read the same as before
 // the types existed, and decode back to the same constants.
 func TestTypedConstantsRoundTripAsContractStrings(t *testing.T) {
@@ -82,7 +82,7 @@ func TestHandoffRequestValidate(t *testing.T) {
 	require.ErrorContains(t, HandoffRequest{To: " refunds"}.Validate(), `handoff: "to" is " refunds"`)
 }
 
-// The handoff answer travels as CONTRACT.md names it: "to" and "refused"
+// The handoff answer travels as docs/contract.md names it: "to" and "refused"
 // left out when empty, "handoff_path" always there.
 func TestHandoffResultWireShape(t *testing.T) {
 	b, err := json.Marshal(HandoffResult{NodeID: "n12", HandoffPath: []string{"support"}})

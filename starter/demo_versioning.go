@@ -16,8 +16,8 @@ import (
 )
 
 // The demo runs its worker as a version of a worker deployment (the
-// demo's --deployment-name, "unstuck" by default), as the README's
-// production set-up does, so each run is pinned to the build that started
+// demo's --deployment-name, "unstuck" by default), as the production set-up of
+// docs/deploying.md does, so each run is pinned to the build that started
 // it. The demo's server keeps its history in --data between demos, so a
 // second `make demo` after a code change brings a new build to a
 // deployment whose current version is the previous one. A worker never

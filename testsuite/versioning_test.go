@@ -109,7 +109,7 @@ func TestWorkerVersioningPinsRuns(t *testing.T) {
 	r2 := run()
 	require.Equal(t, "build-b", pinnedTo(r2), "a new run goes to the current build")
 	awaitingHuman(r2)
-	// The README's query for the runs still on a build.
+	// The query of docs/deploying.md for the runs still on a build.
 	running := func(build string) int64 {
 		c, err := serverClient.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: fmt.Sprintf(
 			"TemporalWorkerDeploymentVersion = '%s:%s' AND ExecutionStatus = 'Running'", deployment, build)})

@@ -7,4 +7,7 @@
 // TEMPORAL_ADDRESS (default 127.0.0.1:7233) and TEMPORAL_NAMESPACE (default
 // "default") say which Temporal to use; OPENAI_BASE_URL and OPENAI_API_KEY
 // override the config's model endpoint.
+//
+// Users: its config, docs/configuration.md; deploying and new builds,
+// docs/deploying.md; its settings, docs/tuning.md.
 package main

@@ -22,7 +22,15 @@ func main() {
 	}
 }
 
-func run() error {
+// workerFlags are the worker's flags, declared on fs by newFlagSet.
+type workerFlags struct {
+	configPath, taskQueue, metricsListen *string
+	tuning                               tuningFlags
+	versioning                           *versioningFlags
+}
+
+// newFlagSet declares every flag of unstuck-worker, with its usage text.
+func newFlagSet() (*flag.FlagSet, workerFlags) {
 	fs := flag.NewFlagSet("unstuck-worker", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `Usage: unstuck-worker --config agents.yaml [--task-queue agents] [--metrics-listen ADDR] [tuning flags]
@@ -41,7 +49,7 @@ Worker Versioning: with --deployment-name the worker polls as the version
 pinned to the version that started it (--versioning-behavior auto-upgrade
 moves runs to the current version instead). A new version gets runs once
 it is made current: temporal worker deployment set-current-version
---deployment-name <name> --build-id <id> (README: "Deploying new builds").
+--deployment-name <name> --build-id <id> (docs/deploying.md, "Deploying new builds").
 The first version of a deployment makes itself current (--bootstrap-current,
 on by default); a worker never changes a current or ramping version.
 
@@ -63,11 +71,19 @@ Flags:
 `, app.DefaultAddress, app.DefaultNamespace)
 		fs.PrintDefaults()
 	}
-	configPath := fs.String("config", "", "agent config file (YAML, see CONTRACT.md)")
-	taskQueue := fs.String("task-queue", workflows.TaskQueue, "task queue to poll")
-	metricsListen := fs.String("metrics-listen", "", "serve Prometheus metrics on this address at /metrics, e.g. 127.0.0.1:9090 (default: off)")
-	tuning := addTuningFlags(fs)
-	versioning := addVersioningFlags(fs)
+	var wf workerFlags
+	wf.configPath = fs.String("config", "", "agent config file (YAML, see docs/configuration.md)")
+	wf.taskQueue = fs.String("task-queue", workflows.TaskQueue, "task queue to poll")
+	wf.metricsListen = fs.String("metrics-listen", "", "serve Prometheus metrics on this address at /metrics, e.g. 127.0.0.1:9090 (default: off)")
+	wf.tuning = addTuningFlags(fs)
+	wf.versioning = addVersioningFlags(fs)
+	return fs, wf
+}
+
+func run() error {
+	fs, wf := newFlagSet()
+	configPath, taskQueue, metricsListen := wf.configPath, wf.taskQueue, wf.metricsListen
+	tuning, versioning := wf.tuning, wf.versioning
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		if err == flag.ErrHelp {
 			return nil

@@ -15,7 +15,7 @@ import (
 )
 
 // Approvals with the tools mocked and time skipped: the call waits, other
-// calls of the step go on, and each decision does what CONTRACT.md says.
+// calls of the step go on, and each decision does what docs/contract.md says.
 
 func approvalSpec() *config.Resolved {
 	spec := echoSpec()

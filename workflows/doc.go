@@ -17,4 +17,7 @@
 // ranging over maps in order-dependent code; every side effect is an
 // activity, and every change of behaviour is gated with GetVersion
 // (versions.go).
+//
+// Users: what a run does, docs/how-it-works.md; the code's layout and
+// the life of a call, docs/architecture.md.
 package workflows

@@ -13,7 +13,7 @@ import (
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
-// The edit message (CONTRACT.md "edit"): a person replaces a node's output
+// The edit message (docs/contract.md "edit"): a person replaces a node's output
 // (the task, a model request's thought and calls, a call's result, a
 // person's reply) or a call's arguments. What depended on the node is
 // invalidated and the run continues as new from it (edit_apply.go), where

@@ -181,7 +181,7 @@ func dump(msgs []activities.Message) string {
 }
 
 // A call of the edited step that waited for approval when the edit came
-// had not finished: it is asked again after the edit (README "What runs
+// had not finished: it is asked again after the edit (docs/approvals-and-edits.md "What runs
 // again": "those that had not finished, run again"), not kept with the
 // error the interruption gave it.
 func TestAnInterruptedSiblingIsAskedAgain(t *testing.T) {

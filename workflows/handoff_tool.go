@@ -11,7 +11,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 )
 
-// The reserved handoff tool (CONTRACT.md "Model protocol") is offered to
+// The reserved handoff tool (docs/contract.md "Model protocol") is offered to
 // a free-form agent with handoffs. Its call is checked before the step's
 // calls run (a bad one goes back to the model as {call, error}), settles
 // once the step's other calls have finished, and is carried out when the

@@ -14,7 +14,7 @@ const (
 	TaskQueue    = "agents"
 )
 
-// AgentInput starts a run (CONTRACT.md "Workflow").
+// AgentInput starts a run (docs/contract.md "Workflow").
 type AgentInput struct {
 	Agent        string          `json:"agent"`
 	Task         string          `json:"task"`
@@ -26,7 +26,7 @@ type AgentInput struct {
 	Continued     *Run   `json:"continued,omitempty"`
 	ContinuedGzip []byte `json:"continued_gzip,omitempty"`
 	// Unknown are fields of the input that are none of the above, in the
-	// order written: a first run refuses them (CONTRACT.md).
+	// order written: a first run refuses them (docs/contract.md).
 	Unknown []string `json:"-"`
 }
 

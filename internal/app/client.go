@@ -13,7 +13,7 @@ import (
 	tlog "go.temporal.io/sdk/log"
 )
 
-// Defaults of CONTRACT.md for reaching Temporal.
+// Defaults of docs/contract.md for reaching Temporal.
 const (
 	DefaultAddress   = "127.0.0.1:7233"
 	DefaultNamespace = "default"

@@ -1,12 +1,12 @@
 // Package cluster starts a real Temporal cluster on this machine the way
-// docker-compose.yml deploys one: the pinned Temporal server (built with
-// go install, not the CLI's dev server) on PostgreSQL, its schemas set up
-// with the server's SQL tool, the compose file's history shards, SQL
-// visibility, and the deployment's dynamic config. Its servers are
-// children of the process that starts them and die with it. `make test-cluster` and the cluster part
-// of `make test` run the integration tests against it.
+// docker-compose.yml deploys one. It runs the pinned Temporal server (built
+// with go install, not the CLI's dev server) on PostgreSQL, its schemas set
+// up with the server's SQL tool, the compose file's history shards, SQL
+// visibility, and the deployment's dynamic config. Its servers are children
+// of the process that starts them and die with it. `make test-cluster` and
+// the cluster part of `make test` run the integration tests against it.
 //
-// Users' page: docs/cluster.md.
+// Users: docs/cluster.md.
 //
 // docker-compose.yml is the one source of truth: the server's version is
 // its auto-setup image's tag, the server's environment (database plugin,

@@ -16,4 +16,6 @@
 //
 // A call carries its idempotency key in _meta as "dev.unstuck/idempotency-key", so a server
 // that honours it can make Temporal's retries of a call safe.
+//
+// Users: docs/mcp.md.
 package mcptools

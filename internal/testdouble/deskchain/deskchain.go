@@ -1,9 +1,3 @@
-// Package deskchain is a chain of agents handing a run along, a TEST
-// DOUBLE scenario shared by the real-server handoff test and `make bench`:
-// desks desk00 -> desk01 -> ..., each of which makes four calls with
-// 1 KiB of arguments, then hands the run to the next desk; the last one
-// answers. Script is the desks' model (the scripted model's Script),
-// deciding from the conversation alone, as scripts must.
 package deskchain
 
 import (

@@ -8,4 +8,6 @@
 // {"tool","args","idempotency_key","pid","in_flight"}, so a test can see what reached the
 // server: the idempotency key from the call's _meta, which process answered (pid, to see a
 // restart) and how many calls were running at once (in_flight, to see calls overlap).
+//
+// The tests that use it: docs/testing.md.
 package mcpserver

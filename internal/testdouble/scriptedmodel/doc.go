@@ -1,9 +1,9 @@
 // Package scriptedmodel is a scripted OpenAI-compatible chat-completions
-// server: a TEST DOUBLE standing in for a model, used by the demo (when no
-// real endpoint is configured), the integration tests and the benchmarks;
-// its path, internal/testdouble/, says so. It is not a model and makes no
-// decisions of its own; every answer comes from a Script, a pure function of
-// the conversation it is sent.
+// server: a TEST DOUBLE standing in for a model. It is used by the demo
+// (when no real endpoint is configured), the integration tests and the
+// benchmarks; its path, internal/testdouble/, says so. It is not a model and
+// makes no decisions of its own; every answer comes from a Script, a pure
+// function of the conversation it is sent.
 //
 // It speaks the real chat-completions wire format (go-openai's request and
 // response types do the (de)serialisation), so the engine talks to it through
@@ -21,4 +21,6 @@
 // streaming format (stream.go), paced by Turn.CallDelay and broken on
 // purpose by Turn.Fault; Turn.NoStream refuses it as a server without
 // streaming does.
+//
+// The test layers that use it: docs/testing.md.
 package scriptedmodel

@@ -1,0 +1,128 @@
+package testsuite
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/internal/docstest"
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+)
+
+// docsOutputs are the key parts of what some docs shell blocks print,
+// by page and the block's first line: what the page says or implies the
+// commands show.
+var docsOutputs = map[string][]string{
+	"docs/getting-started.md: bin/unstuck run --agent travel --task \"Book NYC to LAX on 2024-01-15 for me\" --id trip-1 --wait": {
+		`"confirmation": "CONF-`, // run --wait prints the result
+		"completed",              // status
+		"flowchart",              // trace --format mermaid
+	},
+	"docs/getting-started.md: bin/temporal workflow start --type AgentWorkflow --task-queue agents --workflow-id trip-3 \\": {
+		"CONF-",                             // the result
+		"search_flights",                    // the trace
+		"handoff_path:[supervisor refunds]", // the handoff's answer
+		"Canceled workflow",                 // the cancel
+	},
+}
+
+// Every shell block (```sh, ```bash, ```console) of README.md and
+// docs/*.md either runs, as written, against the dev server, or says on
+// the line before its fence why it does not (<!-- not run: reason -->).
+// A block runs with bash -euo pipefail in a directory of its own where
+// bin/unstuck, bin/unstuck-worker and bin/temporal are the real binaries
+// (also on PATH), agents.yaml is the demo's config, TEMPORAL_ADDRESS is
+// the dev server's, and a real worker serves the demo's agents on the
+// task queue agents with the scripted model (a test double) as their
+// model.
+func TestDocsShellExamplesRun(t *testing.T) {
+	pages, err := docstest.Pages(docstest.Root())
+	require.NoError(t, err)
+	var run []docstest.Block
+	for _, p := range pages {
+		for _, b := range p.Blocks() {
+			if !b.IsShell() {
+				continue
+			}
+			switch {
+			case b.Marked && b.NotRun == "":
+				t.Errorf("%s: <!-- not run: --> without a reason", b.Where())
+			case b.Marked:
+				t.Logf("%s: not run: %s", b.Where(), b.NotRun)
+			default:
+				run = append(run, b)
+			}
+		}
+	}
+	require.NotEmpty(t, run, "no shell block of the docs runs")
+
+	bins := binaries(t)
+	demo, err := os.ReadFile(filepath.Join(repoRoot, "starter", "demo_agents.yaml"))
+	require.NoError(t, err)
+	model, err := scriptedmodel.Start("127.0.0.1:0", scriptedmodel.Scenarios(), "", scriptedmodel.WithLogf(t.Logf))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = model.Close() })
+	// The demo's agents on the scripted model, as `unstuck demo` runs them
+	// (the stock and customer-service agents' own endpoint too), on the
+	// task queue the docs' commands use by default (a later --task-queue
+	// wins over the harness's own).
+	t.Setenv("OPENAI_BASE_URL", model.URL())
+	t.Setenv("UNSTUCK_DEMO_MODEL_URL", model.URL())
+	startWorkerProcess(t, string(demo), "--task-queue", "agents")
+
+	used := map[string]bool{}
+	for _, b := range run {
+		first, _, _ := strings.Cut(b.Body, "\n")
+		key := b.Page + ": " + first
+		t.Run(fmt.Sprintf("%s:%d", b.Page, b.Line), func(t *testing.T) {
+			out := runDocsBlock(t, bins, demo, b)
+			want, ok := docsOutputs[key]
+			used[key] = ok
+			for _, w := range want {
+				require.Contains(t, out, w, "%s printed:\n%s", b.Where(), out)
+			}
+		})
+	}
+	for key := range docsOutputs {
+		require.True(t, used[key], "docsOutputs names a block no page has any more: %s", key)
+	}
+}
+
+// runDocsBlock runs one block, failing the test unless it exits 0, and
+// answers what it printed.
+func runDocsBlock(t *testing.T, bins string, agents []byte, b docstest.Block) string {
+	t.Helper()
+	dir := t.TempDir()
+	binDir := filepath.Join(dir, "bin")
+	require.NoError(t, os.Mkdir(binDir, 0o755))
+	for name, target := range map[string]string{
+		"unstuck":        filepath.Join(bins, "unstuck"),
+		"unstuck-worker": filepath.Join(bins, "unstuck-worker"),
+		"temporal":       temporalBin,
+	} {
+		abs, err := filepath.Abs(target)
+		require.NoError(t, err)
+		require.NoError(t, os.Symlink(abs, filepath.Join(binDir, name)))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "agents.yaml"), agents, 0o644))
+	script := filepath.Join(dir, "block.sh")
+	require.NoError(t, os.WriteFile(script, []byte(b.ShellText()), 0o644))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"TEMPORAL_ADDRESS="+serverAddress, "TEMPORAL_NAMESPACE=default",
+		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s failed:\n%s\n-- its output:\n%s", b.Where(), b.Body, out)
+	return string(out)
+}
