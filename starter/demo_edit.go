@@ -67,8 +67,8 @@ scenario is its script's story (the agent names its own endpoint in the config).
        "` + demoEditThought + `"
      and prints what the edit invalidated and the run's new generation: the
      run continues as new under the same workflow id, from the edited request.
-     The SELL report never ran (it was waiting for approval); get_quote runs
-     again.
+     The SELL report never ran (it was waiting for approval); get_quote, which
+     the edit left as it was, is kept: the quote is not fetched again.
   3. The model, asked again with the edited thought in the conversation, asks
      to write a BUY report; the demo approves it (as "unstuck approve" does).
   4. The run ends with the report: the final answer follows the edit.

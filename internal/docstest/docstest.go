@@ -1,9 +1,3 @@
-// Package docstest reads the documentation pages (README.md and docs/*.md)
-// for the tests that keep them true: their fenced blocks with the
-// markers on them, their links and headings, and the commands they name.
-// The tests themselves live beside what they check: links and config
-// examples here, the CLI's flags in starter and worker, the shell
-// examples in testsuite (docs/testing.md, "Docs are tested").
 package docstest
 
 import (
