@@ -1,11 +1,16 @@
 package docstest_test
 
 import (
+	"os"
 	"path"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/internal/docstest"
 )
 
 // readmeMaxLines keeps the README a front door: the manual is in docs/.
@@ -39,4 +44,36 @@ func TestDocsShape(t *testing.T) {
 			"%s:3: a page says what it is for right under its title, not %q", p.Path, purpose)
 		require.Equal(t, ".md", path.Ext(p.Path))
 	}
+}
+
+// The code's comments, help texts and error messages point users at pages
+// of docs/ by path: each such page exists.
+func TestDocsPagesTheCodeNamesExist(t *testing.T) {
+	root := docstest.Root()
+	named := regexp.MustCompile(`docs/[a-z0-9-]+\.md`)
+	count := 0
+	err := filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() && p != root && (e.Name() == "bin" || e.Name() == "artifacts" || strings.HasPrefix(e.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		// This package's own tests name made-up pages on purpose.
+		if e.IsDir() || !strings.HasSuffix(p, ".go") || filepath.Base(filepath.Dir(p)) == "docstest" {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, page := range named.FindAllString(string(data), -1) {
+			count++
+			_, err := os.Stat(filepath.Join(root, page))
+			require.NoError(t, err, "%s names %s, which does not exist", p, page)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Greater(t, count, 20, "the code names its pages (the package docs do)")
 }
