@@ -261,7 +261,7 @@ func TestDemoEditScenarioAgainstAFakeRun(t *testing.T) {
 			require.JSONEq(t, fmt.Sprintf("%q", demoEditThought), string(run.edits[0].Output))
 			require.Equal(t, signals.Audit{By: demoEditBy, Reason: demoEditReason}, run.edits[0].Audit)
 			require.Len(t, run.approvals, 1)
-			require.Equal(t, "n9", run.approvals[0].CallID, "the call of the new generation")
+			require.Equal(t, "n8", run.approvals[0].CallID, "the call of the new generation")
 			require.Equal(t, signals.DecisionApprove, run.approvals[0].Decision)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
@@ -272,16 +272,16 @@ func TestDemoEditScenarioAgainstAFakeRun(t *testing.T) {
 				`The thought of n2 is wrong: "` + scriptedmodel.StockThought + `"`,
 				"closes 128 → 129.28 → 130.57 → 131.88 → 133.2, +4.06% over 5 sessions",
 				"node n2 edited (edit node n6)",
-				"invalidated: n3, n4, n5",
+				"invalidated: n4, n5",
 				"as generation 1",
-				"n3   call get_quote         invalidated",
+				"n4   request                invalidated",
 				"n6   edit ",
-				"n9 waits for approval to write",
+				"n8 waits for approval to write",
 				"a new run: run-0 continued as new as run-1, generation 1",
-				"call n9 settled (approve)",
+				"call n8 settled (approve)",
 				"The final answer follows the edit: BUY",
 				"--name edit \\\n    --input '{\"node_id\": \"n2\", \"output\": ",
-				"--name approve \\\n    --input '{\"call_id\": \"n9\", \"decision\": \"approve\", \"by\": \"demo\"",
+				"--name approve \\\n    --input '{\"call_id\": \"n8\", \"decision\": \"approve\", \"by\": \"demo\"",
 			} {
 				require.Contains(t, text, want)
 			}
@@ -297,7 +297,7 @@ type fakeStockRun struct {
 	answer string
 
 	mu        sync.Mutex
-	stage     int // 0 waits for n5; 1 (after the edit) for n9; 2 done
+	stage     int // 0 waits for n5; 1 (after the edit) for n8; 2 done
 	edits     []signals.EditRequest
 	approvals []signals.ApproveRequest
 	done      chan struct{}
@@ -340,7 +340,7 @@ func (f *fakeStockRun) QueryWorkflow(_ context.Context, _, runID, name string, _
 		case 0:
 			st.PendingApprovals = []signals.PendingApproval{{CallID: "n5", Tool: "write_report", Args: json.RawMessage(`{"recommendation":"SELL"}`)}}
 		case 1:
-			st.PendingApprovals = []signals.PendingApproval{{CallID: "n9", Tool: "write_report", Args: json.RawMessage(`{"recommendation":"BUY"}`)}}
+			st.PendingApprovals = []signals.PendingApproval{{CallID: "n8", Tool: "write_report", Args: json.RawMessage(`{"recommendation":"BUY"}`)}}
 		}
 		return mustJSON(f.t, st), nil
 	case signals.QueryTrace:
@@ -378,7 +378,10 @@ func (f *fakeStockRun) trace() signals.Trace {
 	if f.stage == 0 {
 		return tr
 	}
-	for i := 2; i < 5; i++ {
+	// As on the real server (testsuite's TestDemoEditRunsEndToEnd): the
+	// edit invalidates what followed the thought but the quote, which the
+	// edited request still reads; the quote is not fetched again.
+	for i := 3; i < 5; i++ {
 		tr.Nodes[i].Status = signals.StatusInvalidated
 	}
 	waiting := signals.StatusAwaitingApproval
@@ -389,10 +392,9 @@ func (f *fakeStockRun) trace() signals.Trace {
 		signals.Node{ID: "n6", Kind: signals.KindEdit, Status: signals.StatusCompleted, Parents: []string{"n2"}, By: demoEditBy,
 			Before: json.RawMessage(fmt.Sprintf(`{"content":%q}`, scriptedmodel.StockThought)),
 			After:  json.RawMessage(fmt.Sprintf(`{"content":%q}`, demoEditThought)),
-			Output: json.RawMessage(`{"invalidated":["n3","n4","n5"]}`)},
-		node("n7", signals.KindCall, signals.StatusCompleted, "get_quote", `{"symbol":"AAPL"}`, quote),
-		node("n8", signals.KindRequest, signals.StatusCompleted, "", "", `{"tool_calls":[{"name":"write_report","args":"{}"}]}`),
-		node("n9", signals.KindCall, waiting, "write_report", `{"recommendation":"BUY"}`, ""),
+			Output: json.RawMessage(`{"invalidated":["n4","n5"]}`)},
+		node("n7", signals.KindRequest, signals.StatusCompleted, "", "", `{"tool_calls":[{"name":"write_report","args":"{}"}]}`),
+		node("n8", signals.KindCall, waiting, "write_report", `{"recommendation":"BUY"}`, ""),
 	)
 	return tr
 }
@@ -409,11 +411,11 @@ func (f *fakeStockRun) UpdateWorkflow(_ context.Context, o client.UpdateWorkflow
 			return fakeUpdate{err: fmt.Errorf("edit: %s cannot be edited now", req.NodeID)}, nil
 		}
 		f.stage = 1
-		return fakeUpdate{answer: signals.EditResult{NodeID: "n6", Edited: "n2", Invalidated: []string{"n3", "n4", "n5"}, Generation: 1}}, nil
+		return fakeUpdate{answer: signals.EditResult{NodeID: "n6", Edited: "n2", Invalidated: []string{"n4", "n5"}, Generation: 1}}, nil
 	case signals.Approve:
 		req := o.Args[0].(signals.ApproveRequest)
 		f.approvals = append(f.approvals, req)
-		if f.stage != 1 || req.CallID != "n9" {
+		if f.stage != 1 || req.CallID != "n8" {
 			return fakeUpdate{err: fmt.Errorf("approve: %s does not wait for approval", req.CallID)}, nil
 		}
 		f.stage = 2
