@@ -17,6 +17,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/internal/child"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
@@ -115,7 +116,7 @@ func demoScenarioArgs(cmd *cobra.Command, args []string) error {
 // worker are up.
 type demoScenario struct {
 	// run runs the scenario's agent and reports it.
-	run func(ctx context.Context, out io.Writer, o demoOptions, c client.Client, worker *process, address string) error
+	run func(ctx context.Context, out io.Writer, o demoOptions, c client.Client, worker *child.Process, address string) error
 	// scripted: the scenario is the scripted model's story, so it runs on
 	// the scripted model even when OPENAI_BASE_URL names a real one.
 	scripted bool
@@ -180,7 +181,7 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions, scenario demoSce
 	if err != nil {
 		return err
 	}
-	defer server.stop()
+	defer server.Stop()
 
 	c, err := dialWhenReady(ctx, address, server)
 	if err != nil {
@@ -211,7 +212,7 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions, scenario demoSce
 	if err != nil {
 		return err
 	}
-	defer worker.stop()
+	defer worker.Stop()
 	if err := makeDemoBuildCurrent(ctx, out, c, version, worker); err != nil {
 		return err
 	}
@@ -241,7 +242,7 @@ func prepareDemo(o demoOptions) error {
 
 // startDemoServer starts the Temporal dev server on address, with its
 // history in the data directory and the search attributes registered.
-func startDemoServer(out io.Writer, o demoOptions, address string) (*process, error) {
+func startDemoServer(out io.Writer, o demoOptions, address string) (*child.Process, error) {
 	fmt.Fprintf(out, "» starting Temporal dev server on %s (Web UI http://127.0.0.1:%d, history in %s)\n", address, o.uiPort, filepath.Join(o.dataDir, "temporal.db"))
 	args := append([]string{"server", "start-dev", "--ip", "127.0.0.1", "--port", fmt.Sprint(o.port), "--ui-port", fmt.Sprint(o.uiPort),
 		"--db-filename", filepath.Join(o.dataDir, "temporal.db"), "--log-level", "warn",
@@ -279,7 +280,7 @@ func startDemoModel(out io.Writer, scripted bool) (url string, stop func(), err 
 // startDemoWorker writes the demo config into the data directory and
 // starts the unstuck worker on it, against the server at address and the
 // model at modelURL.
-func startDemoWorker(out io.Writer, o demoOptions, address, modelURL string, v app.Versioning) (*process, error) {
+func startDemoWorker(out io.Writer, o demoOptions, address, modelURL string, v app.Versioning) (*child.Process, error) {
 	configPath := filepath.Join(o.dataDir, "demo-agents.yaml")
 	if err := os.WriteFile(configPath, demoConfig, 0o644); err != nil {
 		return nil, err
@@ -295,7 +296,7 @@ func startDemoWorker(out io.Writer, o demoOptions, address, modelURL string, v a
 // node as it happens, then prints the trace table, the output (or why the
 // run did not complete, which is also the error returned) and where to look
 // next.
-func runDemoAgent(ctx context.Context, out io.Writer, o demoOptions, c client.Client, worker *process, address string) error {
+func runDemoAgent(ctx context.Context, out io.Writer, o demoOptions, c client.Client, worker *child.Process, address string) error {
 	id := "demo-travel-" + time.Now().UTC().Format("20060102-150405")
 	fmt.Fprintf(out, "» running agent %q on %q (workflow id %s)\n\n", "travel", demoTask, id)
 	in := workflows.AgentInput{Agent: "travel", Task: demoTask}

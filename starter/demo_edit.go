@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/internal/child"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -87,7 +88,7 @@ double: it recommends what the thought it reads recommends, nothing more.`,
 
 // runDemoEdit runs the edit scenario on a server, model and worker that
 // are up, printing each step; the error says which step went wrong.
-func runDemoEdit(ctx context.Context, out io.Writer, o demoOptions, c client.Client, worker *process, address string) error {
+func runDemoEdit(ctx context.Context, out io.Writer, o demoOptions, c client.Client, worker *child.Process, address string) error {
 	id := "demo-edit-" + time.Now().UTC().Format("20060102-150405")
 	fmt.Fprintf(out, "» running agent %q on %q (workflow id %s)\n", demoEditAgent, demoEditTask, id)
 	in := workflows.AgentInput{Agent: demoEditAgent, Task: demoEditTask}
@@ -236,7 +237,7 @@ func quoteSummary(raw json.RawMessage) string {
 type latestFollower struct {
 	c      client.Client
 	id     string
-	worker *process
+	worker *child.Process
 	shown  map[string]signals.NodeStatus
 	done   chan error
 	res    workflows.AgentResult
@@ -244,7 +245,7 @@ type latestFollower struct {
 	onNode func(signals.Node)
 }
 
-func followLatest(ctx context.Context, c client.Client, run client.WorkflowRun, worker *process) *latestFollower {
+func followLatest(ctx context.Context, c client.Client, run client.WorkflowRun, worker *child.Process) *latestFollower {
 	f := &latestFollower{c: c, id: run.GetID(), worker: worker, shown: map[string]signals.NodeStatus{}, done: make(chan error, 1)}
 	// Get follows the runs an edit continues as new to the last one.
 	go func() { f.done <- run.Get(ctx, &f.res) }()
@@ -282,8 +283,8 @@ func (f *latestFollower) until(ctx context.Context, out io.Writer, ok func(signa
 			}
 			return errRunEnded
 		case <-tick.C:
-			if f.worker.exited() {
-				return fmt.Errorf("the worker exited: %s", f.worker.tail())
+			if f.worker.HasExited() {
+				return fmt.Errorf("the worker exited: %s", exitedText(f.worker))
 			}
 			f.printNew(ctx, out)
 			var st signals.Status

@@ -22,6 +22,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/builtin"
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/internal/child"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
@@ -254,7 +255,7 @@ func TestDemoEditScenarioAgainstAFakeRun(t *testing.T) {
 			run := newFakeStockRun(t, tt.answer)
 			var out bytes.Buffer
 			o := demoOptions{temporal: "bin/temporal", uiPort: 8233, dial: run.dial}
-			err := runDemoEdit(context.Background(), &out, o, run, &process{}, "127.0.0.1:7233")
+			err := runDemoEdit(context.Background(), &out, o, run, &child.Process{}, "127.0.0.1:7233")
 			text := out.String()
 			require.Len(t, run.edits, 1, text)
 			require.Equal(t, "n2", run.edits[0].NodeID)

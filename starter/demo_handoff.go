@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/internal/child"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -89,7 +90,7 @@ more.`,
 
 // runDemoHandoff runs the handoff scenario on a server, model and worker
 // that are up, printing each step; the error says which step went wrong.
-func runDemoHandoff(ctx context.Context, out io.Writer, o demoOptions, c client.Client, worker *process, address string) error {
+func runDemoHandoff(ctx context.Context, out io.Writer, o demoOptions, c client.Client, worker *child.Process, address string) error {
 	id := "demo-handoff-" + time.Now().UTC().Format("20060102-150405")
 	fmt.Fprintf(out, "» running agent %q on %q for %s (workflow id %s)\n", demoHandoffAgent, demoHandoffTask, demoHandoffInput, id)
 	in := workflows.AgentInput{Agent: demoHandoffAgent, Task: demoHandoffTask, Input: json.RawMessage(demoHandoffInput)}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/builtin"
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/internal/child"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
@@ -214,7 +215,7 @@ func TestDemoHandoffScenarioAgainstAFakeRun(t *testing.T) {
 			run := &fakeHandoffRun{t: t, path: tt.path, done: make(chan struct{})}
 			var out bytes.Buffer
 			o := demoOptions{temporal: "bin/temporal", uiPort: 8233, dial: run.dial}
-			err := runDemoHandoff(context.Background(), &out, o, run, &process{}, "127.0.0.1:7233")
+			err := runDemoHandoff(context.Background(), &out, o, run, &child.Process{}, "127.0.0.1:7233")
 			text := out.String()
 			require.Len(t, run.replies, 1, text)
 			require.JSONEq(t, demoHandoffOutput(), string(run.replies[0].Output))

@@ -10,99 +10,44 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/internal/child"
 )
 
-// process is a child the demo started, with its output in a log file.
-type process struct {
-	cmd     *exec.Cmd
-	logPath string
-	done    chan struct{}
-	gone    atomic.Bool
-}
-
-func startProcess(logPath string, env []string, name string, args ...string) (*process, error) {
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
+// startProcess starts one of the demo's children (the dev server, the
+// worker) with its output in logPath. Its own process group: Ctrl-C
+// reaches the demo, which then stops the children in order (worker
+// first, then the server). If the demo itself is killed (SIGKILL, a
+// crash), the kernel stops the children (SIGTERM) instead of leaving them
+// holding the ports. Stop asks with SIGINT and kills after 10 seconds.
+func startProcess(logPath string, env []string, name string, args ...string) (*child.Process, error) {
 	cmd := exec.Command(name, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.Env = append(os.Environ(), env...)
-	// Its own process group: Ctrl-C reaches the demo, which then stops
-	// the children in order (worker first, then the server).
-	// Pdeathsig: if the demo itself is killed (SIGKILL, a crash), the
-	// kernel stops the children instead of leaving them holding the ports.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	p := &process{cmd: cmd, logPath: logPath, done: make(chan struct{})}
-	go func() {
-		_ = cmd.Wait()
-		logFile.Close()
-		p.gone.Store(true)
-		close(p.done)
-	}()
-	return p, nil
+	return child.Start(cmd, logPath, child.Options{Quit: syscall.SIGINT, OwnGroup: true, DeathSignal: syscall.SIGTERM})
 }
 
-func (p *process) exited() bool { return p.gone.Load() }
-
-// tail is the end of the process's log, for error messages.
-func (p *process) tail() string {
-	data, _ := os.ReadFile(p.logPath)
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) > 15 {
-		lines = lines[len(lines)-15:]
-	}
-	return fmt.Sprintf("%s exited; last lines of %s:\n%s", filepath.Base(p.cmd.Path), p.logPath, strings.Join(lines, "\n"))
-}
-
-// stop asks the process to end (SIGINT) and kills it after 10 seconds.
-func (p *process) stop() {
-	if p.exited() {
-		return
-	}
-	_ = p.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
+// exitedText says a child exited, with the end of its log.
+func exitedText(p *child.Process) string {
+	return fmt.Sprintf("%s exited; last lines of %s:\n%s", p.Name(), p.LogPath(), p.Tail(15))
 }
 
 // dialWhenReady connects once the dev server answers health checks.
-func dialWhenReady(ctx context.Context, address string, server *process) (client.Client, error) {
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		if server.exited() {
-			return nil, errors.New(server.tail())
-		}
-		c, err := client.Dial(client.Options{HostPort: address, Namespace: app.DefaultNamespace, Logger: app.QuietLogger()})
-		if err == nil {
-			if _, err = c.CheckHealth(ctx, &client.CheckHealthRequest{}); err == nil {
-				return c, nil
-			}
-			c.Close()
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("the Temporal dev server at %s did not answer within 90s: %v (log: %s)", address, err, server.logPath)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(300 * time.Millisecond):
-		}
+func dialWhenReady(ctx context.Context, address string, server *child.Process) (client.Client, error) {
+	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	c, err := app.DialWhenReady(ctx, client.Options{HostPort: address, Namespace: app.DefaultNamespace, Logger: app.QuietLogger()}, server.Exited())
+	switch {
+	case errors.Is(err, app.ErrServerExited):
+		return nil, errors.New(exitedText(server))
+	case err != nil:
+		return nil, fmt.Errorf("the Temporal dev server at %s did not answer within 90s: %v (log: %s)", address, err, server.LogPath())
 	}
+	return c, nil
 }
 
 // lockDemo makes sure one demo runs at a time: a second `make demo` says

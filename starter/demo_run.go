@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/unstuck-dev/unstuck/internal/child"
 	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -21,7 +22,7 @@ import (
 
 // followRun waits for a run's result while printing each trace node as it
 // appears or changes, so the demo shows progress as it happens.
-func followRun(ctx context.Context, out io.Writer, c client.Client, run client.WorkflowRun, worker *process) (*workflows.AgentResult, error) {
+func followRun(ctx context.Context, out io.Writer, c client.Client, run client.WorkflowRun, worker *child.Process) (*workflows.AgentResult, error) {
 	done := make(chan error, 1)
 	var res workflows.AgentResult
 	go func() { done <- run.Get(ctx, &res) }()
@@ -38,8 +39,8 @@ func followRun(ctx context.Context, out io.Writer, c client.Client, run client.W
 			}
 			return &res, nil
 		case <-tick.C:
-			if worker.exited() {
-				return nil, fmt.Errorf("the worker exited: %s", worker.tail())
+			if worker.HasExited() {
+				return nil, fmt.Errorf("the worker exited: %s", exitedText(worker))
 			}
 			printNewNodes(ctx, out, c, run.GetID(), run.GetRunID(), shown, nil)
 		case <-ctx.Done():

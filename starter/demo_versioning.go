@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/internal/child"
 )
 
 // The demo runs its worker as a version of a worker deployment (the
@@ -64,7 +65,7 @@ func versioningArgs(v app.Versioning) []string {
 // makeDemoBuildCurrent makes the demo worker's version current (the
 // worker does so itself on a new deployment; here also over a previous
 // demo's build) and says what it found.
-func makeDemoBuildCurrent(ctx context.Context, out io.Writer, c client.Client, v app.Versioning, worker *process) error {
+func makeDemoBuildCurrent(ctx context.Context, out io.Writer, c client.Client, v app.Versioning, worker *child.Process) error {
 	if !v.On() {
 		return nil
 	}
@@ -74,8 +75,8 @@ func makeDemoBuildCurrent(ctx context.Context, out io.Writer, c client.Client, v
 	}
 	res, err := app.BootstrapCurrent(ctx, c, v, true, app.BootstrapTimeout)
 	if err != nil {
-		if worker.exited() {
-			return fmt.Errorf("the worker exited: %s", worker.tail())
+		if worker.HasExited() {
+			return fmt.Errorf("the worker exited: %s", exitedText(worker))
 		}
 		return err
 	}

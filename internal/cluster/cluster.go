@@ -14,6 +14,9 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/internal/child"
 )
 
 // Options say where the cluster's parts are.
@@ -47,7 +50,7 @@ type Cluster struct {
 	// LogPath is the server's log.
 	LogPath  string
 	dir      string
-	server   *process
+	server   *child.Process
 	stopOnce sync.Once
 	stopErr  error
 }
@@ -144,24 +147,15 @@ func (c *Cluster) start(ctx context.Context, o Options) (err error) {
 
 // waitFrontend waits until the frontend answers, or the server exits.
 func (c *Cluster) waitFrontend(ctx context.Context) error {
-	began := time.Now()
-	for {
-		dialCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		cl, err := client.DialContext(dialCtx, client.Options{HostPort: c.Address, Logger: quiet{}})
-		cancel()
-		if err == nil {
-			cl.Close()
-			return nil
-		}
-		select {
-		case <-c.server.exited:
-			return fmt.Errorf("the Temporal server exited while starting (%v); the end of its log (%s):\n%s", c.server.err, c.LogPath, c.server.logTail())
-		case <-ctx.Done():
-			return fmt.Errorf("the Temporal server on %s did not answer within %s: %w; the end of its log (%s):\n%s",
-				c.Address, time.Since(began).Round(time.Second), err, c.LogPath, c.server.logTail())
-		case <-time.After(250 * time.Millisecond):
-		}
+	cl, err := app.DialWhenReady(ctx, client.Options{HostPort: c.Address, Logger: quiet{}}, c.server.Exited())
+	switch {
+	case errors.Is(err, app.ErrServerExited):
+		return fmt.Errorf("the Temporal server exited while starting (%v); the end of its log (%s):\n%s", c.server.Err(), c.LogPath, c.server.Tail(10))
+	case err != nil:
+		return fmt.Errorf("%w; the end of its log (%s):\n%s", err, c.LogPath, c.server.Tail(10))
 	}
+	cl.Close()
+	return nil
 }
 
 // RegisterNamespace registers namespace on the cluster at address (one
@@ -206,7 +200,7 @@ func (c *Cluster) Stop() error {
 	c.stopOnce.Do(func() {
 		var errs []error
 		if c.server != nil {
-			errs = append(errs, c.server.stop())
+			errs = append(errs, c.server.Stop())
 		}
 		if c.Postgres != nil {
 			errs = append(errs, c.Postgres.Stop())

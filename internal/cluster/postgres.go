@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/unstuck-dev/unstuck/internal/child"
 )
 
 // Postgres is a PostgreSQL server the cluster keeps its databases in:
@@ -27,7 +29,7 @@ type Postgres struct {
 	// bin is the directory of PostgreSQL's programs. For a server of our
 	// own, dir holds its files and server is its process, which Stop ends.
 	bin, dir string
-	server   *process
+	server   *child.Process
 	as       *syscall.Credential
 	stopOnce sync.Once
 	stopErr  error
@@ -116,7 +118,8 @@ func StartPostgres(ctx context.Context, user, password string) (p *Postgres, err
 	server := p.command(context.Background(), "postgres", "-D", dataDir, "-p", strconv.Itoa(p.Port),
 		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200")
-	if p.server, err = startProcess(server, filepath.Join(p.dir, "postgres.log"), syscall.SIGINT); err != nil {
+	// Fast shutdown (SIGINT): its SIGTERM waits for every client to leave.
+	if p.server, err = child.Start(server, filepath.Join(p.dir, "postgres.log"), child.Options{Quit: syscall.SIGINT, Grace: 15 * time.Second}); err != nil {
 		return p, fmt.Errorf("start PostgreSQL: %w", err)
 	}
 	if err := p.waitReady(ctx); err != nil {
@@ -133,10 +136,10 @@ func (p *Postgres) waitReady(ctx context.Context) error {
 			return nil
 		}
 		select {
-		case <-p.server.exited:
-			return fmt.Errorf("PostgreSQL exited while starting:\n%s", p.server.logTail())
+		case <-p.server.Exited():
+			return fmt.Errorf("PostgreSQL exited while starting:\n%s", p.server.Tail(10))
 		case <-ctx.Done():
-			return fmt.Errorf("PostgreSQL on %s did not answer: %w\n%s", p.Addr(), err, p.server.logTail())
+			return fmt.Errorf("PostgreSQL on %s did not answer: %w\n%s", p.Addr(), err, p.server.Tail(10))
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -181,7 +184,7 @@ func CheckReachable(ctx context.Context, addr string) error {
 func (p *Postgres) Stop() error {
 	p.stopOnce.Do(func() {
 		if p.server != nil {
-			p.stopErr = p.server.stop()
+			p.stopErr = p.server.Stop()
 		}
 		if p.dir != "" {
 			p.stopErr = errors.Join(p.stopErr, os.RemoveAll(p.dir))

@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/template"
+	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/unstuck-dev/unstuck/internal/child"
 )
 
 // The ports the server's config template reads, each given a free
@@ -85,7 +87,7 @@ func writeDynamicConfig(shared, path string, extra map[string]any) error {
 // startServer renders the release's config template (the one the
 // auto-setup image renders) with env under root and starts the server,
 // its output in logPath.
-func startServer(bin, template, root, logPath string, env map[string]string) (*process, error) {
+func startServer(bin, template, root, logPath string, env map[string]string) (*child.Process, error) {
 	tmpl, err := os.ReadFile(template)
 	if err != nil {
 		return nil, fmt.Errorf("the server's config template: %w (make cluster-tools copies it beside the server)", err)
@@ -102,7 +104,7 @@ func startServer(bin, template, root, logPath string, env map[string]string) (*p
 		return nil, err
 	}
 	cmd := exec.Command(bin, "--root", root, "--config", "config", "--env", "development", "--allow-no-auth", "start")
-	return startProcess(cmd, logPath, syscall.SIGTERM)
+	return child.Start(cmd, logPath, child.Options{Grace: 15 * time.Second})
 }
 
 // renderConfig renders the server's docker config template as the image

@@ -5,9 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -36,16 +34,4 @@ func TestOwnedTempDirRemovesTheDeadsDirectories(t *testing.T) {
 	info, err := os.Stat(again)
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o755), info.Mode().Perm(), "the postgres user must reach it")
-}
-
-// A process stopped twice is stopped once, and its log is kept.
-func TestProcessStopsOnce(t *testing.T) {
-	log := filepath.Join(t.TempDir(), "sleep.log")
-	p, err := startProcess(exec.Command("sh", "-c", "echo started; exec sleep 60"), log, syscall.SIGTERM)
-	require.NoError(t, err)
-	require.Eventually(t, func() bool { return p.logTail() == "started" }, 10*time.Second, 10*time.Millisecond)
-	require.NoError(t, p.stop())
-	require.NoError(t, p.stop())
-	<-p.exited
-	require.Error(t, p.err, "ended by SIGTERM")
 }
