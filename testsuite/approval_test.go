@@ -16,6 +16,7 @@ import (
 // lists it, a wrong decision is refused, and `unstuck approve --decision
 // modify` runs it with the person's arguments.
 func TestApprovalThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	unstuck := filepath.Join(binaries(t), "unstuck")
 	tools := newBookingServer(t, "booked")
 	s := bookerStack(t, "approvals", tools.URL)

@@ -22,6 +22,7 @@ import (
 // events); the next generation waits at the same budget node, takes a
 // person's raise there, and the run completes.
 func TestABudgetWaitIsCarriedAcrossContinueAsNewUnderASignalFlood(t *testing.T) {
+	t.Parallel()
 	cfg := `
 model: { base_url: "{{MODEL}}", name: counter }
 tools:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +23,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/internal/testutil"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -80,15 +80,8 @@ func runMain(m *testing.M) int {
 	return code
 }
 
-// quietLogger drops the SDK's logs: tests provoke activity errors on
-// purpose and assert on them; set UNSTUCK_TEST_LOGS=1 to see them.
-func quietLogger() tlog.Logger {
-	level := slog.LevelError + 4
-	if os.Getenv("UNSTUCK_TEST_LOGS") == "1" {
-		level = slog.LevelDebug
-	}
-	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
-}
+// quietLogger drops the SDK's logs unless UNSTUCK_TEST_LOGS is set.
+func quietLogger() tlog.Logger { return testutil.QuietLogger() }
 
 var queueSeq atomic.Int64
 

@@ -106,6 +106,7 @@ func updateAsync(id, name string, arg any) <-chan error {
 // the run closes or continues as new, instead of waiting for ever (and the
 // run with it: a run closes only once every handler has finished).
 func TestAReplyAndAnotherMessageTogetherAreBothAnswered(t *testing.T) {
+	t.Parallel()
 	output := signals.ReplyRequest{Text: "signed", Output: json.RawMessage(`{"resolution": "signed off"}`)}
 	for _, tc := range []struct {
 		name    string

@@ -23,6 +23,7 @@ import (
 // struggle sent the ladder back to retry, and the worker's breaker cut the
 // flaky B for every run on five failures in a row across runs.
 func TestRouteBackGraphEscapesUnderLoad(t *testing.T) {
+	t.Parallel()
 	for _, routeBack := range []bool{false, true} {
 		t.Run(map[bool]string{false: "seed-edges", true: "route-back"}[routeBack], func(t *testing.T) {
 			tools := flakygraph.NewTools()

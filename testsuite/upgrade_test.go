@@ -65,6 +65,7 @@ func upgradeScript(req openai.ChatCompletionRequest) scriptedmodel.Turn {
 // this worker it is still a model agent (the model is asked again, no
 // person is waited for) and completes.
 func TestReleasedRunUpgradedMidRun(t *testing.T) {
+	t.Parallel()
 	bin := os.Getenv(releasedWorkerEnv)
 	if _, err := os.Stat(bin); bin == "" || err != nil {
 		// make test builds it from git history; only a source archive has none.

@@ -25,6 +25,7 @@ import (
 // and says how to roll it out; an unversioned worker on the queue is
 // refused at start with the fix.
 func TestWorkerBootstrapsItsDeployment(t *testing.T) {
+	t.Parallel()
 	model, err := scriptedmodel.Start("127.0.0.1:0", scriptedmodel.Scenarios(), "", scriptedmodel.WithLogf(t.Logf))
 	require.NoError(t, err)
 	defer model.Close()

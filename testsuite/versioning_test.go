@@ -25,6 +25,7 @@ import (
 // never takes them), new runs go to B, and a rollback to A leaves B's
 // runs on B. An unversioned worker is refused on the queue.
 func TestWorkerVersioningPinsRuns(t *testing.T) {
+	t.Parallel()
 	cfg, err := config.Parse(t.Name()+".yaml", []byte(strings.ReplaceAll(approverConfig(10), "{{MODEL}}", "http://127.0.0.1:1/v1")),
 		app.ConfigOptions())
 	require.NoError(t, err)

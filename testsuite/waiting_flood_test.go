@@ -19,6 +19,7 @@ import (
 // suggestContinueAsNewEvents events), still waits for the same call in
 // the next generation, and runs it exactly once when a person approves.
 func TestWaitingRunContinuesAsNewUnderASignalFlood(t *testing.T) {
+	t.Parallel()
 	tools := newBookingServer(t, "booked")
 	s := bookerStack(t, "approvals", tools.URL)
 	run := s.start(workflows.AgentInput{Agent: "booker", Task: "book a seat"})

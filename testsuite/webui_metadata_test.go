@@ -28,6 +28,7 @@ const workflowMetadataQuery = "__temporal_workflow_metadata"
 // step, the approval wait), and the current details show the call waiting
 // for approval and the exact command that answers it.
 func TestWebUIMetadata(t *testing.T) {
+	t.Parallel()
 	unstuck := filepath.Join(binaries(t), "unstuck")
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		writeJSON(w, 200, map[string]any{"booked": true})

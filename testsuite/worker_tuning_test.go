@@ -14,6 +14,7 @@ import (
 // exit status 1; so is a setting of the config's worker block, naming the
 // field and its line. --help documents the flags with the SDK's defaults.
 func TestWorkerRefusesBadTuning(t *testing.T) {
+	t.Parallel()
 	bins := binaries(t)
 	dir := t.TempDir()
 	good := filepath.Join(dir, "agents.yaml")
