@@ -195,7 +195,7 @@ lint: fmt-check vet workflowcheck staticcheck
 # tests, and how many ran, which may not fall below TEST_FLOOR (raise it
 # when tests are added; a lower count means a test was dropped).
 RESULTS      := $(CURDIR)/artifacts/test
-TEST_FLOOR   := 0
+TEST_FLOOR   := 3830
 TEST_TIMEOUT ?= 30m
 # The real-server tests wait on timers and the server far more than they
 # use the CPU: this many run at once (go test's default is GOMAXPROCS).
@@ -205,7 +205,6 @@ CHECK_PKGS   = $(shell $(GO) list ./... | grep -v -e '/testsuite$$' -e '/interna
 # What runs on the dev server (the browser tests among them).
 SERVER_PKGS  := ./testsuite ./internal/load
 SERVER_ENV   = UNSTUCK_TEMPORAL_BIN=$(TEMPORAL) UNSTUCK_RELEASED_WORKER=$(RELEASED_WORKER) UNSTUCK_CHROMIUM=$$(cat $(CHROMIUM_PATH))
-GOTESTSUM_RUN = $(GOTESTSUM)
 
 # Every layer, the slow ones side by side: lint, the unit, workflow and
 # replay tests, the real-server tests (the console in headless Chromium
@@ -237,24 +236,25 @@ TEST_COUNT ?= -count=1
 test-check: $(GOTESTSUM)
 	@mkdir -p $(RESULTS)
 	@echo ">> unit, workflow and replay tests"
-	@$(GOTESTSUM_RUN) --format pkgname --jsonfile $(RESULTS)/check.json -- $(TEST_COUNT) -timeout $(TEST_TIMEOUT) $(CHECK_PKGS)
+	@$(GOTESTSUM) --format pkgname --jsonfile $(RESULTS)/check.json -- $(TEST_COUNT) -timeout $(TEST_TIMEOUT) $(CHECK_PKGS)
 
 test-server: $(GOTESTSUM) $(TEMPORAL) $(BIN)/temporal build $(RELEASED_WORKER) chromium
 	@mkdir -p $(RESULTS)
 	@echo ">> the real-server tests (dev server, worker, browser), $(TEST_PARALLEL) at once"
-	@$(SERVER_ENV) $(GOTESTSUM_RUN) --format testname --jsonfile $(RESULTS)/server.json -- \
+	@$(SERVER_ENV) $(GOTESTSUM) --format testname --jsonfile $(RESULTS)/server.json -- \
 		-count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) $(SERVER_PKGS)
 
 # One layer on its own: the browser tests.
 test-browser: $(GOTESTSUM) $(TEMPORAL) $(BIN)/temporal $(RELEASED_WORKER) chromium
-	@$(SERVER_ENV) $(GOTESTSUM_RUN) --format testname -- -count=1 -run '^TestBrowser' ./testsuite
+	@$(SERVER_ENV) $(GOTESTSUM) --format testname -- -count=1 -run '^TestBrowser' ./testsuite
 
 test-cluster-part: $(GOTESTSUM) $(TEMPORAL) $(BIN)/temporal $(RELEASED_WORKER) chromium $(BIN)/cluster-v$(CLUSTER_VERSION) postgres
 	@mkdir -p $(RESULTS)
 	@if [ "$$(cat $(POSTGRES_OK))" != yes ]; then echo ">> SKIPPED: the cluster's part of make test (no PostgreSQL; see above)"; exit 0; fi; \
 	echo ">> the cluster's part, on Temporal $(CLUSTER_VERSION) on PostgreSQL: $(CLUSTER_PART)"; \
-	$(CLUSTER_ENV) $(GOTESTSUM_RUN) --format testname --jsonfile $(RESULTS)/cluster.json -- \
-		-count=1 -parallel $(TEST_PARALLEL) -timeout 15m -run '^($(CLUSTER_PART))$$' ./testsuite
+	$(CLUSTER_ENV) $(GOTESTSUM) --format testname --jsonfile $(RESULTS)/cluster.json -- \
+		-count=1 -parallel $(TEST_PARALLEL) -timeout 15m -run '^($(CLUSTER_PART))$$' ./testsuite 2>&1 | sed -u 's/^/[cluster] /'; \
+	exit $${PIPESTATUS[0]}
 
 # The integration tests that depend on the server, on a real cluster
 # (internal/cluster: Temporal on PostgreSQL as docker-compose.yml deploys

@@ -91,6 +91,10 @@ func TestClusterRefusesAnOldSchema(t *testing.T) {
 // A cluster whose PostgreSQL went down under a running server: the server
 // answers, every call fails, and the worker refuses to start, saying to
 // look at the database.
+//
+// It takes about 40 s: it starts a cluster of its own, and the worker asks
+// again while the server answers unavailable, until it gives up, as a
+// worker in production does.
 func TestClusterWorkerWhoseDatabaseIsDownSaysSo(t *testing.T) {
 	t.Parallel()
 	needCluster(t)

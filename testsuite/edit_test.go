@@ -119,7 +119,7 @@ func (s *stack) awaitApproval(id string, gen int, tool string) signals.PendingAp
 // approveCall approves a waiting call of the latest run of id.
 func (s *stack) approveCall(id, callID string) {
 	s.t.Helper()
-	require.NoError(s.t, s.update(s.latest(id), signals.Approve, signals.ApproveRequest{CallID: callID, Decision: signals.DecisionApprove}))
+	require.NoError(s.t, s.updateStarted(s.latest(id), signals.Approve, signals.ApproveRequest{CallID: callID, Decision: signals.DecisionApprove}, nil))
 }
 
 // callsOf are the trace's calls of one tool, in trace order.

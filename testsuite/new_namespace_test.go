@@ -27,6 +27,9 @@ import (
 // cluster a search attribute is usable only after the server's next
 // namespace cache refresh; before the worker waited, this load stopped
 // early at its first run ("no mapping defined for search attribute").
+//
+// It takes about 30 s on the cluster: the worker waits for the server's
+// namespace cache, refreshed every few seconds, then 20 runs go through.
 func TestLoadOnANewNamespaceRunsThrough(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)

@@ -26,18 +26,18 @@ func main() {
 }
 
 func run(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("testreport", flag.ContinueOnError)
+	flags := flag.NewFlagSet("testreport", flag.ContinueOnError)
 	var jsons, spans listFlag
-	fs.Var(&jsons, "json", "a `[layer=]file` of go test -json output; without a layer, each test's package tells it (repeatable)")
-	fs.Var(&spans, "span", "a `layer=file` holding a layer's start and end in Unix seconds, for a layer that is not Go tests (repeatable)")
-	slowest := fs.Int("slowest", 15, "how many of the slowest tests to list")
-	floor := fs.Int("floor", 0, "fail when fewer tests than this ran, outside the cluster layer (it reruns tests counted already)")
-	out := fs.String("out", "", "also write the report to this file")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: testreport -json [layer=]FILE ... [-span layer=FILE ...] [-floor N] [-out FILE]")
-		fs.PrintDefaults()
+	flags.Var(&jsons, "json", "a `[layer=]file` of go test -json output; without a layer, each test's package tells it (repeatable)")
+	flags.Var(&spans, "span", "a `layer=file` holding a layer's start and end in Unix seconds, for a layer that is not Go tests (repeatable)")
+	slowest := flags.Int("slowest", 15, "how many of the slowest tests to list")
+	floor := flags.Int("floor", 0, "fail when fewer tests than this ran, outside the cluster layer (it reruns tests counted already)")
+	out := flags.String("out", "", "also write the report to this file")
+	flags.Usage = func() {
+		fmt.Fprintln(flags.Output(), "usage: testreport -json [layer=]FILE ... [-span layer=FILE ...] [-floor N] [-out FILE]")
+		flags.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := flags.Parse(args); err != nil {
 		return err
 	}
 	r := newReport()
@@ -53,6 +53,10 @@ func run(args []string, stdout io.Writer) error {
 			return fmt.Errorf("-span %s: want layer=file", s)
 		}
 		start, end, err := readSpan(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			r.absent = append(r.absent, absent{layer, path})
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -85,12 +89,13 @@ func splitLayer(arg string) (layer, path string) {
 	return "", arg
 }
 
-// readJSONFile reads one layer's go test -json output; a layer that was
-// given a name and has no file did not run (make test says why).
+// readJSONFile reads one layer's go test -json output. A missing file is
+// a layer that did not run (make test says why): the report says so, and
+// the floor counts what it lacks.
 func readJSONFile(r *report, layer, path string) error {
 	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) && layer != "" {
-		r.notRun = append(r.notRun, layer)
+	if errors.Is(err, fs.ErrNotExist) {
+		r.absent = append(r.absent, absent{layer, path})
 		return nil
 	}
 	if err != nil {

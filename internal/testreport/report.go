@@ -43,8 +43,11 @@ func (s span) add(start, end time.Time) span {
 type report struct {
 	spans   map[string]span
 	results []result
-	notRun  []string
+	absent  []absent
 }
+
+// absent is a layer's output that is not there: the layer did not run.
+type absent struct{ Layer, Path string }
 
 func newReport() *report { return &report{spans: map[string]span{}} }
 
@@ -129,7 +132,7 @@ func (r *report) write(w io.Writer, slowest int) {
 	for _, l := range layerOrder {
 		s, ok := r.spans[l]
 		if !ok {
-			if slices.Contains(r.notRun, l) {
+			if slices.ContainsFunc(r.absent, func(a absent) bool { return a.Layer == l }) {
 				fmt.Fprintf(w, "%-12s %9s\n", l, "not run")
 			}
 			continue
@@ -140,6 +143,11 @@ func (r *report) write(w io.Writer, slowest int) {
 			tests, skipped = fmt.Sprint(c.total()), fmt.Sprint(c.Skipped)
 		}
 		fmt.Fprintf(w, "%-12s %8.1fs %7s %8s\n", l, s.End.Sub(s.Start).Seconds(), tests, skipped)
+	}
+	for _, a := range r.absent {
+		if a.Layer == "" {
+			fmt.Fprintf(w, "not run: no %s\n", a.Path)
+		}
 	}
 	fmt.Fprintf(w, "\nthe %d slowest tests:\n", slowest)
 	for _, res := range r.slowest(slowest) {
