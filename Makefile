@@ -211,10 +211,11 @@ SERVER_ENV   = UNSTUCK_TEMPORAL_BIN=$(TEMPORAL) UNSTUCK_RELEASED_WORKER=$(RELEAS
 # among them; screenshots in artifacts/screenshots) and the cluster's part
 # (CLUSTER_PART, on a real cluster as make test-cluster runs the whole of
 # it; skipped, loudly, without PostgreSQL). The tools each layer needs are
-# built while the layers that do not need them run. Then the report.
+# built while the layers that do not need them run; a layer that fails
+# does not stop the others (-k). Then the report.
 test:
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
-	@start=$$(date +%s); $(MAKE) --no-print-directory -j4 test-lint test-check test-server test-cluster-part; code=$$?; \
+	@start=$$(date +%s); $(MAKE) --no-print-directory -j4 -k test-lint test-check test-server test-cluster-part; code=$$?; \
 	$(GO) run ./internal/testreport -floor $(TEST_FLOOR) -out $(RESULTS)/report.txt -span lint=$(RESULTS)/lint.span \
 		-json $(RESULTS)/check.json -json $(RESULTS)/server.json -json cluster=$(RESULTS)/cluster.json || code=1; \
 	echo ">> make test took $$(( $$(date +%s) - start ))s; the report and each layer's go test -json are in $(RESULTS)"; \
@@ -236,23 +237,23 @@ TEST_COUNT ?= -count=1
 test-check: $(GOTESTSUM)
 	@mkdir -p $(RESULTS)
 	@echo ">> unit, workflow and replay tests"
-	@$(GOTESTSUM) --format pkgname --jsonfile $(RESULTS)/check.json -- $(TEST_COUNT) -timeout $(TEST_TIMEOUT) $(CHECK_PKGS)
+	@$(GOTESTSUM) --hide-summary=skipped --format pkgname --jsonfile $(RESULTS)/check.json -- $(TEST_COUNT) -timeout $(TEST_TIMEOUT) $(CHECK_PKGS)
 
 test-server: $(GOTESTSUM) $(TEMPORAL) $(BIN)/temporal build $(RELEASED_WORKER) chromium
 	@mkdir -p $(RESULTS)
 	@echo ">> the real-server tests (dev server, worker, browser), $(TEST_PARALLEL) at once"
-	@$(SERVER_ENV) $(GOTESTSUM) --format testname --jsonfile $(RESULTS)/server.json -- \
+	@$(SERVER_ENV) $(GOTESTSUM) --hide-summary=skipped --format testname --jsonfile $(RESULTS)/server.json -- \
 		-count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) $(SERVER_PKGS)
 
 # One layer on its own: the browser tests.
 test-browser: $(GOTESTSUM) $(TEMPORAL) $(BIN)/temporal $(RELEASED_WORKER) chromium
-	@$(SERVER_ENV) $(GOTESTSUM) --format testname -- -count=1 -run '^TestBrowser' ./testsuite
+	@$(SERVER_ENV) $(GOTESTSUM) --hide-summary=skipped --format testname -- -count=1 -run '^TestBrowser' ./testsuite
 
 test-cluster-part: $(GOTESTSUM) $(TEMPORAL) $(BIN)/temporal $(RELEASED_WORKER) chromium $(BIN)/cluster-v$(CLUSTER_VERSION) postgres
 	@mkdir -p $(RESULTS)
 	@if [ "$$(cat $(POSTGRES_OK))" != yes ]; then echo ">> SKIPPED: the cluster's part of make test (no PostgreSQL; see above)"; exit 0; fi; \
 	echo ">> the cluster's part, on Temporal $(CLUSTER_VERSION) on PostgreSQL: $(CLUSTER_PART)"; \
-	$(CLUSTER_ENV) $(GOTESTSUM) --format testname --jsonfile $(RESULTS)/cluster.json -- \
+	$(CLUSTER_ENV) $(GOTESTSUM) --hide-summary=skipped --format testname --jsonfile $(RESULTS)/cluster.json -- \
 		-count=1 -parallel $(TEST_PARALLEL) -timeout 15m -run '^($(CLUSTER_PART))$$' ./testsuite 2>&1 | sed -u 's/^/[cluster] /'; \
 	exit $${PIPESTATUS[0]}
 
