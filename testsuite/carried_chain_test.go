@@ -76,7 +76,7 @@ func TestAForeignContinueAsNewIsRefused(t *testing.T) {
 	require.NoError(t, err)
 
 	evilQueue := s.queue + "-foreign"
-	w := worker.New(serverClient, evilQueue, worker.Options{})
+	w := worker.New(serverClient, evilQueue, workerOptions())
 	w.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
 		ctx = workflow.WithWorkflowTaskQueue(ctx, s.queue)
 		return workflow.NewContinueAsNewError(ctx, workflows.WorkflowName, json.RawMessage(forged))

@@ -49,12 +49,12 @@ func TestForkOfASourceBetweenGenerationsReadsItOnceItAnswers(t *testing.T) {
 			Stop()
 		}
 		if blind {
-			bw := worker.New(serverClient, srcQueue, worker.Options{})
+			bw := worker.New(serverClient, srcQueue, workerOptions())
 			app.RegisterWorkflow(bw)
 			bw.RegisterActivity(activities.New(s.cfg, blindHistory{serverClient}))
 			w = bw
 		} else {
-			ws, err := app.NewWorkers(serverClient, s.cfg, srcQueue, worker.Options{})
+			ws, err := app.NewWorkers(serverClient, s.cfg, srcQueue, workerOptions())
 			require.NoError(t, err)
 			w = ws
 		}

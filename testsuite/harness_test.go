@@ -85,6 +85,20 @@ func quietLogger() tlog.Logger { return testutil.QuietLogger() }
 
 var queueSeq atomic.Int64
 
+// raceDetector is set when the tests run with -race (race_test.go).
+var raceDetector bool
+
+// workerOptions are the options of the tests' in-process workers. Under
+// the race detector, workflow code runs several times slower, and with
+// many tests at once on a small machine a workflow task can go past the
+// SDK's deadlock detection (1 s without yielding) with no deadlock at all.
+func workerOptions() worker.Options {
+	if raceDetector {
+		return worker.Options{DeadlockDetectionTimeout: 10 * time.Second}
+	}
+	return worker.Options{}
+}
+
 // stack is one test's world: a scripted model server, a worker on its own
 // task queue running the given config, and helpers to start runs.
 type stack struct {
@@ -119,7 +133,7 @@ func newStackWith(t *testing.T, yaml string, scripts map[string]scriptedmodel.Sc
 
 	s := &stack{t: t, model: model, client: serverClient, cfg: cfg,
 		queue: fmt.Sprintf("test-%d-%d", time.Now().UnixNano(), queueSeq.Add(1))}
-	ws, err := app.NewWorkers(serverClient, cfg, s.queue, worker.Options{})
+	ws, err := app.NewWorkers(serverClient, cfg, s.queue, workerOptions())
 	require.NoError(t, err)
 	require.NoError(t, ws.Start())
 	t.Cleanup(ws.Stop)

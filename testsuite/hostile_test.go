@@ -13,7 +13,6 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/worker"
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
@@ -206,7 +205,7 @@ agents:
 	startWorker := func(yaml string) *app.Workers {
 		cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), app.ConfigOptions())
 		require.NoError(t, err)
-		w, err := app.NewWorkers(serverClient, cfg, queue, worker.Options{})
+		w, err := app.NewWorkers(serverClient, cfg, queue, workerOptions())
 		require.NoError(t, err)
 		require.NoError(t, w.Start())
 		return w

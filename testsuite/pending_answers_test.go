@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
@@ -75,7 +74,7 @@ func (p *pausable) pause() {
 func (p *pausable) resume() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	w, err := app.NewWorkers(serverClient, p.cfg, p.queue, worker.Options{})
+	w, err := app.NewWorkers(serverClient, p.cfg, p.queue, workerOptions())
 	require.NoError(p.t, err)
 	p.w = w
 	require.NoError(p.t, p.w.Start())

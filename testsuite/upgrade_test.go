@@ -13,7 +13,6 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/worker"
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
@@ -101,7 +100,7 @@ func TestReleasedRunUpgradedMidRun(t *testing.T) {
 	// This worker takes the run over.
 	cfg, err := config.Parse("upgrade.yaml", []byte(yaml), app.ConfigOptions())
 	require.NoError(t, err)
-	w, err := app.NewWorkers(serverClient, cfg, s.queue, worker.Options{})
+	w, err := app.NewWorkers(serverClient, cfg, s.queue, workerOptions())
 	require.NoError(t, err)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)

@@ -12,7 +12,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
@@ -36,7 +35,7 @@ func TestWorkerVersioningPinsRuns(t *testing.T) {
 	start := func(build string) *app.Workers {
 		v := app.Versioning{DeploymentName: deployment, BuildID: build}
 		require.NoError(t, v.Validate())
-		ws, err := app.NewWorkers(serverClient, cfg, queue, v.Apply(worker.Options{}))
+		ws, err := app.NewWorkers(serverClient, cfg, queue, v.Apply(workerOptions()))
 		require.NoError(t, err)
 		require.NoError(t, ws.Start())
 		return ws
