@@ -22,6 +22,9 @@ import (
 // walk took C -> A straight back, successes between two loops of one
 // struggle sent the ladder back to retry, and the worker's breaker cut the
 // flaky B for every run on five failures in a row across runs.
+//
+// It can take over 30 s beside make test's other layers, and must: the
+// load is the point, 20 runs at once on one worker.
 func TestRouteBackGraphEscapesUnderLoad(t *testing.T) {
 	t.Parallel()
 	for _, routeBack := range []bool{false, true} {

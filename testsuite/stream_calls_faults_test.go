@@ -129,6 +129,9 @@ func TestRetriedStreamThatDiffersIsSettledByTheReply(t *testing.T) {
 // run: the model request is retried on a new worker once its heartbeat
 // stops, the call the new attempt sends again is the one that ran (not run
 // twice: one Idempotency-Key, one effect), and the rest of the reply runs.
+//
+// Beside make test's other layers it can take over 30 s: the first tests
+// to call binaries wait for its one build of the worker and the CLI.
 func TestWorkerKilledMidStreamRunsEachCallOnce(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
