@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -40,6 +41,12 @@ var (
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
 
 func runMain(m *testing.M) int {
+	flag.Parse()
+	if flag.Lookup("test.bench").Value.String() == "" {
+		// No benchmark chosen (go test ./..., make check): the package is
+		// only compiled, and nothing needs the dev server.
+		return m.Run()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	srv, err := testutil.StartDevServer(ctx)

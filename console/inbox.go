@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
@@ -75,19 +77,31 @@ func (c *Console) inboxItems(w http.ResponseWriter, r *http.Request) {
 	c.render(w, http.StatusOK, "inbox-items", v)
 }
 
+// inboxReadsInFlight is how many waiting runs the inbox reads at once: a
+// run whose worker is down answers only when its query times out, and
+// must not hold up the others.
+const inboxReadsInFlight = 8
+
 // fillInbox loads each waiting run's context into v.
 func (c *Console) fillInbox(r *http.Request, v *inboxView, rows []runRow) {
 	v.Have = waitingIDs(rows)
-	for _, row := range rows {
-		item := inboxItem{ID: row.ID, Base: runBase(row.ID), Agent: row.Agent}
-		run, err := c.loadRun(r.Context(), row.ID)
-		if err != nil {
-			item.Error = err.Error()
-		} else {
-			item.fill(run)
-		}
-		v.Items = append(v.Items, item)
+	v.Items = make([]inboxItem, len(rows))
+	var g errgroup.Group
+	g.SetLimit(inboxReadsInFlight)
+	for i, row := range rows {
+		g.Go(func() error {
+			item := inboxItem{ID: row.ID, Base: runBase(row.ID), Agent: row.Agent}
+			run, err := c.loadRun(r.Context(), row.ID)
+			if err != nil {
+				item.Error = err.Error()
+			} else {
+				item.fill(run)
+			}
+			v.Items[i] = item
+			return nil
+		})
 	}
+	_ = g.Wait()
 }
 
 // waitingIDs are the rows' workflow ids, sorted (the listing's order may

@@ -1,8 +1,11 @@
 package console
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/mock"
@@ -69,4 +72,40 @@ func TestInboxOfAnAgentThatAskedAPerson(t *testing.T) {
 	item := parse(t, get(h, "/inbox").Body.String()).one(t, "article", "class", "inbox-item")
 	require.Equal(t, "book a flight", item.one(t, "dd", "class", "task").text())
 	require.Equal(t, "which date?", item.one(t, "dd", "class", "question").text())
+}
+
+// The inbox reads its runs side by side: a run whose worker is down (its
+// query answers only when it times out) does not hold up the others. Here
+// the first run answers only once the second has been asked.
+func TestInboxReadsItsRunsSideBySide(t *testing.T) {
+	m, h := newTestConsole(t, "")
+	m.On("ListWorkflow", anyCtx, mock.Anything).Return(&workflowservice.ListWorkflowExecutionsResponse{Executions: []*workflowpb.WorkflowExecutionInfo{
+		execution(t, "slow-1", "desk", "awaiting_human"), execution(t, "quick-2", "desk", "awaiting_human"),
+	}}, nil).Once()
+	asked := make(chan struct{})
+	var once sync.Once
+	var waitedOut atomic.Bool
+	status := signals.Status{Agent: "desk", Phase: signals.PhaseAwaitingHuman}
+	trace := func(task string) signals.Trace {
+		return signals.Trace{Nodes: []signals.Node{{ID: "n1", Kind: signals.KindTask, Status: signals.StatusCompleted, Args: json.RawMessage(`{"task":"` + task + `"}`)}}}
+	}
+	m.On("QueryWorkflow", anyCtx, "slow-1", "", signals.QueryStatus).Run(func(args mock.Arguments) {
+		select {
+		case <-asked:
+		case <-args.Get(0).(context.Context).Done():
+			waitedOut.Store(true)
+		}
+	}).Return(mustJSON(t, status), nil).Once()
+	m.On("QueryWorkflow", anyCtx, "slow-1", "", signals.QueryTrace).Return(mustJSON(t, trace("slow task")), nil).Once()
+	m.On("QueryWorkflow", anyCtx, "quick-2", "", signals.QueryStatus).Run(func(mock.Arguments) { once.Do(func() { close(asked) }) }).
+		Return(mustJSON(t, status), nil).Once()
+	m.On("QueryWorkflow", anyCtx, "quick-2", "", signals.QueryTrace).Return(mustJSON(t, trace("quick task")), nil).Once()
+
+	page := parse(t, get(h, "/inbox").Body.String())
+	items := page.all("article", "class", "inbox-item")
+	require.Len(t, items, 2)
+	require.Equal(t, "slow-1", items[0].attr("data-workflow-id"), "the listing's order is kept")
+	require.Equal(t, "slow task", items[0].one(t, "dd", "class", "task").text(), "the first run answered once the second was asked")
+	require.Equal(t, "quick task", items[1].one(t, "dd", "class", "task").text())
+	require.False(t, waitedOut.Load(), "the first run's query waited for the second's, one after the other")
 }

@@ -15,7 +15,11 @@ import (
 // A write tool with approval: always waits for a person; `unstuck status`
 // lists it, a wrong decision is refused, and `unstuck approve --decision
 // modify` runs it with the person's arguments.
+//
+// Beside make test's other layers it can take over 30 s: the first tests
+// to call binaries wait for its one build of the worker and the CLI.
 func TestApprovalThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	unstuck := filepath.Join(binaries(t), "unstuck")
 	tools := newBookingServer(t, "booked")
 	s := bookerStack(t, "approvals", tools.URL)

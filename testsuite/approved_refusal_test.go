@@ -16,6 +16,7 @@ import (
 // A person approves a write; the tool refuses the approved arguments as
 // invalid. The history of this run is kept: the refusal reaches the model and the call is not re-issued (the history was recorded by the version of 69b3255).
 func TestApprovedCallRefusedByTheTool(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		var a map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&a)

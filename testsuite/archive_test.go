@@ -23,6 +23,7 @@ import (
 // page and generation by generation. A fork from an archived node names
 // that generation's run id.
 func TestALongRunArchivesItsOldestNodesAndStillShowsThemAll(t *testing.T) {
+	t.Parallel()
 	const turns = 130
 	cfg := `
 model: { base_url: "{{MODEL}}", name: counter }

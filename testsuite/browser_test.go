@@ -30,7 +30,8 @@ import (
 // shows the run's refusal of a decision with the update's message,
 // approves the call, and modifies the next call's arguments when it shows
 // up; the calls ran with the approved arguments and the run completed.
-func TestConsoleApprovesCalls(t *testing.T) {
+func TestBrowserConsoleApprovesCalls(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	tools := newBookingServer(t, "done")
 	cfg := `
@@ -127,7 +128,8 @@ agents:
 // the run's page shows the loop. An edit of the first call's arguments
 // through the edit form invalidates what followed, the graph shows it
 // without a reload, and the run completes with the edited call.
-func TestConsoleEditsALoopingRun(t *testing.T) {
+func TestBrowserConsoleEditsALoopingRun(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		var a map[string]string
@@ -250,7 +252,8 @@ agents:
 // A run handed to a person is in the human inbox with its handoff
 // context; the person's reply typed there hands it back to the agent,
 // which completes it; the reply is in the trace.
-func TestConsoleHumanInboxReply(t *testing.T) {
+func TestBrowserConsoleHumanInboxReply(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	s := newStack(t, inboxConfig, map[string]scriptedmodel.Script{
 		"inbox-desk": handedBackBy("inbox-signer",

@@ -35,6 +35,7 @@ const summaryWallTime = 15 * time.Second
 // model holds that refusal until the wall time is spent. The input_tokens
 // limit is there to show a raise of it is not taken.
 func TestASummaryPastTheWallTimeIsAskedAfterARaise(t *testing.T) {
+	t.Parallel()
 	cfg := fmt.Sprintf(`
 model: { base_url: "{{MODEL}}", name: narrow, context_window: 128000, max_output_tokens: 1000 }
 tools:

@@ -40,6 +40,7 @@ func unstuckCLI(t *testing.T, args ...string) string {
 // person: the run stops before the request or call that would cross the
 // budget, with its spend in the report, never over it.
 func TestACostBudgetStopsARunBeforeItWouldCrossIt(t *testing.T) {
+	t.Parallel()
 	cfg := `
 model: { base_url: "{{MODEL}}", name: stubborn, context_window: 128000, max_output_tokens: 1000 }
 tools:
@@ -85,6 +86,7 @@ prices:
 // or name a limit the budget does not have, are refused with the field
 // named; a raise lets it go on, and the next crossing waits again.
 func TestAPersonRaisesARunsBudgetTwiceAndItCompletes(t *testing.T) {
+	t.Parallel()
 	cfg := `
 model: { base_url: "{{MODEL}}", name: counter }
 tools:
@@ -138,6 +140,7 @@ agents:
 // limit (tool_calls_per_tool, from the CLI); under a cost budget, every
 // request tells the provider the reply bound the budget counted.
 func TestAPersonRaisesOneToolsLimitFromTheCLI(t *testing.T) {
+	t.Parallel()
 	cfg := `
 model: { base_url: "{{MODEL}}", name: counter, context_window: 128000, max_output_tokens: 1000 }
 tools:
@@ -172,6 +175,7 @@ prices:
 // server and worker, without a human rung; with one, no decision within
 // human_timeout stops it too.
 func TestEachLimitKindStopsARunBeforeItIsCrossed(t *testing.T) {
+	t.Parallel()
 	cfg := `
 model: { base_url: "{{MODEL}}", name: counter, context_window: 128000, max_output_tokens: 1000 }
 tools:

@@ -49,6 +49,7 @@ agents:
 // run is a copy of the one the previous run continued into, and its carried
 // state is accepted; the run completes again.
 func TestAResetContinuedRunIsAccepted(t *testing.T) {
+	t.Parallel()
 	s, latest := countingRun(t)
 	resp, err := s.client.ResetWorkflowExecution(context.Background(), &workflowservice.ResetWorkflowExecutionRequest{
 		Namespace: "default", WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: latest.GetID(), RunId: latest.GetRunID()},
@@ -63,6 +64,7 @@ func TestAResetContinuedRunIsAccepted(t *testing.T) {
 // A workflow of another type continues as new into AgentWorkflow with
 // carried state it rewrote: refused, since only the engine's own run may.
 func TestAForeignContinueAsNewIsRefused(t *testing.T) {
+	t.Parallel()
 	s, latest := countingRun(t)
 	hist := s.client.GetWorkflowHistory(context.Background(), latest.GetID(), latest.GetRunID(), false, 0)
 	first, err := hist.Next()
@@ -74,7 +76,7 @@ func TestAForeignContinueAsNewIsRefused(t *testing.T) {
 	require.NoError(t, err)
 
 	evilQueue := s.queue + "-foreign"
-	w := worker.New(serverClient, evilQueue, worker.Options{})
+	w := worker.New(serverClient, evilQueue, workerOptions())
 	w.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
 		ctx = workflow.WithWorkflowTaskQueue(ctx, s.queue)
 		return workflow.NewContinueAsNewError(ctx, workflows.WorkflowName, json.RawMessage(forged))

@@ -31,6 +31,7 @@ func needCluster(t *testing.T) {
 // A PostgreSQL that does not answer: the cluster refuses to start, naming
 // the address and what to do.
 func TestClusterRefusesAnUnreachablePostgres(t *testing.T) {
+	t.Parallel()
 	needCluster(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -53,6 +54,7 @@ func TestClusterRefusesAnUnreachablePostgres(t *testing.T) {
 // to start before the server would, naming the database, both versions
 // and the command that updates it.
 func TestClusterRefusesAnOldSchema(t *testing.T) {
+	t.Parallel()
 	needCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -89,7 +91,12 @@ func TestClusterRefusesAnOldSchema(t *testing.T) {
 // A cluster whose PostgreSQL went down under a running server: the server
 // answers, every call fails, and the worker refuses to start, saying to
 // look at the database.
+//
+// It takes about 40 s: it starts a cluster of its own, and the worker asks
+// again while the server answers unavailable, until it gives up, as a
+// worker in production does.
 func TestClusterWorkerWhoseDatabaseIsDownSaysSo(t *testing.T) {
+	t.Parallel()
 	needCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -16,6 +16,7 @@ import (
 // console, which listens beyond loopback inside the network, cannot start
 // without a token.
 func TestComposeFileDescribesTheDeployment(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join(repoRoot, "docker-compose.yml"))
 	require.NoError(t, err)
 	var compose struct {

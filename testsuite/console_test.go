@@ -23,6 +23,7 @@ import (
 // settles the call (the trace shows it run), and approving the same call
 // again shows the run's refusal and changes nothing.
 func TestConsoleApprovesARun(t *testing.T) {
+	t.Parallel()
 	tools := newBookingServer(t, "booked")
 	cfg := `
 model: { base_url: "{{MODEL}}", name: console }

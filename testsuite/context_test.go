@@ -30,6 +30,7 @@ const contextSteps = 40
 // (policies.context): its prompts stay under the window. The same agent
 // without the policy is refused by the model and stops.
 func TestARunKeepsItsPromptsInsideTheModelsWindow(t *testing.T) {
+	t.Parallel()
 	lookup := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var args struct{ I int }

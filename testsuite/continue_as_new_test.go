@@ -17,6 +17,7 @@ import (
 // whole run: State, the trace with its node ids, the conversation (the
 // scripted model counts its turns from it) and the step counter.
 func TestLongRunContinuesAsNewWithTheWholeRun(t *testing.T) {
+	t.Parallel()
 	const turns = 30
 	cfg := `
 model: { base_url: "{{MODEL}}", name: counter }

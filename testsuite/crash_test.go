@@ -55,7 +55,11 @@ func (b *bookingServer) handle(w http.ResponseWriter, r *http.Request, _ int) {
 
 // SIGKILL the worker process while a slow write tool runs; a new worker
 // finishes the run with the same output, and the tool saw one effect.
+//
+// On the cluster it takes over 30 s: the killed worker's workflow task and
+// write must time out on the server before the new worker takes them on.
 func TestWorkerKilledDuringWriteCompletesWithOneEffect(t *testing.T) {
+	t.Parallel()
 	book := &bookingServer{effects: map[string]string{}, arrived: make(chan struct{}, 1)}
 	tools := newToolServer(t, book.handle)
 	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{"crash": func(req openaiRequest) scriptedmodel.Turn {

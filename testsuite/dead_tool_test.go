@@ -41,6 +41,7 @@ agents:
 // worker's breaker (5 failed attempts) cuts the third call short; with a
 // lenient one, every call is two attempts and only the ladder decides.
 func TestDeadToolCostsFewCalls(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, breaker, history string
 		hits, requests         int // the figures measured with rungs by class

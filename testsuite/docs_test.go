@@ -43,6 +43,7 @@ var docsOutputs = map[string][]string{
 // task queue agents with the scripted model (a test double) as their
 // model.
 func TestDocsShellExamplesRun(t *testing.T) {
+	t.Parallel()
 	pages, err := docstest.Pages(docstest.Root())
 	require.NoError(t, err)
 	var run []docstest.Block
@@ -73,16 +74,15 @@ func TestDocsShellExamplesRun(t *testing.T) {
 	// (the stock and customer-service agents' own endpoint too), on the
 	// task queue the docs' commands use by default (a later --task-queue
 	// wins over the harness's own).
-	t.Setenv("OPENAI_BASE_URL", model.URL())
-	t.Setenv("UNSTUCK_DEMO_MODEL_URL", model.URL())
-	startWorkerProcess(t, string(demo), "--task-queue", "agents")
+	modelEnv := []string{"OPENAI_BASE_URL=" + model.URL(), "UNSTUCK_DEMO_MODEL_URL=" + model.URL()}
+	startWorkerProcessEnv(t, modelEnv, string(demo), "--task-queue", "agents")
 
 	used := map[string]bool{}
 	for _, b := range run {
 		first, _, _ := strings.Cut(b.Body, "\n")
 		key := b.Page + ": " + first
 		t.Run(fmt.Sprintf("%s:%d", b.Page, b.Line), func(t *testing.T) {
-			out := runDocsBlock(t, bins, demo, b)
+			out := runDocsBlock(t, bins, modelEnv, demo, b)
 			want, ok := docsOutputs[key]
 			used[key] = ok
 			for _, w := range want {
@@ -96,8 +96,8 @@ func TestDocsShellExamplesRun(t *testing.T) {
 }
 
 // runDocsBlock runs one block, failing the test unless it exits 0, and
-// answers what it printed.
-func runDocsBlock(t *testing.T, bins string, agents []byte, b docstest.Block) string {
+// answers what it printed. env is added to the block's environment.
+func runDocsBlock(t *testing.T, bins string, env []string, agents []byte, b docstest.Block) string {
 	t.Helper()
 	dir := t.TempDir()
 	binDir := filepath.Join(dir, "bin")
@@ -122,6 +122,7 @@ func runDocsBlock(t *testing.T, bins string, agents []byte, b docstest.Block) st
 	cmd.Env = append(os.Environ(),
 		"TEMPORAL_ADDRESS="+serverAddress, "TEMPORAL_NAMESPACE=default",
 		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s failed:\n%s\n-- its output:\n%s", b.Where(), b.Body, out)
 	return string(out)

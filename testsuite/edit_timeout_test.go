@@ -21,6 +21,7 @@ import (
 // (as crash_test.go's booking server does): it must carry the key of the
 // attempt that timed out, or not be sent.
 func TestEditAfterATimedOutWriteDoesNotWriteTwice(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	effects := map[string]string{} // Idempotency-Key -> order
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, n int) {

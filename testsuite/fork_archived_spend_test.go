@@ -20,6 +20,7 @@ import (
 // (version fork-archived-spend): its spend is the source's up to that
 // node, not only what the source still carried.
 func TestAForkOfALongRunCountsWhatItsArchivedNodesCost(t *testing.T) {
+	t.Parallel()
 	const turns = 130
 	cfg := `
 model: { base_url: "{{MODEL}}", name: counter }

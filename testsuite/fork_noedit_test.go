@@ -20,6 +20,7 @@ import (
 // asked for the write, and at the task: each fork places its own order
 // and answers with the looked-up price, 10.
 func TestForkWithoutAnEditKeepsTheNodesValue(t *testing.T) {
+	t.Parallel()
 	s, _, run := startShop(t)
 	id := run.GetID()
 	s.approveCall(id, s.awaitApproval(id, 0, "confirm").CallID)

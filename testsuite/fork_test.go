@@ -22,6 +22,7 @@ import (
 // source's) under its own Idempotency-Key; the source is left as it was,
 // and completes with its own value once approved.
 func TestForkOfARunningRunLeavesTheSourceAsItWas(t *testing.T) {
+	t.Parallel()
 	s, tools, run := startShop(t)
 	id := run.GetID()
 	confirm := s.awaitApproval(id, 0, "confirm")
@@ -110,6 +111,7 @@ func TestForkOfARunningRunLeavesTheSourceAsItWas(t *testing.T) {
 // input's from: the fork starts where the source was at the node, applies
 // from.edit, and writes under its own key; the source stays closed.
 func TestForkOfAClosedRunThroughTheInput(t *testing.T) {
+	t.Parallel()
 	s, tools, run := startShop(t)
 	id := run.GetID()
 	s.approveCall(id, s.awaitApproval(id, 0, "confirm").CallID)
@@ -164,6 +166,7 @@ func TestForkOfAClosedRunThroughTheInput(t *testing.T) {
 
 // Forks the input cannot start: each fails at once, naming what is wrong.
 func TestBadForksFailNamingTheProblem(t *testing.T) {
+	t.Parallel()
 	s, tools, run := startShop(t)
 	id := run.GetID()
 	s.awaitApproval(id, 0, "confirm")

@@ -31,7 +31,13 @@ import (
 // worker that cannot read histories while the edit continues it as new,
 // so the new generation cannot verify its carried state (VerifyCarried
 // fails and is retried) until a full worker comes back.
+//
+// It takes about 45 s, the longest test, and must: it waits on Temporal's
+// own timeouts, as a real outage would. The blind worker's workflow task,
+// retrying its local activity, is abandoned when that worker stops, and
+// the server times it out before the full worker can take the run on.
 func TestForkOfASourceBetweenGenerationsReadsItOnceItAnswers(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, shopHandler)
 	s := newStack(t, shopConfig("{{MODEL}}", tools.URL), map[string]scriptedmodel.Script{
 		"shop": shopModel("place_order", map[string]any{"item": "book", "qty": 1}),
@@ -43,12 +49,12 @@ func TestForkOfASourceBetweenGenerationsReadsItOnceItAnswers(t *testing.T) {
 			Stop()
 		}
 		if blind {
-			bw := worker.New(serverClient, srcQueue, worker.Options{})
+			bw := worker.New(serverClient, srcQueue, workerOptions())
 			app.RegisterWorkflow(bw)
 			bw.RegisterActivity(activities.New(s.cfg, blindHistory{serverClient}))
 			w = bw
 		} else {
-			ws, err := app.NewWorkers(serverClient, s.cfg, srcQueue, worker.Options{})
+			ws, err := app.NewWorkers(serverClient, s.cfg, srcQueue, workerOptions())
 			require.NoError(t, err)
 			w = ws
 		}

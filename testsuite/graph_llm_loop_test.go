@@ -20,6 +20,7 @@ import (
 // volatile for the tool), so the visits differ only by ids and a clock:
 // the loop must be seen at the `repeats`-th visit, not run to max_steps.
 func TestGraphLLMNodeLoopIsDetected(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		writeJSON(w, 200, map[string]any{"found": false})
 	})

@@ -22,7 +22,12 @@ import (
 // handoffs x calls, and the last agent's first request still holds every
 // call of the run. Before, each node held every earlier context again
 // (about 22 MB after 50 handoffs, workflows.TestHandoffContextsDoNotNest).
+//
+// It takes about 30 s beside the other tests: 29 handoffs, each a registry
+// read and a continue-as-new. A short chain would not show that the nodes
+// grow with the calls, not with handoffs x calls.
 func TestHandoffChainStaysSmall(t *testing.T) {
+	t.Parallel()
 	const desks = 30
 	s := newStack(t, deskchain.Config("{{MODEL}}", desks), map[string]scriptedmodel.Script{deskchain.Model: deskchain.Script(desks - 1)})
 	first := s.start(workflows.AgentInput{Agent: deskchain.Desk(0), Task: "pass it on"})

@@ -166,6 +166,7 @@ func lastRequestOf(reqs []openai.ChatCompletionRequest, model string) openai.Cha
 // the run goes on as refunds (status, visibility) and refunds' first
 // request carries the person's note.
 func TestPersonHandsARunToANamedAgent(t *testing.T) {
+	t.Parallel()
 	s, _ := deskStack(t, deskScripts())
 	first := s.start(workflows.AgentInput{Agent: "orders", Task: "Order 1234 arrived broken."})
 	id, firstRunID, run := first.GetID(), first.GetRunID(), latestRun{first} // Get follows the chain: keep the first run's id
@@ -212,6 +213,7 @@ func TestPersonHandsARunToANamedAgent(t *testing.T) {
 // Without "to", the run chooses by the person's note: refunds matches it,
 // general does not.
 func TestPersonHandsARunOverWithANoteOnly(t *testing.T) {
+	t.Parallel()
 	s, _ := deskStack(t, deskScripts())
 	first := s.start(workflows.AgentInput{Agent: "orders", Task: "Order 1234 arrived broken."})
 	id := first.GetID()
@@ -232,6 +234,7 @@ func TestPersonHandsARunOverWithANoteOnly(t *testing.T) {
 // Handoffs the run cannot take are rejected by the update with the reason,
 // and recorded and ignored as signals; the runs go on unchanged.
 func TestBadHandoffsAreRejectedAndTheRunGoesOn(t *testing.T) {
+	t.Parallel()
 	s, _ := deskStack(t, deskScripts())
 	orders := s.start(workflows.AgentInput{Agent: "orders", Task: "Where is order 1234?"})
 	clerk := s.start(workflows.AgentInput{Agent: "clerk", Task: "File order 77."})
@@ -278,6 +281,7 @@ func TestBadHandoffsAreRejectedAndTheRunGoesOn(t *testing.T) {
 // inside and the next candidate takes the run; when nobody is left, the
 // update fails naming the refusals and the run goes on with its agent.
 func TestPersonHandoffDoesNotBounce(t *testing.T) {
+	t.Parallel()
 	s, _ := deskStack(t, deskScripts())
 	first := s.start(workflows.AgentInput{Agent: "general", Task: "Order 1234 arrived broken."})
 	id, run := first.GetID(), latestRun{first}
@@ -330,6 +334,7 @@ func handedBackBy(who string, script scriptedmodel.Script, then scriptedmodel.Tu
 // the supervisor, whose text-only reply hands it back to orders with the
 // person's words in orders' next request.
 func TestPersonRepliesTextAndTheRunGoesBack(t *testing.T) {
+	t.Parallel()
 	scripts := deskScripts()
 	scripts["desk-orders"] = handedBackBy("supervisor", scriptedmodel.Sequence(
 		scriptedmodel.CallTurn("hold_order", map[string]string{"order": "1234"}),
@@ -377,6 +382,7 @@ func TestPersonRepliesTextAndTheRunGoesBack(t *testing.T) {
 // output off the schema is rejected (update) or ignored (signal), and an
 // output that fits completes the run.
 func TestRunStartedWithAPersonCompletesWithOutput(t *testing.T) {
+	t.Parallel()
 	s, _ := deskStack(t, deskScripts())
 	run := s.start(workflows.AgentInput{Agent: "supervisor", Task: "Sign off refund 1234."})
 	awaitPhase(t, s, run, signals.PhaseAwaitingHuman)
@@ -405,6 +411,7 @@ func TestRunStartedWithAPersonCompletesWithOutput(t *testing.T) {
 
 // No reply within the person's human_timeout stops the run.
 func TestPersonWhoDoesNotReplyStopsTheRun(t *testing.T) {
+	t.Parallel()
 	s, _ := deskStack(t, deskScripts())
 	run := s.start(workflows.AgentInput{Agent: "night_desk", Task: "Anyone there?"})
 	_, err := s.result(run)
@@ -441,6 +448,7 @@ func finishWithPerson(t *testing.T, s *stack, run client.WorkflowRun) *workflows
 // handoff_when tool_failures: two failed calls in a row hand the run over
 // before the next model step.
 func TestRuleHandsOverAfterToolFailures(t *testing.T) {
+	t.Parallel()
 	s, tools := deskStack(t, deskScripts())
 	first := s.start(workflows.AgentInput{Agent: "billing", Task: "Fetch invoices A1 and A2."})
 	run := latestRun{first}
@@ -467,6 +475,7 @@ func TestRuleHandsOverAfterToolFailures(t *testing.T) {
 // handoff_when user_asks: a task asking for a person hands the run to one
 // before the model is asked anything.
 func TestRuleHandsOverWhenTheUserAsksForAPerson(t *testing.T) {
+	t.Parallel()
 	s, _ := deskStack(t, deskScripts())
 	first := s.start(workflows.AgentInput{Agent: "greeter", Task: "let me talk to a person"})
 	run := latestRun{first}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -111,6 +112,7 @@ agents:
 // waiting for approval: a handoff from orders refuses it "over capacity"
 // and returns, the next candidate, takes the run.
 func TestHandoffRefusesAnAgentOverCapacity(t *testing.T) {
+	// Alone: it fills agent refunds to its max_concurrent, and the server counts that agent's runs across every test.
 	s := newStack(t, capacityConfig, map[string]scriptedmodel.Script{
 		"cap-refunds": scriptedmodel.Sequence(scriptedmodel.CallTurn("issue_refund", map[string]any{"order": "77"})),
 		"cap-orders":  scriptedmodel.Sequence(handoffCall("", "out_of_scope", "Order 1234 arrived broken; the customer wants a refund.", "refund order 1234")),
@@ -180,6 +182,7 @@ func ladderStack(t *testing.T) (*stack, *toolServer) {
 // The ladder's handoff rung: the loop is escalated with rung handoff, the
 // run goes from looper to fixer (reason tool_failure), and fixer finishes.
 func TestLadderHandoffRungHandsALoopOver(t *testing.T) {
+	t.Parallel()
 	s, tools := ladderStack(t)
 	first := s.start(workflows.AgentInput{Agent: "looper", Task: "book 12A"})
 	looperRun := pinned(first) // Get follows the chain, and moves first along
@@ -212,6 +215,7 @@ func TestLadderHandoffRungHandsALoopOver(t *testing.T) {
 // With fixer at its max_concurrent, the rung finds no taker: the handoff
 // node fails, and the ladder climbs on to stop.
 func TestLadderHandoffRungWithNoTakerClimbsToStop(t *testing.T) {
+	// Alone: it fills agent fixer to its max_concurrent, and the server counts that agent's runs across every test.
 	s, _ := ladderStack(t)
 	occupy(t, s, "fixer", "hold")
 	run := s.start(workflows.AgentInput{Agent: "looper", Task: "book 12A"})
@@ -237,6 +241,7 @@ func TestLadderHandoffRungWithNoTakerClimbsToStop(t *testing.T) {
 // target: the ladder passes it by (no handoff node, no bounce back) and
 // stops.
 func TestLadderHandoffRungPassedByWhenTheOnlyTargetIsInThePath(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		writeJSON(w, 409, map[string]string{"error": "seat already taken"})
 	})
@@ -275,6 +280,7 @@ func chargeServer(t *testing.T) *toolServer {
 // finishes the run once, with one completed handoff, and the clerk's
 // charge before the handoff ran once.
 func TestWorkerKilledMidHandoffCompletesOnce(t *testing.T) {
+	t.Parallel()
 	charges := chargeServer(t)
 	arrived := make(chan struct{}, 8)
 	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{
@@ -345,13 +351,18 @@ agents:
 
 	// The workflow id has two runs: the clerk's, continued as new, and the
 	// closer's, completed once.
-	list, err := serverClient.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: "WorkflowId = '" + first.GetID() + "'"})
-	require.NoError(t, err)
+	// Visibility catches up with the closer's completion in a moment.
 	var statuses []string
-	for _, e := range list.GetExecutions() {
-		statuses = append(statuses, e.GetStatus().String())
-	}
-	require.ElementsMatch(t, []string{"ContinuedAsNew", "Completed"}, statuses)
+	require.Eventually(t, func() bool {
+		list, err := serverClient.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: "WorkflowId = '" + first.GetID() + "'"})
+		require.NoError(t, err)
+		statuses = statuses[:0]
+		for _, e := range list.GetExecutions() {
+			statuses = append(statuses, e.GetStatus().String())
+		}
+		slices.Sort(statuses)
+		return slices.Equal([]string{"Completed", "ContinuedAsNew"}, statuses)
+	}, 20*time.Second, 100*time.Millisecond, "the workflow id's runs: %v", statuses)
 	recordAndReplay(t, clerkRun, "handoff_worker_crash_clerk") // the write, the handoff tool
 	recordAndReplay(t, run, "handoff_worker_crash_closer")     // the request asked again after the kill
 }
@@ -379,6 +390,7 @@ var badHandoffs = []struct {
 // goes on; of two handoff calls in one reply, the second is answered "one
 // handoff per reply" and the first is carried out.
 func TestHandoffToolBadArgumentsGoBackToTheModel(t *testing.T) {
+	t.Parallel()
 	var turns []scriptedmodel.Turn
 	for _, b := range badHandoffs {
 		turns = append(turns, scriptedmodel.CallTurn("handoff", b.args))
@@ -433,6 +445,7 @@ func TestHandoffToolBadArgumentsGoBackToTheModel(t *testing.T) {
 // A reply with final_output and a handoff completes the run; the handoff
 // is not carried out.
 func TestFinalOutputWinsOverAHandoffInTheSameReply(t *testing.T) {
+	t.Parallel()
 	s := newStack(t, handoffToolConfig, map[string]scriptedmodel.Script{
 		"desk": scriptedmodel.Sequence(scriptedmodel.CallsTurn(
 			scriptedmodel.NewCall("final_output", map[string]bool{"answered": true}),
@@ -484,6 +497,7 @@ agents:
 // A graph run waiting at a human node is handed by a person to a
 // free-form agent, which completes it.
 func TestGraphRunWaitingForAPersonIsHandedOver(t *testing.T) {
+	t.Parallel()
 	s := newStack(t, graphHandoffConfig, map[string]scriptedmodel.Script{
 		"finisher": scriptedmodel.Sequence(finalOutput(map[string]bool{"approved": true})),
 	})

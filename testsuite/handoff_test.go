@@ -88,6 +88,7 @@ func customerServiceScripts() map[string]scriptedmodel.Script {
 // chosen from the registry, a bounce back to general refused, the run found
 // under each agent in turn, and the person's reply completing it.
 func TestCustomerServiceChainHandsOverToAPerson(t *testing.T) {
+	t.Parallel()
 	s := newStack(t, customerServiceConfig, customerServiceScripts())
 	first := s.start(workflows.AgentInput{Agent: "general", Task: "Where is my order 1234? It arrived broken, I want my money back.", Input: json.RawMessage(`{"user": "cust-42"}`)})
 	firstRunID := first.GetRunID() // a WorkflowRun's Get follows the chain and moves its run id

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +23,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/internal/testutil"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -80,17 +80,24 @@ func runMain(m *testing.M) int {
 	return code
 }
 
-// quietLogger drops the SDK's logs: tests provoke activity errors on
-// purpose and assert on them; set UNSTUCK_TEST_LOGS=1 to see them.
-func quietLogger() tlog.Logger {
-	level := slog.LevelError + 4
-	if os.Getenv("UNSTUCK_TEST_LOGS") == "1" {
-		level = slog.LevelDebug
-	}
-	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
-}
+// quietLogger drops the SDK's logs unless UNSTUCK_TEST_LOGS is set.
+func quietLogger() tlog.Logger { return testutil.QuietLogger() }
 
 var queueSeq atomic.Int64
+
+// raceDetector is set when the tests run with -race (race_test.go).
+var raceDetector bool
+
+// workerOptions are the options of the tests' in-process workers. Under
+// the race detector, workflow code runs several times slower, and with
+// many tests at once on a small machine a workflow task can go past the
+// SDK's deadlock detection (1 s without yielding) with no deadlock at all.
+func workerOptions() worker.Options {
+	if raceDetector {
+		return worker.Options{DeadlockDetectionTimeout: 10 * time.Second}
+	}
+	return worker.Options{}
+}
 
 // stack is one test's world: a scripted model server, a worker on its own
 // task queue running the given config, and helpers to start runs.
@@ -100,6 +107,9 @@ type stack struct {
 	queue  string
 	client client.Client
 	cfg    *config.File
+
+	mu      sync.Mutex
+	started []string // workflow ids, terminated when the test ends
 }
 
 // newStack starts the scripted model with scripts (the test double for the
@@ -123,11 +133,24 @@ func newStackWith(t *testing.T, yaml string, scripts map[string]scriptedmodel.Sc
 
 	s := &stack{t: t, model: model, client: serverClient, cfg: cfg,
 		queue: fmt.Sprintf("test-%d-%d", time.Now().UnixNano(), queueSeq.Add(1))}
-	ws, err := app.NewWorkers(serverClient, cfg, s.queue, worker.Options{})
+	ws, err := app.NewWorkers(serverClient, cfg, s.queue, workerOptions())
 	require.NoError(t, err)
 	require.NoError(t, ws.Start())
 	t.Cleanup(ws.Stop)
+	t.Cleanup(s.terminateStarted)
 	return s
+}
+
+// terminateStarted ends the runs the test started that are still open
+// (one waiting for a person, say), so no test meets another's leftovers
+// in visibility: the console's inbox, the handoff registry's counts.
+func (s *stack) terminateStarted() {
+	s.mu.Lock()
+	ids := s.started
+	s.mu.Unlock()
+	for _, id := range ids {
+		_ = s.client.TerminateWorkflow(context.Background(), id, "", "the test is over")
+	}
 }
 
 // start starts AgentWorkflow on the stack's task queue.
@@ -145,6 +168,9 @@ func (s *stack) startAny(t *testing.T, in any) client.WorkflowRun {
 		WorkflowExecutionTimeout: 5 * time.Minute,
 	}, workflows.WorkflowName, in)
 	require.NoError(t, err)
+	s.mu.Lock()
+	s.started = append(s.started, run.GetID())
+	s.mu.Unlock()
 	return run
 }
 
@@ -194,6 +220,37 @@ func (s *stack) update(run client.WorkflowRun, name string, arg any) error {
 	return h.Get(ctx, nil)
 }
 
+// updateStarted is update to a run that may be between generations, as
+// one flooded with signals or just edited: a generation still starting
+// refuses messages ("ask again in a moment"), and this asks again, as a
+// client does. The update's result goes into into, unless it is nil.
+func (s *stack) updateStarted(run client.WorkflowRun, name string, arg, into any) error {
+	return askAgainWhileStarting(func() error {
+		ctx := context.Background()
+		h, err := s.client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+			WorkflowID: run.GetID(), UpdateName: name, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted,
+		})
+		if err != nil {
+			return err
+		}
+		return h.Get(ctx, into)
+	})
+}
+
+// askAgainWhileStarting calls ask until the run it asks is past starting
+// (at most 20 s): signals.RunStarting, and the updates' "(the run is
+// starting)".
+func askAgainWhileStarting(ask func() error) error {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		err := ask()
+		if err == nil || !strings.Contains(err.Error(), "the run is starting") || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // pendingApproval waits until exactly one call of the run waits for
 // approval, and answers it.
 func (s *stack) pendingApproval(run client.WorkflowRun) signals.PendingApproval {
@@ -227,11 +284,16 @@ func (s *stack) awaitPhase(run client.WorkflowRun, phase signals.Phase) {
 	require.Eventually(s.t, func() bool { p, _ := s.phase(run); return p == phase }, 30*time.Second, 50*time.Millisecond, "phase %s", phase)
 }
 
+// query reads a run's query; a run between generations is asked again.
 func (s *stack) query(run client.WorkflowRun, name string, into any, args ...any) {
 	s.t.Helper()
-	v, err := s.client.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), name, args...)
-	require.NoError(s.t, err)
-	require.NoError(s.t, v.Get(into))
+	require.NoError(s.t, askAgainWhileStarting(func() error {
+		v, err := s.client.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), name, args...)
+		if err != nil {
+			return err
+		}
+		return v.Get(into)
+	}))
 }
 
 // nodesOf picks the trace nodes of one kind.

@@ -13,7 +13,6 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/worker"
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
@@ -31,6 +30,7 @@ import (
 // refused (update) or recorded and ignored (signal); the run takes the next
 // message and completes.
 func TestHostileMessagesAreRefusedAndTheRunGoesOn(t *testing.T) {
+	t.Parallel()
 	cfg := `
 model: { base_url: "{{MODEL}}", name: unused }
 tools:
@@ -70,6 +70,7 @@ agents:
 // A model reply of 3,000 calls (Temporal allows 2,000 pending activities)
 // runs calls_per_reply of them, answers the rest, and the run completes.
 func TestThreeThousandCallsInOneReply(t *testing.T) {
+	t.Parallel()
 	cfg := `
 model: { base_url: "{{MODEL}}", name: flood }
 tools:
@@ -105,6 +106,7 @@ agents:
 // A tool answering with a redirect is not followed: the call fails with
 // the status and the place it pointed to, which is never reached.
 func TestRedirectingToolIsNotFollowed(t *testing.T) {
+	t.Parallel()
 	elsewhere := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) { writeJSON(w, 200, map[string]any{"stolen": true}) })
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		http.Redirect(w, r, elsewhere.URL+"/steal", http.StatusTemporaryRedirect)
@@ -134,6 +136,7 @@ agents:
 // payload limit, fail the smallest thing (the call, the output) with the
 // size; the run goes on and completes.
 func TestOversizedArgumentsAndOutputFailTheSmallestThing(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		if r.URL.Path == "/big" {
 			writeJSON(w, 200, strings.Repeat("b", 1000<<10))
@@ -175,6 +178,7 @@ agents:
 // A tool removed from the worker's config while a run waits to call it:
 // the call fails for good with the tool's name, and the run goes on.
 func TestToolRemovedFromTheConfigFailsItsCall(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) { writeJSON(w, 200, map[string]any{"ok": true}) })
 	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{"removed": scriptedmodel.Sequence(
 		scriptedmodel.CallTurn("pay", map[string]int{"amount": 5}),
@@ -201,7 +205,7 @@ agents:
 	startWorker := func(yaml string) *app.Workers {
 		cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), app.ConfigOptions())
 		require.NoError(t, err)
-		w, err := app.NewWorkers(serverClient, cfg, queue, worker.Options{})
+		w, err := app.NewWorkers(serverClient, cfg, queue, workerOptions())
 		require.NoError(t, err)
 		require.NoError(t, w.Start())
 		return w

@@ -18,6 +18,7 @@ import (
 // one idempotency key, the default error classes, timeouts and the result
 // size limit, all reaching the model as {call, error} messages.
 func TestHTTPToolsClassesHeadersAndLimits(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		switch r.URL.Path {
 		case "/flaky":

@@ -59,6 +59,7 @@ func sendReply(t *testing.T, run client.WorkflowRun, req signals.ReplyRequest) (
 // (update) or recorded and ignored (signal); while the run waits, the
 // phase says so and a reply completes it.
 func TestHumanNodeWaitsForAReply(t *testing.T) {
+	t.Parallel()
 	cfg := approverConfig(3000) // long enough to send replies while nothing waits
 	s := newStack(t, cfg, nil)
 	run := s.start(workflows.AgentInput{Agent: "approver", Task: "get approval"})
@@ -115,6 +116,7 @@ func TestHumanNodeWaitsForAReply(t *testing.T) {
 
 // `unstuck reply` answers a waiting run, and says so when nothing waits.
 func TestUnstuckReplyCommand(t *testing.T) {
+	t.Parallel()
 	cfg := approverConfig(3000)
 	unstuck := filepath.Join(binaries(t), "unstuck") // built before the run starts its 3 s tool
 	s := newStack(t, cfg, nil)

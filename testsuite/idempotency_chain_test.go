@@ -19,6 +19,7 @@ import (
 // same Idempotency-Key for both, or a tool that honours it answers the
 // second booking with the first one's result.
 func TestANewRunReusingTheWorkflowIDGetsItsOwnIdempotencyKeys(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, n int) {
 		writeJSON(w, 200, map[string]any{"booking": n})
 	})

@@ -17,6 +17,7 @@ import (
 // one at a time. Two run, in turn; two are answered. The history is kept:
 // it holds the limits version marker.
 func TestSmallLimitsAnswerAndQueue(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		time.Sleep(100 * time.Millisecond)
 		writeJSON(w, 200, map[string]any{"ok": true})
@@ -49,6 +50,7 @@ agents:
 // A graph tool node that needs approval waits for a person like a model's
 // call does, and runs what was approved. The history is kept.
 func TestGraphToolNodeApprovalOnTheServer(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		var a map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&a)
@@ -85,6 +87,7 @@ agents:
 // (not fetched again) and the payment runs once, with the edited amount.
 // The history of the continued run is kept.
 func TestGraphEditOnTheServer(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		var a map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&a)

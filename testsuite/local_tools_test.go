@@ -61,6 +61,7 @@ func toolEvents(t *testing.T, run client.WorkflowRun) (scheduled, markers int) {
 // history has a marker for each call and no RunTool activity, and the
 // HTTP tool gets its idempotency key as from an activity.
 func TestLocalToolsRunInTheWorkflowTask(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		writeJSON(w, 200, map[string]any{"price": 42})
 	})
@@ -83,6 +84,7 @@ func TestLocalToolsRunInTheWorkflowTask(t *testing.T) {
 // failing fast is different: the worker's breaker opens after 5 failures,
 // long before the bound, and the call fails as it would as an activity.)
 func TestALocalToolPastItsBoundGoesOnAsAnActivity(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		if n == 1 {
 			select { // the first attempt hangs until the local bound ends it

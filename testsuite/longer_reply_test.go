@@ -25,6 +25,7 @@ agents:
 // asked again with the model's max_output_tokens, and the whole call runs
 // once.
 func TestACutOffReplyIsAskedAgainWithRoomForTheCall(t *testing.T) {
+	t.Parallel()
 	writer := func(req openai.ChatCompletionRequest) scriptedmodel.Turn {
 		if len(scriptedmodel.LastToolResults(req)) > 0 {
 			return scriptedmodel.CallTurn("final_output", map[string]any{"done": true})
@@ -56,6 +57,7 @@ func TestACutOffReplyIsAskedAgainWithRoomForTheCall(t *testing.T) {
 // Arguments of a cut-off reply that the repair pipeline's rules read whole
 // (lenient JSON) are repaired and run: no second request.
 func TestCutOffArgumentsTheRulesReadRunWithoutAskingAgain(t *testing.T) {
+	t.Parallel()
 	writer := func(req openai.ChatCompletionRequest) scriptedmodel.Turn {
 		if len(scriptedmodel.LastToolResults(req)) > 0 {
 			return scriptedmodel.CallTurn("final_output", map[string]any{"done": true})

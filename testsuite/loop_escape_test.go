@@ -169,11 +169,13 @@ func runSeedScenario(t *testing.T, status int, seeds []int, record string) {
 // then (not progress: version graph-progress), loops again at B and leaves
 // by C -> D (version explore-cycle); seeds 0, 2-5 alike, each its own way.
 func TestSeedGraphLoopEscapeTransient(t *testing.T) {
+	t.Parallel()
 	runSeedScenario(t, 503, []int{1, 0, 2, 3, 4, 5}, "seed_graph_503_explore_cycle")
 }
 
 // The same with a persistent error on B.
 func TestSeedGraphLoopEscapePersistent(t *testing.T) {
+	t.Parallel()
 	runSeedScenario(t, 404, []int{1, 0, 2, 3}, "seed_graph_404_explore_cycle")
 }
 
@@ -181,6 +183,7 @@ func TestSeedGraphLoopEscapePersistent(t *testing.T) {
 // exactly at the repeats-th repetition, the call is blocked, and the tool
 // never sees that call again; the run then stops with a report.
 func TestStubbornModelIsBlockedThenStopped(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		writeJSON(w, 409, map[string]string{"error": "seat already taken"})
 	})

@@ -66,6 +66,7 @@ func mcpHTTPServer(t *testing.T, tools ...string) (url, logPath string) {
 // result marked isError reaches the model as {call, error}, and the
 // recorded history replays.
 func TestMCPToolsNextToAnHTTPTool(t *testing.T) {
+	t.Parallel()
 	double := filepath.Join(binaries(t), "unstuck-mcp-double")
 	stdioLog := filepath.Join(t.TempDir(), "stdio-calls.jsonl")
 	webURL, webLog := mcpHTTPServer(t, "add", "echo")
@@ -140,6 +141,7 @@ agents:
 // fails as transient and is retried on a server started again, and the
 // run goes on with the next call.
 func TestMCPServerCrashMidRun(t *testing.T) {
+	t.Parallel()
 	double := filepath.Join(binaries(t), "unstuck-mcp-double")
 	logPath := filepath.Join(t.TempDir(), "calls.jsonl")
 	cfg := `
@@ -187,6 +189,7 @@ agents:
 // compiled stays in the run and each call of it fails unsent; a server
 // that lists no such tool fails the start at once, naming what it lists.
 func TestMCPBadInput(t *testing.T) {
+	t.Parallel()
 	webURL, webLog := mcpHTTPServer(t, "echo", "bad_schema")
 	cfg := `
 model: { base_url: "{{MODEL}}", name: mcp }
@@ -236,6 +239,7 @@ func (s *swappableHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // gets the server's own error), a new run gets the new list, and the first
 // run's history replays without asking the server.
 func TestMCPListChangesWhileARunGoesOn(t *testing.T) {
+	t.Parallel()
 	web := &swappableHandler{}
 	web.set(mcpserver.Handler(mcpserver.Options{Tools: []string{"echo", "add"}}))
 	srv := httptest.NewServer(web)

@@ -44,6 +44,7 @@ agents:
 // loop is repaired and a run a rule repairs, the agent's counters with
 // the values the runs' traces show, beside the Temporal SDK's metrics.
 func TestWorkerServesTheAgentCountersForPrometheus(t *testing.T) {
+	t.Parallel()
 	model, err := scriptedmodel.Start("127.0.0.1:0", withScript(scriptedmodel.Scenarios(), "booker", loopingBooker()), "", scriptedmodel.WithLogf(t.Logf))
 	require.NoError(t, err)
 	defer model.Close()
@@ -84,6 +85,7 @@ func TestWorkerServesTheAgentCountersForPrometheus(t *testing.T) {
 // A --metrics-listen address already in use stops the worker at start,
 // naming the flag and the address.
 func TestWorkerRefusesAMetricsAddressInUse(t *testing.T) {
+	t.Parallel()
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer taken.Close()

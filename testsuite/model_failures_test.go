@@ -20,6 +20,7 @@ import (
 // backoff, `describe` shows the pending activity's last failure, and the
 // run completes once the endpoint answers again.
 func TestModelOutageIsRetriedAndVisible(t *testing.T) {
+	t.Parallel()
 	cfg := strings.Replace(travelConfig, "name: travel-demo }",
 		"name: travel-demo, retry: { initial_interval: 1s, backoff: 1.0, max_attempts: 20 } }", 1)
 	s := newStack(t, cfg, scriptedmodel.Scenarios())
@@ -51,6 +52,7 @@ func TestModelOutageIsRetriedAndVisible(t *testing.T) {
 // failure is in the trace and in status.last_error, and the run stops with
 // a report instead of hanging.
 func TestModelDownStopsWithTheErrorInTraceAndStatus(t *testing.T) {
+	t.Parallel()
 	cfg := `
 model: { base_url: "http://127.0.0.1:1/v1", name: nowhere, retry: { initial_interval: 100ms, max_attempts: 2 } }
 tools:
@@ -80,6 +82,7 @@ agents:
 // JSON does not break the run: each gets an error message and the model
 // goes on.
 func TestMalformedModelCallsBecomeErrorMessages(t *testing.T) {
+	t.Parallel()
 	script := func(req openaiRequest) scriptedmodel.Turn {
 		if scriptedmodel.AssistantTurns(req) == 0 {
 			return scriptedmodel.CallsTurn(
@@ -114,6 +117,7 @@ func TestMalformedModelCallsBecomeErrorMessages(t *testing.T) {
 
 // The step ceiling stops a run that never ends, with a report.
 func TestMaxStepsStopsARunThatNeverEnds(t *testing.T) {
+	t.Parallel()
 	cfg := `
 model: { base_url: "{{MODEL}}", name: forever }
 tools:

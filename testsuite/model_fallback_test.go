@@ -14,6 +14,7 @@ import (
 // agent's fallback model once its retries are spent; the run's next
 // requests go to the fallback at once, within the breaker's cooldown.
 func TestAModelThatIsDownFallsBackToTheNextModel(t *testing.T) {
+	t.Parallel()
 	cfg := `
 model:
   base_url: "{{MODEL}}"

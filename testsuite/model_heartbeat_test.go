@@ -20,6 +20,7 @@ import (
 // out the model's timeout (2 min 15 s). The history says why the request
 // was retried: a heartbeat timeout.
 func TestWorkerKilledDuringAModelRequestIsFoundByItsHeartbeat(t *testing.T) {
+	t.Parallel()
 	var firsts atomic.Int32
 	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{"thinker": func(req openaiRequest) scriptedmodel.Turn {
 		if scriptedmodel.AssistantTurns(req) == 0 && firsts.Add(1) == 1 {

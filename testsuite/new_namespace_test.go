@@ -27,7 +27,11 @@ import (
 // cluster a search attribute is usable only after the server's next
 // namespace cache refresh; before the worker waited, this load stopped
 // early at its first run ("no mapping defined for search attribute").
+//
+// It takes about 30 s on the cluster: the worker waits for the server's
+// namespace cache, refreshed every few seconds, then 20 runs go through.
 func TestLoadOnANewNamespaceRunsThrough(t *testing.T) {
+	t.Parallel()
 	ns := newNamespace(t)
 	began := time.Now()
 	out, err := exec.Command(filepath.Join(binaries(t), "unstuck"), "load", "--address", serverAddress, "--namespace", ns,
@@ -47,6 +51,7 @@ func TestLoadOnANewNamespaceRunsThrough(t *testing.T) {
 // read); a cluster after its namespace cache refresh. The run must be
 // taken in the end, and its attributes must be the ones added.
 func TestSearchAttributesOfANewNamespaceBecomeUsable(t *testing.T) {
+	t.Parallel()
 	ns := newNamespace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

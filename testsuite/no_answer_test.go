@@ -21,6 +21,7 @@ import (
 // assistant message a provider accepts (the double refuses one with
 // neither content nor calls, as OpenAI does).
 func TestARefusingModelIsToldThenTheLadderTakesOver(t *testing.T) {
+	t.Parallel()
 	cfg := `
 model: { base_url: "{{MODEL}}", name: refuser }
 tools:

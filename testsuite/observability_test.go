@@ -23,6 +23,7 @@ var metricName = regexp.MustCompile(`\b(?:unstuck|temporal)_[a-z0-9_]+\b`)
 // exports (the agent's counters as Prometheus names them, with _total),
 // and every agent counter has a panel.
 func TestDashboardsQueryTheCountersTheWorkerExports(t *testing.T) {
+	t.Parallel()
 	exported := map[string]bool{}
 	for _, name := range workflows.AgentMetrics {
 		exported[name+"_total"] = true
@@ -65,6 +66,7 @@ func TestDashboardsQueryTheCountersTheWorkerExports(t *testing.T) {
 // with --profile observability, from pinned images, with config files that
 // exist; the worker serves metrics where Prometheus scrapes them.
 func TestComposeObservabilityProfile(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join(repoRoot, "docker-compose.yml"))
 	require.NoError(t, err)
 	var compose struct {

@@ -22,6 +22,7 @@ type interval struct{ start, end time.Time }
 // references resolved. Errors found before and after running reach the
 // next request as {call, error} messages.
 func TestParallelCallsWithReferences(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	spans := map[string]interval{}
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {

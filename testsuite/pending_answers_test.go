@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
@@ -75,7 +74,7 @@ func (p *pausable) pause() {
 func (p *pausable) resume() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	w, err := app.NewWorkers(serverClient, p.cfg, p.queue, worker.Options{})
+	w, err := app.NewWorkers(serverClient, p.cfg, p.queue, workerOptions())
 	require.NoError(p.t, err)
 	p.w = w
 	require.NoError(p.t, p.w.Start())
@@ -106,6 +105,7 @@ func updateAsync(id, name string, arg any) <-chan error {
 // the run closes or continues as new, instead of waiting for ever (and the
 // run with it: a run closes only once every handler has finished).
 func TestAReplyAndAnotherMessageTogetherAreBothAnswered(t *testing.T) {
+	t.Parallel()
 	output := signals.ReplyRequest{Text: "signed", Output: json.RawMessage(`{"resolution": "signed off"}`)}
 	for _, tc := range []struct {
 		name    string

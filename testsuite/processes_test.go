@@ -29,14 +29,21 @@ import (
 // flags given.
 func startWorkerProcess(t *testing.T, configYAML string, flags ...string) (queue string) {
 	t.Helper()
+	return startWorkerProcessEnv(t, nil, configYAML, flags...)
+}
+
+// startWorkerProcessEnv is startWorkerProcess with variables added to the
+// worker's environment (a parallel test may not set the test process's).
+func startWorkerProcessEnv(t *testing.T, env []string, configYAML string, flags ...string) (queue string) {
+	t.Helper()
 	bins := binaries(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "agents.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(configYAML), 0o644))
-	queue = fmt.Sprintf("proc-%d", time.Now().UnixNano())
+	queue = fmt.Sprintf("proc-%d-%d", time.Now().UnixNano(), queueSeq.Add(1))
 	var logs bytes.Buffer
 	cmd := exec.Command(filepath.Join(bins, "unstuck-worker"), append([]string{"--config", path, "--task-queue", queue}, flags...)...)
-	cmd.Env = append(os.Environ(), "TEMPORAL_ADDRESS="+serverAddress, "TEMPORAL_NAMESPACE=default")
+	cmd.Env = append(append(os.Environ(), "TEMPORAL_ADDRESS="+serverAddress, "TEMPORAL_NAMESPACE=default"), env...)
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
@@ -68,6 +75,7 @@ func temporalCLI(t *testing.T, args ...string) string {
 // A run started and read with the plain `temporal` CLI, executed by the
 // real worker binary.
 func TestTemporalCLIDrivesARunOnTheWorkerBinary(t *testing.T) {
+	t.Parallel()
 	model, err := scriptedmodel.Start("127.0.0.1:0", scriptedmodel.Scenarios(), "", scriptedmodel.WithLogf(t.Logf))
 	require.NoError(t, err)
 	defer model.Close()
@@ -104,6 +112,7 @@ func TestTemporalCLIDrivesARunOnTheWorkerBinary(t *testing.T) {
 
 // The unstuck CLI: run --wait, status and trace in every format.
 func TestUnstuckCLIRunStatusTrace(t *testing.T) {
+	t.Parallel()
 	model, err := scriptedmodel.Start("127.0.0.1:0", scriptedmodel.Scenarios(), "", scriptedmodel.WithLogf(t.Logf))
 	require.NoError(t, err)
 	defer model.Close()
@@ -150,6 +159,7 @@ func TestUnstuckCLIRunStatusTrace(t *testing.T) {
 // A bad config is refused at worker start with the file, the path and the
 // reason, and a non-zero exit.
 func TestWorkerRefusesABadConfig(t *testing.T) {
+	t.Parallel()
 	bins := binaries(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "bad.yaml")
@@ -174,6 +184,7 @@ agents:
 // down never starts its server): the worker refuses to start, saying so
 // and where to look.
 func TestWorkerWithNoServerSaysWhatToDo(t *testing.T) {
+	t.Parallel()
 	bins := binaries(t)
 	path := filepath.Join(t.TempDir(), "agents.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(travelConfig, "{{MODEL}}", "http://127.0.0.1:9/v1")), 0o644))
@@ -200,6 +211,7 @@ func freePort(t *testing.T) int {
 // and console links; then, still running, the demo run is there to look at
 // in the Web UI and the console, until an interrupt stops everything.
 func TestDemoRunsEndToEnd(t *testing.T) {
+	t.Parallel()
 	bins := binaries(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -257,6 +269,7 @@ func httpGetBody(t *testing.T, url string) string {
 // while a write waits for approval, the run continues as new from the
 // edited request, and the final answer follows the edit.
 func TestDemoEditRunsEndToEnd(t *testing.T) {
+	t.Parallel()
 	bins := binaries(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

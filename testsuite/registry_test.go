@@ -18,6 +18,7 @@ import (
 // agent's runs now, and how its runs ended over the window (a handoff's
 // choice of target reads them).
 func TestReadRegistryCountsAnAgentsRuns(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) { writeJSON(w, 200, map[string]any{"ok": true}) })
 	agent := fmt.Sprintf("registry%d", time.Now().UnixNano()%1_000_000_000)
 	cfg := `

@@ -19,6 +19,7 @@ import (
 // model heartbeats, ...). Before, each change asked added a marker and an
 // upsert (a visibility write) to every run.
 func TestRunOfThisReleaseAsksOneVersion(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		var args map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&args)

@@ -109,6 +109,7 @@ func repairRequests(s *stack) int {
 // Seed scenario 1: a missing passengers count is inferred as 1 from "for
 // me" by one focused model request; no rule could know it.
 func TestMissingPassengersInferredFromTheTask(t *testing.T) {
+	t.Parallel()
 	s, tools := repairStack(t, bookerScript("book", map[string]any{"flight_id": "UA1", "date": "2024-10-26", "cabin": "economy"}))
 	run := s.start(workflows.AgentInput{Agent: "booker", Task: "Book UA1 on 2024-10-26 for me"})
 	res, err := s.result(run)
@@ -127,6 +128,7 @@ func TestMissingPassengersInferredFromTheTask(t *testing.T) {
 // Seed scenario 2: "Oct 26, 2024" and "business class" (and "2" for an
 // integer) are repaired by rules, without any model request.
 func TestDateAndEnumRepairedWithoutTheModel(t *testing.T) {
+	t.Parallel()
 	s, tools := repairStack(t, bookerScript("book", map[string]any{
 		"flight_id": "UA1", "date": "Oct 26, 2024", "cabin": "business class", "passengers": "2",
 	}))
@@ -149,6 +151,7 @@ func TestDateAndEnumRepairedWithoutTheModel(t *testing.T) {
 // 422 messages are parsed into the same repairs, and the call is issued
 // again with a new idempotency key.
 func TestRejectionsAreParsedIntoRepairs(t *testing.T) {
+	t.Parallel()
 	s, tools := repairStack(t, bookerScript("book_loose", map[string]any{
 		"flight_id": "UA1", "date": "Oct 26, 2024", "cabin": "economy", "passengers": 1,
 	}))
@@ -166,6 +169,7 @@ func TestRejectionsAreParsedIntoRepairs(t *testing.T) {
 // Seed scenario 3: an unknown tool is reported to the model, never
 // retried and never repaired.
 func TestUnknownToolIsReportedNeverRetried(t *testing.T) {
+	t.Parallel()
 	s, tools := repairStack(t, bookerScript("book_hotel", map[string]any{"city": "LAX"}))
 	run := s.start(workflows.AgentInput{Agent: "booker", Task: "Book a hotel"})
 	res, err := s.result(run)
@@ -180,6 +184,7 @@ func TestUnknownToolIsReportedNeverRetried(t *testing.T) {
 // and whose other call does not: the other call does not wait. The
 // history is kept, so a later change of this order is caught by replay.
 func TestRepairsInAParallelStep(t *testing.T) {
+	t.Parallel()
 	cfg := `
 model: { base_url: "{{MODEL}}", name: mixed }
 tools:

@@ -14,6 +14,7 @@ import (
 // model request. The history records the repair-values marker, so it
 // replays only with the rule set it was repaired with.
 func TestListAndBooleanWordsRepairedWithoutTheModel(t *testing.T) {
+	t.Parallel()
 	s, tools := repairStack(t, bookerScript("book", map[string]any{
 		"flight_id": "UA1", "date": "2024-10-26", "cabin": "business", "passengers": 2,
 		"meals": "vegetarian, kosher", "insured": "on",

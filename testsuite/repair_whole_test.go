@@ -17,6 +17,7 @@ import (
 // {"arguments": ...}. The history is kept, so a change of these rules is
 // caught by replay.
 func TestWholeArgumentsRepairedWithoutTheModel(t *testing.T) {
+	t.Parallel()
 	const want = `{"flight_id":"UA1","date":"2024-10-26","passengers":1,"cabin":"economy"}`
 	script := func(req openaiRequest) scriptedmodel.Turn {
 		if scriptedmodel.AssistantTurns(req) == 0 {

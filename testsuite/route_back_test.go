@@ -22,7 +22,11 @@ import (
 // walk took C -> A straight back, successes between two loops of one
 // struggle sent the ladder back to retry, and the worker's breaker cut the
 // flaky B for every run on five failures in a row across runs.
+//
+// It can take over 30 s beside make test's other layers, and must: the
+// load is the point, 20 runs at once on one worker.
 func TestRouteBackGraphEscapesUnderLoad(t *testing.T) {
+	t.Parallel()
 	for _, routeBack := range []bool{false, true} {
 		t.Run(map[bool]string{false: "seed-edges", true: "route-back"}[routeBack], func(t *testing.T) {
 			tools := flakygraph.NewTools()

@@ -42,6 +42,7 @@ agents:
 // The demo story end to end: real server, real worker, real go-openai
 // client against the scripted model, built-in tools.
 func TestTravelAgentCompletesEndToEnd(t *testing.T) {
+	t.Parallel()
 	s := newStack(t, travelConfig, scriptedmodel.Scenarios())
 	run := s.start(workflows.AgentInput{Agent: "travel", Task: "Book NYC to LAX on 2024-01-15 for me"})
 	res, err := s.result(run)
@@ -166,6 +167,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // A run refused at start (unknown agent) fails with a clear error and is
 // still listed under the agent it named, as stopped.
 func TestUnknownAgentIsRefusedAndListed(t *testing.T) {
+	t.Parallel()
 	s := newStack(t, travelConfig, scriptedmodel.Scenarios())
 	run := s.start(workflows.AgentInput{Agent: "nobody", Task: "anything"})
 	_, err := s.result(run)

@@ -32,6 +32,7 @@ agents:
 // same provider; a fallback of another provider stands in, and the call it
 // served names both tools in the trace and counts in status.
 func TestFatalErrorSubstitutesOnlyAnotherProvider(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		backup   string
 		rungs    []string
@@ -152,6 +153,7 @@ func loopingBooker() scriptedmodel.Script {
 // request), blocks it, and gives the model the repaired call, which
 // succeeds. The pipeline's own repair of each refusal found nothing.
 func TestInvalidArgumentsLoopIsRepairedFirst(t *testing.T) {
+	t.Parallel()
 	tools := passengersTool(t)
 	cfg := strings.ReplaceAll(bookerLoopConfig, "{{TOOLS}}", tools.URL)
 	s := newStack(t, cfg, map[string]scriptedmodel.Script{"booker": loopingBooker()})

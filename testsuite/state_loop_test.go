@@ -53,6 +53,7 @@ func set(v int, note string) scriptedmodel.Turn {
 // read, set 2, set 1): no cycle, no failure, but the third time it is
 // back at v=1 with nothing new it is a state loop.
 func TestStateLoopDitheringModelIsStopped(t *testing.T) {
+	t.Parallel()
 	tools := stateTools(t)
 	read := scriptedmodel.CallTurn("read", map[string]any{})
 	script := scriptedmodel.Sequence(set(1, ""), set(2, ""), read, set(1, ""), read, set(2, ""), set(1, ""), read, read, read)
@@ -73,6 +74,7 @@ func TestStateLoopDitheringModelIsStopped(t *testing.T) {
 // Coming back to the same States by new calls is progress: the run goes
 // on and ends with the model's answer.
 func TestStateLoopNewCallsAreProgress(t *testing.T) {
+	t.Parallel()
 	tools := stateTools(t)
 	script := scriptedmodel.Sequence(set(1, ""), set(2, ""), set(1, "again"), set(2, "again"), set(1, "once more"), set(2, "once more"),
 		scriptedmodel.Reply("v is 2"))

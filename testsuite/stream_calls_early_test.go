@@ -73,6 +73,7 @@ agents:
 // the reply has ended and the first has finished. Each runs once, the
 // trace marks them streamed, and the recorded history replays.
 func TestStreamedCallsStartBeforeTheReplyEnds(t *testing.T) {
+	t.Parallel()
 	var model *scriptedmodel.Server
 	tool := &arrivals{model: func() *scriptedmodel.Server { return model }, work: 300 * time.Millisecond}
 	tools := newToolServer(t, tool.handle)

@@ -22,6 +22,7 @@ import (
 // the second never runs; the run stops with the model's error instead of
 // waiting.
 func TestStreamLongerThanTheModelTimeoutRunsNothingTwice(t *testing.T) {
+	t.Parallel()
 	tool := &arrivals{model: func() *scriptedmodel.Server { return nil }}
 	tools := newToolServer(t, tool.handle)
 	slow := scriptedmodel.CallsTurn(
@@ -62,6 +63,7 @@ func TestStreamLongerThanTheModelTimeoutRunsNothingTwice(t *testing.T) {
 // succeeded settles the step: its own call runs, the early one is noted in
 // the trace and its result is not given to the model.
 func TestRetriedStreamThatDiffersIsSettledByTheReply(t *testing.T) {
+	t.Parallel()
 	tool := &arrivals{model: func() *scriptedmodel.Server { return nil }}
 	tools := newToolServer(t, tool.handle)
 	var mu sync.Mutex
@@ -127,7 +129,11 @@ func TestRetriedStreamThatDiffersIsSettledByTheReply(t *testing.T) {
 // run: the model request is retried on a new worker once its heartbeat
 // stops, the call the new attempt sends again is the one that ran (not run
 // twice: one Idempotency-Key, one effect), and the rest of the reply runs.
+//
+// Beside make test's other layers it can take over 30 s: the first tests
+// to call binaries wait for its one build of the worker and the CLI.
 func TestWorkerKilledMidStreamRunsEachCallOnce(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	keys := map[string]map[string]bool{} // flight -> Idempotency-Keys seen
 	arrived := make(chan string, 4)
@@ -236,6 +242,7 @@ func traceOf(t *testing.T, run client.WorkflowRun) signals.Trace {
 // call before it knows the earlier one): both start from the reply, where
 // the broken one is answered with {call, error} and the other runs.
 func TestStreamedCallWithBrokenArgumentsStopsEarlyStarts(t *testing.T) {
+	t.Parallel()
 	var model *scriptedmodel.Server
 	tool := &arrivals{model: func() *scriptedmodel.Server { return model }}
 	tools := newToolServer(t, tool.handle)
@@ -274,6 +281,7 @@ func TestStreamedCallWithBrokenArgumentsStopsEarlyStarts(t *testing.T) {
 // for (what it did is recorded), the call not yet sent never runs, and the
 // run resumes from the edit and completes.
 func TestEditWhileAReplyStreams(t *testing.T) {
+	t.Parallel()
 	var model *scriptedmodel.Server
 	tool := &arrivals{model: func() *scriptedmodel.Server { return model }}
 	tools := newToolServer(t, tool.handle)
@@ -343,6 +351,7 @@ func TestEditWhileAReplyStreams(t *testing.T) {
 // unknown tool fails) and, as the reply does not ask for it, settled by the
 // reply, whose own call runs. The run completes as if none were sent.
 func TestForgedStreamedCallsAreSettledByTheReply(t *testing.T) {
+	t.Parallel()
 	var model *scriptedmodel.Server
 	tool := &arrivals{model: func() *scriptedmodel.Server { return model }}
 	tools := newToolServer(t, tool.handle)

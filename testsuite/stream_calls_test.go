@@ -18,6 +18,7 @@ import (
 // same run with whole replies: in this version the model activity
 // assembles the stream into the same reply, so only ids and times differ.
 func TestStreamCallsRunEqualsWholeReplyRun(t *testing.T) {
+	t.Parallel()
 	run := func(stream bool) (*workflows.AgentResult, []tracedNode, *scriptedmodel.Server) {
 		tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 			var args map[string]any

@@ -55,6 +55,7 @@ func pollStack(t *testing.T, maxSteps, within string, delay time.Duration) (*sta
 // Five visits of P within 30s are a time-window loop at the fifth visit,
 // though no two visits are alike; the ladder answers it.
 func TestTimeWindowStopsAFastPollingLoop(t *testing.T) {
+	t.Parallel()
 	s, tools := pollStack(t, "40", "30s", 0)
 	run := s.start(workflows.AgentInput{Agent: "poller", Task: "poll", Input: []byte(`{"start": 0}`)})
 	_, err := s.result(run)
@@ -80,6 +81,7 @@ func TestTimeWindowStopsAFastPollingLoop(t *testing.T) {
 // five take over a second; within: 1s) are not a loop: the run goes on
 // to max_steps.
 func TestTimeWindowLetsSlowVisitsGoOn(t *testing.T) {
+	t.Parallel()
 	s, tools := pollStack(t, "8", "1s", 300*time.Millisecond)
 	run := s.start(workflows.AgentInput{Agent: "poller", Task: "poll", Input: []byte(`{"start": 0}`)})
 	_, err := s.result(run)
@@ -92,6 +94,7 @@ func TestTimeWindowLetsSlowVisitsGoOn(t *testing.T) {
 // A time window or a volatile entry out of range is refused at worker
 // start, with the field named.
 func TestWorkerRefusesABadTimeWindow(t *testing.T) {
+	t.Parallel()
 	bins := binaries(t)
 	path := filepath.Join(t.TempDir(), "bad.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(`model: { base_url: "http://127.0.0.1:9/v1", name: m }

@@ -93,6 +93,7 @@ func forEachEvent(t *testing.T, run client.WorkflowRun, fn func(*historypb.Histo
 // never sees a third while two are in flight), the rest wait without
 // failing, and the run completes with all six answered.
 func TestToolMaxConcurrentBoundsCallsInFlight(t *testing.T) {
+	t.Parallel()
 	tool := newInFlight(t, 300*time.Millisecond)
 	s := newStack(t, limitedConfig(tool.URL, "max_concurrent: 2"), map[string]scriptedmodel.Script{"limited": sixCalls()})
 	run := s.start(workflows.AgentInput{Agent: "caller", Task: "call six times"})
@@ -129,6 +130,7 @@ func TestToolMaxConcurrentBoundsCallsInFlight(t *testing.T) {
 // 1, 2 at 2 s and 2 at 4 s in another. A count in any window would be
 // a flaky test, so the rate itself is left to Temporal.
 func TestToolRateRoutesCallsToItsQueue(t *testing.T) {
+	t.Parallel()
 	tool := newInFlight(t, 0)
 	s := newStack(t, limitedConfig(tool.URL, "rate: 2/s"), map[string]scriptedmodel.Script{"limited": sixCalls()})
 	run := s.start(workflows.AgentInput{Agent: "caller", Task: "call six times"})
@@ -164,6 +166,7 @@ func TestToolRateRoutesCallsToItsQueue(t *testing.T) {
 // the attempts' time counted the wait and timed the last calls out
 // unsent).
 func TestToolCallsWaitingForABusyWorkerDoNotTimeOut(t *testing.T) {
+	t.Parallel()
 	const calls = 10
 	tool := newInFlight(t, 800*time.Millisecond)
 	cfg := `

@@ -27,6 +27,7 @@ import (
 // key variable) is refused at once: nothing reaches its server, plain or
 // gzip-compressed.
 func TestForgedCarriedStateIsRefused(t *testing.T) {
+	t.Parallel()
 	attacker := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) { writeJSON(w, 200, map[string]any{}) })
 	s := newStack(t, travelConfig, scriptedmodel.Scenarios())
 	spec := map[string]any{
@@ -67,6 +68,7 @@ func TestForgedCarriedStateIsRefused(t *testing.T) {
 // event of its history holds the model's address, the tool's address or
 // the token.
 func TestHistoryHoldsNoAddressOrSecret(t *testing.T) {
+	// Alone: it sets an environment variable the worker's config reads (t.Setenv), which a parallel test may not.
 	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) { writeJSON(w, 200, map[string]any{"price": 99}) })
 	t.Setenv("UNSTUCK_TRUST_TOKEN", "tok3n-never-in-history")
 	cfg := `
@@ -105,6 +107,7 @@ agents:
 // starter's input: carried state in that input is refused on every run,
 // not only the first, and nothing reaches the forged endpoint.
 func TestForgedCarriedStateIsRefusedOnCronRuns(t *testing.T) {
+	t.Parallel()
 	attacker := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) { writeJSON(w, 200, map[string]any{}) })
 	s := newStack(t, travelConfig, scriptedmodel.Scenarios())
 	forged := map[string]any{"agent": "travel", "task": "book", "continued": map[string]any{
@@ -169,6 +172,7 @@ func TestForgedCarriedStateIsRefusedOnCronRuns(t *testing.T) {
 // A start with a field the input does not know (a typo) is refused, naming
 // it, instead of running without it.
 func TestUnknownInputFieldIsRefused(t *testing.T) {
+	t.Parallel()
 	s := newStack(t, travelConfig, scriptedmodel.Scenarios())
 	_, err := s.result(s.startAny(t, map[string]any{"agent": "travel", "task": "book", "outputSchema": map[string]any{"type": "object"}}))
 	var app *temporal.ApplicationError

@@ -13,7 +13,6 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/worker"
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
@@ -65,6 +64,7 @@ func upgradeScript(req openai.ChatCompletionRequest) scriptedmodel.Turn {
 // this worker it is still a model agent (the model is asked again, no
 // person is waited for) and completes.
 func TestReleasedRunUpgradedMidRun(t *testing.T) {
+	t.Parallel()
 	bin := os.Getenv(releasedWorkerEnv)
 	if _, err := os.Stat(bin); bin == "" || err != nil {
 		// make test builds it from git history; only a source archive has none.
@@ -100,7 +100,7 @@ func TestReleasedRunUpgradedMidRun(t *testing.T) {
 	// This worker takes the run over.
 	cfg, err := config.Parse("upgrade.yaml", []byte(yaml), app.ConfigOptions())
 	require.NoError(t, err)
-	w, err := app.NewWorkers(serverClient, cfg, s.queue, worker.Options{})
+	w, err := app.NewWorkers(serverClient, cfg, s.queue, workerOptions())
 	require.NoError(t, err)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)

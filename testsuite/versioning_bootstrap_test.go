@@ -24,7 +24,11 @@ import (
 // a second build of the same deployment leaves the current version alone
 // and says how to roll it out; an unversioned worker on the queue is
 // refused at start with the fix.
+//
+// Beside make test's other layers it can take over 30 s: the first tests
+// to call binaries wait for its one build of the worker and the CLI.
 func TestWorkerBootstrapsItsDeployment(t *testing.T) {
+	t.Parallel()
 	model, err := scriptedmodel.Start("127.0.0.1:0", scriptedmodel.Scenarios(), "", scriptedmodel.WithLogf(t.Logf))
 	require.NoError(t, err)
 	defer model.Close()

@@ -12,7 +12,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
@@ -25,6 +24,7 @@ import (
 // never takes them), new runs go to B, and a rollback to A leaves B's
 // runs on B. An unversioned worker is refused on the queue.
 func TestWorkerVersioningPinsRuns(t *testing.T) {
+	t.Parallel()
 	cfg, err := config.Parse(t.Name()+".yaml", []byte(strings.ReplaceAll(approverConfig(10), "{{MODEL}}", "http://127.0.0.1:1/v1")),
 		app.ConfigOptions())
 	require.NoError(t, err)
@@ -35,7 +35,7 @@ func TestWorkerVersioningPinsRuns(t *testing.T) {
 	start := func(build string) *app.Workers {
 		v := app.Versioning{DeploymentName: deployment, BuildID: build}
 		require.NoError(t, v.Validate())
-		ws, err := app.NewWorkers(serverClient, cfg, queue, v.Apply(worker.Options{}))
+		ws, err := app.NewWorkers(serverClient, cfg, queue, v.Apply(workerOptions()))
 		require.NoError(t, err)
 		require.NoError(t, ws.Start())
 		return ws

@@ -27,7 +27,11 @@ const workflowMetadataQuery = "__temporal_workflow_metadata"
 // and timer has a summary (the tool call with its arguments, the model
 // step, the approval wait), and the current details show the call waiting
 // for approval and the exact command that answers it.
+//
+// Beside make test's other layers it can take over 30 s: the first tests
+// to call binaries wait for its one build of the worker and the CLI.
 func TestWebUIMetadata(t *testing.T) {
+	t.Parallel()
 	unstuck := filepath.Join(binaries(t), "unstuck")
 	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		writeJSON(w, 200, map[string]any{"booked": true})

@@ -32,6 +32,7 @@ agents:
 // opens on that answer; the dead tool gets the breaker's two calls, not
 // two per run.
 func TestWorkerBreakerIsSharedByRuns(t *testing.T) {
+	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
 		writeJSON(w, 500, map[string]string{"error": "down"})
 	})

@@ -13,7 +13,11 @@ import (
 // A tuning flag below 1 is refused at worker start, naming the flag, with
 // exit status 1; so is a setting of the config's worker block, naming the
 // field and its line. --help documents the flags with the SDK's defaults.
+//
+// Beside make test's other layers it can take over 30 s: the first tests
+// to call binaries wait for its one build of the worker and the CLI.
 func TestWorkerRefusesBadTuning(t *testing.T) {
+	t.Parallel()
 	bins := binaries(t)
 	dir := t.TempDir()
 	good := filepath.Join(dir, "agents.yaml")

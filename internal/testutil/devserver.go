@@ -26,18 +26,23 @@ func StartDevServer(ctx context.Context) (*temporaltest.DevServer, error) {
 		_, file, _, _ := runtime.Caller(0)
 		bin = filepath.Join(filepath.Dir(file), "..", "..", "bin", "temporal")
 	}
-	level := slog.LevelError + 4
-	if os.Getenv("UNSTUCK_TEST_LOGS") != "" {
-		level = slog.LevelInfo
-	}
-	quiet := tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	srv, err := temporaltest.StartDevServer(ctx, temporaltest.DevServerOptions{
 		ExistingPath: bin, LogLevel: "error",
-		ClientOptions: &client.Options{Namespace: "default", Logger: quiet},
+		ClientOptions: &client.Options{Namespace: "default", Logger: QuietLogger()},
 		ExtraArgs:     append(config.DevServerArgs(), strings.Fields(os.Getenv("UNSTUCK_DEV_SERVER_ARGS"))...),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start the dev server %s: %w (make test and make bench install it)", bin, err)
 	}
 	return srv, nil
+}
+
+// QuietLogger drops the SDK's logs: tests provoke activity errors on
+// purpose and assert on them; set UNSTUCK_TEST_LOGS=1 to see them.
+func QuietLogger() tlog.Logger {
+	level := slog.LevelError + 4
+	if os.Getenv("UNSTUCK_TEST_LOGS") != "" {
+		level = slog.LevelDebug
+	}
+	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 }

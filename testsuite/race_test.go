@@ -1,0 +1,5 @@
+//go:build race
+
+package testsuite
+
+func init() { raceDetector = true }
