@@ -98,7 +98,7 @@ chromium:
 			echo "$$out" | tail -n 3; \
 			if echo "$$out" | grep -qE 'Unable to locate package|has no installation candidate|Failed to fetch'; then \
 				echo ">> the package lists are missing or stale: apt-get update, then installing again"; \
-				apt-get update -q >/dev/null && $(CHROMIUM_APT) >/dev/null 2>&1; \
+				apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null && $(CHROMIUM_APT) >/dev/null 2>&1; \
 			fi; \
 		fi; \
 		path=$$(command -v chromium || true); \
@@ -129,7 +129,7 @@ $(CLUSTER_STAMP):
 	chmod -R u+w $$tmp && touch $$tmp/.installed && { mv -T $$tmp $(CLUSTER_DIR) 2>/dev/null || rm -rf $$tmp; }
 
 $(BIN)/cluster-v$(CLUSTER_VERSION): $(CLUSTER_STAMP)
-	@mkdir -p $(BIN) && ln -sfn $(CLUSTER_DIR) $@
+	@mkdir -p $(BIN) && rm -rf $@ && ln -sfn $(CLUSTER_DIR) $@
 
 cluster-tools: $(BIN)/cluster-v$(CLUSTER_VERSION)
 
@@ -142,13 +142,14 @@ cluster-tools: $(BIN)/cluster-v$(CLUSTER_VERSION)
 POSTGRES_OK  := $(BIN)/.postgres-ok
 POSTGRES_APT := $(APT_INSTALL) postgresql
 
-postgres:
+# After chromium: two apt-get runs at once would fight over dpkg's locks.
+postgres: | chromium
 	@mkdir -p $(BIN)
 	@has() { [ -n "$$UNSTUCK_CLUSTER_POSTGRES" ] || [ -n "$$UNSTUCK_POSTGRES_BIN" ] || command -v pg_ctl >/dev/null || ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; }; \
 	if ! has && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		echo ">> no PostgreSQL: installing Debian's postgresql package for the cluster tests ($(POSTGRES_APT))"; \
 		export DEBIAN_FRONTEND=noninteractive; \
-		$(POSTGRES_APT) >/dev/null 2>&1 || { apt-get update -q >/dev/null && $(POSTGRES_APT) >/dev/null; }; \
+		$(POSTGRES_APT) >/dev/null 2>&1 || { apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null && $(POSTGRES_APT) >/dev/null; }; \
 	fi; \
 	if has; then echo yes > $(POSTGRES_OK); \
 	else echo no > $(POSTGRES_OK); echo ">> no PostgreSQL and none could be installed (needs root and apt-get): install Debian's postgresql package, or set UNSTUCK_POSTGRES_BIN; the cluster tests need it"; fi
@@ -227,11 +228,12 @@ test:
 CHECK_FLAGS ?=
 check: $(GOTESTSUM)
 	@mkdir -p $(RESULTS)
-	@$(MAKE) --no-print-directory -j2 test-lint test-check TEST_COUNT=$(CHECK_FLAGS)
+	@$(MAKE) --no-print-directory -j2 test-lint test-check 'TEST_COUNT=$(CHECK_FLAGS)'
 
 test-lint: $(WORKFLOWCHECK) $(STATICCHECK)
-	@mkdir -p $(RESULTS) && start=$$(date +%s.%N) && \
-	$(MAKE) --no-print-directory lint && echo "$$start $$(date +%s.%N)" > $(RESULTS)/lint.span && echo ">> lint passed"
+	@mkdir -p $(RESULTS) && start=$$(date +%s.%N); \
+	$(MAKE) --no-print-directory lint; code=$$?; echo "$$start $$(date +%s.%N)" > $(RESULTS)/lint.span; \
+	[ $$code = 0 ] && echo ">> lint passed"; exit $$code
 
 TEST_COUNT ?= -count=1
 test-check: $(GOTESTSUM)

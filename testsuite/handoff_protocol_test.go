@@ -355,7 +355,9 @@ agents:
 	var statuses []string
 	require.Eventually(t, func() bool {
 		list, err := serverClient.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: "WorkflowId = '" + first.GetID() + "'"})
-		require.NoError(t, err)
+		if err != nil {
+			return false
+		}
 		statuses = statuses[:0]
 		for _, e := range list.GetExecutions() {
 			statuses = append(statuses, e.GetStatus().String())
