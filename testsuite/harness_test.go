@@ -16,14 +16,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
-	"github.com/unstuck-dev/unstuck/internal/testutil"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -79,9 +77,6 @@ func runMain(m *testing.M) int {
 	}
 	return code
 }
-
-// quietLogger drops the SDK's logs unless UNSTUCK_TEST_LOGS is set.
-func quietLogger() tlog.Logger { return testutil.QuietLogger() }
 
 var queueSeq atomic.Int64
 
@@ -210,6 +205,12 @@ func (s *stack) status(run client.WorkflowRun) signals.Status {
 // update sends an update to a run and waits for its outcome: the
 // validator's rejection, the handler's error, or nil.
 func (s *stack) update(run client.WorkflowRun, name string, arg any) error {
+	return s.updateInto(run, name, arg, nil)
+}
+
+// updateInto is update with the update's result read into into, unless
+// it is nil.
+func (s *stack) updateInto(run client.WorkflowRun, name string, arg, into any) error {
 	ctx := context.Background()
 	h, err := s.client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: run.GetID(), UpdateName: name, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted,
@@ -217,7 +218,7 @@ func (s *stack) update(run client.WorkflowRun, name string, arg any) error {
 	if err != nil {
 		return err
 	}
-	return h.Get(ctx, nil)
+	return h.Get(ctx, into)
 }
 
 // updateStarted is update to a run that may be between generations, as
@@ -225,16 +226,7 @@ func (s *stack) update(run client.WorkflowRun, name string, arg any) error {
 // refuses messages ("ask again in a moment"), and this asks again, as a
 // client does. The update's result goes into into, unless it is nil.
 func (s *stack) updateStarted(run client.WorkflowRun, name string, arg, into any) error {
-	return askAgainWhileStarting(func() error {
-		ctx := context.Background()
-		h, err := s.client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-			WorkflowID: run.GetID(), UpdateName: name, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted,
-		})
-		if err != nil {
-			return err
-		}
-		return h.Get(ctx, into)
-	})
+	return askAgainWhileStarting(func() error { return s.updateInto(run, name, arg, into) })
 }
 
 // askAgainWhileStarting calls ask until the run it asks is past starting

@@ -17,6 +17,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/internal/cluster"
 	"github.com/unstuck-dev/unstuck/internal/load"
+	"github.com/unstuck-dev/unstuck/internal/testutil"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -55,7 +56,7 @@ func TestSearchAttributesOfANewNamespaceBecomeUsable(t *testing.T) {
 	ns := newNamespace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := client.Dial(client.Options{HostPort: serverAddress, Namespace: ns, Logger: quietLogger()})
+	c, err := client.Dial(client.Options{HostPort: serverAddress, Namespace: ns, Logger: testutil.QuietLogger()})
 	require.NoError(t, err)
 	defer c.Close()
 	_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{Namespace: ns,

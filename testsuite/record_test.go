@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/replay"
+	"github.com/unstuck-dev/unstuck/internal/testutil"
 )
 
 // recordAndReplay replays a finished run's live history against this code
@@ -26,7 +27,7 @@ func recordAndReplay(t *testing.T, run client.WorkflowRun, name string) {
 		require.NoError(t, err)
 		hist.Events = append(hist.Events, ev)
 	}
-	require.NoError(t, replay.History(hist, quietLogger()), "the fresh history of %s must replay", name)
+	require.NoError(t, replay.History(hist, testutil.QuietLogger()), "the fresh history of %s must replay", name)
 
 	if os.Getenv("UNSTUCK_RECORD_HISTORIES") != "1" {
 		return

@@ -11,6 +11,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/cluster"
+	"github.com/unstuck-dev/unstuck/internal/testutil"
 )
 
 // onCluster is set when the tests run on a real cluster (UNSTUCK_CLUSTER
@@ -28,7 +29,7 @@ func startServer(ctx context.Context) (stop func() error, err error) {
 	}
 	dev, err := temporaltest.StartDevServer(ctx, temporaltest.DevServerOptions{
 		ExistingPath:  temporalBin,
-		ClientOptions: &client.Options{Namespace: "default", Logger: quietLogger()},
+		ClientOptions: &client.Options{Namespace: "default", Logger: testutil.QuietLogger()},
 		LogLevel:      "error",
 		// The settings a deployment sets (eager dispatch, eager start), and
 		// the tests' own: Temporal suggests continue-as-new after this many
@@ -62,7 +63,7 @@ func startCluster(ctx context.Context) (func() error, error) {
 	}
 	testCluster = c
 	serverAddress = c.Address
-	serverClient, err = client.Dial(client.Options{HostPort: c.Address, Namespace: "default", Logger: quietLogger()})
+	serverClient, err = client.Dial(client.Options{HostPort: c.Address, Namespace: "default", Logger: testutil.QuietLogger()})
 	if err != nil {
 		_ = c.Stop()
 		return nil, err
