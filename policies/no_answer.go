@@ -40,6 +40,15 @@ func AnswersNothing(content, refusal, finish string) (NoAnswer, bool) {
 	return NoAnswer{}, false
 }
 
+// At is the event of a graph llm node at `at` whose reply answered
+// nothing: the node's own, so the same empty reply at another node is
+// another event.
+func (na NoAnswer) At(at string) LoopEvent {
+	ev := na.Event
+	ev.Signature, ev.Key = Signature(at, ev.Signature), Signature(at, ev.Key)
+	return ev
+}
+
 // quoteBytes is s cut to at most n bytes (CutText), "..." marking a cut.
 func quoteBytes(s string, n int) string {
 	if cut := CutText(s, n); len(cut) < len(s) {

@@ -7,10 +7,10 @@ import "time"
 // wait instead of only between steps.
 type WaitView struct {
 	ContinueAsNewSuggested bool // Temporal's history is getting long
-	// Waiting: a call waits for approval, or a person agent for a reply.
+	// Waiting: the run waits for people only, in waits it can carry into
+	// its next generation (calls held for approval, a human node, a budget
+	// rung), in either run shape.
 	Waiting bool
-	// Graph: the agent walks an explicit graph (its waits are not carried).
-	Graph bool
 	// Streaming: a model reply is still streaming (its request is in flight).
 	Streaming bool
 	// Interrupting: an edit or a person's handoff waits to be carried out;
@@ -26,7 +26,7 @@ type WaitView struct {
 // (which only the person can bring) would let a flood of signals reach
 // the server's history limit, where the run is terminated.
 func ContinueWhileWaiting(v WaitView) bool {
-	return v.ContinueAsNewSuggested && v.Waiting && !v.Graph && !v.Streaming && !v.Interrupting && !v.Closing
+	return v.ContinueAsNewSuggested && v.Waiting && !v.Streaming && !v.Interrupting && !v.Closing
 }
 
 // WaitLeft is how much of a person's timeout is left after waited: a wait

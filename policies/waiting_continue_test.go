@@ -18,7 +18,6 @@ func TestContinueWhileWaiting(t *testing.T) {
 		{"suggested while waiting", waiting, true},
 		{"not suggested", with(func(v *WaitView) { v.ContinueAsNewSuggested = false }), false},
 		{"not waiting: the step loop continues as new between steps", with(func(v *WaitView) { v.Waiting = false }), false},
-		{"a graph run", with(func(v *WaitView) { v.Graph = true }), false},
 		{"a reply still streaming", with(func(v *WaitView) { v.Streaming = true }), false},
 		{"an edit waits: it continues as new itself", with(func(v *WaitView) { v.Interrupting = true }), false},
 		{"already closing", with(func(v *WaitView) { v.Closing = true }), false},

@@ -94,7 +94,7 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 		r.noteEscalation(id, "handed over to "+to)
 		return &escalation{continueAsNew: true}
 	case policies.RungHuman:
-		reply, _, timedOut, err := r.awaitHuman(ctx, "the agent is stuck in a loop: "+why)
+		reply, _, timedOut, err := r.awaitHuman(ctx, "the agent is stuck in a loop: "+why, false)
 		if err != nil {
 			return &escalation{stopErr: err}
 		}

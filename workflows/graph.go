@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/expr-lang/expr"
@@ -23,6 +24,12 @@ type visitResult struct {
 	done    bool // an end node: the run is complete
 	output  json.RawMessage
 	stopErr error
+	// waits: what the visit left waiting for people, carried into the
+	// next generation when the run continues as new while waiting.
+	waits stepWaits
+	// again: the node is visited again (an llm node's reply answered
+	// nothing), not left by an edge.
+	again bool
 }
 
 // walkGraph runs an agent with an explicit graph: visit the current node,
@@ -51,24 +58,19 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 		var res visitResult
 		if resume {
 			resume = false
-			res = r.resumeLLM(ctx, at)
+			res = r.resumeVisit(ctx, at, g.Nodes[at])
 		} else {
 			if ok, err := r.beforeStep(ctx, true); !ok {
 				return nil, err
 			}
 			res = r.visit(ctx, at, g.Nodes[at])
 		}
+		ended, err := r.endOfStep(ctx, res.waits, res.stopErr)
 		if r.interrupting() && ctx.Err() == nil {
 			return nil, r.applyAndContinue(ctx) // what the visit did is recorded; the edit decides what stays
 		}
-		if res.stopErr != nil {
-			return nil, res.stopErr
-		}
-		if r.budgetStop != nil {
-			return nil, r.budgetStop
-		}
-		if ctx.Err() != nil {
-			return nil, r.cancelled(ctx, "")
+		if ended {
+			return nil, err
 		}
 		if res.done {
 			result, err := r.complete(ctx, r.run.Frontier[0], res.output)
@@ -90,6 +92,9 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 				continue
 			}
 		}
+		if res.again {
+			continue
+		}
 		next, err := r.nextNode(ctx, at, res)
 		if err != nil {
 			return nil, r.stop(ctx, err.Error())
@@ -98,12 +103,36 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 	}
 }
 
-// visit executes one graph node.
+// visit executes one graph node, counting the visit (and its step).
 func (r *runner) visit(ctx workflow.Context, at string, n config.GraphNode) visitResult {
 	if !n.LLM { // an llm node's step is its model request
 		r.run.Step++
 	}
 	r.run.Visits[at]++
+	return r.visitNode(ctx, at, n)
+}
+
+// resumeVisit finishes the visit of node at that the run continued as
+// new in: an llm node's step an edit continued (resumeLLM), or a wait the
+// run carried into this generation (waiting_continue.go), which goes on
+// in the same visit: a tool node's call held for approval walks the
+// pipeline again under its own node, a human node waits at the same
+// node, an llm node at its budget rung asks again.
+func (r *runner) resumeVisit(ctx workflow.Context, at string, n config.GraphNode) visitResult {
+	res := r.run.Resume
+	if res.Request != "" || res.Waiting == nil {
+		return r.resumeLLM(ctx, at)
+	}
+	r.run.Resume = nil
+	if c := r.heldToolCall(res.Waiting, at, n); c != nil {
+		return r.runToolNode(ctx, c)
+	}
+	r.heldHuman = res.Waiting.Human
+	return r.visitNode(ctx, at, n)
+}
+
+// visitNode does what node at is for.
+func (r *runner) visitNode(ctx workflow.Context, at string, n config.GraphNode) visitResult {
 	switch {
 	case n.End:
 		return r.visitEnd(ctx, at, n)
@@ -112,8 +141,11 @@ func (r *runner) visit(ctx workflow.Context, at string, n config.GraphNode) visi
 	case n.LLM:
 		return r.visitLLM(ctx, at)
 	case n.Human:
-		reply, id, timedOut, err := r.awaitHuman(ctx, "graph node "+at)
+		reply, id, timedOut, err := r.awaitHuman(ctx, "graph node "+at, true)
 		r.tagGraphNode(id, at)
+		if errors.Is(err, errSwitching) {
+			return visitResult{waits: stepWaits{human: id}}
+		}
 		if err != nil {
 			return visitResult{stopErr: err}
 		}
@@ -143,17 +175,52 @@ func (r *runner) visitTool(ctx workflow.Context, at string, n config.GraphNode) 
 		r.finishNode(ctx, id, nil, unknownTool(n.Tool, toolNames(r.run.Spec)))
 		return visitResult{errText: "unknown tool", event: policies.UnknownToolEvent(at)}
 	}
-	c := &stepCall{nodeID: id, name: tool.Name, tool: tool, where: at, args: map[string]any{}}
+	var args any = map[string]any{}
 	if n.Args != nil {
-		c.args = n.Args
+		args = n.Args
 	}
+	return r.runToolNode(ctx, toolNodeCall(id, at, tool, n, args))
+}
+
+// toolNodeCall is the call a tool node makes, under node id, with args.
+func toolNodeCall(id, at string, tool config.Tool, n config.GraphNode, args any) *stepCall {
+	c := &stepCall{nodeID: id, name: tool.Name, tool: tool, where: at, args: args}
 	if n.OutputPath != "" {
 		if p, err := refs.ParseOutputPath(n.OutputPath); err == nil {
 			c.write = &p
 		}
 	}
+	return c
+}
+
+// runToolNode walks a tool node's call through the pipeline.
+func (r *runner) runToolNode(ctx workflow.Context, c *stepCall) visitResult {
 	_, _ = r.drive(ctx, []*stepCall{c}, true) // a tool node is never final_output
-	return visitResult{ok: c.errText == "", errText: c.errText, event: r.event(c).LoopEvent()}
+	return visitResult{ok: c.errText == "", errText: c.errText, event: r.event(c).LoopEvent(), waits: stepWaits{calls: []*stepCall{c}}}
+}
+
+// heldToolCall is the call of tool node at that was held for approval
+// when the run continued as new while waiting (nil when none): it waits
+// again under its own node (so its call id stays the one people were
+// shown), with the arguments it waited with (references resolved,
+// repaired).
+func (r *runner) heldToolCall(w *waitingResume, at string, n config.GraphNode) *stepCall {
+	tool, ok := r.run.Spec.Tool(n.Tool)
+	if !ok {
+		return nil
+	}
+	for _, id := range sortedIDs(w.Since) {
+		node := r.run.node(id)
+		if node == nil || node.Kind != signals.KindCall || node.GraphNode != at || node.Status != signals.StatusAwaitingApproval {
+			continue
+		}
+		args, err := decodeJSON(node.Args)
+		if err != nil {
+			return nil
+		}
+		return toolNodeCall(node.ID, at, tool, n, args)
+	}
+	return nil
 }
 
 // visitLLM is one model request and its calls, inside a graph.
@@ -187,14 +254,20 @@ func (r *runner) llmOutcome(ctx workflow.Context, at, reqID string, reply replyR
 	// node visited again with new calls is progress, not a cycle.
 	calls := string(mustJSON(reply.ToolCalls))
 	if len(reply.ToolCalls) == 0 {
+		if na, ok := policies.AnswersNothing(reply.Content, reply.Refusal, reply.FinishReason); ok && resume == nil && r.graphNoAnswerLoops(ctx) {
+			id := r.recordNoAnswer(ctx, reqID, reply.Content, reply.Refusal, na)
+			r.tagGraphNode(id, at)
+			return visitResult{again: true, errText: na.Told, event: na.At(at)}
+		}
 		return visitResult{ok: true, event: policies.LLMNodeEvent(at, calls, reply.Content, "content")}
 	}
-	final, _, err := r.runCallsOf(ctx, reqID, reply.ToolCalls, resume)
+	final, stepCalls, err := r.runCallsOf(ctx, reqID, reply.ToolCalls, resume)
+	waits := stepWaits{reqID: reqID, calls: stepCalls}
 	if err != nil {
-		return visitResult{stopErr: err}
+		return visitResult{stopErr: err, waits: waits}
 	}
 	if final != nil {
-		return visitResult{done: true, output: final.output}
+		return visitResult{done: true, output: final.output, waits: waits}
 	}
 	failed := ""
 	for _, id := range r.run.Frontier {
@@ -202,7 +275,7 @@ func (r *runner) llmOutcome(ctx workflow.Context, at, reqID string, reply replyR
 			failed = n.Error
 		}
 	}
-	return visitResult{ok: failed == "", errText: failed, event: r.llmNodeEvent(ctx, at, calls, reply, boolText(failed == ""))}
+	return visitResult{ok: failed == "", errText: failed, event: r.llmNodeEvent(ctx, at, calls, reply, boolText(failed == "")), waits: waits}
 }
 
 // llmNodeEvent is the loop event of an llm node's visit whose reply asked

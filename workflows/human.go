@@ -11,8 +11,10 @@ import (
 // awaitHuman puts the run in phase awaiting_human until a reply arrives
 // or the agent's human_timeout passes. The reply's text joins the
 // conversation through the human node; timedOut tells the caller to move
-// on (the escalation ladder climbs to its next rung).
-func (r *runner) awaitHuman(ctx workflow.Context, why string) (reply *signals.ReplyRequest, nodeID string, timedOut bool, err error) {
+// on (the escalation ladder climbs to its next rung). carry: the caller
+// can carry the wait into the next generation, so the run may continue
+// as new while it waits (errSwitching; waiting_continue.go).
+func (r *runner) awaitHuman(ctx workflow.Context, why string, carry bool) (reply *signals.ReplyRequest, nodeID string, timedOut bool, err error) {
 	node := r.heldHumanNode()
 	if node == nil {
 		node = r.addNode(ctx, Node{Node: signals.Node{
@@ -22,11 +24,11 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string) (reply *signals.Re
 		r.checkpoint(node.ID)
 	}
 	nodeID = node.ID
-	r.waitingHuman = nodeID
+	r.waitingHuman, r.humanCarried = nodeID, carry
 	held := false
 	defer func() {
 		if !held {
-			r.waitingHuman = ""
+			r.waitingHuman, r.humanCarried = "", false
 			delete(r.waitSince, nodeID)
 		}
 	}()
@@ -38,7 +40,7 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string) (reply *signals.Re
 	got := r.reply != nil
 	if !expired {
 		got, err = workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout, TimerOptions: workflow.TimerOptions{Summary: "wait for a person's reply (" + nodeID + ")"}}, func() bool {
-			return r.reply != nil || r.interrupting() || (r.switching && r.personAgent)
+			return r.reply != nil || r.interrupting() || (r.switching && carry)
 		})
 	}
 	if err != nil {

@@ -21,12 +21,28 @@ func (r *runner) noAnswerLoops(ctx workflow.Context) bool {
 	return versionOf(ctx, versionNoAnswerLoop, 1) >= 1
 }
 
+// graphNoAnswerLoops says the same of a graph's llm node, which is then
+// visited again; asked only for such a reply.
+func (r *runner) graphNoAnswerLoops(ctx workflow.Context) bool {
+	return versionOf(ctx, versionGraphNoAnswer, 1) >= 1
+}
+
 // answerNoAnswer records the reply as a refused output, tells the model
 // what na says, and feeds na's failure to the loop detector.
 func (r *runner) answerNoAnswer(ctx workflow.Context, reqID string, reply activities.ModelReply, na policies.NoAnswer) (bool, *AgentResult, error) {
-	said := reply.Content
-	if reply.Refusal != "" {
-		said = reply.Refusal
+	id := r.recordNoAnswer(ctx, reqID, reply.Content, reply.Refusal, na)
+	if esc := r.observe(ctx, "", id, na.Event); esc != nil {
+		return r.afterEscalation(ctx, esc)
+	}
+	return false, nil, nil
+}
+
+// recordNoAnswer records a reply that answered nothing as a refused
+// output, which tells the model what na says, and answers its node.
+func (r *runner) recordNoAnswer(ctx workflow.Context, reqID, content, refusal string, na policies.NoAnswer) string {
+	said := content
+	if refusal != "" {
+		said = refusal
 	}
 	id := r.addNode(ctx, Node{Node: signals.Node{
 		Kind: signals.KindOutput, Status: signals.StatusRunning, Parents: []string{reqID},
@@ -35,8 +51,5 @@ func (r *runner) answerNoAnswer(ctx workflow.Context, reqID string, reply activi
 	r.finishNode(ctx, id, nil, na.Told)
 	r.run.LastError = na.Told
 	r.run.Frontier = []string{id}
-	if esc := r.observe(ctx, "", id, na.Event); esc != nil {
-		return r.afterEscalation(ctx, esc)
-	}
-	return false, nil, nil
+	return id
 }

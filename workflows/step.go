@@ -37,24 +37,9 @@ func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err
 // afterCalls ends a step once its calls are settled: the output, or the
 // calls fed to the loop detector.
 func (r *runner) afterCalls(ctx workflow.Context, reqID string, final *finalCall, calls []*stepCall, err error) (bool, *AgentResult, error) {
-	if err != nil {
+	if ended, err := r.endOfStep(ctx, stepWaits{reqID: reqID, calls: calls}, err); ended {
 		return true, nil, err
 	}
-	if r.budgetStop != nil {
-		return true, nil, r.budgetStop
-	}
-	if r.interrupting() {
-		r.releaseHeld(ctx, calls)
-		return true, nil, errInterrupted
-	}
-	if ctx.Err() != nil {
-		r.releaseHeld(ctx, calls)
-		return true, nil, r.cancelled(ctx, "")
-	}
-	if r.switching && heldCalls(calls) {
-		return true, nil, r.continueWaiting(ctx, reqID, "")
-	}
-	r.switching = false // nothing was left waiting: the next step goes on
 	th := r.stepHandoff
 	r.stepHandoff = nil
 	if final != nil {

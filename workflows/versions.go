@@ -296,6 +296,26 @@ const (
 	// source still carried. Not in releaseChanges: asked on its own, only
 	// by a fork whose source's archive has a spend.
 	versionForkArchivedSpend = "fork-archived-spend"
+	// versionGraphWaits: a graph run waiting only for people (at a human
+	// node, with a tool node's or an llm node's calls held for approval,
+	// at the budget rung of an llm node's request) continues as new when
+	// Temporal suggests it, and the next generation waits at the same
+	// graph node for the same things, as versionWaitingContinue does for
+	// free-form runs (step_end.go); before, a graph run continued as new
+	// only between visits. Not in releaseChanges: asked on its own, only
+	// when Temporal suggests it during such a wait.
+	versionGraphWaits = "graph-waits"
+	// versionGraphNoAnswer: an llm node whose reply answers nothing
+	// (policies.AnswersNothing) is visited again, the model told so and
+	// the loop detector counting it, as a free-form step asks again
+	// (no_answer.go); before, the visit ended ok with the empty content.
+	// Not in releaseChanges: asked on its own, only for such a reply.
+	versionGraphNoAnswer = "graph-no-answer"
+	// versionCancelFirst: a free-form step that ends with the run
+	// cancelled and an edit waiting ends cancelled, as a graph visit did
+	// (step_end.go); before, it ended for the edit. Not in
+	// releaseChanges: asked on its own, only when both happen.
+	versionCancelFirst = "cancel-first"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -65,18 +66,27 @@ func (r *runner) watchWaiting(ctx workflow.Context) {
 	if err := workflow.Await(ctx, func() bool { return policies.ContinueWhileWaiting(r.waitView(ctx)) }); err != nil {
 		return
 	}
-	if versionOf(ctx, versionWaitingContinue, 1) < 1 {
+	if versionOf(ctx, r.waitingChange(), 1) < 1 {
 		return // as runs recorded before: the wait goes on
 	}
 	r.switching = true
+}
+
+// waitingChange is the change id that gates continuing as new while
+// waiting, by the run's shape: each shape asks one id, so which marker a
+// run records depends on nothing else.
+func (r *runner) waitingChange() string {
+	if r.run.Spec.Agent.Graph != nil {
+		return versionGraphWaits
+	}
+	return versionWaitingContinue
 }
 
 // waitView is what policies.ContinueWhileWaiting reads.
 func (r *runner) waitView(ctx workflow.Context) policies.WaitView {
 	return policies.WaitView{
 		ContinueAsNewSuggested: workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
-		Waiting:                len(r.awaiting) > 0 || (r.personAgent && r.waitingHuman != "") || (r.budgetWaiting != nil && r.budgetWaiting.carried),
-		Graph:                  r.run.Spec.Agent.Graph != nil,
+		Waiting:                len(r.awaiting) > 0 || (r.humanCarried && r.waitingHuman != "") || (r.budgetWaiting != nil && r.budgetWaiting.carried),
 		Streaming:              r.streaming != nil && r.streaming.open,
 		Interrupting:           r.interrupting(),
 		Closing:                r.closing || r.handingOver != "",
@@ -167,7 +177,8 @@ func (r *runner) expectCarriedWaits() {
 		}
 	}
 	if w.Human != "" {
-		r.waitingHuman, r.personAgent = w.Human, true
+		r.waitingHuman, r.humanCarried = w.Human, true
+		r.personAgent = r.run.Spec.Agent.Kind == config.KindHuman
 	}
 	// Copying into maps: the order does not matter.
 	//workflowcheck:ignore
@@ -254,18 +265,23 @@ func sortedIDs[V any](m map[string]V) []string {
 	return ids
 }
 
-// releaseHeld settles the calls a switch held when an edit or a person's
+// releaseHeld settles the waits a switch held when an edit or a person's
 // handoff (or a cancellation) takes the run instead: as without the
-// switch, a call held for approval did not run because of it, and a call
-// waiting on one never ran. No call stays listed as awaiting approval in
-// a run that no longer waits for it.
-func (r *runner) releaseHeld(ctx workflow.Context, calls []*stepCall) {
+// switch, a call held for approval did not run because of it, a call
+// waiting on one never ran, and a human node is no longer waited at. No
+// call stays listed as awaiting approval in a run that no longer waits
+// for it.
+func (r *runner) releaseHeld(ctx workflow.Context, w stepWaits) {
 	if !r.switching {
 		return
 	}
 	r.switching = false
 	r.dropHeldBudget(ctx, "not decided: "+r.interruptedWhile())
-	for _, c := range calls {
+	if w.human != "" && r.waitingHuman == w.human {
+		r.waitingHuman, r.humanCarried = "", false
+		delete(r.waitSince, w.human)
+	}
+	for _, c := range w.calls {
 		switch {
 		case c.held:
 			c.held = false

@@ -176,7 +176,7 @@ func releaseHeldOf(ctx workflow.Context, spec *config.Resolved) (*Run, error) {
 		return nil, err
 	}
 	r.switching, r.awaiting["n3"] = true, "b"
-	r.releaseHeld(ctx, []*stepCall{{nodeID: "n3", held: true, done: true}, {nodeID: "n4"}})
+	r.releaseHeld(ctx, stepWaits{calls: []*stepCall{{nodeID: "n3", held: true, done: true}, {nodeID: "n4"}}})
 	if len(r.awaiting) != 0 || r.switching {
 		return nil, fmt.Errorf("still waiting for %v (switching %v)", r.awaiting, r.switching)
 	}

@@ -27,8 +27,11 @@ type runner struct {
 	outputSchema *jsonschema.Schema
 	toolSchemas  map[string]*jsonschema.Schema
 	// waitingHuman is the human node a reply would answer ("" when none);
-	// reply holds a reply not yet taken by the waiting code.
+	// reply holds a reply not yet taken by the waiting code; humanCarried:
+	// the wait may continue as new with the run (a person agent's, a graph
+	// human node's).
 	waitingHuman string
+	humanCarried bool
 	reply        *signals.ReplyRequest
 	// seenAt is the workflow time of the run's latest change shown
 	// (showDetails): status.spend's wall time is as of then.

@@ -1,0 +1,51 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+)
+
+// A step ends the same way in both run shapes, a free-form step (a model
+// request and its calls) and a graph node's visit: what ends the run for
+// the step comes first, in one order (a stop, the budget's stop, an edit
+// or a person's handoff, a cancellation, a wait carried into the next
+// generation), and only then does the shape choose what comes next (the
+// model's reply, an edge).
+
+// stepWaits is what a step may leave waiting for people when the run
+// continues as new while it waits: the calls of its model request
+// (reqID; "" for a graph tool node's call), and a human node.
+type stepWaits struct {
+	reqID string
+	calls []*stepCall
+	human string
+}
+
+// endOfStep says whether the run ends with the step, and how (err: a
+// stop, errInterrupted for the edit to apply, a cancellation, a
+// continue-as-new). stopErr is what the step itself ended with.
+func (r *runner) endOfStep(ctx workflow.Context, w stepWaits, stopErr error) (bool, error) {
+	switch {
+	case stopErr != nil:
+		return true, stopErr
+	case r.budgetStop != nil:
+		return true, r.budgetStop
+	case r.interrupting() && (ctx.Err() == nil || r.interruptOutranksCancel(ctx)):
+		r.releaseHeld(ctx, w)
+		return true, errInterrupted
+	case ctx.Err() != nil:
+		r.releaseHeld(ctx, w)
+		return true, r.cancelled(ctx, "")
+	case r.switching && (heldCalls(w.calls) || w.human != ""):
+		return true, r.continueWaiting(ctx, w.reqID, w.human)
+	}
+	r.switching = false // nothing was left waiting: the next step goes on
+	return false, nil
+}
+
+// interruptOutranksCancel: a free-form run recorded before cancel-first
+// that was cancelled with an edit waiting ended the step for the edit
+// (whose continue-as-new the cancellation then refused); a graph run, and
+// now both, ends cancelled. Asked only when both happen.
+func (r *runner) interruptOutranksCancel(ctx workflow.Context) bool {
+	return r.run.Spec.Agent.Graph == nil && versionOf(ctx, versionCancelFirst, 1) < 1
+}
