@@ -16,8 +16,8 @@ import (
 // A model that refuses is told so and asked again; its refusals are a
 // loop the detector sees, and the ladder takes over: a wait cannot cure a
 // refusal, so its first rung is passed over for a person, whose reply the
-// model reads before it answers. Whole replies and
-// streamed ones alike; each refusal reaches the next request as an
+// model reads before it answers. Whole replies and streamed ones alike,
+// and a graph's llm node, visited again as a free-form step asks again; each refusal reaches the next request as an
 // assistant message a provider accepts (the double refuses one with
 // neither content nor calls, as OpenAI does).
 func TestARefusingModelIsToldThenTheLadderTakesOver(t *testing.T) {
@@ -29,6 +29,11 @@ tools:
 agents:
   - { name: whole, instructions: Help., tools: [echo], policies: { escalation: [retry, human, stop] } }
   - { name: streamed, instructions: Help., tools: [echo], stream_calls: true, policies: { escalation: [retry, human, stop] } }
+  - name: graph
+    instructions: Help.
+    tools: [echo]
+    policies: { escalation: [retry, human, stop] }
+    graph: { start: L, nodes: { L: { llm: true }, E: { end: true } }, edges: [ { from: L, to: E } ] }
 `
 	refuser := func(req openai.ChatCompletionRequest) scriptedmodel.Turn {
 		for _, m := range req.Messages {
@@ -39,14 +44,18 @@ agents:
 		return scriptedmodel.Turn{Refusal: "I can't help with that."}
 	}
 	s := newStack(t, cfg, map[string]scriptedmodel.Script{"refuser": refuser})
-	for _, agent := range []string{"whole", "streamed"} {
+	for _, agent := range []string{"whole", "streamed", "graph"} {
 		before := len(s.model.Requests())
 		run := s.start(workflows.AgentInput{Agent: agent, Task: "help"})
 		require.Eventually(t, func() bool { p, _ := s.phase(run); return p == signals.PhaseAwaitingHuman }, 30*time.Second, 50*time.Millisecond, agent)
 		require.NoError(t, s.update(run, signals.Reply, signals.ReplyRequest{Text: "It is fine: answer in one sentence.", Audit: signals.Audit{By: "ops"}}))
 		res, err := s.result(run)
 		require.NoError(t, err, agent)
-		require.JSONEq(t, `"done as the person said"`, string(res.Output), agent)
+		if agent == "graph" {
+			require.JSONEq(t, `{}`, string(res.Output), "the end node's output: the State")
+		} else {
+			require.JSONEq(t, `"done as the person said"`, string(res.Output), agent)
+		}
 		require.Len(t, res.Escalations, 1, agent)
 		require.Equal(t, "human", res.Escalations[0].Action, agent)
 		require.Contains(t, res.Escalations[0].Why, "no_progress loop", agent)
@@ -68,8 +77,14 @@ agents:
 			require.JSONEq(t, `"I can't help with that."`, string(o.Output), agent)
 			require.Contains(t, o.Error, "the reply was a refusal", agent)
 		}
-		if agent == "whole" {
+		switch agent {
+		case "whole":
 			recordAndReplay(t, run, "no_answer_loop")
+		case "graph":
+			for _, o := range outputs[:3] {
+				require.Equal(t, "L", o.GraphNode)
+			}
+			recordAndReplay(t, run, "graph_no_answer_loop")
 		}
 	}
 }

@@ -18,6 +18,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/internal/testutil"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -30,6 +32,22 @@ import (
 func startWorkerProcess(t *testing.T, configYAML string, flags ...string) (queue string) {
 	t.Helper()
 	return startWorkerProcessEnv(t, nil, configYAML, flags...)
+}
+
+// newBinaryStack is newStack served by the worker binary instead of
+// workers in the test process.
+func newBinaryStack(t *testing.T, yaml string, scripts map[string]scriptedmodel.Script) *stack {
+	t.Helper()
+	model, err := scriptedmodel.Start("127.0.0.1:0", scripts, "", scriptedmodel.WithLogf(t.Logf))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = model.Close() })
+	yaml = strings.ReplaceAll(yaml, "{{MODEL}}", model.URL())
+	cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), app.ConfigOptions())
+	require.NoError(t, err, "test config")
+	s := &stack{t: t, model: model, client: serverClient, cfg: cfg}
+	s.queue = startWorkerProcess(t, yaml)
+	t.Cleanup(s.terminateStarted)
+	return s
 }
 
 // startWorkerProcessEnv is startWorkerProcess with variables added to the

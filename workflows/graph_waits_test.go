@@ -253,4 +253,3 @@ func TestGraphRunsBeforeGraphNoAnswerTakeTheEmptyReply(t *testing.T) {
 	require.Equal(t, "completed", string(res.Status))
 	require.Len(t, h.requests, 1)
 }
-
