@@ -118,6 +118,18 @@ func newStack(t *testing.T, yaml string, scripts map[string]scriptedmodel.Script
 // newStackWith is newStack with options of the scripted model server.
 func newStackWith(t *testing.T, yaml string, scripts map[string]scriptedmodel.Script, opts ...scriptedmodel.Option) *stack {
 	t.Helper()
+	s, _ := unservedStack(t, yaml, scripts, opts...)
+	ws, err := app.NewWorkers(serverClient, s.cfg, s.queue, workerOptions())
+	require.NoError(t, err)
+	require.NoError(t, ws.Start())
+	t.Cleanup(ws.Stop)
+	return s
+}
+
+// unservedStack is a stack with its scripted model and config, and a task
+// queue no worker serves yet; yaml is the config with the model's URL.
+func unservedStack(t *testing.T, yaml string, scripts map[string]scriptedmodel.Script, opts ...scriptedmodel.Option) (s *stack, served string) {
+	t.Helper()
 	model, err := scriptedmodel.Start("127.0.0.1:0", scripts, "", append([]scriptedmodel.Option{scriptedmodel.WithLogf(t.Logf)}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = model.Close() })
@@ -126,14 +138,10 @@ func newStackWith(t *testing.T, yaml string, scripts map[string]scriptedmodel.Sc
 	cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), app.ConfigOptions())
 	require.NoError(t, err, "test config")
 
-	s := &stack{t: t, model: model, client: serverClient, cfg: cfg,
+	s = &stack{t: t, model: model, client: serverClient, cfg: cfg,
 		queue: fmt.Sprintf("test-%d-%d", time.Now().UnixNano(), queueSeq.Add(1))}
-	ws, err := app.NewWorkers(serverClient, cfg, s.queue, workerOptions())
-	require.NoError(t, err)
-	require.NoError(t, ws.Start())
-	t.Cleanup(ws.Stop)
 	t.Cleanup(s.terminateStarted)
-	return s
+	return s, yaml
 }
 
 // terminateStarted ends the runs the test started that are still open

@@ -3,7 +3,6 @@ package testsuite
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -13,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -49,14 +47,8 @@ type pausable struct {
 
 func newPausable(t *testing.T, yaml string, scripts map[string]scriptedmodel.Script) *pausable {
 	t.Helper()
-	model, err := scriptedmodel.Start("127.0.0.1:0", scripts, "", scriptedmodel.WithLogf(t.Logf))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = model.Close() })
-	yaml = strings.ReplaceAll(yaml, "{{MODEL}}", model.URL())
-	cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), app.ConfigOptions())
-	require.NoError(t, err, "test config")
-	p := &pausable{stack: &stack{t: t, model: model, client: serverClient, cfg: cfg,
-		queue: fmt.Sprintf("test-%d-%d", time.Now().UnixNano(), queueSeq.Add(1))}}
+	s, _ := unservedStack(t, yaml, scripts)
+	p := &pausable{stack: s}
 	p.resume()
 	t.Cleanup(p.pause)
 	return p

@@ -18,8 +18,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/unstuck-dev/unstuck/config"
-	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/internal/testutil"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -38,15 +36,8 @@ func startWorkerProcess(t *testing.T, configYAML string, flags ...string) (queue
 // workers in the test process.
 func newBinaryStack(t *testing.T, yaml string, scripts map[string]scriptedmodel.Script) *stack {
 	t.Helper()
-	model, err := scriptedmodel.Start("127.0.0.1:0", scripts, "", scriptedmodel.WithLogf(t.Logf))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = model.Close() })
-	yaml = strings.ReplaceAll(yaml, "{{MODEL}}", model.URL())
-	cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), app.ConfigOptions())
-	require.NoError(t, err, "test config")
-	s := &stack{t: t, model: model, client: serverClient, cfg: cfg}
-	s.queue = startWorkerProcess(t, yaml)
-	t.Cleanup(s.terminateStarted)
+	s, served := unservedStack(t, yaml, scripts)
+	s.queue = startWorkerProcess(t, served)
 	return s
 }
 
