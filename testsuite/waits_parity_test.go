@@ -2,11 +2,14 @@ package testsuite
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
@@ -31,7 +34,8 @@ type waitCell struct {
 	// answer answers the wait on the latest run; waited is the node the
 	// run waited at before the flood.
 	answer func(s *stack, latest client.WorkflowRun, waited string)
-	books  int // writes the run makes once answered
+	books  int  // writes the run makes once answered
+	record bool // its histories are recorded (make histories)
 }
 
 // waitsConfig has one agent per cell; {{TOOLS}} is the tool server.
@@ -46,8 +50,12 @@ tools:
   - name: note
     http: { url: "{{TOOLS}}/note" }
     parameters: { type: object }
+  - name: busy
+    http: { url: "{{TOOLS}}/busy" }
+    parameters: { type: object }
 agents:
   - { name: free-approval, instructions: Book., tools: [book] }
+  - { name: free-streamed-approval, instructions: Book., tools: [book], stream_calls: true }
   - name: graph-tool-approval
     instructions: Book.
     tools: [book]
@@ -74,6 +82,17 @@ agents:
       start: L
       nodes: { L: { llm: true }, M: { llm: true }, E: { end: true } }
       edges: [ { from: L, to: M }, { from: M, to: E } ]
+  - name: free-rung
+    instructions: Ask until it is free.
+    tools: [busy]
+    policies: { loop: { window: 16, repeats: 3 }, escalation: [human, stop], human_timeout: 1h }
+  - name: graph-rung
+    tools: [busy]
+    policies: { loop: { window: 16, repeats: 3 }, escalation: [human, stop], human_timeout: 1h }
+    graph:
+      start: T
+      nodes: { T: { tool: busy, output_path: "†state.busy" }, E: { end: true } }
+      edges: [ { from: T, to: E, when: "ok" }, { from: T, to: T } ]
 `
 
 func approveWaited(s *stack, latest client.WorkflowRun, waited string) {
@@ -95,16 +114,45 @@ func waitCells() []waitCell {
 	return []waitCell{
 		{shape: "free-form", wait: "approval", agent: "free-approval", phase: signals.PhaseAwaitingApproval, answer: approveWaited, books: 1,
 			script: scriptedmodel.Sequence(scriptedmodel.CallTurn("book", seat), scriptedmodel.CallTurn("final_output", map[string]any{"ok": true}))},
-		{shape: "graph", wait: "approval (tool node)", agent: "graph-tool-approval", phase: signals.PhaseAwaitingApproval, answer: approveWaited, books: 1},
-		{shape: "graph", wait: "approval (llm node)", agent: "graph-llm-approval", phase: signals.PhaseAwaitingApproval, answer: approveWaited, books: 1,
+		{shape: "free-form", wait: "approval (streamed calls)", agent: "free-streamed-approval", phase: signals.PhaseAwaitingApproval, answer: approveWaited, books: 1, record: true,
+			script: scriptedmodel.Sequence(scriptedmodel.CallTurn("book", seat), scriptedmodel.CallTurn("final_output", map[string]any{"ok": true}))},
+		{shape: "graph", wait: "approval (tool node)", agent: "graph-tool-approval", phase: signals.PhaseAwaitingApproval, answer: approveWaited, books: 1, record: true},
+		{shape: "graph", wait: "approval (llm node)", agent: "graph-llm-approval", phase: signals.PhaseAwaitingApproval, answer: approveWaited, books: 1, record: true,
 			script: scriptedmodel.Sequence(scriptedmodel.CallTurn("book", seat))},
 		{shape: "free-form", wait: "human reply (person agent)", agent: "free-person", phase: signals.PhaseAwaitingHuman, answer: replyToWaited},
-		{shape: "graph", wait: "human reply (human node)", agent: "graph-human", phase: signals.PhaseAwaitingHuman, answer: replyToWaited},
+		{shape: "graph", wait: "human reply (human node)", agent: "graph-human", phase: signals.PhaseAwaitingHuman, answer: replyToWaited, record: true},
 		{shape: "free-form", wait: "budget rung", agent: "free-budget", phase: signals.PhaseAwaitingHuman, answer: raiseWaited,
 			script: scriptedmodel.Sequence(scriptedmodel.CallTurn("note", map[string]any{"n": 1}), scriptedmodel.CallTurn("final_output", map[string]any{"ok": true}))},
-		{shape: "graph", wait: "budget rung", agent: "graph-budget", phase: signals.PhaseAwaitingHuman, answer: raiseWaited,
+		{shape: "graph", wait: "budget rung", agent: "graph-budget", phase: signals.PhaseAwaitingHuman, answer: raiseWaited, record: true,
 			script: scriptedmodel.Sequence(scriptedmodel.Reply("first"), scriptedmodel.Reply("second"))},
+		{shape: "free-form", wait: "ladder human rung", agent: "free-rung", phase: signals.PhaseAwaitingHuman, answer: replyToWaited, record: true, script: askUntilAPersonReplies},
+		{shape: "graph", wait: "ladder human rung", agent: "graph-rung", phase: signals.PhaseAwaitingHuman, answer: replyToWaited, record: true},
 	}
+}
+
+// askUntilAPersonReplies calls busy until a person's reply is in the
+// conversation, then finishes.
+func askUntilAPersonReplies(req openai.ChatCompletionRequest) scriptedmodel.Turn {
+	for _, m := range req.Messages {
+		if m.Role == openai.ChatMessageRoleUser && strings.HasPrefix(m.Content, "A person replied: ") {
+			return scriptedmodel.CallTurn("final_output", map[string]any{"ok": true})
+		}
+	}
+	return scriptedmodel.CallTurn("busy", map[string]any{"q": 1})
+}
+
+// newWaitsToolServer books any seat; busy fails (409) its first three
+// calls, then answers.
+func newWaitsToolServer(t *testing.T) *toolServer {
+	return newToolServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if r.URL.Path == "/busy" && n <= 3 {
+			writeJSON(w, 409, map[string]any{"error": "busy"})
+			return
+		}
+		var a map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&a)
+		writeJSON(w, 200, map[string]any{"booked": a})
+	})
 }
 
 func TestEveryWaitContinuesAsNewUnderASignalFloodInBothShapes(t *testing.T) {
@@ -124,7 +172,7 @@ func TestEveryWaitContinuesAsNewUnderASignalFloodInBothShapes(t *testing.T) {
 // runWaitCell starts the cell's agent, floods it while it waits, checks
 // the next generation waits for the same thing, and answers it.
 func runWaitCell(t *testing.T, c waitCell) {
-	tools := newBookingServer(t, "booked")
+	tools := newWaitsToolServer(t)
 	cfg := strings.ReplaceAll(waitsConfig, "{{TOOLS}}", tools.URL)
 	scripts := map[string]scriptedmodel.Script{}
 	if c.script != nil {
@@ -158,7 +206,7 @@ func runWaitCell(t *testing.T, c waitCell) {
 	require.Equal(t, "completed", string(res.Status))
 	require.GreaterOrEqual(t, res.Generation, 1)
 	require.Len(t, tools.requests("/book"), c.books, "each write ran exactly once")
-	if c.shape == "graph" {
+	if c.record {
 		name := strings.ReplaceAll(c.agent, "-", "_")
 		recordAndReplay(t, run, name+"_waiting_gen0")
 		recordAndReplay(t, latest, name+"_waiting_last")

@@ -16,6 +16,9 @@ import (
 func (r *runner) resume(ctx workflow.Context) (bool, *AgentResult, error) {
 	res := r.run.Resume
 	r.run.Resume = nil
+	if res.Waiting != nil && res.Waiting.Rung != nil {
+		return r.afterEscalation(ctx, r.resumeRung(ctx, res.Waiting))
+	}
 	req := r.run.node(res.Request)
 	if res.Request == "" || req == nil {
 		return false, nil, nil

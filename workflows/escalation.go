@@ -17,6 +17,9 @@ type escalation struct {
 	stopErr       error
 	continueAsNew bool
 	goTo          string // graph: the node to go to instead of the next edge
+	// held: the human rung's wait, carried into the next generation
+	// (rung_human.go).
+	held *carriedRung
 }
 
 // escalate takes the next available rung of the agent's ladder
@@ -94,15 +97,7 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 		r.noteEscalation(id, "handed over to "+to)
 		return &escalation{continueAsNew: true}
 	case policies.RungHuman:
-		reply, _, timedOut, err := r.awaitHuman(ctx, "the agent is stuck in a loop: "+why, false)
-		if err != nil {
-			return &escalation{stopErr: err}
-		}
-		if timedOut {
-			return r.escalate(ctx, loop, where)
-		}
-		r.noteEscalation(id, "a person replied: "+reply.Text)
-		return &escalation{}
+		return r.humanRung(ctx, id, loop, where, why)
 	default:
 		reason := fmt.Sprintf("stuck in a %s (cycle %v); rungs tried: %s", why, loop.Cycle, r.rungsTried())
 		r.noteEscalation(id, "the run stops: "+reason)

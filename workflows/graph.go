@@ -30,6 +30,9 @@ type visitResult struct {
 	// again: the node is visited again (an llm node's reply answered
 	// nothing), not left by an edge.
 	again bool
+	// rung: the ladder's human rung, carried into this generation, that
+	// answered the loop of the visit (rung_human.go).
+	rung *escalation
 }
 
 // walkGraph runs an agent with an explicit graph: visit the current node,
@@ -77,15 +80,20 @@ func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
 			r.tagGraphNode(r.run.Nodes[len(r.run.Nodes)-1].ID, at) // the output node
 			return result, err
 		}
-		if esc := r.observe(ctx, at, r.run.Frontier[len(r.run.Frontier)-1], res.event); esc != nil {
+		esc := res.rung
+		if esc == nil {
+			esc = r.observe(ctx, at, r.run.Frontier[len(r.run.Frontier)-1], res.event)
+		}
+		if esc != nil {
 			if r.interrupting() && ctx.Err() == nil {
 				return nil, r.applyAndContinue(ctx)
 			}
-			if esc.stopErr != nil {
-				return nil, esc.stopErr
+			if esc.held != nil {
+				// The edge is taken once the rung is answered.
+				esc.held.Visit = &resumePoint{Node: at, OK: res.ok, Error: res.errText, Again: res.again}
 			}
-			if esc.continueAsNew {
-				return nil, r.continueAsNew(ctx)
+			if ended, err := r.afterRung(ctx, esc); ended {
+				return nil, err
 			}
 			if esc.goTo != "" {
 				r.run.GraphAt = esc.goTo
@@ -124,6 +132,10 @@ func (r *runner) resumeVisit(ctx workflow.Context, at string, n config.GraphNode
 		return r.resumeLLM(ctx, at)
 	}
 	r.run.Resume = nil
+	if rung := res.Waiting.Rung; rung != nil && rung.Visit != nil {
+		v := rung.Visit
+		return visitResult{ok: v.OK, errText: v.Error, again: v.Again, rung: r.resumeRung(ctx, res.Waiting)}
+	}
 	if c := r.heldToolCall(res.Waiting, at, n); c != nil {
 		return r.runToolNode(ctx, c)
 	}

@@ -28,7 +28,7 @@ func (r *runner) humanAgent(ctx workflow.Context) (*AgentResult, error) {
 	reply, nodeID, timedOut, err := r.awaitHuman(ctx, why, true)
 	switch {
 	case errors.Is(err, errSwitching):
-		return nil, r.continueWaiting(ctx, "", nodeID)
+		return nil, r.continueWaiting(ctx, stepWaits{human: nodeID})
 	case errors.Is(err, errInterrupted):
 		return nil, r.applyAndContinue(ctx)
 	case err != nil:

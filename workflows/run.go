@@ -151,6 +151,8 @@ type resumePoint struct {
 	Node  string `json:"node"`
 	OK    bool   `json:"ok"`
 	Error string `json:"error,omitempty"`
+	// Again: the node is visited again instead (visitResult.again).
+	Again bool `json:"again,omitempty"`
 }
 
 // Node is a trace node plus what the engine needs to rebuild the

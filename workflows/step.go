@@ -79,16 +79,11 @@ func (r *runner) observeCalls(ctx workflow.Context, calls []*stepCall) (bool, *A
 	return false, nil, nil
 }
 
-// afterEscalation ends a step whose loop a rung answered: the run stops,
-// continues as new, or goes on to its next step.
+// afterEscalation ends a free-form step whose loop a rung answered
+// (afterRung), or the step goes on to the next.
 func (r *runner) afterEscalation(ctx workflow.Context, esc *escalation) (bool, *AgentResult, error) {
-	switch {
-	case esc.stopErr != nil:
-		return true, nil, esc.stopErr
-	case esc.continueAsNew:
-		return true, nil, r.continueAsNew(ctx)
-	}
-	return false, nil, nil
+	ended, err := r.afterRung(ctx, esc)
+	return ended, nil, err
 }
 
 // request asks the model for its next reply. It passes only the messages
@@ -161,7 +156,7 @@ func (r *runner) notSent(ctx workflow.Context, reqID string, err error) error {
 		r.finishNode(ctx, reqID, nil, "abandoned: "+r.interruptedWhile()+" at the budget rung")
 	case errors.Is(err, errSwitching):
 		r.finishNode(ctx, reqID, nil, "not sent: the run continued as new while it waited at the budget rung; the next generation asks again")
-		return r.continueWaiting(ctx, "", "")
+		return r.continueWaiting(ctx, stepWaits{})
 	}
 	return err
 }

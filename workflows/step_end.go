@@ -18,6 +18,7 @@ type stepWaits struct {
 	reqID string
 	calls []*stepCall
 	human string
+	rung  *carriedRung // the ladder's human rung (its node is rung.human)
 }
 
 // endOfStep says whether the run ends with the step, and how (err: a
@@ -36,7 +37,7 @@ func (r *runner) endOfStep(ctx workflow.Context, w stepWaits, stopErr error) (bo
 		r.releaseHeld(ctx, w)
 		return true, r.cancelled(ctx, "")
 	case r.switching && (heldCalls(w.calls) || w.human != ""):
-		return true, r.continueWaiting(ctx, w.reqID, w.human)
+		return true, r.continueWaiting(ctx, w)
 	}
 	r.switching = false // nothing was left waiting: the next step goes on
 	return false, nil
@@ -48,4 +49,20 @@ func (r *runner) endOfStep(ctx workflow.Context, w stepWaits, stopErr error) (bo
 // now both, ends cancelled. Asked only when both happen.
 func (r *runner) interruptOutranksCancel(ctx workflow.Context) bool {
 	return r.run.Spec.Agent.Graph == nil && versionOf(ctx, versionCancelFirst, 1) < 1
+}
+
+// afterRung ends a step whose loop a rung answered, in either shape: the
+// run stops, continues as new (a rollback, a handoff, a human rung's wait
+// carried), or goes on (ended false; a graph then takes the rung's exit,
+// if it has one, or its next edge).
+func (r *runner) afterRung(ctx workflow.Context, esc *escalation) (bool, error) {
+	switch {
+	case esc.stopErr != nil:
+		return true, esc.stopErr
+	case esc.held != nil:
+		return true, r.continueWaiting(ctx, stepWaits{human: esc.held.human, rung: esc.held})
+	case esc.continueAsNew:
+		return true, r.continueAsNew(ctx)
+	}
+	return false, nil
 }

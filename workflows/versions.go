@@ -316,6 +316,13 @@ const (
 	// (step_end.go); before, it ended for the edit. Not in
 	// releaseChanges: asked on its own, only when both happen.
 	versionCancelFirst = "cancel-first"
+	// versionRungWaits: the ladder's human rung continues as new while it
+	// waits when Temporal suggests it, in both run shapes, and the next
+	// generation waits at the same human node for the same loop
+	// (rung_human.go); before, the rung's wait went on. Not in
+	// releaseChanges: asked on its own, only when Temporal suggests it
+	// during such a wait.
+	versionRungWaits = "rung-waits"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change

@@ -46,6 +46,8 @@ type waitingResume struct {
 	// Budget is the budget rung the run waits at (its node and crossing,
 	// and a decision accepted and not taken yet).
 	Budget *carriedBudget `json:"budget,omitempty"`
+	// Rung: the human node is the ladder's human rung's (rung_human.go).
+	Rung *carriedRung `json:"rung,omitempty"`
 }
 
 // carriedBudget is a budget rung's wait carried into the next generation.
@@ -60,23 +62,35 @@ var errSwitching = errors.New("continuing as new while waiting")
 
 // watchWaiting, for the life of a generation, waits until the run should
 // continue as new while waiting, then sets switching: the waits end held
-// and the step carries them over (continueWaiting). The version is asked
-// only then, so runs that never get there record no marker.
+// and the step carries them over (continueWaiting). The version of the
+// kind of wait is asked only then, so runs that never get there record no
+// marker; a kind a run recorded before (which went on waiting) leaves
+// the watch to the other kinds.
 func (r *runner) watchWaiting(ctx workflow.Context) {
-	if err := workflow.Await(ctx, func() bool { return policies.ContinueWhileWaiting(r.waitView(ctx)) }); err != nil {
-		return
+	before := map[string]bool{}
+	for {
+		if err := workflow.Await(ctx, func() bool {
+			return policies.ContinueWhileWaiting(r.waitView(ctx)) && !before[r.waitingChange()]
+		}); err != nil {
+			return
+		}
+		change := r.waitingChange()
+		if versionOf(ctx, change, 1) >= 1 {
+			r.switching = true
+			return
+		}
+		before[change] = true // as runs recorded before: the wait goes on
 	}
-	if versionOf(ctx, r.waitingChange(), 1) < 1 {
-		return // as runs recorded before: the wait goes on
-	}
-	r.switching = true
 }
 
 // waitingChange is the change id that gates continuing as new while
-// waiting, by the run's shape: each shape asks one id, so which marker a
-// run records depends on nothing else.
+// waiting, by the kind of wait and the run's shape: each asks one id, so
+// which marker a run records depends on nothing else.
 func (r *runner) waitingChange() string {
-	if r.run.Spec.Agent.Graph != nil {
+	switch {
+	case r.rungWaiting:
+		return versionRungWaits
+	case r.run.Spec.Agent.Graph != nil:
 		return versionGraphWaits
 	}
 	return versionWaitingContinue
@@ -111,9 +125,11 @@ func (r *runner) waitLeft(ctx workflow.Context, nodeID string) (time.Duration, b
 }
 
 // continueWaiting continues the run as new, carrying what it waits for:
-// the calls of request reqID held for approval (reqID "" for none) or a
-// person agent's human node.
-func (r *runner) continueWaiting(ctx workflow.Context, reqID, human string) error {
+// the calls of a step's request held for approval (w.reqID "" for none; a
+// graph tool node's call), a human node (a person agent's, a graph's, the
+// ladder's human rung's) or a budget rung.
+func (r *runner) continueWaiting(ctx workflow.Context, sw stepWaits) error {
+	reqID, human := sw.reqID, sw.human
 	r.closing = true
 	r.answerPending(ctx, fmt.Sprintf("the run continued as new into generation %d", r.run.Generation+1), "send it again to the run that follows")
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
@@ -133,6 +149,7 @@ func (r *runner) continueWaiting(ctx workflow.Context, reqID, human string) erro
 	if human != "" {
 		w.Since[human] = r.waitSince[human]
 		w.Reply = r.reply
+		w.Rung = sw.rung
 	}
 	if b := r.budgetWaiting; b != nil {
 		w.Since[b.nodeID] = r.waitSince[b.nodeID]
@@ -177,7 +194,7 @@ func (r *runner) expectCarriedWaits() {
 		}
 	}
 	if w.Human != "" {
-		r.waitingHuman, r.humanCarried = w.Human, true
+		r.waitingHuman, r.humanCarried, r.rungWaiting = w.Human, true, w.Rung != nil
 		r.personAgent = r.run.Spec.Agent.Kind == config.KindHuman
 	}
 	// Copying into maps: the order does not matter.

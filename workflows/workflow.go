@@ -32,7 +32,9 @@ type runner struct {
 	// human node's).
 	waitingHuman string
 	humanCarried bool
-	reply        *signals.ReplyRequest
+	// rungWaiting: the human node waited at is the ladder's human rung's.
+	rungWaiting bool
+	reply       *signals.ReplyRequest
 	// seenAt is the workflow time of the run's latest change shown
 	// (showDetails): status.spend's wall time is as of then.
 	seenAt time.Time
