@@ -112,21 +112,21 @@ func raiseWaited(s *stack, latest client.WorkflowRun, _ string) {
 func waitCells() []waitCell {
 	seat := map[string]any{"seat": "12A"}
 	return []waitCell{
-		{shape: "free-form", wait: "approval", agent: "free-approval", phase: signals.PhaseAwaitingApproval, answer: approveWaited, books: 1,
+		{shape: freeForm, wait: "approval", agent: "free-approval", phase: signals.PhaseAwaitingApproval, answer: approveWaited, books: 1,
 			script: scriptedmodel.Sequence(scriptedmodel.CallTurn("book", seat), scriptedmodel.CallTurn("final_output", map[string]any{"ok": true}))},
-		{shape: "free-form", wait: "approval (streamed calls)", agent: "free-streamed-approval", phase: signals.PhaseAwaitingApproval, answer: approveWaited, books: 1, record: true,
+		{shape: freeForm, wait: "approval (streamed calls)", agent: "free-streamed-approval", phase: signals.PhaseAwaitingApproval, answer: approveWaited, books: 1, record: true,
 			script: scriptedmodel.Sequence(scriptedmodel.CallTurn("book", seat), scriptedmodel.CallTurn("final_output", map[string]any{"ok": true}))},
-		{shape: "graph", wait: "approval (tool node)", agent: "graph-tool-approval", phase: signals.PhaseAwaitingApproval, answer: approveWaited, books: 1, record: true},
-		{shape: "graph", wait: "approval (llm node)", agent: "graph-llm-approval", phase: signals.PhaseAwaitingApproval, answer: approveWaited, books: 1, record: true,
+		{shape: graph, wait: "approval (tool node)", agent: "graph-tool-approval", phase: signals.PhaseAwaitingApproval, answer: approveWaited, books: 1, record: true},
+		{shape: graph, wait: "approval (llm node)", agent: "graph-llm-approval", phase: signals.PhaseAwaitingApproval, answer: approveWaited, books: 1, record: true,
 			script: scriptedmodel.Sequence(scriptedmodel.CallTurn("book", seat))},
-		{shape: "free-form", wait: "human reply (person agent)", agent: "free-person", phase: signals.PhaseAwaitingHuman, answer: replyToWaited},
-		{shape: "graph", wait: "human reply (human node)", agent: "graph-human", phase: signals.PhaseAwaitingHuman, answer: replyToWaited, record: true},
-		{shape: "free-form", wait: "budget rung", agent: "free-budget", phase: signals.PhaseAwaitingHuman, answer: raiseWaited,
+		{shape: freeForm, wait: "human reply (person agent)", agent: "free-person", phase: signals.PhaseAwaitingHuman, answer: replyToWaited},
+		{shape: graph, wait: "human reply (human node)", agent: "graph-human", phase: signals.PhaseAwaitingHuman, answer: replyToWaited, record: true},
+		{shape: freeForm, wait: "budget rung", agent: "free-budget", phase: signals.PhaseAwaitingHuman, answer: raiseWaited,
 			script: scriptedmodel.Sequence(scriptedmodel.CallTurn("note", map[string]any{"n": 1}), scriptedmodel.CallTurn("final_output", map[string]any{"ok": true}))},
-		{shape: "graph", wait: "budget rung", agent: "graph-budget", phase: signals.PhaseAwaitingHuman, answer: raiseWaited, record: true,
+		{shape: graph, wait: "budget rung", agent: "graph-budget", phase: signals.PhaseAwaitingHuman, answer: raiseWaited, record: true,
 			script: scriptedmodel.Sequence(scriptedmodel.Reply("first"), scriptedmodel.Reply("second"))},
-		{shape: "free-form", wait: "ladder human rung", agent: "free-rung", phase: signals.PhaseAwaitingHuman, answer: replyToWaited, record: true, script: askUntilAPersonReplies},
-		{shape: "graph", wait: "ladder human rung", agent: "graph-rung", phase: signals.PhaseAwaitingHuman, answer: replyToWaited, record: true},
+		{shape: freeForm, wait: "ladder human rung", agent: "free-rung", phase: signals.PhaseAwaitingHuman, answer: replyToWaited, record: true, script: askUntilAPersonReplies},
+		{shape: graph, wait: "ladder human rung", agent: "graph-rung", phase: signals.PhaseAwaitingHuman, answer: replyToWaited, record: true},
 	}
 }
 
@@ -157,16 +157,12 @@ func newWaitsToolServer(t *testing.T) *toolServer {
 
 func TestEveryWaitContinuesAsNewUnderASignalFloodInBothShapes(t *testing.T) {
 	t.Parallel()
-	cells := waitCells()
-	passed := make([]bool, len(cells))
-	t.Cleanup(func() { logWaitMatrix(t, cells, passed) })
-	for i, c := range cells {
-		t.Run(c.shape+"/"+c.wait, func(t *testing.T) {
-			t.Parallel()
-			runWaitCell(t, c)
-			passed[i] = !t.Failed()
-		})
+	var cells []parityCell
+	for _, c := range waitCells() {
+		kind, variant, _ := strings.Cut(strings.TrimSuffix(c.wait, ")"), " (")
+		cells = append(cells, parityCell{capability: "signal flood at: " + kind, shape: c.shape, variant: variant, run: func(t *testing.T) { runWaitCell(t, c) }})
 	}
+	runParity(t, cells)
 }
 
 // runWaitCell starts the cell's agent, floods it while it waits, checks
@@ -231,29 +227,4 @@ func waitedAt(t *testing.T, s *stack, run client.WorkflowRun, phase signals.Phas
 		return len(pending) == 1
 	}, 20*time.Second, 100*time.Millisecond, "one node waits")
 	return pending[0]
-}
-
-// logWaitMatrix prints the cells as a matrix: the kinds of wait by run
-// shape.
-func logWaitMatrix(t *testing.T, cells []waitCell, passed []bool) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-30s %-10s %-10s\n", "wait (signal flood)", "free-form", "graph")
-	byWait := map[string]map[string]string{}
-	var order []string
-	for i, c := range cells {
-		kind := strings.SplitN(c.wait, " (", 2)[0]
-		if byWait[kind] == nil {
-			byWait[kind] = map[string]string{}
-			order = append(order, kind)
-		}
-		mark := "FAIL"
-		if passed[i] {
-			mark = "pass"
-		}
-		byWait[kind][c.shape] = strings.TrimSpace(byWait[kind][c.shape] + " " + mark)
-	}
-	for _, kind := range order {
-		fmt.Fprintf(&b, "%-30s %-10s %-10s\n", kind, byWait[kind]["free-form"], byWait[kind]["graph"])
-	}
-	t.Log(b.String())
 }
