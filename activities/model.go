@@ -122,8 +122,15 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 	if err := a.modelBreakers.allow(model, time.Now(), hasFallback); err != nil {
 		return nil, err
 	}
+	info := activity.GetInfo(ctx).WorkflowExecution
+	mc, err := a.modelContext(ctx, info.ID, info.RunID, req)
+	if err != nil {
+		// The conversation could not be read: nothing was sent.
+		a.modelBreakers.release(model)
+		return nil, err
+	}
 	ctx, span := a.startChatSpan(ctx, model.Name)
-	reply, err := a.chat(ctx, model, req)
+	reply, err := a.chat(ctx, model, req, mc)
 	endChatSpan(span, reply, err)
 	a.modelBreakers.record(model, time.Now(), reply, abandonedOr(ctx, err))
 	compactReply(reply)
@@ -165,16 +172,10 @@ func abandonedOr(ctx context.Context, err error) error {
 	return err
 }
 
-// chat assembles the conversation and sends it, unless it is counted over
+// chat sends the conversation mc, unless it is counted over
 // the request's prompt budget (or the provider refuses it as over the
 // model's window): then the reply says so, unsent.
-func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequest) (*ModelReply, error) {
-	info := activity.GetInfo(ctx)
-	wf := info.WorkflowExecution
-	mc, err := a.modelContext(ctx, wf.ID, wf.RunID, req)
-	if err != nil {
-		return nil, err
-	}
+func (a *Activities) chat(ctx context.Context, model config.Model, req ModelRequest, mc ModelContext) (*ModelReply, error) {
 	if req.PromptBudget > 0 {
 		if n, over := overBudget(model.Name, mc, req.PromptBudget); over {
 			return &ModelReply{OverBudget: &PromptCount{Tokens: n, Budget: req.PromptBudget}}, nil

@@ -19,13 +19,6 @@ import (
 // without one, it is retried once the breaker's cooldown has passed.
 const ModelCircuitOpenError = "ModelCircuitOpen"
 
-// Bounds of the worker's model breakers: this many unavailable attempts
-// in a row open one, for this long.
-const (
-	modelBreakerFailures = 5
-	modelBreakerCooldown = 30 * time.Second
-)
-
 // modelBreakers are the worker's breakers of its model endpoints (one per
 // endpoint and model name), shared by every run it serves: a provider
 // that is down is asked a bounded number of times, not once per run.
@@ -85,14 +78,29 @@ func (w *modelBreakers) record(m config.Model, now time.Time, reply *ModelReply,
 	}
 }
 
+// breaker is the breaker of m's endpoint, with the bounds of m's config
+// (model.breaker): the config's block that asked last sets them.
 func (w *modelBreakers) breaker(m config.Model) *policies.Breaker {
 	if w.byModel == nil {
 		w.byModel = map[string]*policies.Breaker{}
 	}
+	bounds := m.ModelBreaker()
 	b, ok := w.byModel[modelKey(m)]
 	if !ok {
-		b = policies.NewBreaker(modelBreakerFailures, modelBreakerCooldown)
+		b = policies.NewBreaker(bounds.Failures, bounds.Cooldown.D())
 		w.byModel[modelKey(m)] = b
 	}
+	b.Threshold, b.Cooldown = bounds.Failures, bounds.Cooldown.D()
 	return b
+}
+
+// release gives up the half-open trial a request that was never sent
+// may have held: it proved nothing of the model.
+func (w *modelBreakers) release(m config.Model) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.breaker(m).Release()
 }

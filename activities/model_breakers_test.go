@@ -22,12 +22,12 @@ var (
 func openModelBreaker(t *testing.T, m config.Model) (*modelBreakers, time.Time) {
 	w := &modelBreakers{}
 	now := time.Unix(1_000_000, 0)
-	for range modelBreakerFailures {
+	for range config.DefaultFailures {
 		require.NoError(t, w.allow(m, now, false))
 		w.record(m, now, nil, errUnavailable)
 	}
 	require.Error(t, w.allow(m, now, true), "open")
-	return w, now.Add(modelBreakerCooldown)
+	return w, now.Add(config.DefaultCooldown.D())
 }
 
 // Whatever comes of the half-open trial, the breaker decides or lets the
@@ -68,7 +68,7 @@ func TestARefusalResetsTheCountOfUnavailableAttempts(t *testing.T) {
 	m := config.Model{Name: "gpt"}
 	w := &modelBreakers{}
 	now := time.Unix(0, 0)
-	for range modelBreakerFailures - 1 {
+	for range config.DefaultFailures - 1 {
 		w.record(m, now, nil, errUnavailable)
 	}
 	w.record(m, now, nil, errRejected)
@@ -97,4 +97,19 @@ func TestAnAbandonedRequestProvesNothingOfTheModel(t *testing.T) {
 	w.record(m, later, nil, abandonedOr(cancelled, errUnavailable))
 	require.Equal(t, policies.BreakerHalfOpen, w.breaker(m).State, "the trial abandoned by an edit leaves the breaker half open")
 	require.NoError(t, w.allow(m, later, true), "and the next request is the trial")
+}
+
+// model.breaker sets the bounds of the worker's breaker of the model:
+// here two unavailable attempts open it, for a minute.
+func TestAModelsBreakerTakesItsBoundsFromTheConfig(t *testing.T) {
+	m := config.Model{Name: "gpt", BaseURL: "http://m/v1", Breaker: &config.BreakerPolicy{Failures: 2, Cooldown: config.Duration(time.Minute)}}
+	w := &modelBreakers{}
+	now := time.Unix(0, 0)
+	for range 2 {
+		require.NoError(t, w.allow(m, now, false))
+		w.record(m, now, nil, errUnavailable)
+	}
+	require.ErrorContains(t, w.allow(m, now, true), "it is left alone for 1m0s")
+	require.Error(t, w.allow(m, now.Add(59*time.Second), true))
+	require.NoError(t, w.allow(m, now.Add(time.Minute), true), "the trial, after the configured cooldown")
 }

@@ -8,9 +8,13 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/serviceerror"
+	"go.uber.org/mock/gomock"
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/signals"
 )
 
 // A 429 without Retry-After waits for OpenAI's x-ratelimit-reset-*
@@ -53,18 +57,40 @@ func TestTheWorkersModelBreakerOpensOnAModelThatIsDown(t *testing.T) {
 	m.Fallbacks = []config.ModelFallback{{Name: "other"}}
 	agent := f.agent(m)
 	req := ModelRequest{Agent: agent, Delta: []Message{{Role: "user", Content: "hi"}}, Tools: oneTool}
-	for range modelBreakerFailures {
+	for range config.DefaultFailures {
 		_, err := f.call(req)
 		requireClass(t, err, ModelUnavailableError, true)
 	}
 	_, err := f.call(req)
 	app := requireClass(t, err, ModelCircuitOpenError, false)
 	require.Contains(t, app.Error(), `model "down" was unavailable 5 times in a row across runs`)
-	require.Equal(t, modelBreakerFailures, f.srv.RequestCount(), "refused without reaching the model")
+	require.Equal(t, config.DefaultFailures, f.srv.RequestCount(), "refused without reaching the model")
 
 	// An agent of the same model with no fallback: retried after the
 	// cooldown.
 	lone := f.model("down")
 	_, err = f.call(ModelRequest{Agent: f.agent(lone), Delta: req.Delta, Tools: oneTool})
 	requireClass(t, err, ModelCircuitOpenError, true)
+}
+
+// A request whose conversation could not be read was never sent: it
+// proves nothing of the model, so the half-open trial it held is given
+// up (the next request is the trial), not taken as the model answering.
+func TestAFailedReadOfTheConversationIsNotTheModelAnswering(t *testing.T) {
+	down := func(openai.ChatCompletionRequest) scriptedmodel.Turn { return scriptedmodel.Turn{Status: 503} }
+	f := newModelFixture(t, map[string]scriptedmodel.Script{"down": down})
+	m := f.model("down")
+	m.Breaker = &config.BreakerPolicy{Failures: 1, Cooldown: config.Duration(time.Millisecond)}
+	agent := f.agent(m)
+	_, err := f.call(ModelRequest{Agent: agent, Delta: []Message{{Role: "user", Content: "hi"}}, Tools: oneTool})
+	requireClass(t, err, ModelUnavailableError, true)
+	time.Sleep(5 * time.Millisecond) // the cooldown: the next request is the trial
+
+	// The run answers its conversation query with a failure.
+	f.querier.EXPECT().QueryWorkflow(gomock.Any(), testWorkflowID, testRunID, signals.QueryModelContext, gomock.Any()).
+		Return(nil, serviceerror.NewQueryFailed("the handler broke"))
+	_, err = f.call(ModelRequest{Agent: agent, Base: 3, AfterReply: "r1", Delta: []Message{{Role: "user", Content: "more"}}})
+	requireClass(t, err, "ModelContextUnavailable", false)
+	require.Equal(t, 1, f.srv.RequestCount(), "nothing was sent")
+	require.Equal(t, policies.BreakerHalfOpen, f.acts.modelBreakers.breaker(m).State, "the trial was given up, not closed by the failed read")
 }

@@ -129,6 +129,12 @@ func (f *File) agentModel(a *Agent, getenv func(string) (string, bool)) Model {
 		if own.Fallbacks != nil {
 			m.Fallbacks = own.Fallbacks
 		}
+		if own.Breaker != nil {
+			m.Breaker = own.Breaker
+		}
+		if own.FallbackCooldown > 0 {
+			m.FallbackCooldown = own.FallbackCooldown
+		}
 	}
 	if a.Model != nil && a.Model.BaseURL != "" {
 		m.OwnEndpoint = true

@@ -42,6 +42,13 @@ type Model struct {
 	// Fallbacks are the models a request goes to, in order, once this
 	// one's retries are spent (an agent's list replaces the file's).
 	Fallbacks []ModelFallback `yaml:"fallbacks" json:"fallbacks,omitempty"`
+	// Breaker bounds the worker's breaker of this model's endpoint (nil:
+	// DefaultFailures unavailable attempts in a row open it for
+	// DefaultCooldown); FallbackCooldown is how long a run's requests stay
+	// with a fallback model before this one is asked again (0:
+	// DefaultCooldown).
+	Breaker          *BreakerPolicy `yaml:"breaker" json:"breaker,omitempty"`
+	FallbackCooldown Duration       `yaml:"fallback_cooldown" json:"fallback_cooldown,omitempty"`
 	// Provider names BaseURL's provider (a digest of its host), set by
 	// WithoutEndpoints: a run knows which models share a provider, not
 	// where they are.
@@ -262,8 +269,8 @@ type TimeWindow struct {
 	Within Duration `yaml:"within" json:"within"`
 }
 
-// BreakerPolicy opens a tool's circuit after Failures failures in a row and
-// half-opens it after Cooldown.
+// BreakerPolicy opens a circuit (a tool's, a model endpoint's) after
+// Failures failures in a row and half-opens it after Cooldown.
 type BreakerPolicy struct {
 	Failures int      `yaml:"failures" json:"failures,omitempty"`
 	Cooldown Duration `yaml:"cooldown" json:"cooldown,omitempty"`
@@ -272,6 +279,27 @@ type BreakerPolicy struct {
 // RepairPolicy bounds argument repair per call.
 type RepairPolicy struct {
 	MaxAttempts int `yaml:"max_attempts" json:"max_attempts,omitempty"`
+}
+
+// ModelBreaker is the breaker bounds of a model's endpoint, its defaults
+// where the config writes none.
+func (m Model) ModelBreaker() BreakerPolicy {
+	b := BreakerPolicy{Failures: DefaultFailures, Cooldown: DefaultCooldown}
+	if w := m.Breaker; w != nil && w.Failures > 0 {
+		b.Failures = w.Failures
+	}
+	if w := m.Breaker; w != nil && w.Cooldown > 0 {
+		b.Cooldown = w.Cooldown
+	}
+	return b
+}
+
+// OnFallbackFor is how long a run's requests stay with a fallback model.
+func (m Model) OnFallbackFor() time.Duration {
+	if m.FallbackCooldown > 0 {
+		return m.FallbackCooldown.D()
+	}
+	return DefaultCooldown.D()
 }
 
 // Duration is a time.Duration written as "10s", "24h" in YAML and JSON.

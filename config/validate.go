@@ -116,6 +116,18 @@ func (c *checker) modelPolicy(p path, m Model) {
 	if m.Timeout < 0 {
 		c.add(p.key("timeout"), "must be > 0, got %s", m.Timeout.D())
 	}
+	if b := m.Breaker; b != nil {
+		bp := p.key("breaker")
+		if b.Failures < 0 {
+			c.add(bp.key("failures"), "must be at least 1, got %d", b.Failures)
+		}
+		if b.Cooldown < 0 {
+			c.add(bp.key("cooldown"), "must be > 0, got %s", b.Cooldown.D())
+		}
+	}
+	if m.FallbackCooldown < 0 {
+		c.add(p.key("fallback_cooldown"), "must be > 0, got %s", m.FallbackCooldown.D())
+	}
 }
 
 // endpoint checks a URL that is set.

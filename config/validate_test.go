@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -508,6 +509,36 @@ func TestModelRetryIsFilledAndChecked(t *testing.T) {
 	require.ErrorContains(t, err, "model.retry.max_attempts")
 	require.ErrorContains(t, err, "model.timeout")
 }
+
+// A model's breaker and fallback cooldown are read, an agent's own
+// replacing the file's; bad ones are refused at load with the field named.
+func TestModelBreakerAndFallbackCooldownAreReadAndChecked(t *testing.T) {
+	f, err := parse(strings.Join([]string{
+		"model: {base_url: http://m/v1, name: m, breaker: {failures: 2}, fallback_cooldown: 5m}",
+		"tools: [{name: a, builtin: echo}]",
+		"agents: [{name: x, tools: [a]}, {name: y, tools: [a], model: {breaker: {cooldown: 1m}, fallback_cooldown: 10s}}]",
+	}, "\n"))
+	require.NoError(t, err)
+	x, y := f.agentModel(&f.Agents[0], noEnv), f.agentModel(&f.Agents[1], noEnv)
+	require.Equal(t, BreakerPolicy{Failures: 2, Cooldown: DefaultCooldown}, x.ModelBreaker(), "the cooldown left out keeps its default")
+	require.Equal(t, 5*time.Minute, x.OnFallbackFor())
+	require.Equal(t, BreakerPolicy{Failures: DefaultFailures, Cooldown: Duration(time.Minute)}, y.ModelBreaker(), "the agent's block replaces the file's")
+	require.Equal(t, 10*time.Second, y.OnFallbackFor())
+	require.Equal(t, BreakerPolicy{Failures: DefaultFailures, Cooldown: DefaultCooldown}, Model{}.ModelBreaker())
+	require.Equal(t, DefaultCooldown.D(), Model{}.OnFallbackFor())
+
+	_, err = parse(strings.Join([]string{
+		"model: {base_url: http://m/v1, name: m, breaker: {failures: -1, cooldown: -2s}, fallback_cooldown: -1m}",
+		"tools: [{name: a, builtin: echo}]",
+		"agents: [{name: x, tools: [a], model: {breaker: {cooldown: -3s}}}]",
+	}, "\n"))
+	require.ErrorContains(t, err, "model.breaker.failures: must be at least 1, got -1")
+	require.ErrorContains(t, err, "model.breaker.cooldown: must be > 0, got -2s")
+	require.ErrorContains(t, err, "model.fallback_cooldown: must be > 0, got -1m0s")
+	require.ErrorContains(t, err, "agents[0].model.breaker.cooldown: must be > 0, got -3s")
+}
+
+func noEnv(string) (string, bool) { return "", false }
 
 func TestValidateHandoffWhen(t *testing.T) {
 	// rules is agent x, handing over to y, with handoff_when lines that

@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -16,7 +17,7 @@ import (
 // fallback model (model.fallbacks) instead of stopping the run: the
 // choice is policies.NextModel's, each switch is an escalation node
 // naming from, to and why, and the run's later requests go to the
-// fallback until the agent's breaker cooldown has passed
+// fallback until the model's fallback_cooldown has passed
 // (policies.ModelToAsk). The workflow knows the models by name and
 // provider only; the activity looks the endpoint and key up.
 
@@ -65,4 +66,16 @@ func modelFailure(err error) policies.ModelFailure {
 		}
 	}
 	return policies.ModelFailure{} // a timeout: unavailable
+}
+
+// onFallbackFor is how long the run's requests stay with a fallback model:
+// the model's fallback_cooldown. Runs recorded before fallback-cooldown
+// borrowed the agent's tool breaker cooldown; the version is asked only
+// on a fallback when the two differ.
+func (r *runner) onFallbackFor(ctx workflow.Context) time.Duration {
+	own, borrowed := r.run.Spec.Model.OnFallbackFor(), r.run.Spec.Agent.Policies.Breaker.Cooldown.D()
+	if r.run.ModelAt == 0 || own == borrowed || versionOf(ctx, versionFallbackCooldown, 1) >= 1 {
+		return own
+	}
+	return borrowed
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
@@ -88,4 +89,51 @@ func TestRunsOfAnEarlierVersionDoNotFallBack(t *testing.T) {
 	asked, _, err := fallbackRun(t, map[int]error{0: badKey}, versionModelFallback)
 	stopReport(t, err)
 	require.Equal(t, []int{0}, asked)
+}
+
+// onFallbackAfter runs an agent whose model is refused once: its request
+// goes to fallback c, whose reply asks for a call a person approves 45 s
+// later; it answers where the request after that went (0: the model).
+func onFallbackAfter(t *testing.T, fallbackCooldown time.Duration, before ...string) int {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflow(AgentWorkflow)
+	env.RegisterActivity(&activities.Activities{})
+	spec := approvalSpec() // its tool breaker's cooldown: the default 30 s
+	spec.Model.Provider = "p"
+	spec.Model.Fallbacks = []config.ModelFallback{{Name: "c", Provider: "q"}}
+	spec.Model.FallbackCooldown = config.Duration(fallbackCooldown)
+	env.OnActivity(acts.ResolveAgent, mock.Anything, mock.Anything).Return(spec, nil)
+	env.OnActivity(acts.RunTool, mock.Anything, mock.Anything).Return(json.RawMessage(`{}`), nil)
+	var asked []int
+	env.OnActivity(acts.CallModel, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, req activities.ModelRequest) (*activities.ModelReply, error) {
+			asked = append(asked, req.Fallback)
+			switch len(asked) {
+			case 1:
+				return nil, badKey
+			case 2:
+				return &activities.ModelReply{ReplyID: "r2", ToolCalls: []activities.ToolCall{call("k1", "b", `{}`)}}, nil
+			}
+			return &activities.ModelReply{ReplyID: "r3", Content: "done"}, nil
+		})
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(signals.Approve, signals.ApproveRequest{CallID: "n4", Decision: "approve"})
+	}, 45*time.Second)
+	for _, id := range before {
+		env.OnGetVersion(id, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	}
+	env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "agent", Task: "Book"})
+	require.NoError(t, env.GetWorkflowError())
+	require.Len(t, asked, 3)
+	require.Equal(t, []int{0, 1}, asked[:2], "refused, then its fallback")
+	return asked[2]
+}
+
+// model.fallback_cooldown, not the tool breaker's cooldown, is how long a
+// run stays with a fallback model.
+func TestARunStaysOnAFallbackForTheModelsFallbackCooldown(t *testing.T) {
+	require.Equal(t, 1, onFallbackAfter(t, time.Minute), "45 s on the fallback, within its minute")
+	require.Equal(t, 0, onFallbackAfter(t, 20*time.Second), "past its 20 s: the model again")
+	require.Equal(t, 0, onFallbackAfter(t, time.Minute, versionFallbackCooldown), "before fallback-cooldown: the tool breaker's 30 s")
 }

@@ -98,7 +98,7 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 	}, Step: run.Step})
 	reqID := node.ID
 	ask := modelAsk{budget: r.promptBudget(ctx)}
-	run.ModelAt = policies.ModelToAsk(run.ModelAt, run.ModelSince, workflow.Now(ctx), run.Spec.Agent.Policies.Breaker.Cooldown.D())
+	run.ModelAt = policies.ModelToAsk(run.ModelAt, run.ModelSince, workflow.Now(ctx), r.onFallbackFor(ctx))
 	for {
 		spendTokens, replyTokens, err := r.budgetBeforeRequest(ctx, reqID, ask.maxTokens)
 		if err != nil {

@@ -323,6 +323,11 @@ const (
 	// releaseChanges: asked on its own, only when Temporal suggests it
 	// during such a wait.
 	versionRungWaits = "rung-waits"
+	// versionFallbackCooldown: a run stays with a fallback model for the
+	// model's fallback_cooldown (model_fallback.go); before, for the
+	// agent's tool breaker cooldown. Not in releaseChanges: asked on its
+	// own, only on a fallback when the two differ.
+	versionFallbackCooldown = "fallback-cooldown"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change
