@@ -210,13 +210,22 @@ func (r *Run) newNodeID() string {
 	return fmt.Sprintf("n%d", r.NextID)
 }
 
-// mustJSON marshals values the engine built itself; failure is a bug.
+// mustJSON marshals values the engine built itself. A value JSON cannot
+// hold (a NaN, an invalid raw message) is a bug; it stops the run with a
+// report (stopOnUnencodable) rather than failing its workflow tasks for
+// ever.
 func mustJSON(v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic(fmt.Sprintf("unstuck: marshal %T: %v", v, err))
+		panic(unencodable{what: fmt.Sprintf("%T", v), err: err})
 	}
 	return b
+}
+
+// unencodable is mustJSON's panic.
+type unencodable struct {
+	what string
+	err  error
 }
 
 // rawOrString keeps text that is JSON as it is and wraps anything else in

@@ -149,15 +149,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 			return nil, err
 		}
 	}
-	var res *AgentResult
-	switch {
-	case person:
-		res, err = r.humanAgent(ctx)
-	case r.run.Spec.Agent.Graph != nil:
-		res, err = r.walkGraph(ctx)
-	default:
-		res, err = r.loop(ctx)
-	}
+	res, err := r.runAgent(ctx, person)
 	// A handler still at work (a fork waiting for its workflow to start)
 	// finishes before the run closes; no new edit is taken meanwhile.
 	r.closing = true
@@ -166,6 +158,19 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 		_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	}
 	return res, err
+}
+
+// runAgent runs the agent in its shape: a person, a graph walk or the
+// free-form loop.
+func (r *runner) runAgent(ctx workflow.Context, person bool) (res *AgentResult, err error) {
+	defer r.stopOnUnencodable(ctx, &res, &err)
+	switch {
+	case person:
+		return r.humanAgent(ctx)
+	case r.run.Spec.Agent.Graph != nil:
+		return r.walkGraph(ctx)
+	}
+	return r.loop(ctx)
 }
 
 // start builds the runner: a new run (resolving the agent in an activity)
