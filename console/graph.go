@@ -34,11 +34,14 @@ type graphNode struct {
 }
 
 // Class is the node's classes: "node", its kind and status, and
-// "invalidated" or "loop" when they apply.
+// "invalidated", "archived" or "loop" when they apply.
 func (n graphNode) Class() string {
 	c := "node kind-" + string(n.Kind) + " status-" + string(n.Status)
 	if n.Status == signals.StatusInvalidated {
 		c += " invalidated"
+	}
+	if n.Archived {
+		c += " archived"
 	}
 	if n.Loop != "" {
 		c += " loop"
@@ -143,6 +146,9 @@ func nodeTitle(n signals.Node) string {
 	t := fmt.Sprintf("%s %s: %s", n.ID, n.Kind, n.Status)
 	if n.Agent != "" {
 		t += " (agent " + n.Agent + ")"
+	}
+	if n.Archived {
+		t += "\narchived: held by a closed generation of the run"
 	}
 	if n.Error != "" {
 		t += "\nerror: " + clip(n.Error, 300)

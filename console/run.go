@@ -46,8 +46,12 @@ func (c *Console) loadRun(ctx context.Context, id string) (runView, error) {
 	if err := c.query(ctx, id, signals.QueryStatus, &v.Status); err != nil {
 		return v, err
 	}
-	tr, err := runmsg.ReadTrace(ctx, func(ctx context.Context, out *signals.Trace, args ...any) error {
-		return c.query(ctx, id, signals.QueryTrace, out, args...)
+	// The whole trace: a long run's oldest nodes are read from the closed
+	// generations that hold them, as unstuck trace reads them.
+	tr, err := runmsg.ReadWholeTrace(ctx, id, "", func(wid, rid string) runmsg.TraceQuery {
+		return func(ctx context.Context, out *signals.Trace, args ...any) error {
+			return c.queryRun(ctx, wid, rid, signals.QueryTrace, out, args...)
+		}
 	})
 	if err != nil {
 		return v, err
@@ -75,7 +79,7 @@ func (c *Console) loadRun(ctx context.Context, id string) (runView, error) {
 func editable(n signals.Node) bool {
 	switch n.Kind {
 	case signals.KindTask, signals.KindRequest, signals.KindCall, signals.KindHuman:
-		return n.Status != signals.StatusInvalidated
+		return n.Status != signals.StatusInvalidated && !n.Archived
 	}
 	return false
 }
@@ -83,9 +87,14 @@ func editable(n signals.Node) bool {
 // query asks a run's query and decodes the answer, wording the usual
 // failures.
 func (c *Console) query(ctx context.Context, id, name string, out any, args ...any) error {
+	return c.queryRun(ctx, id, "", name, out, args...)
+}
+
+// queryRun is query of one run of the workflow id (runID "": its latest).
+func (c *Console) queryRun(ctx context.Context, id, runID, name string, out any, args ...any) error {
 	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	v, err := c.tc.QueryWorkflow(qctx, id, "", name, args...)
+	v, err := c.tc.QueryWorkflow(qctx, id, runID, name, args...)
 	var notFound *serviceerror.NotFound
 	switch {
 	case errors.As(err, &notFound):

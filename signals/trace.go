@@ -124,6 +124,10 @@ type Node struct {
 	// GraphNode names the node of an explicit graph this node visited (an
 	// addition to docs/contract.md's fields, absent for free-form runs).
 	GraphNode string `json:"graph_node,omitempty"`
+	// Archived: the node was read from a closed generation of a long run
+	// (the readers of the whole trace set it; a run's own answer never
+	// does).
+	Archived bool `json:"archived,omitempty"`
 	// By, Reason, Before and After are an edit node's audit: who changed
 	// the node it names, why, and its value before and after.
 	By     string          `json:"by,omitempty"`

@@ -3,6 +3,8 @@ package testsuite
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,7 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"golang.org/x/net/html"
 
+	"github.com/unstuck-dev/unstuck/console"
 	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -70,6 +74,31 @@ agents:
 		require.Equal(t, fmt.Sprintf("n%d", i+1), n.ID, "the whole trace, in order, each node once")
 	}
 	require.Len(t, nodesOf(whole, signals.KindRequest), turns+1)
+
+	// The console's run page shows the whole trace too, archived nodes
+	// marked, and offers no edit of them.
+	h, err := console.New(serverClient, console.Options{Namespace: "default"})
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	page := fetch(t, srv.URL+"/runs/"+url.PathEscape(run.GetID()))
+	shown, marked := 0, 0
+	for _, n := range findElements(page, func(n *html.Node) bool { return n.Data == "g" && attrOf(n, "data-node-id") != "" }) {
+		shown++
+		if attrOf(n, "data-archived") == "true" {
+			marked++
+		}
+	}
+	archived := 0
+	for _, n := range whole.Nodes {
+		if n.Archived {
+			archived++
+		}
+	}
+	require.Equal(t, len(whole.Nodes), shown, "every node of every generation")
+	require.Positive(t, archived)
+	require.Equal(t, archived, marked, "the archived nodes are marked")
+	require.Nil(t, findElement(page, func(n *html.Node) bool { return n.Data == "option" && attrOf(n, "value") == "n2" }), "an archived node is not offered for edit")
 
 	// Each generation carried a bounded state.
 	maxCarried, generations, archiving := 0, 0, ""

@@ -152,6 +152,18 @@ func findElement(n *html.Node, match func(*html.Node) bool) *html.Node {
 	return nil
 }
 
+// findElements is every element of the page that match accepts.
+func findElements(n *html.Node, match func(*html.Node) bool) []*html.Node {
+	var found []*html.Node
+	if n.Type == html.ElementNode && match(n) {
+		found = append(found, n)
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		found = append(found, findElements(c, match)...)
+	}
+	return found
+}
+
 func attrOf(n *html.Node, key string) string {
 	for _, a := range n.Attr {
 		if a.Key == key {

@@ -93,6 +93,7 @@ func ReadWholeTrace(ctx context.Context, workflowID, runID string, ask RunTraceQ
 			archived := num <= nodeNumber(a.Through) || (num <= limit && n.Status == signals.StatusInvalidated)
 			if !seen[n.ID] && archived {
 				seen[n.ID] = true
+				n.Archived = true
 				tr.Nodes = append(tr.Nodes, n)
 			}
 		}

@@ -36,11 +36,15 @@ func TestReadWholeTraceJoinsTheArchivedGenerations(t *testing.T) {
 		}
 	})
 	require.NoError(t, err)
-	var ids []string
+	var ids, archived []string
 	for _, n := range tr.Nodes {
 		ids = append(ids, n.ID)
+		if n.Archived {
+			archived = append(archived, n.ID)
+		}
 	}
 	require.Equal(t, []string{"n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9"}, ids)
+	require.Equal(t, []string{"n2", "n3", "n4", "n5", "n6"}, archived, "the nodes read from closed generations are marked")
 	require.Equal(t, []string{"w/", "w/g1", "w/g0"}, asked)
 	require.Nil(t, tr.Archived)
 	require.Equal(t, 2, tr.Generation)
