@@ -130,10 +130,20 @@ agents:
 			at = n.ID
 		}
 	}
-	fork := s.start(workflows.AgentInput{From: &workflows.ForkFrom{WorkflowID: run.GetID(), RunID: tr.Archived.RunID, NodeID: at}})
-	forked, err := s.result(fork)
-	require.NoError(t, err)
-	require.JSONEq(t, fmt.Sprintf(`{"turns": %d}`, turns), string(forked.Output))
+	// Named by the run id that holds it, or in the contract's form alone,
+	// {workflow_id, node_id}: the run knows which generation holds it.
+	for _, runID := range []string{tr.Archived.RunID, ""} {
+		fork := s.start(workflows.AgentInput{From: &workflows.ForkFrom{WorkflowID: run.GetID(), RunID: runID, NodeID: at}})
+		forked, err := s.result(fork)
+		require.NoError(t, err, "a fork of archived node %s (run id %q)", at, runID)
+		require.JSONEq(t, fmt.Sprintf(`{"turns": %d}`, turns), string(forked.Output))
+		edits := nodesOf(s.trace(fork), signals.KindEdit)
+		require.Len(t, edits, 1)
+		require.Contains(t, string(edits[0].Output), fmt.Sprintf(`"forked_from":{"node_id":%q,"workflow_id":%q}`, at, run.GetID()))
+		if runID == "" {
+			recordAndReplay(t, fork, "fork_of_archived_node")
+		}
+	}
 
 	// The generation that archived (marker archive-trace), and one that
 	// started from an archived run.

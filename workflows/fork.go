@@ -129,6 +129,9 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	if err != nil || src.Spec == nil {
 		return nil, bad(fmt.Sprintf("input.from.workflow_id: run %q answered something that is not a run of unstuck", in.From.WorkflowID))
 	}
+	if src, err = holderOf(ctx, actx, src, in.From); err != nil {
+		return nil, err
+	}
 	agent := src.Spec.Agent.Name
 	if in.Agent != "" && in.Agent != agent {
 		return nil, bad(fmt.Sprintf("input.agent is %q but run %q is agent %q: a fork goes on with the agent of its source (leave agent out)", in.Agent, in.From.WorkflowID, agent))
@@ -185,6 +188,40 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 		})
 	}
 	return r, nil
+}
+
+// maxArchiveHops bounds the closed generations a fork reads back through.
+const maxArchiveHops = 1000
+
+// holderOf is the generation of the source that holds the fork's node:
+// the source read, or, when its trace's archived part has the node and
+// the input names no run, the closed generation its archive names (and
+// so on back). The contract's form, {workflow_id, node_id}, so forks
+// from any node of a long run. Runs recorded before fork-archived were
+// refused with the run id to give; the version is asked only then.
+func holderOf(ctx, actx workflow.Context, src *Run, from *ForkFrom) (*Run, error) {
+	read := map[string]bool{}
+	for hops := 0; from.RunID == "" && src.isArchived(from.NodeID); hops++ {
+		if hops == 0 && versionOf(ctx, versionForkArchived, 1) < 1 {
+			break
+		}
+		a := src.Archived
+		if hops >= maxArchiveHops || a.RunID == "" || read[a.RunID] {
+			break // the edit below refuses it, naming the run to fork
+		}
+		read[a.RunID] = true
+		var packed []byte
+		if err := workflow.ExecuteActivity(actx, acts.ReadRunAt, activities.RunRef{WorkflowID: a.WorkflowID, RunID: a.RunID}).Get(ctx, &packed); err != nil {
+			return nil, err
+		}
+		older, err := uncarryRun(packed)
+		if err != nil || older.Spec == nil {
+			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("input.from: generation %d of run %q (run id %s), which holds node %s, answered something that is not a run of unstuck",
+				a.Generation, a.WorkflowID, a.RunID, from.NodeID), BadInputError, nil)
+		}
+		src = older
+	}
+	return src, nil
 }
 
 // forkedRun is the source run as a fork starts from it: the worker's spec,

@@ -328,6 +328,11 @@ const (
 	// agent's tool breaker cooldown. Not in releaseChanges: asked on its
 	// own, only on a fallback when the two differ.
 	versionFallbackCooldown = "fallback-cooldown"
+	// versionForkArchived: a fork {workflow_id, node_id} of a node in the
+	// archived part of a long run reads the closed generation that holds
+	// it (fork.go, holderOf); before, it was refused with the run id to
+	// give. Not in releaseChanges: asked on its own, only for such a fork.
+	versionForkArchived = "fork-archived"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers 1 takes every change above as made, at the version
 	// releaseChanges lists, and asks none of them (versionOf). Each change
