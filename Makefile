@@ -291,7 +291,8 @@ $(RELEASED_WORKER):
 	else echo ">> no git history: the upgrade test will be skipped"; fi
 
 # Record the histories of integration scenarios that have none yet
-# (RUN=TestName picks the scenarios) into testsuite/histories; commit them.
+# (RUN=TestName picks the scenarios) into testsuite/histories/<release>
+# (internal/replay.Recording); commit them.
 # A history already recorded is never overwritten: it is how runs started by
 # an earlier version keep replaying.
 histories: $(TEMPORAL)

@@ -20,12 +20,6 @@ type Route struct {
 	NeedsApproval bool
 }
 
-// ApprovalRefusal is why a call is not made when its fallback needs an
-// approval that will not be asked for.
-func (r Route) ApprovalRefusal(first string) string {
-	return fmt.Sprintf("circuit open: %s is not called until its cooldown passes, and its fallback %s needs an approval of its own", first, r.Tool)
-}
-
 // FallbackOf is the tool the call was for, when Tool is a fallback serving
 // it; "" otherwise (the first tool itself, or a refusal). The trace shows
 // the substitution under the tool the model asked for.

@@ -8,7 +8,7 @@
 // oversized messages, replies, arguments and outputs past Temporal's limits,
 // redirecting and removed tools.
 //
-// The histories the tests record are in histories/; package replay
+// The histories the tests record are in histories/<release>/; package replay
 // replays them. The tests run in parallel on one dev server, each on task
 // queues and ids of its own; one that must run alone says why.
 //

@@ -16,7 +16,8 @@ import (
 )
 
 // recordAndReplay replays a finished run's live history against this code
-// and, with UNSTUCK_RECORD_HISTORIES=1, saves it as histories/<name>.json.
+// and, with UNSTUCK_RECORD_HISTORIES=1, saves it as
+// histories/<release>/<name>.json (replay.Recording).
 func recordAndReplay(t *testing.T, run client.WorkflowRun, name string) {
 	t.Helper()
 	ctx := context.Background()
@@ -34,9 +35,9 @@ func recordAndReplay(t *testing.T, run client.WorkflowRun, name string) {
 	}
 	data, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(hist)
 	require.NoError(t, err)
-	path := filepath.Join(repoRoot, "testsuite", "histories", name+".json")
+	path := filepath.Join(repoRoot, "testsuite", "histories", replay.Recording, name+".json")
 	if _, err := os.Stat(path); err == nil {
-		t.Logf("histories/%s.json is kept as recorded (histories only grow)", name)
+		t.Logf("histories/%s/%s.json is kept as recorded (histories only grow)", replay.Recording, name)
 		return
 	}
 	require.NoError(t, os.WriteFile(path, append(data, '\n'), 0o644))

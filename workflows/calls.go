@@ -48,7 +48,7 @@ func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activiti
 	step := make([]*stepCall, len(calls))
 	ids := make([]string, len(calls))
 	limit := len(calls)
-	if max := r.run.Spec.Agent.Policies.Limits.PerReply(); len(calls) > max && r.limitsOn(ctx) {
+	if max := r.run.Spec.Agent.Policies.Limits.PerReply(); len(calls) > max {
 		limit = max
 	}
 	for i, tc := range calls {
@@ -82,13 +82,11 @@ func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activiti
 		step[i] = r.prepareCall(ctx, node.ID, tc)
 	}
 	r.planCalls(ctx, step)
-	// Runs recorded before parallel calls existed ran them one at a time.
-	parallel := versionOf(ctx, versionParallelCalls, 1) >= 1
 	p := r.newPipeline(ctx)
 	if stream != nil {
 		p = stream.p // the calls it started are waited for with the others
 	}
-	final, stopErr := r.driveOn(ctx, p, step, parallel)
+	final, stopErr := r.driveOn(ctx, p, step)
 	for _, c := range step {
 		if n := r.run.node(c.nodeID); n != nil && c.class != "" {
 			n.Class = c.class // so an edit that keeps the call sees how it failed

@@ -130,28 +130,14 @@ func TestCarriedStateKeepsExactNumbers(t *testing.T) {
 	})
 }
 
-// A human's reply written to State keeps its numbers too; a run recorded
-// before exact numbers holds them as it did then.
+// A human's reply written to State keeps its numbers too, and edge
+// conditions read the input's numbers as State holds them.
 func TestStateValueKeepsExactNumbers(t *testing.T) {
 	doc := json.RawMessage(`{"id":` + exactID + `,"n":3,"f":0.25,"big":` + exactBig + `}`)
-	exact := &runner{exactNumbers: true}
+	r := &runner{run: &Run{}}
 	require.Equal(t, map[string]any{"id": int64(9007199254740993), "n": int64(3), "f": 0.25, "big": json.Number(exactBig)},
-		exact.stateValue(decodeOrString(doc)))
-	before := &runner{}
-	big, _ := json.Number(exactBig).Float64()
-	require.Equal(t, map[string]any{"id": int64(9007199254740993), "n": int64(3), "f": 0.25, "big": big},
-		before.stateValue(decodeOrString(doc)))
-}
-
-// Runs recorded before exact numbers: carried State is all float64 again,
-// and edge conditions read the input as float64, as they did.
-func TestRunsBeforeExactNumbersKeepTheFloatView(t *testing.T) {
-	r := &runner{run: &Run{Progress: Progress{State: refs.State{"n": int64(4), "x": map[string]any{"id": json.Number(exactBig)}}}}}
-	r.run.Input.Input = json.RawMessage(`{"n": 4}`)
-	r.run.State = refs.State(floatNumbers(map[string]any(r.run.State)).(map[string]any))
-	require.Equal(t, float64(4), r.run.State["n"])
-	require.IsType(t, float64(0), r.run.State["x"].(map[string]any)["id"])
-	require.Equal(t, float64(4), r.inputMap()["n"])
-	r.exactNumbers = true
+		r.stateValue(decodeOrString(doc)))
+	r.run.Input.Input = json.RawMessage(`{"n": 4, "big": ` + exactBig + `}`)
 	require.Equal(t, int64(4), r.inputMap()["n"])
+	require.Equal(t, json.Number(exactBig), r.inputMap()["big"])
 }

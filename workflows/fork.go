@@ -147,15 +147,11 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 		a.Last = in.From.NodeID
 		a.SpentAfter = slices.DeleteFunc(a.SpentAfter, func(n NodeSpend) bool { return nodeNumber(n.ID) > nodeNumber(in.From.NodeID) })
 	}
-	run.ChainKeys = versionOf(ctx, versionChainKeys, 1) >= 1
+	run.ChainKeys = true
 	r, err := newRunner(run)
 	if err != nil {
 		return nil, err
 	}
-	// State is rebuilt below, before AgentWorkflow asks how the run holds
-	// numbers: a fork is new, so exactly (versionExactNumbers is 1 for it;
-	// asking here would move its marker).
-	r.exactNumbers = true
 	e, _ := forkEdit(in.From)
 	if e == nil {
 		e = &signals.EditRequest{NodeID: in.From.NodeID}

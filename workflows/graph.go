@@ -207,7 +207,7 @@ func toolNodeCall(id, at string, tool config.Tool, n config.GraphNode, args any)
 
 // runToolNode walks a tool node's call through the pipeline.
 func (r *runner) runToolNode(ctx workflow.Context, c *stepCall) visitResult {
-	_, _ = r.drive(ctx, []*stepCall{c}, true) // a tool node is never final_output
+	_, _ = r.drive(ctx, []*stepCall{c}) // a tool node is never final_output
 	return visitResult{ok: c.errText == "", errText: c.errText, event: r.event(c).LoopEvent(), waits: stepWaits{calls: []*stepCall{c}}}
 }
 
@@ -321,7 +321,7 @@ func (r *runner) visitEnd(ctx workflow.Context, at string, n config.GraphNode) v
 		out = m.Output
 	}
 	output := mustJSON(out)
-	if len(output) > config.MaxPayloadBytes && r.limitsOn(ctx) {
+	if len(output) > config.MaxPayloadBytes {
 		return visitResult{stopErr: r.stop(ctx, fmt.Sprintf("end node %s: %s", at, overPayload("the output is", len(output))))}
 	}
 	return visitResult{done: true, output: output}

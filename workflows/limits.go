@@ -3,8 +3,6 @@ package workflows
 import (
 	"fmt"
 
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/unstuck-dev/unstuck/config"
 )
 
@@ -12,16 +10,6 @@ import (
 // smallest thing with a clear error instead of failing the workflow task
 // for good: a reply's calls past calls_per_reply, tool activities past
 // calls_in_flight, arguments or an output over the payload limit.
-
-// limitsOn says whether the guards apply: runs recorded before they existed
-// replay without them. It is asked only where a guard would act.
-func (r *runner) limitsOn(ctx workflow.Context) bool {
-	if r.limitsVersion == nil {
-		v := versionOf(ctx, versionLimits, 1)
-		r.limitsVersion = &v
-	}
-	return *r.limitsVersion >= 1
-}
 
 func overCallsPerReply(n, limit int) string {
 	return fmt.Sprintf("not run: the reply made %d calls, over the limit of %d calls per reply (policies.limits.calls_per_reply); make at most %d calls at once", n, limit, limit)

@@ -43,7 +43,7 @@ func (r *runner) cutOffCall(ctx workflow.Context, reply activities.ModelReply) b
 // repairReads says whether the pipeline would read a call's arguments
 // whole by rule (repairText) if it ran them.
 func (r *runner) repairReads(tc activities.ToolCall) bool {
-	return r.repairOn && r.run.Spec.Agent.Policies.Repair.MaxAttempts > 0 && r.knownTool(tc.Name) &&
+	return r.run.Spec.Agent.Policies.Repair.MaxAttempts > 0 && r.knownTool(tc.Name) &&
 		repair.RepairText(tc.Args).JSON != nil
 }
 

@@ -146,9 +146,6 @@ func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMe
 				if err := r.handingOverRefusal(signals.Edit); err != nil && r.handingOverOn(ctx) {
 					return err
 				}
-				if versionOf(ctx, versionEdit, 1) < 1 {
-					return notYet(signals.Edit) // as runs recorded before edits existed
-				}
 				_, err := r.acceptEdit(ctx, req, false)
 				return err
 			})
@@ -198,12 +195,6 @@ func (r *runner) receiveSignals(ctx workflow.Context) {
 			var raw converter.RawValue
 			c.Receive(ctx, &raw)
 			payload, err := decodeSignal(name, raw)
-			if errors.Is(err, errTooLarge) && !r.messageSizeOn(ctx) {
-				payload, err = decodeJSONPayload(name, raw) // as runs before the bound did
-			}
-			if errors.Is(err, errUndecodable) && !r.undecodableOn(ctx) {
-				payload, err = r.receiveDecodable(ctx, c, name) // as runs before did
-			}
 			audit := auditOf(payload)
 			if err == nil {
 				audit, err = handle(payload)
@@ -245,33 +236,6 @@ func decodeJSONPayload(name string, raw converter.RawValue) (json.RawMessage, er
 		return nil, fmt.Errorf("%w: %s: the payload cannot be decoded as JSON: %v", errUndecodable, name, err)
 	}
 	return payload, nil
-}
-
-// undecodableOn says whether a signal that cannot be decoded is recorded
-// and passed over: runs recorded before that did what the SDK did (drop it
-// and wait for the next signal of that name, holding up the others). Asked
-// only for such a signal.
-func (r *runner) undecodableOn(ctx workflow.Context) bool {
-	return versionOf(ctx, versionUndecodableSignal, 1) >= 1
-}
-
-// receiveDecodable is the SDK's old way with a signal it could not decode:
-// drop it and block on the channel until one decodes.
-func (r *runner) receiveDecodable(ctx workflow.Context, c workflow.ReceiveChannel, name string) (json.RawMessage, error) {
-	for {
-		var raw converter.RawValue
-		c.Receive(ctx, &raw)
-		payload, err := decodeJSONPayload(name, raw)
-		if !errors.Is(err, errUndecodable) {
-			return payload, err
-		}
-	}
-}
-
-// messageSizeOn says whether oversized signals are ignored: runs recorded
-// before the bound took them. Asked only for an oversized signal.
-func (r *runner) messageSizeOn(ctx workflow.Context) bool {
-	return versionOf(ctx, versionMessageSize, 1) >= 1
 }
 
 // drainSignals takes the signals still buffered before the run continues

@@ -15,7 +15,7 @@ import (
 // checkOutput validates an output against the output schema, if any, and
 // answers it as JSON, or the reason it is refused.
 func (r *runner) checkOutput(ctx workflow.Context, out json.RawMessage) (json.RawMessage, string) {
-	if len(out) > config.MaxPayloadBytes && r.limitsOn(ctx) {
+	if len(out) > config.MaxPayloadBytes {
 		// The result would be refused by Temporal, failing the run's
 		// last workflow task for good.
 		return nil, overPayload("the output is", len(out)) + ": return a summary, and keep large data in a tool's store"

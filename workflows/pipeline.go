@@ -75,11 +75,11 @@ type pipeline struct {
 }
 
 // drive runs calls to their end: each call whose dependencies have
-// finished enters the pipeline (one at a time unless parallel), and the
+// finished enters the pipeline, side by side with the others, and the
 // selector takes whichever wait ends first. A final_output call settles
 // once every other call is done; its output, when valid, is the answer.
-func (r *runner) drive(ctx workflow.Context, calls []*stepCall, parallel bool) (final *finalCall, stopErr error) {
-	return r.driveOn(ctx, r.newPipeline(ctx), calls, parallel)
+func (r *runner) drive(ctx workflow.Context, calls []*stepCall) (final *finalCall, stopErr error) {
+	return r.driveOn(ctx, r.newPipeline(ctx), calls)
 }
 
 func (r *runner) newPipeline(ctx workflow.Context) *pipeline {
@@ -88,13 +88,13 @@ func (r *runner) newPipeline(ctx workflow.Context) *pipeline {
 
 // driveOn drives calls on a pipeline where calls may be under way already
 // (streamed calls: stream.go); it returns once every one of them is done.
-func (r *runner) driveOn(ctx workflow.Context, p *pipeline, calls []*stepCall, parallel bool) (final *finalCall, stopErr error) {
+func (r *runner) driveOn(ctx workflow.Context, p *pipeline, calls []*stepCall) (final *finalCall, stopErr error) {
 	for {
 		for _, c := range calls {
 			if c.started || c.done || !depsDone(c, calls) {
 				continue
 			}
-			if (!parallel && p.running > 0) || r.interrupting() || r.switching {
+			if r.interrupting() || r.switching {
 				break
 			}
 			c.started = true

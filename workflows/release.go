@@ -27,18 +27,16 @@ type releaseChange struct{ release, version workflow.Version }
 // its own change id, not listed here, and versionOf asks it on its own,
 // as GetVersion always did; an id listed here never gets a higher
 // version (a new id does). A later release that folds more changes in
-// raises releaseAll and lists them here with that release.
+// raises releaseAll and lists them here with that release. A change no
+// supported release needs any more is retired: it leaves this list and
+// nothing asks it (docs/deploying.md, "Release line").
 var releaseChanges = map[string]releaseChange{
-	versionParallelCalls: {1, 1}, versionArgumentRepair: {1, 1}, versionRepairValues: {1, 1},
-	versionOnePipeline: {1, 1}, versionLimits: {1, 1}, versionFallbackApproval: {1, 1},
-	versionMessageSize: {1, 1}, versionVerifyCarried: {1, 2}, versionExactNumbers: {1, 1},
-	versionChainKeys: {1, 1}, versionStrictInput: {1, 1}, versionUndecodableSignal: {1, 1},
-	versionEffectLedger: {1, 1}, versionEdit: {1, 1}, versionHandoff: {1, 1},
-	versionWorkerBreaker: {1, 1}, versionExploreCycle: {1, 1}, versionGraphProgress: {1, 1},
-	versionRungsByClass: {1, 1}, versionStableSignatures: {1, 1}, versionTimeWindow: {1, 1},
-	versionStateHash: {1, 1}, versionHandingOver: {1, 1}, versionAnswerPending: {1, 1},
-	versionWholeArguments: {1, 1}, versionRelativeDates: {1, 1}, versionStreamCalls: {1, 1},
-	versionToolQueues: {1, 1}, versionQueueWait: {1, 1}, versionModelHeartbeat: {1, 1},
+	versionExploreCycle: {1, 1}, versionGraphProgress: {1, 1}, versionHandoff: {1, 1},
+	versionWorkerBreaker: {1, 1}, versionRungsByClass: {1, 1}, versionStableSignatures: {1, 1},
+	versionTimeWindow: {1, 1}, versionStateHash: {1, 1}, versionHandingOver: {1, 1},
+	versionAnswerPending: {1, 1}, versionWholeArguments: {1, 1}, versionRelativeDates: {1, 1},
+	versionStreamCalls: {1, 1}, versionToolQueues: {1, 1}, versionQueueWait: {1, 1},
+	versionModelHeartbeat: {1, 1}, versionRepairValues: {1, 1},
 }
 
 // versionOf is workflow.GetVersion(ctx, changeID, DefaultVersion, max),

@@ -22,7 +22,7 @@ func releaseProbe(ctx workflow.Context, ids []string) ([]workflow.Version, error
 	inRun := sameRelease(ctx)
 	var fromHandler workflow.Version = -2
 	if err := workflow.SetUpdateHandler(ctx, "probe", func(hctx workflow.Context) error {
-		fromHandler = versionOf(inRun(hctx), versionEdit, 1)
+		fromHandler = versionOf(inRun(hctx), versionHandoff, 1)
 		return nil
 	}); err != nil {
 		return nil, err
@@ -58,8 +58,8 @@ func probeVersions(t *testing.T, release workflow.Version, ids ...string) ([]wor
 // A run of this release takes the release's changes as made, at their
 // versions, in the workflow and in an update handler, and asks none.
 func TestReleaseRunTakesItsChangesWithoutAsking(t *testing.T) {
-	got, asked := probeVersions(t, releaseAll, versionParallelCalls, versionVerifyCarried, versionModelHeartbeat)
-	require.Equal(t, []workflow.Version{1, 2, 1, 1}, got)
+	got, asked := probeVersions(t, releaseAll, versionStreamCalls, versionWorkerBreaker, versionModelHeartbeat)
+	require.Equal(t, []workflow.Version{1, 1, 1, 1}, got)
 	require.Empty(t, asked)
 }
 
@@ -73,32 +73,28 @@ func TestReleaseRunAsksALaterChange(t *testing.T) {
 
 // A run recorded before versionRelease existed asks each change.
 func TestRunBeforeTheReleaseAsksEachChange(t *testing.T) {
-	_, asked := probeVersions(t, workflow.DefaultVersion, versionParallelCalls, versionToolQueues)
-	require.Equal(t, []string{versionParallelCalls, versionToolQueues, versionEdit}, asked)
+	_, asked := probeVersions(t, workflow.DefaultVersion, versionStreamCalls, versionToolQueues)
+	require.Equal(t, []string{versionStreamCalls, versionToolQueues, versionHandoff}, asked)
 }
 
 // Release 1's changes are fixed: a run started on it may be continued by
 // any later worker, so nothing may join them (a new change gets its own
-// id, asked on its own) and none may change its version.
+// id, asked on its own) and none may change its version. A change no
+// supported release can still be without is retired: it leaves the list,
+// and nothing asks it (docs/deploying.md, "Release line").
 func TestReleaseOneChangesAreFixed(t *testing.T) {
 	var ids []string
 	for id, c := range releaseChanges {
 		if c.release == 1 {
 			ids = append(ids, id)
-			want := workflow.Version(1)
-			if id == versionVerifyCarried {
-				want = 2
-			}
-			require.Equal(t, want, c.version, id)
+			require.Equal(t, workflow.Version(1), c.version, id)
 		}
 	}
 	slices.Sort(ids)
 	require.Equal(t, []string{
-		"answer-pending", "argument-repair", "chain-keys", "edit", "effect-ledger", "exact-numbers",
-		"explore-cycle", "fallback-approval", "graph-progress", "handing-over", "handoff", "limits",
-		"message-size", "model-heartbeat", "one-call-pipeline", "parallel-calls", "relative-dates",
-		"repair-values", "rungs-by-class", "stable-signatures", "state-hash", "stream-calls",
-		"strict-input", "time-window", "tool-queue-wait", "tool-queues", "undecodable-signal",
-		"verify-carried", "whole-arguments", "worker-breaker",
+		"answer-pending", "explore-cycle", "graph-progress", "handing-over", "handoff",
+		"model-heartbeat", "relative-dates", "repair-values", "rungs-by-class", "stable-signatures",
+		"state-hash", "stream-calls", "time-window", "tool-queue-wait", "tool-queues",
+		"whole-arguments", "worker-breaker",
 	}, ids)
 }

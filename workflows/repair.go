@@ -169,9 +169,6 @@ func (r *runner) tried(nodeID string, args json.RawMessage) bool {
 }
 
 func (r *runner) repairsLeft(nodeID string) int {
-	if !r.repairOn {
-		return 0
-	}
 	return r.run.Spec.Agent.Policies.Repair.MaxAttempts - r.repairs[nodeID]
 }
 

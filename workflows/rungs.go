@@ -30,7 +30,7 @@ func (r *runner) classSituation(s *policies.LoopSituation, loop *policies.Loop, 
 		}
 	}
 	s.OtherTools = policies.OtherTools(r.run.Spec.Agent.Tools, calls)
-	s.CanRepair = !s.InGraph && r.repairOn && r.run.Spec.Agent.Policies.Repair.MaxAttempts > 0
+	s.CanRepair = !s.InGraph && r.run.Spec.Agent.Policies.Repair.MaxAttempts > 0
 }
 
 // chooseRung climbs the ladder by the rules the run follows: those of

@@ -42,7 +42,7 @@ func (p *pipeline) approval(ctx workflow.Context, c *stepCall, tool config.Tool,
 			p.fail(ctx, c, problem, policies.Refused)
 			return
 		}
-		if p.recheckBlocked(ctx, c) && isBlocked(p.r.run, tool.Name, decided) {
+		if isBlocked(p.r.run, tool.Name, decided) {
 			p.fail(ctx, c, blockedText(tool.Name), policies.Blocked)
 			return
 		}
@@ -52,10 +52,4 @@ func (p *pipeline) approval(ctx workflow.Context, c *stepCall, tool config.Tool,
 		c.resolved = decided
 		next(tool, decided)
 	})
-}
-
-// recheckBlocked: graph calls of runs recorded before the one pipeline ran
-// what a person decided without checking the blocked calls again.
-func (p *pipeline) recheckBlocked(ctx workflow.Context, c *stepCall) bool {
-	return c.where == "" || versionOf(ctx, versionOnePipeline, 1) >= 1
 }

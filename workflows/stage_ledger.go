@@ -32,16 +32,12 @@ func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, a
 		// The same write tried before and failed (a timeout, say) may have
 		// acted all the same: it goes again with that try's key, so a tool
 		// that honours Idempotency-Key acts once.
-		if tried := p.r.triedWrite(name, args); tried != nil && versionOf(ctx, versionEffectLedger, 1) >= 1 {
+		if tried := p.r.triedWrite(name, args); tried != nil {
 			c.keyOf = tried.ID
 			if tried.CallKey != "" {
 				c.keyOf = tried.CallKey // itself an earlier try's key, maybe
 			}
 		}
-		p.run(ctx, c, tool, args, 0)
-		return
-	}
-	if versionOf(ctx, versionEffectLedger, 1) < 1 {
 		p.run(ctx, c, tool, args, 0)
 		return
 	}
@@ -57,10 +53,7 @@ func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, a
 // as it was (reexecute: reuse answers it; ask asks about running it again,
 // once). Approving it first would ask for nothing.
 func (p *pipeline) ledgerAnswers(ctx workflow.Context, c *stepCall, args json.RawMessage) bool {
-	if !writes(c, c.tool) || p.r.executedWrite(ledgerName(c, c.tool), args) == nil {
-		return false
-	}
-	return versionOf(ctx, versionEffectLedger, 1) >= 1
+	return writes(c, c.tool) && p.r.executedWrite(ledgerName(c, c.tool), args) != nil
 }
 
 // writes: the call's tool, or the tool that would stand in, has effects.

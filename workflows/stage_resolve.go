@@ -20,7 +20,7 @@ func (p *pipeline) resolve(ctx workflow.Context, c *stepCall) {
 		p.fail(ctx, c, problem, policies.Structural)
 		return
 	}
-	if len(args) > config.MaxPayloadBytes && p.r.limitsOn(ctx) {
+	if len(args) > config.MaxPayloadBytes {
 		// References copy whole values; two large ones make an activity
 		// input Temporal refuses.
 		p.fail(ctx, c, overPayload("the resolved arguments are", len(args))+

@@ -31,10 +31,6 @@ func (p *pipeline) route(ctx workflow.Context, c *stepCall, tool config.Tool, ar
 		fallback, _ := r.run.Spec.Tool(routed.Tool)
 		c.fallback = fallback.Name
 		if routed.NeedsApproval {
-			if versionOf(ctx, versionFallbackApproval, 1) < 1 {
-				p.fail(ctx, c, routed.ApprovalRefusal(tool.Name), policies.CircuitOpen)
-				return
-			}
 			p.approval(ctx, c, fallback, args, func(t config.Tool, decided json.RawMessage) { p.ledger(ctx, c, t, decided) })
 			return
 		}

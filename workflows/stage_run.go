@@ -21,7 +21,7 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 		p.fail(ctx, c, p.r.interruptText(), policies.Canceled)
 		return
 	}
-	if p.inFlight >= p.r.run.Spec.Agent.Policies.Limits.InFlight() && p.r.limitsOn(ctx) {
+	if p.inFlight >= p.r.run.Spec.Agent.Policies.Limits.InFlight() {
 		// A running call starts it when it ends (below).
 		p.queued = append(p.queued, func() { p.run(ctx, c, tool, args, attempt) })
 		return

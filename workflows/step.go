@@ -173,7 +173,7 @@ type modelAsk struct{ budget, maxTokens, spendTokens, replyTokens int }
 func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*activities.ModelReply, []activities.Message, error) {
 	run := r.run
 	conv := buildConversation(run)
-	if !run.Fitted && overBudget(conv, conversationBudget(run)) && r.limitsOn(ctx) {
+	if !run.Fitted && overBudget(conv, conversationBudget(run)) {
 		// From now on the conversation is fitted to the payload limit;
 		// what the model activity has cached is not what it will be sent.
 		run.Fitted = true

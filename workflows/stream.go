@@ -227,5 +227,5 @@ func (r *runner) endStream(ctx workflow.Context, s *streaming, why string) {
 		r.notRunStreamed(ctx, c.step, why)
 		calls = append(calls, c.step)
 	}
-	_, _ = r.driveOn(ctx, s.p, calls, true)
+	_, _ = r.driveOn(ctx, s.p, calls)
 }

@@ -2,67 +2,15 @@ package workflows
 
 // Change ids of workflow.GetVersion: each names a behaviour change that
 // running workflows must not see mid-run. Keep them, and the old branch,
-// while histories recorded before the change may still replay.
+// while a supported release's runs may still need it; retire them when
+// no supported release does (docs/deploying.md, "Release line").
 const (
-	// versionParallelCalls: the calls of one reply run concurrently as
-	// their references allow (before: one after another, in order).
-	versionParallelCalls = "parallel-calls"
-	// versionArgumentRepair: arguments failing the schema or refused as
-	// invalid_args are repaired (before: the error went to the model).
-	versionArgumentRepair = "argument-repair"
 	// versionRepairValues: argument repair uses the newest rules (numbers
 	// as people write them, booleans from on/off and 0/1, a list written
 	// as text split on its separator and never wrapped whole); before,
 	// repair.RulesFirst. Asked only when the two rule sets answer a call
 	// differently, so runs they repair alike record no marker.
 	versionRepairValues = "repair-values"
-	// versionOnePipeline: graph tool nodes walk the model's call pipeline;
-	// what a person decided for a graph call is checked against the
-	// blocked calls again (before: it ran unchecked).
-	versionOnePipeline = "one-call-pipeline"
-	// versionLimits: the guards of policies.limits and of payload sizes
-	// (calls past calls_per_reply answered with an error, tool activities
-	// past calls_in_flight queued, oversized arguments and outputs refused,
-	// an oversized model request clipped). Asked only when a guard would
-	// act, so runs that never reach one record no marker.
-	versionLimits = "limits"
-	// versionFallbackApproval: a fallback that needs an approval of its own
-	// asks a person before it stands in (before: the call was refused).
-	versionFallbackApproval = "fallback-approval"
-	// versionMessageSize: a signal over config.MaxMessageBytes is recorded
-	// and ignored (before: it was taken). Asked only for such a signal.
-	versionMessageSize = "message-size"
-	// versionVerifyCarried: a continued run checks, in an activity, that
-	// its previous run continued as new into it (cron runs and retries
-	// also have a previous run, and the starter's input). Version 2 runs
-	// the check as a local activity (version 1: an activity).
-	versionVerifyCarried = "verify-carried"
-	// versionExactNumbers: numbers in State and in the input that edge
-	// conditions read keep their exact value (before: State carried
-	// across continue-as-new and the input were float64, and numbers
-	// beyond int64 were float64 everywhere). Asked once per run.
-	versionExactNumbers = "exact-numbers"
-	// versionChainKeys: a chain started now puts its first run id in its
-	// calls' idempotency keys (Run.ChainKeys, carried to every run).
-	versionChainKeys = "chain-keys"
-	// versionStrictInput: a first run whose input has fields AgentInput
-	// does not know is refused (before: they were ignored). Asked only for
-	// such an input.
-	versionStrictInput = "strict-input"
-	// versionUndecodableSignal: a signal whose payload cannot be decoded is
-	// recorded and passed over (before: the SDK dropped it and the run's
-	// message loop waited for the next signal of that name). Asked only for
-	// such a signal.
-	versionUndecodableSignal = "undecodable-signal"
-	// versionEffectLedger: a write re-issued after the call that made it
-	// was invalidated (by a rollback; edits came with it) is answered by
-	// the recorded result or a person (before: it ran again). Asked only
-	// when such a write is re-issued.
-	versionEffectLedger = "effect-ledger"
-	// versionEdit: an edit signal that can apply is applied, and a "from"
-	// input starts a fork (before: both were refused as not available).
-	// Asked only for such a signal or input.
-	versionEdit = "edit"
 	// versionHandoff: an agent that can hand over does (the handoff tool,
 	// the handoff message, the ladder's handoff rung, its rules), and an
 	// agent of kind human waits for a person instead of calling a model

@@ -48,16 +48,12 @@ type runner struct {
 	// repairs counts repair attempts per call node (a step's repairs end
 	// within the step, so this need not outlive the generation).
 	repairs map[string]int
-	// repairOn is false for runs recorded before argument repair existed.
-	repairOn bool
 	// triedArgs are the canonical arguments each call was issued with.
 	triedArgs map[string]map[string]bool
 	// awaiting are the calls waiting for approval; decisions the ones a
 	// person settled that the waiting code has not taken yet.
 	awaiting  map[string]string // call node id -> the tool to approve
 	decisions map[string]*signals.ApproveRequest
-	// limitsVersion caches the GetVersion of the limits guards.
-	limitsVersion *workflow.Version
 	// contextVersion caches the GetVersion of policies.context's
 	// compaction; compactions are those of requests not answered yet.
 	contextVersion *workflow.Version
@@ -70,8 +66,6 @@ type runner struct {
 	// the step's model request while its reply streams (stream.go).
 	streamVersion *workflow.Version
 	streaming     *streaming
-	// exactNumbers: State and the input keep numbers exact (numbers.go).
-	exactNumbers bool
 	// editing is the edit being applied (interrupt.go); argsEdited the
 	// calls waiting for approval whose arguments a person edited.
 	editing    *pendingEdit
@@ -134,11 +128,9 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 		return nil, err
 	}
 	*r = *built
-	r.useNumbers(ctx)
 	r.expectCarriedWaits()
 	workflow.Go(ctx, func(ctx workflow.Context) { r.receiveSignals(ctx) })
 	workflow.Go(ctx, func(ctx workflow.Context) { r.watchWaiting(ctx) })
-	r.repairOn = versionOf(ctx, versionArgumentRepair, 1) >= 1
 	handsOver := r.handoffsOn(ctx)
 	r.handsOver = handsOver
 	// Runs carried from a version before handoffs have no registry.
@@ -198,15 +190,12 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 		run.Generation++
 		return newRunner(run)
 	}
-	if len(in.Unknown) > 0 && versionOf(ctx, versionStrictInput, 1) >= 1 {
+	if len(in.Unknown) > 0 {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 			"input: unknown field(s) %s: a run takes agent, task, input, output_schema and from", strings.Join(in.Unknown, ", ")), BadInputError, nil)
 	}
-	if in.From != nil && versionOf(ctx, versionEdit, 1) >= 1 {
-		return startFork(ctx, in)
-	}
 	if in.From != nil {
-		return nil, temporal.NewNonRetryableApplicationError(`input.from: forking a run is not available in this version of unstuck`, BadInputError, nil)
+		return startFork(ctx, in)
 	}
 	if err := checkInput(in); err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), BadInputError, nil)
@@ -220,7 +209,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 		Input: in,
 		Spec:  &spec,
 		Progress: Progress{State: map[string]any{}, HandoffPath: []string{}, Escalations: []Escalation{},
-			ChainKeys: versionOf(ctx, versionChainKeys, 1) >= 1},
+			ChainKeys: true},
 	}
 	r, err := newRunner(run)
 	if err != nil {
@@ -282,20 +271,10 @@ func verifyCarried(ctx workflow.Context) error {
 	if previous == "" {
 		return refused("")
 	}
-	v := versionOf(ctx, versionVerifyCarried, 2)
-	if v < 1 {
-		return nil // runs recorded before the check
-	}
-	var err error
-	if v >= 2 {
-		// A local activity: the check is on the path of every edit and
-		// continue-as-new, and needs no task of its own on the server.
-		lctx := workflow.WithLocalActivityOptions(ctx, verifyLocalOptions())
-		err = workflow.ExecuteLocalActivity(lctx, acts.VerifyCarried, previous).Get(ctx, nil)
-	} else {
-		actx := workflow.WithActivityOptions(ctx, withSummary(verifyOptions(), "verify the carried run state"))
-		err = workflow.ExecuteActivity(actx, acts.VerifyCarried, previous).Get(ctx, nil)
-	}
+	// A local activity: the check is on the path of every edit and
+	// continue-as-new, and needs no task of its own on the server.
+	lctx := workflow.WithLocalActivityOptions(ctx, verifyLocalOptions())
+	err := workflow.ExecuteLocalActivity(lctx, acts.VerifyCarried, previous).Get(ctx, nil)
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.Type() == activities.CarriedRefusedError {
 		return refused(" (" + errorText(err) + ")")
