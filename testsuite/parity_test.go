@@ -2,6 +2,7 @@ package testsuite
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -51,6 +52,9 @@ func runParity(t *testing.T, cells []parityCell) {
 				if !t.Failed() {
 					mark = "pass"
 				}
+				if c.variant != "" {
+					mark = c.variant + ": " + mark
+				}
 				mu.Lock()
 				marks[c.capability][c.shape] = append(marks[c.capability][c.shape], mark)
 				mu.Unlock()
@@ -62,9 +66,14 @@ func runParity(t *testing.T, cells []parityCell) {
 
 func parityMatrix(rows []string, marks map[string]map[string][]string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-44s %-12s %-12s\n", "capability", freeForm, graph)
+	fmt.Fprintf(&b, "\n%-40s | %-36s | %s\n", "capability", freeForm, graph)
 	for _, row := range rows {
-		fmt.Fprintf(&b, "%-44s %-12s %-12s\n", row, strings.Join(marks[row][freeForm], " "), strings.Join(marks[row][graph], " "))
+		fmt.Fprintf(&b, "%-40s | %-36s | %s\n", row, strings.Join(sorted(marks[row][freeForm]), ", "), strings.Join(sorted(marks[row][graph]), ", "))
 	}
 	return b.String()
+}
+
+func sorted(marks []string) []string {
+	slices.Sort(marks)
+	return marks
 }
