@@ -33,10 +33,10 @@ func startWorkerProcess(t *testing.T, configYAML string, flags ...string) (queue
 }
 
 // newBinaryStack is newStack served by the worker binary instead of
-// workers in the test process.
-func newBinaryStack(t *testing.T, yaml string, scripts map[string]scriptedmodel.Script) *stack {
+// workers in the test process; opts are the scripted model server's.
+func newBinaryStack(t *testing.T, yaml string, scripts map[string]scriptedmodel.Script, opts ...scriptedmodel.Option) *stack {
 	t.Helper()
-	s, served := unservedStack(t, yaml, scripts)
+	s, served := unservedStack(t, yaml, scripts, opts...)
 	s.queue = startWorkerProcess(t, served)
 	return s
 }
