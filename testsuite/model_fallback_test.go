@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -35,10 +36,18 @@ agents:
 		scriptedmodel.CallTurn("final_output", map[string]any{"done": true}),
 	)})
 	run := s.start(workflows.AgentInput{Agent: "steady", Task: "count"})
+	requireFellBackToBackup(t, s, run)
+	recordAndReplay(t, run, "model_fallback")
+}
+
+// requireFellBackToBackup: the run completed with {"done": true} after two
+// attempts of the primary (503), every request after them going to the
+// backup, with one escalation node saying so.
+func requireFellBackToBackup(t *testing.T, s *stack, run client.WorkflowRun) {
+	t.Helper()
 	res, err := s.result(run)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"done": true}`, string(res.Output))
-
 	byModel := map[string]int{}
 	for _, req := range s.model.Requests() {
 		byModel[req.Model]++
@@ -49,5 +58,4 @@ agents:
 	require.JSONEq(t, `{"action": "model_fallback", "from": "primary", "to": "backup"}`, string(esc[0].Args))
 	require.Contains(t, string(esc[0].Output), "HTTP 503")
 	require.Equal(t, 1, s.status(run).ModelFallbacks)
-	recordAndReplay(t, run, "model_fallback")
 }
