@@ -50,9 +50,9 @@ func (r *runner) currentDetails(id string) string {
 		fmt.Fprintf(&b, "\nAnswer (decision `approve`, `reject`, `modify` with `args`, or `replace` with `call`):\n```\n%s\n```\n",
 			approveCommand(id, pending[0].CallID))
 	}
-	if r.waitingHuman != "" && run.Phase == signals.PhaseAwaitingHuman {
+	if r.human.waiting() && run.Phase == signals.PhaseAwaitingHuman {
 		fmt.Fprintf(&b, "\n**waiting for a person's reply** (`%s`). Answer:\n```\ntemporal workflow update execute --workflow-id %s --name %s --input '{\"text\":\"...\"}'\n```\n",
-			r.waitingHuman, id, signals.Reply)
+			r.human.node, id, signals.Reply)
 	}
 	if w := r.budgetWaiting; w != nil && w.decision == nil {
 		why := ""

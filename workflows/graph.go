@@ -139,7 +139,7 @@ func (r *runner) resumeVisit(ctx workflow.Context, at string, n config.GraphNode
 	if c := r.heldToolCall(res.Waiting, at, n); c != nil {
 		return r.runToolNode(ctx, c)
 	}
-	r.heldHuman = res.Waiting.Human
+	r.human.held = res.Waiting.Human
 	return r.visitNode(ctx, at, n)
 }
 
@@ -153,7 +153,7 @@ func (r *runner) visitNode(ctx workflow.Context, at string, n config.GraphNode) 
 	case n.LLM:
 		return r.visitLLM(ctx, at)
 	case n.Human:
-		reply, id, timedOut, err := r.awaitHuman(ctx, "graph node "+at, true)
+		reply, id, timedOut, err := r.awaitHuman(ctx, "graph node "+at, false)
 		r.tagGraphNode(id, at)
 		if errors.Is(err, errSwitching) {
 			return visitResult{waits: stepWaits{human: id}}

@@ -8,13 +8,34 @@ import (
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
+// humanWait is the run's wait for a person's reply: the human node a
+// reply would answer ("" when none), whether it is the ladder's human
+// rung, the reply that landed and is not taken yet, and the node a
+// generation that continued as new while waiting waits at again.
+type humanWait struct {
+	node  string
+	rung  bool
+	reply *signals.ReplyRequest
+	held  string
+}
+
+// waiting says whether the run waits for a reply.
+func (h *humanWait) waiting() bool { return h.node != "" }
+
+// takeReply answers the reply that landed, once.
+func (h *humanWait) takeReply() *signals.ReplyRequest {
+	reply := h.reply
+	h.reply = nil
+	return reply
+}
+
 // awaitHuman puts the run in phase awaiting_human until a reply arrives
 // or the agent's human_timeout passes. The reply's text joins the
 // conversation through the human node; timedOut tells the caller to move
-// on (the escalation ladder climbs to its next rung). carry: the caller
-// can carry the wait into the next generation, so the run may continue
-// as new while it waits (errSwitching; waiting_continue.go).
-func (r *runner) awaitHuman(ctx workflow.Context, why string, carry bool) (reply *signals.ReplyRequest, nodeID string, timedOut bool, err error) {
+// on (the escalation ladder climbs to its next rung). The run may
+// continue as new while it waits (errSwitching; waiting_continue.go),
+// the caller carrying the wait; rung: it is the ladder's human rung.
+func (r *runner) awaitHuman(ctx workflow.Context, why string, rung bool) (reply *signals.ReplyRequest, nodeID string, timedOut bool, err error) {
 	node := r.heldHumanNode()
 	if node == nil {
 		node = r.addNode(ctx, Node{Node: signals.Node{
@@ -24,11 +45,11 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string, carry bool) (reply
 		r.checkpoint(node.ID)
 	}
 	nodeID = node.ID
-	r.waitingHuman, r.humanCarried = nodeID, carry
+	r.human.node, r.human.rung = nodeID, rung
 	held := false
 	defer func() {
 		if !held {
-			r.waitingHuman, r.humanCarried = "", false
+			r.human.node, r.human.rung = "", false
 			delete(r.waitSince, nodeID)
 		}
 	}()
@@ -37,10 +58,10 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string, carry bool) (reply
 	}
 	// A wait carried from an earlier generation keeps its deadline.
 	timeout, expired := r.waitLeft(ctx, nodeID)
-	got := r.reply != nil
+	got := r.human.reply != nil
 	if !expired {
 		got, err = workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout, TimerOptions: workflow.TimerOptions{Summary: "wait for a person's reply (" + nodeID + ")"}}, func() bool {
-			return r.reply != nil || r.interrupting() || (r.switching && carry)
+			return r.human.reply != nil || r.interrupting() || r.switching
 		})
 	}
 	if err != nil {
@@ -49,13 +70,13 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string, carry bool) (reply
 		}
 		return nil, nodeID, false, err
 	}
-	if got && r.reply == nil && !r.interrupting() {
+	if got && r.human.reply == nil && !r.interrupting() {
 		// The run continues as new and waits at this node again; a reply
 		// until then is carried (waiting_continue.go).
 		held = true
 		return nil, nodeID, false, errSwitching
 	}
-	if got && r.reply == nil {
+	if got && r.human.reply == nil {
 		return nil, nodeID, false, errInterrupted
 	}
 	if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
@@ -65,7 +86,7 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string, carry bool) (reply
 		r.finishNode(ctx, nodeID, nil, fmt.Sprintf("no reply within human_timeout (%s)", timeout))
 		return nil, nodeID, true, nil
 	}
-	reply, r.reply = r.reply, nil
+	reply = r.human.takeReply()
 	r.finishNode(ctx, nodeID, mustJSON(reply), "")
 	if n := r.run.node(nodeID); n != nil {
 		r.run.Settles++
@@ -79,11 +100,11 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string, carry bool) (reply
 // other reply has landed in the meantime (two in one workflow task would
 // otherwise overwrite each other).
 func (r *runner) replyWanted(req signals.ReplyRequest) error {
-	if r.waitingHuman == "" {
+	if !r.human.waiting() {
 		return fmt.Errorf("reply: nothing waits for a reply (the run is %s)", r.run.Phase)
 	}
-	if r.reply != nil {
-		return fmt.Errorf("reply: %s already has a reply", r.waitingHuman)
+	if r.human.reply != nil {
+		return fmt.Errorf("reply: %s already has a reply", r.human.node)
 	}
 	if r.personAgent {
 		return r.personReplyProblem(req)
@@ -97,6 +118,6 @@ func (r *runner) acceptReply(req signals.ReplyRequest) (signals.ReplyResult, err
 		return signals.ReplyResult{}, err
 	}
 	copied := req
-	r.reply = &copied
-	return signals.ReplyResult{NodeID: r.waitingHuman}, nil
+	r.human.reply = &copied
+	return signals.ReplyResult{NodeID: r.human.node}, nil
 }

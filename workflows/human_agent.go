@@ -25,7 +25,7 @@ func (r *runner) humanAgent(ctx workflow.Context) (*AgentResult, error) {
 	}
 	why += ", or hand it on"
 	r.takeHeldHuman()
-	reply, nodeID, timedOut, err := r.awaitHuman(ctx, why, true)
+	reply, nodeID, timedOut, err := r.awaitHuman(ctx, why, false)
 	switch {
 	case errors.Is(err, errSwitching):
 		return nil, r.continueWaiting(ctx, stepWaits{human: nodeID})

@@ -30,9 +30,7 @@ type carriedRung struct {
 // climbs to the next rung; a run that continues as new meanwhile carries
 // the wait (escalation.held).
 func (r *runner) humanRung(ctx workflow.Context, escID string, loop *policies.Loop, where, why string) *escalation {
-	r.rungWaiting = true
 	reply, humanID, timedOut, err := r.awaitHuman(ctx, "the agent is stuck in a loop: "+why, true)
-	r.rungWaiting = false
 	switch {
 	case errors.Is(err, errSwitching):
 		return &escalation{held: &carriedRung{Escalation: escID, Loop: *loop, Where: where, human: humanID}}
@@ -49,6 +47,6 @@ func (r *runner) humanRung(ctx workflow.Context, escID string, loop *policies.Lo
 // starts, waits at the same node again.
 func (r *runner) resumeRung(ctx workflow.Context, w *waitingResume) *escalation {
 	rung := w.Rung
-	r.heldHuman = w.Human
+	r.human.held = w.Human
 	return r.humanRung(ctx, rung.Escalation, &rung.Loop, rung.Where, "")
 }

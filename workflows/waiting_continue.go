@@ -88,7 +88,7 @@ func (r *runner) watchWaiting(ctx workflow.Context) {
 // which marker a run records depends on nothing else.
 func (r *runner) waitingChange() string {
 	switch {
-	case r.rungWaiting:
+	case r.human.rung:
 		return versionRungWaits
 	case r.run.Spec.Agent.Graph != nil:
 		return versionGraphWaits
@@ -100,7 +100,7 @@ func (r *runner) waitingChange() string {
 func (r *runner) waitView(ctx workflow.Context) policies.WaitView {
 	return policies.WaitView{
 		ContinueAsNewSuggested: workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
-		Waiting:                len(r.awaiting) > 0 || (r.humanCarried && r.waitingHuman != "") || (r.budgetWaiting != nil && r.budgetWaiting.carried),
+		Waiting:                len(r.awaiting) > 0 || r.human.waiting() || (r.budgetWaiting != nil && r.budgetWaiting.carried),
 		Streaming:              r.streaming != nil && r.streaming.open,
 		Interrupting:           r.interrupting(),
 		Closing:                r.closing || r.handingOver != "",
@@ -148,7 +148,7 @@ func (r *runner) continueWaiting(ctx workflow.Context, sw stepWaits) error {
 	}
 	if human != "" {
 		w.Since[human] = r.waitSince[human]
-		w.Reply = r.reply
+		w.Reply = r.human.reply
 		w.Rung = sw.rung
 	}
 	if b := r.budgetWaiting; b != nil {
@@ -194,7 +194,7 @@ func (r *runner) expectCarriedWaits() {
 		}
 	}
 	if w.Human != "" {
-		r.waitingHuman, r.humanCarried, r.rungWaiting = w.Human, true, w.Rung != nil
+		r.human.node, r.human.rung = w.Human, w.Rung != nil
 		r.personAgent = r.run.Spec.Agent.Kind == config.KindHuman
 	}
 	// Copying into maps: the order does not matter.
@@ -207,7 +207,7 @@ func (r *runner) expectCarriedWaits() {
 		r.decisions[id] = d
 	}
 	if w.Reply != nil {
-		r.reply = w.Reply
+		r.human.reply = w.Reply
 	}
 	if b := w.Budget; b != nil {
 		if n := r.run.node(b.Node); n != nil && n.Kind == signals.KindBudget && n.Status == signals.StatusPending {
@@ -253,13 +253,13 @@ func (r *runner) takeHeldHuman() {
 		return
 	}
 	r.run.Resume = nil
-	r.heldHuman = res.Waiting.Human
+	r.human.held = res.Waiting.Human
 }
 
 // heldHumanNode is the human node carried over, still waiting, once.
 func (r *runner) heldHumanNode() *Node {
-	id := r.heldHuman
-	r.heldHuman = ""
+	id := r.human.held
+	r.human.held = ""
 	if id == "" {
 		return nil
 	}
@@ -294,8 +294,8 @@ func (r *runner) releaseHeld(ctx workflow.Context, w stepWaits) {
 	}
 	r.switching = false
 	r.dropHeldBudget(ctx, "not decided: "+r.interruptedWhile())
-	if w.human != "" && r.waitingHuman == w.human {
-		r.waitingHuman, r.humanCarried = "", false
+	if w.human != "" && r.human.node == w.human {
+		r.human.node, r.human.rung = "", false
 		delete(r.waitSince, w.human)
 	}
 	for _, c := range w.calls {

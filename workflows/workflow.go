@@ -26,15 +26,8 @@ type runner struct {
 	run          *Run
 	outputSchema *jsonschema.Schema
 	toolSchemas  map[string]*jsonschema.Schema
-	// waitingHuman is the human node a reply would answer ("" when none);
-	// reply holds a reply not yet taken by the waiting code; humanCarried:
-	// the wait may continue as new with the run (a person agent's, a graph
-	// human node's).
-	waitingHuman string
-	humanCarried bool
-	// rungWaiting: the human node waited at is the ladder's human rung's.
-	rungWaiting bool
-	reply       *signals.ReplyRequest
+	// human is the wait for a person's reply (human.go).
+	human humanWait
 	// seenAt is the workflow time of the run's latest change shown
 	// (showDetails): status.spend's wall time is as of then.
 	seenAt time.Time
@@ -89,9 +82,6 @@ type runner struct {
 	// waitSince is when each wait for a person began, kept across it.
 	switching bool
 	waitSince map[string]time.Time
-	// heldHuman is the human node a person agent waited at when the run
-	// continued as new while waiting; it waits there again.
-	heldHuman string
 }
 
 // toolSchema compiles a tool's parameters once per runner.
