@@ -10,6 +10,43 @@ import (
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
+// approvalWaits are the calls waiting for a person's decision, each with
+// the tool to approve (the call's, or a fallback standing in), and the
+// decisions that landed and the waiting code has not taken yet.
+type approvalWaits struct {
+	tools     map[string]string
+	decisions map[string]*signals.ApproveRequest
+}
+
+func newApprovalWaits() approvalWaits {
+	return approvalWaits{tools: map[string]string{}, decisions: map[string]*signals.ApproveRequest{}}
+}
+
+// wait lists call id as waiting for approval of tool; end takes it off.
+func (a *approvalWaits) wait(id, tool string) { a.tools[id] = tool }
+func (a *approvalWaits) end(id string)        { delete(a.tools, id) }
+
+// waiting says whether any call waits; toolOf whether id does, for which
+// tool.
+func (a *approvalWaits) waiting() bool { return len(a.tools) > 0 }
+func (a *approvalWaits) toolOf(id string) (string, bool) {
+	t, ok := a.tools[id]
+	return t, ok
+}
+
+// ids are the waiting calls, in order.
+func (a *approvalWaits) ids() []string { return sortedIDs(a.tools) }
+
+// decide lands a decision for id; decision peeks at it; take answers it
+// once.
+func (a *approvalWaits) decide(id string, d *signals.ApproveRequest) { a.decisions[id] = d }
+func (a *approvalWaits) decision(id string) *signals.ApproveRequest  { return a.decisions[id] }
+func (a *approvalWaits) take(id string) *signals.ApproveRequest {
+	d := a.decisions[id]
+	delete(a.decisions, id)
+	return d
+}
+
 // approvalOutcome is how a wait for approval ended.
 type approvalOutcome struct {
 	decision    *signals.ApproveRequest
@@ -28,13 +65,13 @@ func (r *runner) awaitApproval(ctx workflow.Context, nodeID, tool string) (appro
 	if n := r.run.node(nodeID); n != nil {
 		n.Status = signals.StatusAwaitingApproval
 	}
-	r.awaiting[nodeID] = tool
+	r.approvals.wait(nodeID, tool)
 	held := false
 	defer func() {
 		if !held {
 			// A later wait of the call (for its fallback's own approval)
 			// has a whole timeout of its own.
-			delete(r.awaiting, nodeID)
+			r.approvals.end(nodeID)
 			delete(r.waitSince, nodeID)
 		}
 	}()
@@ -44,24 +81,24 @@ func (r *runner) awaitApproval(ctx workflow.Context, nodeID, tool string) (appro
 	// A wait carried from an earlier generation keeps its deadline; a
 	// new one has the whole human_timeout.
 	timeout, expired := r.waitLeft(ctx, nodeID)
-	got, err := r.decisions[nodeID] != nil, error(nil)
+	got, err := r.approvals.decision(nodeID) != nil, error(nil)
 	if !expired {
 		got, err = workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout, TimerOptions: workflow.TimerOptions{Summary: fmt.Sprintf("wait for approval of %s (%s)", nodeID, tool)}}, func() bool {
-			return r.decisions[nodeID] != nil || r.interrupting() || r.switching
+			return r.approvals.decision(nodeID) != nil || r.interrupting() || r.switching
 		})
 	}
 	if err != nil {
-		delete(r.awaiting, nodeID)
+		r.approvals.end(nodeID)
 		return approvalOutcome{}, err
 	}
-	if got && r.decisions[nodeID] == nil && !r.interrupting() {
+	if got && r.approvals.decision(nodeID) == nil && !r.interrupting() {
 		// The decision is still wanted: the call stays listed (and may
 		// take a decision until the run continues as new, which carries it).
 		held = true
 		return approvalOutcome{held: true}, nil
 	}
-	delete(r.awaiting, nodeID)
-	if got && r.decisions[nodeID] == nil {
+	r.approvals.end(nodeID)
+	if got && r.approvals.decision(nodeID) == nil {
 		return approvalOutcome{interrupted: true}, nil
 	}
 	if err := r.approvalPhase(ctx); err != nil {
@@ -70,15 +107,13 @@ func (r *runner) awaitApproval(ctx workflow.Context, nodeID, tool string) (appro
 	if !got {
 		return approvalOutcome{timedOut: true}, nil
 	}
-	d := r.decisions[nodeID]
-	delete(r.decisions, nodeID)
-	return approvalOutcome{decision: d}, nil
+	return approvalOutcome{decision: r.approvals.take(nodeID)}, nil
 }
 
 // approvalPhase keeps the phase at awaiting_approval while any call waits.
 func (r *runner) approvalPhase(ctx workflow.Context) error {
 	want := signals.PhaseRunning
-	if len(r.awaiting) > 0 {
+	if r.approvals.waiting() {
 		want = signals.PhaseAwaitingApproval
 	}
 	if r.run.Phase == want {
@@ -157,11 +192,11 @@ func (r *runner) approveWanted(req signals.ApproveRequest) error {
 	if n == nil || n.Kind != signals.KindCall {
 		return fmt.Errorf("approve: %q is not a call of this run (status lists pending_approvals)", req.CallID)
 	}
-	waitsFor, waiting := r.awaiting[req.CallID]
+	waitsFor, waiting := r.approvals.toolOf(req.CallID)
 	if n.Status != signals.StatusAwaitingApproval || !waiting {
 		return fmt.Errorf("approve: call %s is %s, not awaiting approval", req.CallID, n.Status)
 	}
-	if r.decisions[req.CallID] != nil {
+	if r.approvals.decision(req.CallID) != nil {
 		return fmt.Errorf("approve: call %s already has a decision", req.CallID)
 	}
 	// Arguments a person gives are checked now, so a mistake is answered
@@ -190,7 +225,7 @@ func (r *runner) acceptApproval(req signals.ApproveRequest) (signals.ApproveResu
 		return signals.ApproveResult{}, err
 	}
 	copied := req
-	r.decisions[req.CallID] = &copied
+	r.approvals.decide(req.CallID, &copied)
 	return signals.ApproveResult{CallID: req.CallID, Decision: req.Decision}, nil
 }
 
@@ -200,7 +235,7 @@ func (r *runner) pendingApprovals() []signals.PendingApproval {
 	for _, n := range r.run.Nodes {
 		if n.Kind == signals.KindCall && n.Status == signals.StatusAwaitingApproval {
 			tool := n.askedTool()
-			if t, ok := r.awaiting[n.ID]; ok {
+			if t, ok := r.approvals.toolOf(n.ID); ok {
 				tool = t // a fallback standing in for the call's tool
 			}
 			out = append(out, signals.PendingApproval{CallID: n.ID, Tool: tool, Args: n.Args})

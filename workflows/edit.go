@@ -86,7 +86,8 @@ func (r *runner) callEditWanted(n *Node, req signals.EditRequest) error {
 	if n.ModelCallID == "" && len(req.Args) > 0 {
 		return fmt.Errorf(`edit: %s is the call of graph node %s, whose arguments are the graph's: edit its "output"`, n.ID, n.GraphNode)
 	}
-	waiting := n.Status == signals.StatusAwaitingApproval && r.awaiting[n.ID] != ""
+	waitsFor, _ := r.approvals.toolOf(n.ID)
+	waiting := n.Status == signals.StatusAwaitingApproval && waitsFor != ""
 	switch {
 	case waiting && len(req.Output) > 0:
 		return fmt.Errorf(`edit: %s waits for approval and has not run, so it has no output: edit its "args", or settle it with approve`, n.ID)
@@ -100,7 +101,7 @@ func (r *runner) callEditWanted(n *Node, req signals.EditRequest) error {
 	}
 	toolName := n.askedTool()
 	if waiting {
-		toolName = r.awaiting[n.ID] // the call's tool, or a fallback standing in
+		toolName = waitsFor // the call's tool, or a fallback standing in
 	}
 	tool, ok := r.run.Spec.AgentTool(toolName)
 	if !ok {

@@ -61,5 +61,5 @@ func FuzzSignalPayload(f *testing.F) {
 
 func newFuzzRunner() *runner {
 	return &runner{run: &Run{Spec: testSpec(), Progress: Progress{Phase: signals.PhaseRunning}},
-		awaiting: map[string]string{}, decisions: map[string]*signals.ApproveRequest{}}
+		approvals: newApprovalWaits()}
 }

@@ -100,7 +100,7 @@ func (r *runner) waitingChange() string {
 func (r *runner) waitView(ctx workflow.Context) policies.WaitView {
 	return policies.WaitView{
 		ContinueAsNewSuggested: workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
-		Waiting:                len(r.awaiting) > 0 || r.human.waiting() || (r.budgetWaiting != nil && r.budgetWaiting.carried),
+		Waiting:                r.approvals.waiting() || r.human.waiting() || (r.budgetWaiting != nil && r.budgetWaiting.carried),
 		Streaming:              r.streaming != nil && r.streaming.open,
 		Interrupting:           r.interrupting(),
 		Closing:                r.closing || r.handingOver != "",
@@ -140,9 +140,9 @@ func (r *runner) continueWaiting(ctx workflow.Context, sw stepWaits) error {
 	// not ignored as arriving between generations.
 	r.takeBufferedSignals(ctx)
 	w := &waitingResume{Since: map[string]time.Time{}, Decisions: map[string]*signals.ApproveRequest{}, Human: human}
-	for _, id := range sortedIDs(r.awaiting) {
+	for _, id := range r.approvals.ids() {
 		w.Since[id] = r.waitSince[id]
-		if d := r.decisions[id]; d != nil {
+		if d := r.approvals.decision(id); d != nil {
 			w.Decisions[id] = d
 		}
 	}
@@ -190,7 +190,7 @@ func (r *runner) expectCarriedWaits() {
 	w := res.Waiting
 	for _, id := range sortedIDs(w.Since) {
 		if n := r.run.node(id); n != nil && n.Kind == signals.KindCall && n.Status == signals.StatusAwaitingApproval {
-			r.awaiting[id] = n.askedTool()
+			r.approvals.wait(id, n.askedTool())
 		}
 	}
 	if w.Human != "" {
@@ -204,7 +204,7 @@ func (r *runner) expectCarriedWaits() {
 	}
 	//workflowcheck:ignore
 	for id, d := range w.Decisions {
-		r.decisions[id] = d
+		r.approvals.decide(id, d)
 	}
 	if w.Reply != nil {
 		r.human.reply = w.Reply
@@ -303,7 +303,7 @@ func (r *runner) releaseHeld(ctx workflow.Context, w stepWaits) {
 		case c.held:
 			c.held = false
 			c.errText, c.class = r.interruptText(), policies.Canceled
-			delete(r.awaiting, c.nodeID)
+			r.approvals.end(c.nodeID)
 			delete(r.waitSince, c.nodeID)
 			r.finishNode(ctx, c.nodeID, nil, c.errText)
 		case !c.done:

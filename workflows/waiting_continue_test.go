@@ -175,10 +175,11 @@ func releaseHeldOf(ctx workflow.Context, spec *config.Resolved) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.switching, r.awaiting["n3"] = true, "b"
+	r.switching = true
+	r.approvals.wait("n3", "b")
 	r.releaseHeld(ctx, stepWaits{calls: []*stepCall{{nodeID: "n3", held: true, done: true}, {nodeID: "n4"}}})
-	if len(r.awaiting) != 0 || r.switching {
-		return nil, fmt.Errorf("still waiting for %v (switching %v)", r.awaiting, r.switching)
+	if r.approvals.waiting() || r.switching {
+		return nil, fmt.Errorf("still waiting for %v (switching %v)", r.approvals.ids(), r.switching)
 	}
 	return r.run, nil
 }

@@ -43,10 +43,8 @@ type runner struct {
 	repairs map[string]int
 	// triedArgs are the canonical arguments each call was issued with.
 	triedArgs map[string]map[string]bool
-	// awaiting are the calls waiting for approval; decisions the ones a
-	// person settled that the waiting code has not taken yet.
-	awaiting  map[string]string // call node id -> the tool to approve
-	decisions map[string]*signals.ApproveRequest
+	// approvals are the calls waiting for a person's decision (approval.go).
+	approvals approvalWaits
 	// contextVersion caches the GetVersion of policies.context's
 	// compaction; compactions are those of requests not answered yet.
 	contextVersion *workflow.Version
@@ -215,7 +213,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 
 func newRunner(run *Run) (*runner, error) {
 	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, whens: map[int]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
-		awaiting: map[string]string{}, decisions: map[string]*signals.ApproveRequest{}, argsEdited: map[string]signals.Audit{},
+		approvals: newApprovalWaits(), argsEdited: map[string]signals.Audit{},
 		waitSince: map[string]time.Time{}}
 	if run.Visits == nil {
 		run.Visits = map[string]int{}
