@@ -66,9 +66,9 @@ func runParity(t *testing.T, cells []parityCell) {
 
 func parityMatrix(rows []string, marks map[string]map[string][]string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-40s | %-36s | %s\n", "capability", freeForm, graph)
+	fmt.Fprintf(&b, "\n%-40s | %-44s | %s\n", "capability", freeForm, graph)
 	for _, row := range rows {
-		fmt.Fprintf(&b, "%-40s | %-36s | %s\n", row, strings.Join(sorted(marks[row][freeForm]), ", "), strings.Join(sorted(marks[row][graph]), ", "))
+		fmt.Fprintf(&b, "%-40s | %-44s | %s\n", row, strings.Join(sorted(marks[row][freeForm]), ", "), strings.Join(sorted(marks[row][graph]), ", "))
 	}
 	return b.String()
 }
