@@ -40,19 +40,26 @@ const (
 
 // BenchmarkScaleOneWorker: throughput of 1,000 concurrent 5-step runs on
 // one worker, unstuck against the bare loop, and the workflow tasks that
-// failed (goal: ratio ≥ 0.8x, 0 failed tasks).
+// failed (goal: ratio ≥ 1.5x, 0 failed tasks). The bare loop runs before
+// and after unstuck, and the ratio is against the mean of the two: a
+// server (and a shared machine) slows as its store fills, so one bare load
+// after unstuck would be measured on harder terms than unstuck was.
 func BenchmarkScaleOneWorker(b *testing.B) {
 	for i := 0; i < b.N; i++ {
+		task := fmt.Sprintf("steps=%d", scaleSteps)
+		before := bareLoad(b, scaleRuns, task)
 		rep, err := load.Run(context.Background(), devClient, load.Options{
-			Agent: "bench", Task: fmt.Sprintf("steps=%d", scaleSteps), Runs: scaleRuns, Concurrency: scaleRuns,
+			Agent: "bench", Task: task, Runs: scaleRuns, Concurrency: scaleRuns,
 			TaskQueue: taskQueue, Progress: benchProgress(b), Setup: "the bench's in-process worker", HistorySample: 200,
 		})
 		if err != nil {
 			b.Fatal(err)
 		}
-		bare := bareLoad(b, scaleRuns, fmt.Sprintf("steps=%d", scaleSteps))
+		after := bareLoad(b, scaleRuns, task)
+		bare := (before + after) / 2
 		b.ReportMetric(rep.RunsPerSecond, "unstuck-runs/s")
-		b.ReportMetric(bare, "bare-runs/s")
+		b.ReportMetric(before, "bare-before-runs/s")
+		b.ReportMetric(after, "bare-after-runs/s")
 		b.ReportMetric(rep.RunsPerSecond/bare, "throughput-ratio")
 		b.ReportMetric(float64(rep.Failed), "unstuck-failed-runs")
 		b.ReportMetric(float64(rep.Server.WorkflowTaskFailures), "failed-workflow-tasks")
