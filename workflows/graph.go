@@ -35,80 +35,94 @@ type visitResult struct {
 	rung *escalation
 }
 
-// walkGraph runs an agent with an explicit graph: visit the current node,
-// feed the loop detector, then take the first edge whose condition holds.
-// Model requests and node visits both count against max_steps.
-func (r *runner) walkGraph(ctx workflow.Context) (*AgentResult, error) {
-	g := r.run.Spec.Agent.Graph
+// graphShape is the graph shape: each step visits the current node, feeds
+// the loop detector, then takes the first edge whose condition holds
+// (runSteps, engine.go). Model requests and node visits both count
+// against max_steps.
+type graphShape struct {
+	r *runner
+	// resume: the first visit takes up the one the run continued as new
+	// in (resumeVisit).
+	resume bool
+}
+
+// begin places the walk: at the start node, at the node the run continued
+// as new in, or, after a rollback, at the node the resume point's edge
+// leads to.
+func (g *graphShape) begin(ctx workflow.Context) (bool, *AgentResult, error) {
+	r := g.r
 	if r.run.GraphAt == "" {
-		r.run.GraphAt = g.Start
+		r.run.GraphAt = r.run.Spec.Agent.Graph.Start
 	}
 	// After an edit of an llm node's step, that step is finished first.
-	resume := r.run.Resume != nil
+	g.resume = r.run.Resume != nil
 	if rp := r.run.ResumeFrom; rp != nil {
 		r.run.ResumeFrom = nil
 		next, err := r.nextNode(ctx, rp.Node, visitResult{ok: rp.OK, errText: rp.Error})
 		if err != nil {
-			return nil, r.stop(ctx, "after the rollback: "+err.Error())
+			return true, nil, r.stop(ctx, "after the rollback: "+err.Error())
 		}
 		r.run.GraphAt = next
 	}
-	for {
-		if r.interrupting() {
-			return nil, r.applyAndContinue(ctx)
+	return false, nil, nil
+}
+
+// step visits the current node and chooses where the walk goes next.
+func (g *graphShape) step(ctx workflow.Context) (bool, *AgentResult, error) {
+	r := g.r
+	at := r.run.GraphAt
+	n := r.run.Spec.Agent.Graph.Nodes[at]
+	var res visitResult
+	if g.resume {
+		g.resume = false
+		res = r.resumeVisit(ctx, at, n)
+	} else {
+		if ok, err := r.beforeStep(ctx, true); !ok {
+			return true, nil, err
 		}
-		at := r.run.GraphAt
-		var res visitResult
-		if resume {
-			resume = false
-			res = r.resumeVisit(ctx, at, g.Nodes[at])
-		} else {
-			if ok, err := r.beforeStep(ctx, true); !ok {
-				return nil, err
-			}
-			res = r.visit(ctx, at, g.Nodes[at])
-		}
-		ended, err := r.endOfStep(ctx, res.waits, res.stopErr)
+		res = r.visit(ctx, at, n)
+	}
+	ended, err := r.endOfStep(ctx, res.waits, res.stopErr)
+	if r.interrupting() && ctx.Err() == nil {
+		return true, nil, r.applyAndContinue(ctx) // what the visit did is recorded; the edit decides what stays
+	}
+	if ended {
+		return true, nil, err
+	}
+	if res.done {
+		result, err := r.complete(ctx, r.run.Frontier[0], res.output)
+		r.tagGraphNode(r.run.Nodes[len(r.run.Nodes)-1].ID, at) // the output node
+		return true, result, err
+	}
+	esc := res.rung
+	if esc == nil {
+		esc = r.observe(ctx, at, r.run.Frontier[len(r.run.Frontier)-1], res.event)
+	}
+	if esc != nil {
 		if r.interrupting() && ctx.Err() == nil {
-			return nil, r.applyAndContinue(ctx) // what the visit did is recorded; the edit decides what stays
+			return true, nil, r.applyAndContinue(ctx)
 		}
-		if ended {
-			return nil, err
+		if esc.held != nil {
+			// The edge is taken once the rung is answered.
+			esc.held.Visit = &resumePoint{Node: at, OK: res.ok, Error: res.errText, Again: res.again}
 		}
-		if res.done {
-			result, err := r.complete(ctx, r.run.Frontier[0], res.output)
-			r.tagGraphNode(r.run.Nodes[len(r.run.Nodes)-1].ID, at) // the output node
-			return result, err
+		if ended, err := r.afterRung(ctx, esc); ended {
+			return true, nil, err
 		}
-		esc := res.rung
-		if esc == nil {
-			esc = r.observe(ctx, at, r.run.Frontier[len(r.run.Frontier)-1], res.event)
+		if esc.goTo != "" {
+			r.run.GraphAt = esc.goTo
+			return false, nil, nil
 		}
-		if esc != nil {
-			if r.interrupting() && ctx.Err() == nil {
-				return nil, r.applyAndContinue(ctx)
-			}
-			if esc.held != nil {
-				// The edge is taken once the rung is answered.
-				esc.held.Visit = &resumePoint{Node: at, OK: res.ok, Error: res.errText, Again: res.again}
-			}
-			if ended, err := r.afterRung(ctx, esc); ended {
-				return nil, err
-			}
-			if esc.goTo != "" {
-				r.run.GraphAt = esc.goTo
-				continue
-			}
-		}
-		if res.again {
-			continue
-		}
-		next, err := r.nextNode(ctx, at, res)
-		if err != nil {
-			return nil, r.stop(ctx, err.Error())
-		}
-		r.run.GraphAt = next
 	}
+	if res.again {
+		return false, nil, nil
+	}
+	next, err := r.nextNode(ctx, at, res)
+	if err != nil {
+		return true, nil, r.stop(ctx, err.Error())
+	}
+	r.run.GraphAt = next
+	return false, nil, nil
 }
 
 // visit executes one graph node, counting the visit (and its step).

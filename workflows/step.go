@@ -13,6 +13,43 @@ import (
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
+// freeForm is the free-form shape: each step is a model request and what
+// its reply asks for (runSteps, engine.go).
+type freeForm struct{ r *runner }
+
+// begin finishes the step a run an edit (or a wait) continued as new in:
+// the edited request's calls, which count as the step they belong to.
+func (f freeForm) begin(ctx workflow.Context) (bool, *AgentResult, error) {
+	r := f.r
+	if r.run.Resume == nil {
+		return false, nil, nil
+	}
+	done, result, err := r.resume(ctx)
+	if r.interrupting() && ctx.Err() == nil {
+		return true, nil, r.applyAndContinue(ctx)
+	}
+	return err != nil || done, result, err
+}
+
+// step continues as new when Temporal suggests it, stops at the step
+// ceiling, hands over by the agent's rules, or takes one model request and
+// its calls.
+func (f freeForm) step(ctx workflow.Context) (bool, *AgentResult, error) {
+	r := f.r
+	if ok, err := r.beforeStep(ctx, false); !ok {
+		return true, nil, err
+	}
+	if done, err := r.handoffByRule(ctx); done {
+		return true, nil, err
+	}
+	done, result, err := r.step(ctx)
+	if r.interrupting() && ctx.Err() == nil {
+		// What the step did is recorded; the edit decides what stays.
+		return true, nil, r.applyAndContinue(ctx)
+	}
+	return err != nil || done, result, err
+}
+
 // step is one model request and what follows from its reply: the calls
 // it asked for, or its content as the output. done reports the run ended
 // (with result, or with err for a stop).

@@ -148,9 +148,9 @@ func (r *runner) runAgent(ctx workflow.Context, person bool) (res *AgentResult, 
 	case person:
 		return r.humanAgent(ctx)
 	case r.run.Spec.Agent.Graph != nil:
-		return r.walkGraph(ctx)
+		return r.runSteps(ctx, &graphShape{r: r})
 	}
-	return r.loop(ctx)
+	return r.runSteps(ctx, freeForm{r: r})
 }
 
 // start builds the runner: a new run (resolving the agent in an activity)
@@ -291,41 +291,6 @@ func checkInput(in AgentInput) error {
 		return errors.New(strings.Join(problems, "; "))
 	}
 	return nil
-}
-
-// loop is the step loop: continue-as-new when Temporal suggests it, stop at
-// the step ceiling, else one model request and its calls.
-func (r *runner) loop(ctx workflow.Context) (*AgentResult, error) {
-	if r.run.Resume != nil {
-		// The first step of a run an edit continued: the edited request's
-		// calls, which count as the step they belong to.
-		done, result, err := r.resume(ctx)
-		if r.interrupting() && ctx.Err() == nil {
-			return nil, r.applyAndContinue(ctx)
-		}
-		if err != nil || done {
-			return result, err
-		}
-	}
-	for {
-		if r.interrupting() {
-			return nil, r.applyAndContinue(ctx)
-		}
-		if ok, err := r.beforeStep(ctx, false); !ok {
-			return nil, err
-		}
-		if done, err := r.handoffByRule(ctx); done {
-			return nil, err
-		}
-		done, result, err := r.step(ctx)
-		if r.interrupting() && ctx.Err() == nil {
-			// What the step did is recorded; the edit decides what stays.
-			return nil, r.applyAndContinue(ctx)
-		}
-		if err != nil || done {
-			return result, err
-		}
-	}
 }
 
 // beforeStep carries out policies.NextMove before each step of the loop or
