@@ -38,6 +38,35 @@ type Spending struct {
 // unknown, for the budget's estimate of a request.
 const defaultReplyTokens = 4096
 
+// budgetHold is the budget rung's hold on the run: its wait for a
+// person's decision (nil when none), and, once a rung stopped the run,
+// the stop, which keeps any other request or call of the run from going
+// on.
+type budgetHold struct {
+	wait *budgetWait
+	stop error
+}
+
+// stopped is the rung's stop, nil while the run may go on.
+func (b *budgetHold) stopped() error { return b.stop }
+
+// carries says whether the rung waits in a wait the run may carry into
+// its next generation (a request's).
+func (b *budgetHold) carries() bool { return b.wait != nil && b.wait.carried }
+
+// carried is the wait as the next generation takes it (nil when none).
+func (b *budgetHold) carried() *carriedBudget {
+	if w := b.wait; w != nil {
+		return &carriedBudget{Node: w.nodeID, Cross: w.cross, Decision: w.decision}
+	}
+	return nil
+}
+
+// takeCarried puts back a wait carried from the generation before.
+func (b *budgetHold) takeCarried(c *carriedBudget) {
+	b.wait = &budgetWait{nodeID: c.Node, cross: c.Cross, decision: c.Decision, waits: true, carried: true, held: true}
+}
+
 // budgetWait is a budget rung waiting for a person's decision.
 type budgetWait struct {
 	nodeID   string
@@ -254,8 +283,8 @@ func (r *runner) replyRoom(ctx workflow.Context, l policies.Limits, spent polici
 // bound), or why it is not asked. Such a request takes no budget rung:
 // over the budget it is not asked, and the run goes on without it.
 func (r *runner) besideBudget(ctx workflow.Context) (prompt int, over string) {
-	if r.budgetStop != nil {
-		return 0, r.budgetStop.Error()
+	if r.budget.stop != nil {
+		return 0, r.budget.stop.Error()
 	}
 	if !r.budgeted(ctx) {
 		return 0, ""
@@ -292,8 +321,8 @@ func (r *runner) budgetBeforeCall(ctx workflow.Context, nodeID, tool string) err
 // goes on; an edit's interruption or a wait carried into the next
 // generation (errInterrupted, errSwitching) is not a stop.
 func (r *runner) budgetCheck(ctx workflow.Context, nodeID string, carry bool, crossing func() *policies.Crossing) error {
-	if r.budgetStop != nil {
-		return r.budgetStop
+	if r.budget.stop != nil {
+		return r.budget.stop
 	}
 	if !r.budgeted(ctx) {
 		return nil
@@ -311,7 +340,7 @@ func (r *runner) budgetCheck(ctx workflow.Context, nodeID string, carry bool, cr
 			continue
 		}
 		if !errors.Is(err, errInterrupted) && !errors.Is(err, errSwitching) {
-			r.budgetStop = err
+			r.budget.stop = err
 		}
 		return err
 	}
@@ -337,7 +366,7 @@ func (r *runner) budgetRung(ctx workflow.Context, parent string, carry bool, cro
 	if w == nil {
 		w = &budgetWait{nodeID: r.budgetNode(ctx, parent, cross).ID, cross: cross, waits: waits, carried: waits && carry}
 	}
-	r.budgetWaiting = w
+	r.budget.wait = w
 	held := false
 	defer func() {
 		if !held {
@@ -404,7 +433,7 @@ func (r *runner) decideBudget(ctx workflow.Context, w *budgetWait) string {
 // again: a raise counts, a stop stops the run, whatever limit the next
 // check would meet (wall time grows while a person decides).
 func (r *runner) takeHeldDecision(ctx workflow.Context) error {
-	w := r.budgetWaiting
+	w := r.budget.wait
 	if w == nil || !w.held || w.decision == nil || r.switching {
 		return nil
 	}
@@ -442,7 +471,7 @@ func (r *runner) afterBudgetWait(ctx workflow.Context, waits bool) error {
 // deadline. One for another limit is settled: the run no longer waits
 // there (a decision sent to it was taken before: takeHeldDecision).
 func (r *runner) heldBudget(ctx workflow.Context, cross policies.Crossing) *budgetWait {
-	w := r.budgetWaiting
+	w := r.budget.wait
 	if w == nil || !w.held {
 		return nil
 	}
@@ -459,7 +488,7 @@ func (r *runner) heldBudget(ctx workflow.Context, cross policies.Crossing) *budg
 // request was sent or that another limit replaced; an edit's words when
 // an edit takes the run that was about to carry it).
 func (r *runner) dropHeldBudget(ctx workflow.Context, why string) {
-	if w := r.budgetWaiting; w != nil && w.held && !r.switching {
+	if w := r.budget.wait; w != nil && w.held && !r.switching {
 		r.finishNode(ctx, w.nodeID, nil, why)
 		r.endBudgetWait(w)
 	}
@@ -470,7 +499,7 @@ const notWaited = "not decided: the run no longer waits at this limit"
 
 // endBudgetWait forgets budget wait w: nothing waits at its node now.
 func (r *runner) endBudgetWait(w *budgetWait) {
-	r.budgetWaiting = nil
+	r.budget.wait = nil
 	delete(r.waitSince, w.nodeID)
 }
 
@@ -499,10 +528,10 @@ func (r *runner) budgetWanted(req signals.BudgetRequest) error {
 	switch {
 	case b == nil:
 		return fmt.Errorf("budget: the run has no budget (its agent %s has no policies.budget)", r.run.Spec.Agent.Name)
-	case r.budgetWaiting == nil:
+	case r.budget.wait == nil:
 		return fmt.Errorf("budget: no budget rung waits (the run is %s): a raise is taken only while the run waits at one", r.run.Phase)
-	case r.budgetWaiting.decision != nil:
-		return fmt.Errorf("budget: %s already has a decision", r.budgetWaiting.nodeID)
+	case r.budget.wait.decision != nil:
+		return fmt.Errorf("budget: %s already has a decision", r.budget.wait.nodeID)
 	case req.Stop:
 		return nil
 	}
@@ -526,7 +555,7 @@ func (r *runner) budgetWanted(req signals.BudgetRequest) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("budget: raise.%s: the run's budget has no such limit to raise", missing[0])
 	}
-	if w := r.budgetWaiting; w.waits && !w.cross.Raises(raiseLimits(*x)) {
+	if w := r.budget.wait; w.waits && !w.cross.Raises(raiseLimits(*x)) {
 		return fmt.Errorf("budget: the run waits because %s: a raise must raise %s", w.cross.Why(), w.cross.Field())
 	}
 	return nil
@@ -539,8 +568,8 @@ func (r *runner) acceptBudget(req signals.BudgetRequest) (signals.BudgetResult, 
 		return signals.BudgetResult{}, err
 	}
 	copied := req
-	r.budgetWaiting.decision = &copied
-	return signals.BudgetResult{NodeID: r.budgetWaiting.nodeID}, nil
+	r.budget.wait.decision = &copied
+	return signals.BudgetResult{NodeID: r.budget.wait.nodeID}, nil
 }
 
 // spendStatus is status.spend: the run's spend (or an agent's), its

@@ -54,7 +54,7 @@ func (r *runner) currentDetails(id string) string {
 		fmt.Fprintf(&b, "\n**waiting for a person's reply** (`%s`). Answer:\n```\ntemporal workflow update execute --workflow-id %s --name %s --input '{\"text\":\"...\"}'\n```\n",
 			r.human.node, id, signals.Reply)
 	}
-	if w := r.budgetWaiting; w != nil && w.decision == nil {
+	if w := r.budget.wait; w != nil && w.decision == nil {
 		why := ""
 		if n := run.node(w.nodeID); n != nil {
 			var args struct{ Why string }

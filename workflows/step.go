@@ -58,8 +58,8 @@ func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err
 	if err != nil {
 		return true, nil, err
 	}
-	if r.budgetStop != nil {
-		return true, nil, r.budgetStop // a person stopped the run while its reply streamed
+	if err := r.budget.stopped(); err != nil {
+		return true, nil, err // a person stopped the run while its reply streamed
 	}
 	if len(reply.ToolCalls) == 0 {
 		if na, ok := policies.AnswersNothing(reply.Content, reply.Refusal, reply.FinishReason); ok && r.noAnswerLoops(ctx) {

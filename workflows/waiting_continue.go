@@ -100,7 +100,7 @@ func (r *runner) waitingChange() string {
 func (r *runner) waitView(ctx workflow.Context) policies.WaitView {
 	return policies.WaitView{
 		ContinueAsNewSuggested: workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
-		Waiting:                r.approvals.waiting() || r.human.waiting() || (r.budgetWaiting != nil && r.budgetWaiting.carried),
+		Waiting:                r.approvals.waiting() || r.human.waiting() || r.budget.carries(),
 		Streaming:              r.streaming != nil && r.streaming.open,
 		Interrupting:           r.interrupting(),
 		Closing:                r.closing || r.handingOver != "",
@@ -151,9 +151,9 @@ func (r *runner) continueWaiting(ctx workflow.Context, sw stepWaits) error {
 		w.Reply = r.human.reply
 		w.Rung = sw.rung
 	}
-	if b := r.budgetWaiting; b != nil {
-		w.Since[b.nodeID] = r.waitSince[b.nodeID]
-		w.Budget = &carriedBudget{Node: b.nodeID, Cross: b.cross, Decision: b.decision}
+	if b := r.budget.carried(); b != nil {
+		w.Since[b.Node] = r.waitSince[b.Node]
+		w.Budget = b
 	}
 	r.run.Resume = &editResume{Request: reqID, Waiting: w}
 	workflow.GetLogger(ctx).Info("continuing as new while waiting", "waiting", len(w.Since), "generation", r.run.Generation+1)
@@ -211,7 +211,7 @@ func (r *runner) expectCarriedWaits() {
 	}
 	if b := w.Budget; b != nil {
 		if n := r.run.node(b.Node); n != nil && n.Kind == signals.KindBudget && n.Status == signals.StatusPending {
-			r.budgetWaiting = &budgetWait{nodeID: b.Node, cross: b.Cross, decision: b.Decision, waits: true, carried: true, held: true}
+			r.budget.takeCarried(b)
 		}
 	}
 }

@@ -31,11 +31,8 @@ type runner struct {
 	// seenAt is the workflow time of the run's latest change shown
 	// (showDetails): status.spend's wall time is as of then.
 	seenAt time.Time
-	// budgetWaiting is the budget rung waiting for a person (budget.go);
-	// budgetStop, once a rung stopped the run, keeps any other call of the
-	// step from running.
-	budgetWaiting *budgetWait
-	budgetStop    error
+	// budget is the budget rung's wait and stop (budget.go).
+	budget budgetHold
 	// whens are compiled edge conditions, by edge index.
 	whens map[int]*vm.Program
 	// repairs counts repair attempts per call node (a step's repairs end
