@@ -6,28 +6,42 @@ import "go.temporal.io/sdk/workflow"
 // what the previous generation carried (an edited step, a wait, a
 // rollback's resume point), then takes its steps one after another; an
 // edit or a person's handoff waiting between steps is applied before the
-// next. How a step ends is shared too (step_end.go); a shape only chooses
+// next, and before each new step the run continues as new when Temporal
+// suggests it or stops at the step ceiling. How a step ends is shared too (step_end.go); a shape only chooses
 // and takes its steps: the free-form loop by the model's reply (step.go),
 // the graph walk by its edges (graph.go).
 
 // stepShape chooses and takes a run's steps.
 type stepShape interface {
 	// begin takes up what the previous generation carried; done: the run
-	// ended there, with res or err.
-	begin(ctx workflow.Context) (done bool, res *AgentResult, err error)
+	// ended there, with res or err. resumes: the next step finishes one the
+	// run continued as new in, so it is not a new step (policies.NextMove
+	// is not asked before it).
+	begin(ctx workflow.Context) (resumes, done bool, res *AgentResult, err error)
 	// step takes the next step; done: the run ended with it.
 	step(ctx workflow.Context) (done bool, res *AgentResult, err error)
+	// graph says which shape it is, for policies.NextMove.
+	graph() bool
 }
 
 // runSteps is the engine: the shape's steps until one ends the run.
+// Before each new step, it continues as new when Temporal suggests it, or
+// stops at the step ceiling (beforeStep).
 func (r *runner) runSteps(ctx workflow.Context, s stepShape) (*AgentResult, error) {
-	if done, res, err := s.begin(ctx); done {
+	resumes, done, res, err := s.begin(ctx)
+	if done {
 		return res, err
 	}
 	for {
 		if r.interrupting() {
 			return nil, r.applyAndContinue(ctx)
 		}
+		if !resumes {
+			if ok, err := r.beforeStep(ctx, s.graph()); !ok {
+				return nil, err
+			}
+		}
+		resumes = false
 		if done, res, err := s.step(ctx); done {
 			return res, err
 		}

@@ -46,10 +46,12 @@ type graphShape struct {
 	resume bool
 }
 
+func (*graphShape) graph() bool { return true }
+
 // begin places the walk: at the start node, at the node the run continued
 // as new in, or, after a rollback, at the node the resume point's edge
 // leads to.
-func (g *graphShape) begin(ctx workflow.Context) (bool, *AgentResult, error) {
+func (g *graphShape) begin(ctx workflow.Context) (bool, bool, *AgentResult, error) {
 	r := g.r
 	if r.run.GraphAt == "" {
 		r.run.GraphAt = r.run.Spec.Agent.Graph.Start
@@ -60,11 +62,11 @@ func (g *graphShape) begin(ctx workflow.Context) (bool, *AgentResult, error) {
 		r.run.ResumeFrom = nil
 		next, err := r.nextNode(ctx, rp.Node, visitResult{ok: rp.OK, errText: rp.Error})
 		if err != nil {
-			return true, nil, r.stop(ctx, "after the rollback: "+err.Error())
+			return false, true, nil, r.stop(ctx, "after the rollback: "+err.Error())
 		}
 		r.run.GraphAt = next
 	}
-	return false, nil, nil
+	return g.resume, false, nil, nil
 }
 
 // step visits the current node and chooses where the walk goes next.
@@ -77,9 +79,6 @@ func (g *graphShape) step(ctx workflow.Context) (bool, *AgentResult, error) {
 		g.resume = false
 		res = r.resumeVisit(ctx, at, n)
 	} else {
-		if ok, err := r.beforeStep(ctx, true); !ok {
-			return true, nil, err
-		}
 		res = r.visit(ctx, at, n)
 	}
 	ended, err := r.endOfStep(ctx, res.waits, res.stopErr)

@@ -19,26 +19,24 @@ type freeForm struct{ r *runner }
 
 // begin finishes the step a run an edit (or a wait) continued as new in:
 // the edited request's calls, which count as the step they belong to.
-func (f freeForm) begin(ctx workflow.Context) (bool, *AgentResult, error) {
+func (f freeForm) begin(ctx workflow.Context) (bool, bool, *AgentResult, error) {
 	r := f.r
 	if r.run.Resume == nil {
-		return false, nil, nil
+		return false, false, nil, nil
 	}
 	done, result, err := r.resume(ctx)
 	if r.interrupting() && ctx.Err() == nil {
-		return true, nil, r.applyAndContinue(ctx)
+		return false, true, nil, r.applyAndContinue(ctx)
 	}
-	return err != nil || done, result, err
+	return false, err != nil || done, result, err
 }
 
-// step continues as new when Temporal suggests it, stops at the step
-// ceiling, hands over by the agent's rules, or takes one model request and
-// its calls.
+func (freeForm) graph() bool { return false }
+
+// step hands over by the agent's rules, or takes one model request and its
+// calls.
 func (f freeForm) step(ctx workflow.Context) (bool, *AgentResult, error) {
 	r := f.r
-	if ok, err := r.beforeStep(ctx, false); !ok {
-		return true, nil, err
-	}
 	if done, err := r.handoffByRule(ctx); done {
 		return true, nil, err
 	}
