@@ -7,9 +7,10 @@ import "go.temporal.io/sdk/workflow"
 // rollback's resume point), then takes its steps one after another; an
 // edit or a person's handoff waiting between steps is applied before the
 // next, and before each new step the run continues as new when Temporal
-// suggests it or stops at the step ceiling. How a step ends is shared too (step_end.go); a shape only chooses
-// and takes its steps: the free-form loop by the model's reply (step.go),
-// the graph walk by its edges (graph.go).
+// suggests it or stops at the step ceiling. How a step ends is shared
+// too (step_end.go); a shape only chooses and takes its steps: the
+// free-form loop by the model's reply (step.go), the graph walk by its
+// edges (graph.go).
 
 // stepShape chooses and takes a run's steps.
 type stepShape interface {
