@@ -70,11 +70,7 @@ func TestABudgetWaitBeforeARequestIsCarriedAcrossContinueAsNew(t *testing.T) {
 	_, _ = h.run(AgentInput{Agent: "agent", Task: "t"})
 	next := continuedInput(t, h)
 	run := next.Continued
-	require.NotNil(t, run.Resume)
-	require.NotNil(t, run.Resume.Waiting.Budget)
-	node := run.Resume.Waiting.Budget.Node
-	require.Contains(t, run.Resume.Waiting.Since, node, "the wait keeps its start, so its deadline")
-	require.Equal(t, signals.StatusPending, statuses(run)[node])
+	node := carriedBudgetNode(t, run)
 	require.Equal(t, signals.PhaseAwaitingHuman, run.Phase)
 	require.Len(t, h.requests, 1)
 

@@ -114,7 +114,6 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	if err := checkFork(in); err != nil {
 		return nil, bad(err.Error())
 	}
-	var packed []byte
 	actx := workflow.WithActivityOptions(ctx, withSummary(forkReadOptions(), "read run "+in.From.WorkflowID+" to fork it"))
 	var read workflow.Future
 	if in.From.RunID != "" && versionOf(ctx, versionArchiveTrace, 1) >= 1 {
@@ -122,12 +121,9 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	} else {
 		read = workflow.ExecuteActivity(actx, acts.ReadRun, in.From.WorkflowID)
 	}
-	if err := read.Get(ctx, &packed); err != nil {
+	src, err := readSource(ctx, read, fmt.Sprintf("input.from.workflow_id: run %q", in.From.WorkflowID))
+	if err != nil {
 		return nil, err
-	}
-	src, err := uncarryRun(packed)
-	if err != nil || src.Spec == nil {
-		return nil, bad(fmt.Sprintf("input.from.workflow_id: run %q answered something that is not a run of unstuck", in.From.WorkflowID))
 	}
 	if src, err = holderOf(ctx, actx, src, in.From); err != nil {
 		return nil, err
@@ -206,16 +202,26 @@ func holderOf(ctx, actx workflow.Context, src *Run, from *ForkFrom) (*Run, error
 			break // the edit below refuses it, naming the run to fork
 		}
 		read[a.RunID] = true
-		var packed []byte
-		if err := workflow.ExecuteActivity(actx, acts.ReadRunAt, activities.RunRef{WorkflowID: a.WorkflowID, RunID: a.RunID}).Get(ctx, &packed); err != nil {
+		older, err := readSource(ctx, workflow.ExecuteActivity(actx, acts.ReadRunAt, activities.RunRef{WorkflowID: a.WorkflowID, RunID: a.RunID}),
+			fmt.Sprintf("input.from: generation %d of run %q (run id %s), which holds node %s,", a.Generation, a.WorkflowID, a.RunID, from.NodeID))
+		if err != nil {
 			return nil, err
 		}
-		older, err := uncarryRun(packed)
-		if err != nil || older.Spec == nil {
-			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("input.from: generation %d of run %q (run id %s), which holds node %s, answered something that is not a run of unstuck",
-				a.Generation, a.WorkflowID, a.RunID, from.NodeID), BadInputError, nil)
-		}
 		src = older
+	}
+	return src, nil
+}
+
+// readSource is the run a fork's read answered; what names the read for
+// the refusal of an answer that is not a run of unstuck.
+func readSource(ctx workflow.Context, read workflow.Future, what string) (*Run, error) {
+	var packed []byte
+	if err := read.Get(ctx, &packed); err != nil {
+		return nil, err
+	}
+	src, err := uncarryRun(packed)
+	if err != nil || src.Spec == nil {
+		return nil, temporal.NewNonRetryableApplicationError(what+" answered something that is not a run of unstuck", BadInputError, nil)
 	}
 	return src, nil
 }

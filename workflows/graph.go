@@ -152,8 +152,7 @@ func (r *runner) resumeVisit(ctx workflow.Context, at string, n config.GraphNode
 	if c := r.heldToolCall(res.Waiting, at, n); c != nil {
 		return r.runToolNode(ctx, c)
 	}
-	r.human.held = res.Waiting.Human
-	return r.visitNode(ctx, at, n)
+	return r.visitNode(ctx, at, n) // a human node waits at its held node (expectCarriedWaits)
 }
 
 // visitNode does what node at is for.

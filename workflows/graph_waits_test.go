@@ -64,11 +64,7 @@ func TestGraphHumanNodeContinuesAsNewWhileWaiting(t *testing.T) {
 	_, _ = h.run(AgentInput{Agent: "agent", Task: "ask"})
 	next := continuedInput(t, h)
 	run := next.Continued
-	require.NotNil(t, run.Resume)
-	require.NotNil(t, run.Resume.Waiting)
-	human := run.Resume.Waiting.Human
-	require.NotEmpty(t, human)
-	require.Equal(t, signals.StatusPending, statuses(run)[human])
+	human := carriedHumanNode(t, run)
 	require.Equal(t, "H", run.GraphAt)
 	require.Equal(t, 1, run.Visits["H"])
 
@@ -173,10 +169,7 @@ func TestGraphBudgetWaitIsCarriedAcrossContinueAsNew(t *testing.T) {
 	_, _ = h.run(AgentInput{Agent: "agent", Task: "t"})
 	next := continuedInput(t, h)
 	run := next.Continued
-	require.NotNil(t, run.Resume)
-	require.NotNil(t, run.Resume.Waiting.Budget)
-	node := run.Resume.Waiting.Budget.Node
-	require.Equal(t, signals.StatusPending, statuses(run)[node])
+	node := carriedBudgetNode(t, run)
 	require.Equal(t, "M", run.GraphAt)
 	require.Len(t, h.requests, 1, "M's request waits for the raise")
 

@@ -44,9 +44,8 @@ func (r *runner) humanRung(ctx workflow.Context, escID string, loop *policies.Lo
 }
 
 // resumeRung, as a generation that continued while a human rung waited
-// starts, waits at the same node again.
+// starts, waits at the same node again (held: expectCarriedWaits).
 func (r *runner) resumeRung(ctx workflow.Context, w *waitingResume) *escalation {
 	rung := w.Rung
-	r.human.held = w.Human
 	return r.humanRung(ctx, rung.Escalation, &rung.Loop, rung.Where, "")
 }

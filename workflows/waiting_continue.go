@@ -195,6 +195,7 @@ func (r *runner) expectCarriedWaits() {
 	}
 	if w.Human != "" {
 		r.human.node, r.human.rung = w.Human, w.Rung != nil
+		r.human.held = w.Human // the next wait for a reply waits there again
 		r.personAgent = r.run.Spec.Agent.Kind == config.KindHuman
 	}
 	// Copying into maps: the order does not matter.
@@ -246,14 +247,11 @@ func heldCalls(calls []*stepCall) bool {
 }
 
 // takeHeldHuman, as a person agent's generation starts, takes the wait it
-// continued as new in, if it did.
+// continued as new in, if it did (its node: expectCarriedWaits).
 func (r *runner) takeHeldHuman() {
-	res := r.run.Resume
-	if res == nil || res.Waiting == nil {
-		return
+	if res := r.run.Resume; res != nil && res.Waiting != nil {
+		r.run.Resume = nil
 	}
-	r.run.Resume = nil
-	r.human.held = res.Waiting.Human
 }
 
 // heldHumanNode is the human node carried over, still waiting, once.

@@ -137,11 +137,7 @@ func TestWaitingPersonAgentContinuesAsNewAtTheSameNode(t *testing.T) {
 	_, _ = h.run(AgentInput{Agent: "person", Task: "decide"})
 	next := continuedInput(t, h)
 	run := next.Continued
-	require.NotNil(t, run.Resume)
-	require.NotNil(t, run.Resume.Waiting)
-	human := run.Resume.Waiting.Human
-	require.NotEmpty(t, human)
-	require.Equal(t, signals.StatusPending, statuses(run)[human])
+	human := carriedHumanNode(t, run)
 	require.Equal(t, signals.PhaseAwaitingHuman, run.Phase)
 
 	h2 := newHarness(t, personSpec(t), nil, echoTool)
@@ -237,4 +233,29 @@ func TestAnApprovalBetweenGenerationsLands(t *testing.T) {
 	for _, n := range nodesByKind(h2.trace(), signals.KindHuman) {
 		require.NotEqual(t, signals.StatusSkipped, n.Status, "no signal was ignored: %s", n.Error)
 	}
+}
+
+// carriedHumanNode is the human node a run that continued as new while
+// waiting carried: still pending, its wait's start kept.
+func carriedHumanNode(t *testing.T, run *Run) string {
+	t.Helper()
+	require.NotNil(t, run.Resume)
+	require.NotNil(t, run.Resume.Waiting)
+	human := run.Resume.Waiting.Human
+	require.NotEmpty(t, human)
+	require.Equal(t, signals.StatusPending, statuses(run)[human])
+	return human
+}
+
+// carriedBudgetNode is the budget node a run that continued as new while
+// waiting at the budget rung carried: still pending, its wait's start
+// kept, so its deadline.
+func carriedBudgetNode(t *testing.T, run *Run) string {
+	t.Helper()
+	require.NotNil(t, run.Resume)
+	require.NotNil(t, run.Resume.Waiting.Budget)
+	node := run.Resume.Waiting.Budget.Node
+	require.Contains(t, run.Resume.Waiting.Since, node, "the wait keeps its start, so its deadline")
+	require.Equal(t, signals.StatusPending, statuses(run)[node])
+	return node
 }
