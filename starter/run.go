@@ -7,16 +7,15 @@ import (
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
-	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
-// agentNameKey is the search attribute set at start, so a run can be found
-// by agent (`temporal workflow list --query 'AgentName="travel"'`) from its
-// first second, before the workflow upserts anything.
-var agentNameKey = temporal.NewSearchAttributeKeyKeyword(signals.AttrAgentName)
+// agentNameKey is among the search attributes set at start
+// (workflows.StartAttributes), so a run can be found by agent (`temporal
+// workflow list --query 'AgentName="travel"'`) from its first second,
+// before its first workflow task.
+var agentNameKey = workflows.AgentNameKey
 
 // runOptions are the flags of `unstuck run`.
 type runOptions struct {
@@ -129,7 +128,7 @@ func (c *cli) start(cmd *cobra.Command, s startSpec, in workflows.AgentInput) er
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 	}
 	if s.agent != "" {
-		opts.TypedSearchAttributes = temporal.NewSearchAttributes(agentNameKey.ValueSet(s.agent))
+		opts.TypedSearchAttributes = workflows.StartAttributes(s.agent)
 	}
 	wr, err := tc.ExecuteWorkflow(ctx, withRunMetadata(opts, in), workflows.WorkflowName, in)
 	if err != nil {

@@ -1,6 +1,7 @@
 package testsuite
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 	"testing"
@@ -49,7 +50,9 @@ func toolEvents(t *testing.T, run client.WorkflowRun) (scheduled, markers int) {
 				scheduled++
 			}
 		case enums.EVENT_TYPE_MARKER_RECORDED:
-			if ev.GetMarkerRecordedEventAttributes().GetMarkerName() == "LocalActivity" {
+			// The run's other local activity (ResolveAgent) is not a call.
+			m := ev.GetMarkerRecordedEventAttributes()
+			if m.GetMarkerName() == "LocalActivity" && bytes.Contains(m.GetDetails()["data"].GetPayloads()[0].GetData(), []byte(`"RunTool"`)) {
 				markers++
 			}
 		}

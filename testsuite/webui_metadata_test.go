@@ -86,8 +86,9 @@ func TestWebUIMetadata(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"done": true}`, string(res.Output))
 
-	// Every activity and timer of the history has its summary.
-	var activities, timers []string
+	// Every activity, local activity and timer of the history has its
+	// summary.
+	var activities, locals, timers []string
 	iter := s.client.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for iter.HasNext() {
 		ev, err := iter.Next()
@@ -95,10 +96,15 @@ func TestWebUIMetadata(t *testing.T) {
 		switch ev.GetEventType() {
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
 			activities = append(activities, text(ev.GetUserMetadata().GetSummary()))
+		case enumspb.EVENT_TYPE_MARKER_RECORDED:
+			if ev.GetMarkerRecordedEventAttributes().GetMarkerName() == "LocalActivity" {
+				locals = append(locals, text(ev.GetUserMetadata().GetSummary()))
+			}
 		case enumspb.EVENT_TYPE_TIMER_STARTED:
 			timers = append(timers, text(ev.GetUserMetadata().GetSummary()))
 		}
 	}
-	require.Equal(t, []string{"resolve agent booker", "model: step 1", "book(seat=12A)", "model: step 2"}, activities)
+	require.Equal(t, []string{"model: step 1", "book(seat=12A)", "model: step 2"}, activities)
+	require.Equal(t, []string{"resolve agent booker"}, locals)
 	require.Equal(t, []string{fmt.Sprintf("wait for approval of %s (book)", call.CallID)}, timers)
 }

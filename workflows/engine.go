@@ -27,9 +27,15 @@ type stepShape interface {
 
 // runSteps is the engine: the shape's steps until one ends the run.
 // Before each new step, it continues as new when Temporal suggests it, or
-// stops at the step ceiling (beforeStep).
+// stops at the step ceiling (beforeStep). An edit or a person's handoff
+// that came during a step is applied once the step is over, whatever the
+// step ended with: what the step did is recorded, and the edit decides
+// what stays.
 func (r *runner) runSteps(ctx workflow.Context, s stepShape) (*AgentResult, error) {
 	resumes, done, res, err := s.begin(ctx)
+	if r.interrupting() && ctx.Err() == nil {
+		return nil, r.applyAndContinue(ctx)
+	}
 	if done {
 		return res, err
 	}
@@ -43,7 +49,11 @@ func (r *runner) runSteps(ctx workflow.Context, s stepShape) (*AgentResult, erro
 			}
 		}
 		resumes = false
-		if done, res, err := s.step(ctx); done {
+		done, res, err := s.step(ctx)
+		if r.interrupting() && ctx.Err() == nil {
+			return nil, r.applyAndContinue(ctx)
+		}
+		if done {
 			return res, err
 		}
 	}

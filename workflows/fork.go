@@ -132,12 +132,11 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	if in.Agent != "" && in.Agent != agent {
 		return nil, bad(fmt.Sprintf("input.agent is %q but run %q is agent %q: a fork goes on with the agent of its source (leave agent out)", in.Agent, in.From.WorkflowID, agent))
 	}
-	var spec config.Resolved
-	rctx := workflow.WithActivityOptions(ctx, withSummary(resolveOptions(), "resolve agent "+agent))
-	if err := workflow.ExecuteActivity(rctx, acts.ResolveAgent, agent).Get(ctx, &spec); err != nil {
+	spec, err := resolveAgent(ctx, agent, "resolve agent "+agent)
+	if err != nil {
 		return nil, err
 	}
-	run := forkedRun(src, &spec)
+	run := forkedRun(src, spec)
 	if a := run.Archived; a != nil && nodeNumber(a.Last) > nodeNumber(in.From.NodeID) {
 		// What the source archived after the node is not the fork's.
 		a.Last = in.From.NodeID

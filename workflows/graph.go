@@ -81,11 +81,7 @@ func (g *graphShape) step(ctx workflow.Context) (bool, *AgentResult, error) {
 	} else {
 		res = r.visit(ctx, at, n)
 	}
-	ended, err := r.endOfStep(ctx, res.waits, res.stopErr)
-	if r.interrupting() && ctx.Err() == nil {
-		return true, nil, r.applyAndContinue(ctx) // what the visit did is recorded; the edit decides what stays
-	}
-	if ended {
+	if ended, err := r.endOfStep(ctx, res.waits, res.stopErr); ended {
 		return true, nil, err
 	}
 	if res.done {
@@ -98,9 +94,6 @@ func (g *graphShape) step(ctx workflow.Context) (bool, *AgentResult, error) {
 		esc = r.observe(ctx, at, r.run.Frontier[len(r.run.Frontier)-1], res.event)
 	}
 	if esc != nil {
-		if r.interrupting() && ctx.Err() == nil {
-			return true, nil, r.applyAndContinue(ctx)
-		}
 		if esc.held != nil {
 			// The edge is taken once the rung is answered.
 			esc.held.Visit = &resumePoint{Node: at, OK: res.ok, Error: res.errText, Again: res.again}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
@@ -188,7 +187,7 @@ func TestGraphBudgetWaitIsCarriedAcrossContinueAsNew(t *testing.T) {
 // same generation, which continues as new only before its next visit.
 func TestGraphRunsBeforeGraphWaitsGoOnWaiting(t *testing.T) {
 	h := newHarness(t, humanGraph(), nil, okEcho)
-	h.env.OnGetVersion(versionGraphWaits, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	h.before(versionGraphWaits)
 	h.suggestWhileWaitingBy()
 	var got updateResult
 	h.replyWith(2*time.Minute, signals.ReplyRequest{Text: "yes", Output: json.RawMessage(`1`)}, &got)
@@ -240,7 +239,7 @@ func TestGraphLLMNodeAsksAgainAfterAReplyThatAnswersNothing(t *testing.T) {
 func TestGraphRunsBeforeGraphNoAnswerTakeTheEmptyReply(t *testing.T) {
 	replies := []activities.ModelReply{{Content: "", FinishReason: "stop"}, {Content: "done"}}
 	h := newHarness(t, llmGraph(echoSpec(), 1), replies, echoTool)
-	h.env.OnGetVersion(versionGraphNoAnswer, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	h.before(versionGraphNoAnswer)
 	res, err := h.run(AgentInput{Agent: "agent", Task: "t"})
 	require.NoError(t, err)
 	require.Equal(t, "completed", string(res.Status))

@@ -202,8 +202,7 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 	}
 	for _, to := range ranked {
 		r.handingOver = to
-		var spec config.Resolved
-		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, withSummary(resolveOptions(), "resolve agent "+to+" to take over")), acts.ResolveAgent, to).Get(ctx, &spec)
+		spec, err := resolveAgent(ctx, to, "resolve agent "+to+" to take over")
 		if cancelled(ctx, err) {
 			return "", signals.HandoffResult{}, r.cancelled(ctx, id)
 		}
@@ -212,7 +211,7 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 			continue
 		}
 		r.count(ctx, MetricHandoffs, 1, "outcome", "taken", "trigger", ask.Trigger) // before: the agent tag is the one handing over
-		r.takeOver(ctx, id, &spec, ask, refused, note)
+		r.takeOver(ctx, id, spec, ask, refused, note)
 		return to, signals.HandoffResult{NodeID: id, To: to, Refused: refused, HandoffPath: run.HandoffPath}, nil
 	}
 	r.handingOver = "" // the run goes on with its agent, or stops

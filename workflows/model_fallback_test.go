@@ -121,6 +121,7 @@ func onFallbackAfter(t *testing.T, fallbackCooldown time.Duration, before ...str
 		env.SignalWorkflow(signals.Approve, signals.ApproveRequest{CallID: "n4", Decision: "approve"})
 	}, 45*time.Second)
 	for _, id := range before {
+		env.OnGetVersion(versionRelease, workflow.DefaultVersion, releaseAll).Return(workflow.DefaultVersion)
 		env.OnGetVersion(id, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	}
 	env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "agent", Task: "Book"})

@@ -18,12 +18,38 @@ var (
 )
 
 // setPhase records the run's phase in the run and in the search attributes.
+// Search attributes that already say so (set by the starter, carried
+// across continue-as-new, or upserted before) are not upserted again: each
+// upsert is a visibility write on the server.
 func (r *runner) setPhase(ctx workflow.Context, phase signals.Phase) error {
 	r.run.Phase = phase
 	r.showDetails(ctx)
+	name := keyword(r.run.Spec.Agent.Name)
+	if phaseShown(ctx, name, phase) && versionOf(ctx, versionPhaseShown, 1) >= 1 {
+		return nil
+	}
 	return workflow.UpsertTypedSearchAttributes(ctx,
-		AgentNameKey.ValueSet(keyword(r.run.Spec.Agent.Name)),
+		AgentNameKey.ValueSet(name),
 		AgentPhaseKey.ValueSet(string(phase)),
+	)
+}
+
+// phaseShown: the run's search attributes already name the agent and the
+// phase.
+func phaseShown(ctx workflow.Context, agent string, phase signals.Phase) bool {
+	sa := workflow.GetTypedSearchAttributes(ctx)
+	name, okName := sa.GetKeyword(AgentNameKey)
+	shown, okPhase := sa.GetKeyword(AgentPhaseKey)
+	return okName && okPhase && name == agent && shown == string(phase)
+}
+
+// StartAttributes are the search attributes a starter sets on a new run of
+// agent, so the run need not upsert them in its first workflow task: the
+// agent's name, and the phase a run starts in.
+func StartAttributes(agent string) temporal.SearchAttributes {
+	return temporal.NewSearchAttributes(
+		AgentNameKey.ValueSet(keyword(agent)),
+		AgentPhaseKey.ValueSet(string(signals.PhaseRunning)),
 	)
 }
 

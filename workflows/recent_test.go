@@ -32,6 +32,7 @@ func runRecordMany(t *testing.T, n int, before bool) *Run {
 	env := (&testsuite.WorkflowTestSuite{}).NewTestWorkflowEnvironment()
 	env.RegisterWorkflow(recordMany)
 	if before {
+		env.OnGetVersion(versionRelease, workflow.DefaultVersion, releaseAll).Return(workflow.DefaultVersion)
 		env.OnGetVersion(versionBoundedLists, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	}
 	env.ExecuteWorkflow(recordMany, n)

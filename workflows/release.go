@@ -4,7 +4,7 @@ import "go.temporal.io/sdk/workflow"
 
 // releaseAll is the versionRelease a run starting now answers: it takes
 // every change of releaseChanges as made.
-const releaseAll workflow.Version = 1
+const releaseAll workflow.Version = 2
 
 // releaseKey holds, in a run's context, what the run answered to
 // versionRelease.
@@ -37,6 +37,16 @@ var releaseChanges = map[string]releaseChange{
 	versionAnswerPending: {1, 1}, versionWholeArguments: {1, 1}, versionRelativeDates: {1, 1},
 	versionStreamCalls: {1, 1}, versionToolQueues: {1, 1}, versionQueueWait: {1, 1},
 	versionModelHeartbeat: {1, 1}, versionRepairValues: {1, 1},
+
+	versionExploreRegion: {2, 1}, versionHandoffFlat: {2, 1}, versionHandoffRefusals: {2, 1},
+	versionHandoffLoads: {2, 1}, versionArchiveTrace: {2, 1}, versionWaitingContinue: {2, 1},
+	versionBoundedLists: {2, 1}, versionContextClear: {2, 1}, versionModelFallback: {2, 1},
+	versionLongerReply: {2, 1}, versionNoAnswerLoop: {2, 1}, versionCutOffRepair: {2, 1},
+	versionBudget: {2, 1}, versionBudgetReplyBound: {2, 1}, versionBudgetWait: {2, 1},
+	versionLocalTools: {2, 1}, versionRepairSpend: {2, 1}, versionSummaryAfterRaise: {2, 1},
+	versionForkArchivedSpend: {2, 1}, versionGraphWaits: {2, 1}, versionGraphNoAnswer: {2, 1},
+	versionCancelFirst: {2, 1}, versionRungWaits: {2, 1}, versionFallbackCooldown: {2, 1},
+	versionForkArchived: {2, 1}, versionLocalResolve: {2, 1}, versionPhaseShown: {2, 1},
 }
 
 // versionOf is workflow.GetVersion(ctx, changeID, DefaultVersion, max),

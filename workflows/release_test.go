@@ -58,8 +58,8 @@ func probeVersions(t *testing.T, release workflow.Version, ids ...string) ([]wor
 // A run of this release takes the release's changes as made, at their
 // versions, in the workflow and in an update handler, and asks none.
 func TestReleaseRunTakesItsChangesWithoutAsking(t *testing.T) {
-	got, asked := probeVersions(t, releaseAll, versionStreamCalls, versionWorkerBreaker, versionModelHeartbeat)
-	require.Equal(t, []workflow.Version{1, 1, 1, 1}, got)
+	got, asked := probeVersions(t, releaseAll, versionStreamCalls, versionWorkerBreaker, versionModelHeartbeat, versionLocalResolve, versionGraphWaits)
+	require.Equal(t, []workflow.Version{1, 1, 1, 1, 1, 1}, got)
 	require.Empty(t, asked)
 }
 
@@ -77,24 +77,47 @@ func TestRunBeforeTheReleaseAsksEachChange(t *testing.T) {
 	require.Equal(t, []string{versionStreamCalls, versionToolQueues, versionHandoff}, asked)
 }
 
-// Release 1's changes are fixed: a run started on it may be continued by
+// A release's changes are fixed: a run started on it may be continued by
 // any later worker, so nothing may join them (a new change gets its own
 // id, asked on its own) and none may change its version. A change no
 // supported release can still be without is retired: it leaves the list,
 // and nothing asks it (docs/deploying.md, "Release line").
-func TestReleaseOneChangesAreFixed(t *testing.T) {
-	var ids []string
-	for id, c := range releaseChanges {
-		if c.release == 1 {
-			ids = append(ids, id)
-			require.Equal(t, workflow.Version(1), c.version, id)
-		}
+func TestReleaseChangesAreFixed(t *testing.T) {
+	fixed := map[workflow.Version][]string{
+		1: {
+			"answer-pending", "explore-cycle", "graph-progress", "handing-over", "handoff",
+			"model-heartbeat", "relative-dates", "repair-values", "rungs-by-class", "stable-signatures",
+			"state-hash", "stream-calls", "time-window", "tool-queue-wait", "tool-queues",
+			"whole-arguments", "worker-breaker",
+		},
+		2: {
+			"archive-trace", "bounded-lists", "budget", "budget-reply-bound", "budget-wait",
+			"cancel-first", "context-clear", "cut-off-repair", "explore-region", "fallback-cooldown",
+			"fork-archived", "fork-archived-spend", "graph-no-answer", "graph-waits", "handoff-flat",
+			"handoff-loads", "handoff-refusals", "local-resolve", "local-tools", "longer-reply",
+			"model-fallback", "no-answer-loop", "phase-shown", "repair-spend", "rung-waits",
+			"summary-after-raise", "waiting-continue",
+		},
 	}
-	slices.Sort(ids)
-	require.Equal(t, []string{
-		"answer-pending", "explore-cycle", "graph-progress", "handing-over", "handoff",
-		"model-heartbeat", "relative-dates", "repair-values", "rungs-by-class", "stable-signatures",
-		"state-hash", "stream-calls", "time-window", "tool-queue-wait", "tool-queues",
-		"whole-arguments", "worker-breaker",
-	}, ids)
+	require.Equal(t, workflow.Version(len(fixed)), releaseAll, "a new release lists its changes here")
+	for release, want := range fixed {
+		var ids []string
+		for id, c := range releaseChanges {
+			if c.release == release {
+				ids = append(ids, id)
+				require.Equal(t, workflow.Version(1), c.version, id)
+			}
+		}
+		slices.Sort(ids)
+		require.Equal(t, want, ids, "release %d", release)
+	}
+}
+
+// A run of release 1, continued by this worker, takes release 1's changes
+// as made and asks each change of release 2 on its own: its earlier part
+// may have run without them.
+func TestReleaseOneRunAsksTheChangesOfReleaseTwo(t *testing.T) {
+	got, asked := probeVersions(t, 1, versionStreamCalls, versionLocalTools, versionGraphWaits)
+	require.Equal(t, []workflow.Version{1, 1, 1, 1}, got)
+	require.Equal(t, []string{versionLocalTools, versionGraphWaits}, asked)
 }

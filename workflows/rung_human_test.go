@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
@@ -76,7 +75,7 @@ func TestHumanRungCarriedKeepsItsDeadlineAndClimbs(t *testing.T) {
 func TestRunsBeforeRungWaitsGoOnWaitingAtTheRung(t *testing.T) {
 	book := call("k", "book_flight", `{"flight_id":"UA1","passengers":1}`)
 	h := newHarness(t, stubbornRung(), repeat(3, book, activities.ModelReply{Content: "done"}), failingTool)
-	h.env.OnGetVersion(versionRungWaits, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	h.before(versionRungWaits)
 	h.suggestWhileWaitingBy()
 	var got updateResult
 	h.reply(2*time.Minute, "go on", &got)

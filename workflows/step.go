@@ -25,9 +25,6 @@ func (f freeForm) begin(ctx workflow.Context) (bool, bool, *AgentResult, error) 
 		return false, false, nil, nil
 	}
 	done, result, err := r.resume(ctx)
-	if r.interrupting() && ctx.Err() == nil {
-		return false, true, nil, r.applyAndContinue(ctx)
-	}
 	return false, err != nil || done, result, err
 }
 
@@ -41,10 +38,6 @@ func (f freeForm) step(ctx workflow.Context) (bool, *AgentResult, error) {
 		return true, nil, err
 	}
 	done, result, err := r.step(ctx)
-	if r.interrupting() && ctx.Err() == nil {
-		// What the step did is recorded; the edit decides what stays.
-		return true, nil, r.applyAndContinue(ctx)
-	}
 	return err != nil || done, result, err
 }
 

@@ -281,13 +281,25 @@ const (
 	// it (fork.go, holderOf); before, it was refused with the run id to
 	// give. Not in releaseChanges: asked on its own, only for such a fork.
 	versionForkArchived = "fork-archived"
+	// versionLocalResolve: a new run resolves its agent in a local
+	// activity, in its first workflow task (before: a normal activity,
+	// which cost every run one more activity task and workflow task).
+	// Release 2 takes it as made.
+	versionLocalResolve = "local-resolve"
+	// versionPhaseShown: the run's phase is not upserted when its search
+	// attributes already show it (phase.go); before, every phase change
+	// was upserted, the first one too when the starter had set it.
+	// Release 2 takes it as made.
+	versionPhaseShown = "phase-shown"
 	// versionRelease is asked once, when a run starts (withRelease): a
-	// run that answers 1 takes every change above as made, at the version
-	// releaseChanges lists, and asks none of them (versionOf). Each change
-	// id asked adds a marker and a TemporalChangeVersion upsert (a
-	// visibility write) to the run: six to eight of each in a plain run
-	// before. A later change of behaviour gets its own id, checked with
-	// versionOf and not listed in releaseChanges, so runs of release 1
-	// ask it on its own (release_test.go keeps release 1's list fixed).
+	// run that answers a release takes every change releaseChanges lists
+	// for it and the releases before as made, at the version listed, and
+	// asks none of them (versionOf). Each change id asked adds a marker
+	// and a TemporalChangeVersion upsert (a visibility write) to the run:
+	// six to eight of each in a plain run before release 1, one or two
+	// with release 1. A later change of behaviour gets its own id,
+	// checked with versionOf and not listed in releaseChanges, so runs of
+	// releases 1 and 2 ask it on its own (release_test.go keeps each
+	// release's list fixed).
 	versionRelease = "unstuck-release"
 )

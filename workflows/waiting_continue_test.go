@@ -94,7 +94,7 @@ func TestWaitingRunKeepsItsDeadlineAcrossGenerations(t *testing.T) {
 
 func TestRunsBeforeWaitingContinueGoOnWaiting(t *testing.T) {
 	h := newHarness(t, approvalSpec(), waitingReplies(), echoTool)
-	h.env.OnGetVersion(versionWaitingContinue, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	h.before(versionWaitingContinue)
 	h.suggestWhileWaiting()
 	var got updateResult
 	h.approve(2*time.Minute, signals.ApproveRequest{CallID: "n3", Decision: "approve"}, &got)

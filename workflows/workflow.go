@@ -185,14 +185,13 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 	if err := checkInput(in); err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), BadInputError, nil)
 	}
-	var spec config.Resolved
-	actx := workflow.WithActivityOptions(ctx, withSummary(resolveOptions(), "resolve agent "+in.Agent))
-	if err := workflow.ExecuteActivity(actx, acts.ResolveAgent, in.Agent).Get(ctx, &spec); err != nil {
+	spec, err := resolveAgent(ctx, in.Agent, "resolve agent "+in.Agent)
+	if err != nil {
 		return nil, err
 	}
 	run := &Run{
 		Input: in,
-		Spec:  &spec,
+		Spec:  spec,
 		Progress: Progress{State: map[string]any{}, HandoffPath: []string{}, Escalations: []Escalation{},
 			ChainKeys: true},
 	}

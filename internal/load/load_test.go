@@ -93,7 +93,7 @@ func TestUnknownAgentStopsAfterTheFirstRun(t *testing.T) {
 	require.Equal(t, 1, r.Started)
 	require.Equal(t, 1, r.Failed)
 	require.Len(t, r.Failures, 1)
-	require.Equal(t, "activity failure: UnknownAgent", r.Failures[0].Kind, "ResolveAgent refuses it")
+	require.Equal(t, "UnknownAgent", r.Failures[0].Kind, "ResolveAgent refuses it, and the run fails with its type")
 	require.Contains(t, r.Failures[0].Error, "nobody")
 	require.Contains(t, r.StoppedEarly, "UnknownAgent")
 	require.Contains(t, r.StoppedEarly, "the other 49 runs were not started")

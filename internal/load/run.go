@@ -19,10 +19,6 @@ import (
 // starting every run: the first run failed, so the others would too.
 var ErrStoppedEarly = errors.New("the load stopped early")
 
-// agentNameKey is set at start, as `unstuck run` does, so the load's runs
-// can be listed by agent from their first second.
-var agentNameKey = temporal.NewSearchAttributeKeyKeyword(signals.AttrAgentName)
-
 // Run starts o.Runs runs of o.Agent on o.TaskQueue, at most o.Concurrency
 // at a time, waits for each to end and reports. Workers must already poll
 // the task queue (a deployment's, or StartLocal's); Run waits up to
@@ -128,7 +124,7 @@ func (l *loader) runOne(ctx context.Context, i int) {
 		TaskQueue:                                l.o.TaskQueue,
 		WorkflowExecutionTimeout:                 l.o.RunTimeout,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		TypedSearchAttributes:                    temporal.NewSearchAttributes(agentNameKey.ValueSet(l.o.Agent)),
+		TypedSearchAttributes:                    workflows.StartAttributes(l.o.Agent), // as `unstuck run` does
 	}
 	out := outcome{id: id}
 	begin := time.Now()
