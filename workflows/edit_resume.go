@@ -17,7 +17,8 @@ func (r *runner) resume(ctx workflow.Context) (bool, *AgentResult, error) {
 	res := r.run.Resume
 	r.run.Resume = nil
 	if res.Waiting != nil && res.Waiting.Rung != nil {
-		return r.afterEscalation(ctx, r.resumeRung(ctx, res.Waiting))
+		_, done, err := r.settleLoop(ctx, stepEnd{rung: r.resumeRung(ctx, res.Waiting)})
+		return done, nil, err
 	}
 	req := r.run.node(res.Request)
 	if res.Request == "" || req == nil {

@@ -81,30 +81,22 @@ func (g *graphShape) step(ctx workflow.Context) (bool, *AgentResult, error) {
 	} else {
 		res = r.visit(ctx, at, n)
 	}
-	if ended, err := r.endOfStep(ctx, res.waits, res.stopErr); ended {
-		return true, nil, err
-	}
+	end := stepEnd{waits: res.waits, stopErr: res.stopErr, rung: res.rung,
+		visit: &resumePoint{Node: at, OK: res.ok, Error: res.errText, Again: res.again}}
 	if res.done {
-		result, err := r.complete(ctx, r.run.Frontier[0], res.output)
-		r.tagGraphNode(r.run.Nodes[len(r.run.Nodes)-1].ID, at) // the output node
+		end.output = &stepOutput{parent: r.run.Frontier[0], value: res.output, graphNode: at}
+	} else {
+		end.events = func() []stepEvent {
+			return []stepEvent{{where: at, nodeID: r.run.Frontier[len(r.run.Frontier)-1], event: res.event}}
+		}
+	}
+	done, result, esc, err := r.settle(ctx, end)
+	if done {
 		return true, result, err
 	}
-	esc := res.rung
-	if esc == nil {
-		esc = r.observe(ctx, at, r.run.Frontier[len(r.run.Frontier)-1], res.event)
-	}
-	if esc != nil {
-		if esc.held != nil {
-			// The edge is taken once the rung is answered.
-			esc.held.Visit = &resumePoint{Node: at, OK: res.ok, Error: res.errText, Again: res.again}
-		}
-		if ended, err := r.afterRung(ctx, esc); ended {
-			return true, nil, err
-		}
-		if esc.goTo != "" {
-			r.run.GraphAt = esc.goTo
-			return false, nil, nil
-		}
+	if esc != nil && esc.goTo != "" {
+		r.run.GraphAt = esc.goTo
+		return false, nil, nil
 	}
 	if res.again {
 		return false, nil, nil

@@ -31,10 +31,8 @@ func (r *runner) graphNoAnswerLoops(ctx workflow.Context) bool {
 // what na says, and feeds na's failure to the loop detector.
 func (r *runner) answerNoAnswer(ctx workflow.Context, reqID string, reply activities.ModelReply, na policies.NoAnswer) (bool, *AgentResult, error) {
 	id := r.recordNoAnswer(ctx, reqID, reply.Content, reply.Refusal, na)
-	if esc := r.observe(ctx, "", id, na.Event); esc != nil {
-		return r.afterEscalation(ctx, esc)
-	}
-	return false, nil, nil
+	_, done, err := r.settleLoop(ctx, stepEnd{events: func() []stepEvent { return []stepEvent{{nodeID: id, event: na.Event}} }})
+	return done, nil, err
 }
 
 // recordNoAnswer records a reply that answered nothing as a refused

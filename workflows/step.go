@@ -62,32 +62,25 @@ func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err
 	return r.afterCalls(ctx, reqID, final, calls, err)
 }
 
-// afterCalls ends a step once its calls are settled: the output, or the
-// calls fed to the loop detector.
+// afterCalls ends a step once its calls are settled (settle): the
+// output, a handoff, or the calls fed to the loop detector.
 func (r *runner) afterCalls(ctx workflow.Context, reqID string, final *finalCall, calls []*stepCall, err error) (bool, *AgentResult, error) {
-	if ended, err := r.endOfStep(ctx, stepWaits{reqID: reqID, calls: calls}, err); ended {
-		return true, nil, err
-	}
-	th := r.stepHandoff
-	r.stepHandoff = nil
+	end := stepEnd{waits: stepWaits{reqID: reqID, calls: calls}, stopErr: err}
 	if final != nil {
-		if th != nil {
-			r.finishNode(ctx, th.nodeID, nil, "not carried out: the same reply finished the task with "+FinalOutputTool)
-		}
-		res, err := r.complete(ctx, final.callID, final.output)
-		return true, res, err
+		end.output = &stepOutput{parent: final.callID, value: final.output}
+	} else {
+		end.events = func() []stepEvent { return r.callEvents(calls) }
 	}
-	if th != nil {
-		return r.handOffForTool(ctx, th)
-	}
-	return r.observeCalls(ctx, calls)
+	done, res, _, err := r.settle(ctx, end)
+	return done, res, err
 }
 
-// observeCalls feeds the step's calls, in the model's order, to the loop
-// detector; a loop climbs the escalation ladder. Identical calls of one
-// reply run side by side, not one after another, so each distinct call of
-// a step is one event: eight equal calls in one reply are not a loop.
-func (r *runner) observeCalls(ctx workflow.Context, calls []*stepCall) (bool, *AgentResult, error) {
+// callEvents are the step's calls, in the model's order, as events for
+// the loop detector. Identical calls of one reply run side by side, not
+// one after another, so each distinct call of a step is one event: eight
+// equal calls in one reply are not a loop.
+func (r *runner) callEvents(calls []*stepCall) []stepEvent {
+	var events []stepEvent
 	seen := map[string]bool{}
 	for _, c := range calls {
 		if c.final {
@@ -98,20 +91,9 @@ func (r *runner) observeCalls(ctx workflow.Context, calls []*stepCall) (bool, *A
 			continue
 		}
 		seen[ev.Signature] = true
-		if esc := r.observe(ctx, "", c.nodeID, ev); esc != nil {
-			// The rung acted (waited, substituted, blocked, asked); the
-			// rest of this step's calls are not held against the run.
-			return r.afterEscalation(ctx, esc)
-		}
+		events = append(events, stepEvent{nodeID: c.nodeID, event: ev})
 	}
-	return false, nil, nil
-}
-
-// afterEscalation ends a free-form step whose loop a rung answered
-// (afterRung), or the step goes on to the next.
-func (r *runner) afterEscalation(ctx workflow.Context, esc *escalation) (bool, *AgentResult, error) {
-	ended, err := r.afterRung(ctx, esc)
-	return ended, nil, err
+	return events
 }
 
 // request asks the model for its next reply. It passes only the messages
