@@ -72,39 +72,35 @@ func (r *runner) awaitApproval(ctx workflow.Context, nodeID, tool string) (appro
 			// A later wait of the call (for its fallback's own approval)
 			// has a whole timeout of its own.
 			r.approvals.end(nodeID)
-			delete(r.waitSince, nodeID)
+			r.waits.forget(nodeID)
 		}
 	}()
 	if err := r.approvalPhase(ctx); err != nil {
 		return approvalOutcome{}, err
 	}
-	// A wait carried from an earlier generation keeps its deadline; a
-	// new one has the whole human_timeout.
-	timeout, expired := r.waitLeft(ctx, nodeID)
-	got, err := r.approvals.decision(nodeID) != nil, error(nil)
-	if !expired {
-		got, err = workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout, TimerOptions: workflow.TimerOptions{Summary: fmt.Sprintf("wait for approval of %s (%s)", nodeID, tool)}}, func() bool {
-			return r.approvals.decision(nodeID) != nil || r.interrupting() || r.switching
-		})
-	}
+	end, _, err := r.waitForPerson(ctx, personWait{
+		node: nodeID, summary: fmt.Sprintf("wait for approval of %s (%s)", nodeID, tool),
+		answered: func() bool { return r.approvals.decision(nodeID) != nil },
+		edits:    true, switches: true,
+	})
 	if err != nil {
 		r.approvals.end(nodeID)
 		return approvalOutcome{}, err
 	}
-	if got && r.approvals.decision(nodeID) == nil && !r.interrupting() {
+	if end == waitSwitching {
 		// The decision is still wanted: the call stays listed (and may
 		// take a decision until the run continues as new, which carries it).
 		held = true
 		return approvalOutcome{held: true}, nil
 	}
 	r.approvals.end(nodeID)
-	if got && r.approvals.decision(nodeID) == nil {
+	if end == waitInterrupted {
 		return approvalOutcome{interrupted: true}, nil
 	}
 	if err := r.approvalPhase(ctx); err != nil {
 		return approvalOutcome{}, err
 	}
-	if !got {
+	if end == waitTimedOut {
 		return approvalOutcome{timedOut: true}, nil
 	}
 	return approvalOutcome{decision: r.approvals.take(nodeID)}, nil

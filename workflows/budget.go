@@ -376,34 +376,28 @@ func (r *runner) budgetRung(ctx workflow.Context, parent string, carry bool, cro
 	if err := r.setPhase(ctx, signals.PhaseAwaitingHuman); err != nil {
 		return err
 	}
-	timeout, expired := r.run.Spec.Agent.Policies.HumanTimeout.D(), false
-	if waits {
-		// A wait carried from an earlier generation keeps its deadline.
-		timeout, expired = r.waitLeft(ctx, w.nodeID)
-	}
-	got := w.decision != nil
-	if !expired {
-		var err error
-		got, err = workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout,
-			TimerOptions: workflow.TimerOptions{Summary: "wait for a person's budget decision (" + w.nodeID + ")"}},
-			func() bool { return w.decision != nil || (waits && r.interrupting()) || (w.carried && r.switching) })
-		if err != nil {
-			if cancelled(ctx, err) {
-				return r.cancelled(ctx, w.nodeID)
-			}
-			return err
+	// A wait carried from an earlier generation keeps its deadline.
+	end, _, err := r.waitForPerson(ctx, personWait{
+		node: w.nodeID, summary: "wait for a person's budget decision (" + w.nodeID + ")",
+		answered: func() bool { return w.decision != nil },
+		edits:    waits, switches: w.carried, wholeTimeout: !waits,
+	})
+	if err != nil {
+		if cancelled(ctx, err) {
+			return r.cancelled(ctx, w.nodeID)
 		}
+		return err
 	}
-	if got && w.decision == nil {
-		if r.interrupting() {
-			outcome = "interrupted"
-			r.finishNode(ctx, w.nodeID, nil, "not decided: "+r.interruptedWhile())
-			return errors.Join(errInterrupted, r.afterBudgetWait(ctx, waits))
-		}
+	switch end {
+	case waitInterrupted:
+		outcome = "interrupted"
+		r.finishNode(ctx, w.nodeID, nil, "not decided: "+r.interruptedWhile())
+		return errors.Join(errInterrupted, r.afterBudgetWait(ctx, waits))
+	case waitSwitching:
 		outcome, held, w.held = "carried", true, true
 		return errSwitching
 	}
-	if !got {
+	if end == waitTimedOut {
 		outcome = "timeout"
 		limit := humanTimeout(r.run.Spec)
 		r.finishNode(ctx, w.nodeID, nil, fmt.Sprintf("no budget decision within human_timeout (%s)", limit))
@@ -434,7 +428,7 @@ func (r *runner) decideBudget(ctx workflow.Context, w *budgetWait) string {
 // check would meet (wall time grows while a person decides).
 func (r *runner) takeHeldDecision(ctx workflow.Context) error {
 	w := r.budget.wait
-	if w == nil || !w.held || w.decision == nil || r.switching {
+	if w == nil || !w.held || w.decision == nil || r.waits.switching() {
 		return nil
 	}
 	r.endBudgetWait(w)
@@ -488,7 +482,7 @@ func (r *runner) heldBudget(ctx workflow.Context, cross policies.Crossing) *budg
 // request was sent or that another limit replaced; an edit's words when
 // an edit takes the run that was about to carry it).
 func (r *runner) dropHeldBudget(ctx workflow.Context, why string) {
-	if w := r.budget.wait; w != nil && w.held && !r.switching {
+	if w := r.budget.wait; w != nil && w.held && !r.waits.switching() {
 		r.finishNode(ctx, w.nodeID, nil, why)
 		r.endBudgetWait(w)
 	}
@@ -500,7 +494,7 @@ const notWaited = "not decided: the run no longer waits at this limit"
 // endBudgetWait forgets budget wait w: nothing waits at its node now.
 func (r *runner) endBudgetWait(w *budgetWait) {
 	r.budget.wait = nil
-	delete(r.waitSince, w.nodeID)
+	r.waits.forget(w.nodeID)
 }
 
 // raiseLimits is a person's raise in the budget's units.

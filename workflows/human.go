@@ -50,39 +50,36 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string, rung bool) (reply 
 	defer func() {
 		if !held {
 			r.human.node, r.human.rung = "", false
-			delete(r.waitSince, nodeID)
+			r.waits.forget(nodeID)
 		}
 	}()
 	if err := r.setPhase(ctx, signals.PhaseAwaitingHuman); err != nil {
 		return nil, nodeID, false, err
 	}
-	// A wait carried from an earlier generation keeps its deadline.
-	timeout, expired := r.waitLeft(ctx, nodeID)
-	got := r.human.reply != nil
-	if !expired {
-		got, err = workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout, TimerOptions: workflow.TimerOptions{Summary: "wait for a person's reply (" + nodeID + ")"}}, func() bool {
-			return r.human.reply != nil || r.interrupting() || r.switching
-		})
-	}
+	end, timeout, err := r.waitForPerson(ctx, personWait{
+		node: nodeID, summary: "wait for a person's reply (" + nodeID + ")",
+		answered: func() bool { return r.human.reply != nil },
+		edits:    true, switches: true,
+	})
 	if err != nil {
 		if cancelled(ctx, err) {
 			return nil, nodeID, false, r.cancelled(ctx, nodeID)
 		}
 		return nil, nodeID, false, err
 	}
-	if got && r.human.reply == nil && !r.interrupting() {
+	switch end {
+	case waitSwitching:
 		// The run continues as new and waits at this node again; a reply
 		// until then is carried (waiting_continue.go).
 		held = true
 		return nil, nodeID, false, errSwitching
-	}
-	if got && r.human.reply == nil {
+	case waitInterrupted:
 		return nil, nodeID, false, errInterrupted
 	}
 	if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
 		return nil, nodeID, false, err
 	}
-	if !got {
+	if end == waitTimedOut {
 		r.finishNode(ctx, nodeID, nil, fmt.Sprintf("no reply within human_timeout (%s)", timeout))
 		return nil, nodeID, true, nil
 	}

@@ -94,7 +94,7 @@ func (r *runner) driveOn(ctx workflow.Context, p *pipeline, calls []*stepCall) (
 			if c.started || c.done || !depsDone(c, calls) {
 				continue
 			}
-			if r.interrupting() || r.switching {
+			if r.interrupting() || r.waits.switching() {
 				break
 			}
 			c.started = true
@@ -124,7 +124,7 @@ func (r *runner) driveOn(ctx workflow.Context, p *pipeline, calls []*stepCall) (
 	// the next generation takes up again (waiting_continue.go) stays
 	// pending.
 	for _, c := range calls {
-		if !c.done && !r.switching {
+		if !c.done && !r.waits.switching() {
 			c.errText, c.class, c.done = neverRanText, policies.Structural, true
 			r.finishNode(ctx, c.nodeID, nil, c.errText)
 		}

@@ -36,10 +36,10 @@ func (r *runner) endOfStep(ctx workflow.Context, w stepWaits, stopErr error) (bo
 	case ctx.Err() != nil:
 		r.releaseHeld(ctx, w)
 		return true, r.cancelled(ctx, "")
-	case r.switching && (heldCalls(w.calls) || w.human != ""):
+	case r.waits.switching() && (heldCalls(w.calls) || w.human != ""):
 		return true, r.continueWaiting(ctx, w)
 	}
-	r.switching = false // nothing was left waiting: the next step goes on
+	r.waits.endSwitch() // nothing was left waiting: the next step goes on
 	return false, nil
 }
 

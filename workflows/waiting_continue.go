@@ -61,7 +61,7 @@ type carriedBudget struct {
 var errSwitching = errors.New("continuing as new while waiting")
 
 // watchWaiting, for the life of a generation, waits until the run should
-// continue as new while waiting, then sets switching: the waits end held
+// continue as new while waiting, then begins the switch: the waits end held
 // and the step carries them over (continueWaiting). The version of the
 // kind of wait is asked only then, so runs that never get there record no
 // marker; a kind a run recorded before (which went on waiting) leaves
@@ -76,7 +76,7 @@ func (r *runner) watchWaiting(ctx workflow.Context) {
 		}
 		change := r.waitingChange()
 		if versionOf(ctx, change, 1) >= 1 {
-			r.switching = true
+			r.waits.beginSwitch()
 			return
 		}
 		before[change] = true // as runs recorded before: the wait goes on
@@ -107,23 +107,6 @@ func (r *runner) waitView(ctx workflow.Context) policies.WaitView {
 	}
 }
 
-// waitStarted is when the wait of node began: now, unless a generation
-// before this one began it.
-func (r *runner) waitStarted(ctx workflow.Context, nodeID string) time.Time {
-	if since, ok := r.waitSince[nodeID]; ok {
-		return since
-	}
-	now := workflow.Now(ctx)
-	r.waitSince[nodeID] = now
-	return now
-}
-
-// waitLeft is the time left of a person's timeout for the wait of nodeID.
-func (r *runner) waitLeft(ctx workflow.Context, nodeID string) (time.Duration, bool) {
-	since := r.waitStarted(ctx, nodeID)
-	return policies.WaitLeft(humanTimeout(r.run.Spec), workflow.Now(ctx).Sub(since))
-}
-
 // continueWaiting continues the run as new, carrying what it waits for:
 // the calls of a step's request held for approval (w.reqID "" for none; a
 // graph tool node's call), a human node (a person agent's, a graph's, the
@@ -141,18 +124,18 @@ func (r *runner) continueWaiting(ctx workflow.Context, sw stepWaits) error {
 	r.takeBufferedSignals(ctx)
 	w := &waitingResume{Since: map[string]time.Time{}, Decisions: map[string]*signals.ApproveRequest{}, Human: human}
 	for _, id := range r.approvals.ids() {
-		w.Since[id] = r.waitSince[id]
+		w.Since[id] = r.waits.since(id)
 		if d := r.approvals.decision(id); d != nil {
 			w.Decisions[id] = d
 		}
 	}
 	if human != "" {
-		w.Since[human] = r.waitSince[human]
+		w.Since[human] = r.waits.since(human)
 		w.Reply = r.human.reply
 		w.Rung = sw.rung
 	}
 	if b := r.budget.carried(); b != nil {
-		w.Since[b.Node] = r.waitSince[b.Node]
+		w.Since[b.Node] = r.waits.since(b.Node)
 		w.Budget = b
 	}
 	r.run.Resume = &editResume{Request: reqID, Waiting: w}
@@ -201,7 +184,7 @@ func (r *runner) expectCarriedWaits() {
 	// Copying into maps: the order does not matter.
 	//workflowcheck:ignore
 	for id, since := range w.Since {
-		r.waitSince[id] = since
+		r.waits.keep(id, since)
 	}
 	//workflowcheck:ignore
 	for id, d := range w.Decisions {
@@ -287,14 +270,14 @@ func sortedIDs[V any](m map[string]V) []string {
 // call stays listed as awaiting approval in a run that no longer waits
 // for it.
 func (r *runner) releaseHeld(ctx workflow.Context, w stepWaits) {
-	if !r.switching {
+	if !r.waits.switching() {
 		return
 	}
-	r.switching = false
+	r.waits.endSwitch()
 	r.dropHeldBudget(ctx, "not decided: "+r.interruptedWhile())
 	if w.human != "" && r.human.node == w.human {
 		r.human.node, r.human.rung = "", false
-		delete(r.waitSince, w.human)
+		r.waits.forget(w.human)
 	}
 	for _, c := range w.calls {
 		switch {
@@ -302,7 +285,7 @@ func (r *runner) releaseHeld(ctx workflow.Context, w stepWaits) {
 			c.held = false
 			c.errText, c.class = r.interruptText(), policies.Canceled
 			r.approvals.end(c.nodeID)
-			delete(r.waitSince, c.nodeID)
+			r.waits.forget(c.nodeID)
 			r.finishNode(ctx, c.nodeID, nil, c.errText)
 		case !c.done:
 			c.errText, c.class, c.done = neverRanText, policies.Structural, true

@@ -171,11 +171,11 @@ func releaseHeldOf(ctx workflow.Context, spec *config.Resolved) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.switching = true
+	r.waits.beginSwitch()
 	r.approvals.wait("n3", "b")
 	r.releaseHeld(ctx, stepWaits{calls: []*stepCall{{nodeID: "n3", held: true, done: true}, {nodeID: "n4"}}})
-	if r.approvals.waiting() || r.switching {
-		return nil, fmt.Errorf("still waiting for %v (switching %v)", r.approvals.ids(), r.switching)
+	if r.approvals.waiting() || r.waits.switching() {
+		return nil, fmt.Errorf("still waiting for %v (switching %v)", r.approvals.ids(), r.waits.switching())
 	}
 	return r.run, nil
 }

@@ -73,10 +73,9 @@ type runner struct {
 	handsOver bool
 	// personAgent: the run is with an agent of kind human, waiting for it.
 	personAgent bool
-	// switching: the run continues as new while waiting (waiting_continue.go);
-	// waitSince is when each wait for a person began, kept across it.
-	switching bool
-	waitSince map[string]time.Time
+	// waits: whether the run is switching (continuing as new while it
+	// waits for people), and when each wait began (wait_switch.go).
+	waits waitSwitch
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -210,7 +209,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 func newRunner(run *Run) (*runner, error) {
 	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, whens: map[int]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
 		approvals: newApprovalWaits(), argsEdited: map[string]signals.Audit{},
-		waitSince: map[string]time.Time{}}
+		waits: newWaitSwitch()}
 	if run.Visits == nil {
 		run.Visits = map[string]int{}
 	}
