@@ -22,7 +22,10 @@ const (
 	DefaultFailures     = 5
 	DefaultCooldown     = Duration(30 * time.Second)
 	DefaultHumanTimeout = Duration(24 * time.Hour)
-	DefaultRepairMax    = 3
+	// DefaultIdleTimeout is how long a conversation waits for the next
+	// message before it completes with its last output.
+	DefaultIdleTimeout = Duration(24 * time.Hour)
+	DefaultRepairMax   = 3
 	// DefaultCallsPerReply and DefaultCallsInFlight are an agent's limits
 	// (policies.limits); both far below Temporal's 2,000 pending activities.
 	DefaultCallsPerReply = 64
@@ -146,5 +149,9 @@ func (a *Agent) setDefaults(p path, fill func(path) bool) {
 	if c := pol.Context; c != nil {
 		setDefault(&c.CompactAt, DefaultCompactAt, pp.key("context").key("compact_at"), fill)
 		setDefault(&c.KeepLast, DefaultKeepLast, pp.key("context").key("keep_last"), fill)
+	}
+	if c := a.Conversation; c != nil {
+		setDefault(&c.IdleTimeout, DefaultIdleTimeout, p.key("conversation").key("idle_timeout"), fill)
+		setDefault(&a.DoubleText, DoubleTextEnqueue, p.key("double_text"), fill)
 	}
 }

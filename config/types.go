@@ -168,7 +168,29 @@ type Agent struct {
 	// streams (workflows/stream.go); a server that refuses streaming gets a
 	// whole-reply request instead.
 	StreamCalls bool `yaml:"stream_calls" json:"stream_calls,omitempty"`
+	// Conversation keeps the run after its output: the output ends a
+	// turn, and the run waits in phase awaiting_user for the next message
+	// (workflows/turn.go); after IdleTimeout without one it completes with
+	// its last output.
+	Conversation *Conversation `yaml:"conversation" json:"conversation,omitempty"`
+	// DoubleText is what a message does while a conversation's run works:
+	// enqueue (the default: it joins the conversation after the current
+	// step) or reject (the update is refused).
+	DoubleText string `yaml:"double_text" json:"double_text,omitempty"`
 }
+
+// Conversation is an agent's conversation setting.
+type Conversation struct {
+	IdleTimeout Duration `yaml:"idle_timeout" json:"idle_timeout"`
+}
+
+// Policies for a message that arrives while a conversation's run works.
+const (
+	DoubleTextEnqueue   = "enqueue"
+	DoubleTextReject    = "reject"
+	DoubleTextInterrupt = "interrupt"
+	DoubleTextRollback  = "rollback"
+)
 
 // Graph is an explicit, possibly cyclic, graph of nodes an agent walks.
 type Graph struct {

@@ -60,6 +60,7 @@ func (c *checker) agent(p path, a *Agent, tools, agents map[string]int) {
 	if a.StreamCalls && a.Kind == KindHuman {
 		c.add(p.key("stream_calls"), "applies to llm agents: a person (kind: human) never calls a model")
 	}
+	c.conversation(p, a)
 	if a.OutputSchema != nil {
 		c.schema(p.key("output_schema"), "agent "+strconv.Quote(a.Name)+" output_schema", a.OutputSchema)
 	}
@@ -156,3 +157,26 @@ func (c *checker) timeWindow(p path, tw *TimeWindow) {
 		c.add(p.key("within"), "must be between %s and %s (workflow time moves once per workflow task), got %s", MinTimeWindow.D(), MaxTimeWindow.D(), tw.Within.D())
 	}
 }
+
+// conversation checks an agent's conversation and double_text.
+func (c *checker) conversation(p path, a *Agent) {
+	if a.Conversation == nil {
+		if a.DoubleText != "" {
+			c.add(p.key("double_text"), "applies to agents with conversation: a run without one takes no message")
+		}
+		return
+	}
+	if a.Kind == KindHuman {
+		c.add(p.key("conversation"), "applies to llm agents: a person (kind: human) answers replies, not messages")
+	}
+	if a.Conversation.IdleTimeout <= 0 {
+		c.add(p.key("conversation").key("idle_timeout"), "must be > 0, got %s", a.Conversation.IdleTimeout.D())
+	}
+	dp := p.key("double_text")
+	c.oneOf(dp, "double_text", a.DoubleText, doubleTexts)
+	if a.DoubleText == DoubleTextInterrupt || a.DoubleText == DoubleTextRollback {
+		c.add(dp, "%q is not built yet: use %q (a message joins the conversation after the current step) or %q", a.DoubleText, DoubleTextEnqueue, DoubleTextReject)
+	}
+}
+
+var doubleTexts = []string{DoubleTextEnqueue, DoubleTextInterrupt, DoubleTextReject, DoubleTextRollback}

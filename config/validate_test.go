@@ -253,6 +253,24 @@ func TestValidateAgents(t *testing.T) {
 			"  - name: x",
 			"    kind: human",
 			"    stream_calls: true"), 8, "agents[0].stream_calls", "applies to llm agents"},
+		{"double_text without conversation", withAgent(
+			"  - name: x",
+			"    double_text: reject"), 7, "agents[0].double_text", "applies to agents with conversation"},
+		{"unknown double_text", withAgent(
+			"  - name: x",
+			"    conversation: {idle_timeout: 1h}",
+			"    double_text: later"), 8, "agents[0].double_text", `invalid double_text "later" (want one of enqueue, interrupt, reject, rollback)`},
+		{"double_text not built yet", withAgent(
+			"  - name: x",
+			"    conversation: {}",
+			"    double_text: interrupt"), 8, "agents[0].double_text", `"interrupt" is not built yet`},
+		{"zero idle_timeout", withAgent(
+			"  - name: x",
+			"    conversation: {idle_timeout: 0s}"), 7, "agents[0].conversation.idle_timeout", "must be > 0"},
+		{"conversation on a human", withAgent(
+			"  - name: x",
+			"    kind: human",
+			"    conversation: {}"), 8, "agents[0].conversation", "applies to llm agents"},
 	})
 }
 

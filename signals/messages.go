@@ -42,6 +42,34 @@ type ReplyResult struct {
 	NodeID string `json:"node_id"`
 }
 
+// MessageRequest is a conversation's next user message (docs/contract.md
+// "message").
+type MessageRequest struct {
+	Audit
+	Text string `json:"text"`
+}
+
+// MaxMessageText bounds a message's text: a chat message, not a document.
+const MaxMessageText = 32 << 10
+
+// Validate checks the payload itself; whether the run takes a message is
+// the run's to say.
+func (m MessageRequest) Validate() error {
+	switch {
+	case strings.TrimSpace(m.Text) == "":
+		return errors.New(`message: "text" is empty (say something)`)
+	case len(m.Text) > MaxMessageText:
+		return fmt.Errorf(`message: "text" is %d KiB, over the %d KiB a message may hold`, len(m.Text)>>10, MaxMessageText>>10)
+	}
+	return nil
+}
+
+// MessageResult is the update's answer: how many messages wait to be
+// taken, this one included (1: it is next).
+type MessageResult struct {
+	Queued int `json:"queued"`
+}
+
 // Decisions of an approval.
 const (
 	DecisionApprove = "approve"

@@ -43,6 +43,7 @@ const (
 	Budget  = "budget"
 	Edit    = "edit"
 	Handoff = "handoff"
+	Message = "message"
 	Reply   = "reply"
 )
 
@@ -61,12 +62,13 @@ const (
 	PhaseRunning          Phase = "running"
 	PhaseAwaitingApproval Phase = "awaiting_approval"
 	PhaseAwaitingHuman    Phase = "awaiting_human"
+	PhaseAwaitingUser     Phase = "awaiting_user"
 	PhaseCompleted        Phase = "completed"
 	PhaseStopped          Phase = "stopped"
 )
 
 // Phases are every phase, in the order docs/contract.md lists them.
-var Phases = []Phase{PhaseRunning, PhaseAwaitingApproval, PhaseAwaitingHuman, PhaseCompleted, PhaseStopped}
+var Phases = []Phase{PhaseRunning, PhaseAwaitingApproval, PhaseAwaitingHuman, PhaseAwaitingUser, PhaseCompleted, PhaseStopped}
 
 // StoppedErrorType is the application error type of a run that stopped
 // itself (step ceiling, exhausted model retries, ...); its details are the

@@ -146,7 +146,10 @@ func cutMessage(m *activities.Message, keep int) {
 func nodeMessage(run *Run, n *Node) (activities.Message, bool) {
 	switch n.Kind {
 	case signals.KindTask:
-		return userMessage(taskText(run)), true
+		if n.Status == signals.StatusPending || n.Status == signals.StatusSkipped {
+			return activities.Message{}, false // a conversation's wait for a message
+		}
+		return userMessage(messageText(run, n)), true
 	case signals.KindRequest:
 		if n.Status != signals.StatusCompleted {
 			return activities.Message{}, false

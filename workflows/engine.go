@@ -10,7 +10,8 @@ import "go.temporal.io/sdk/workflow"
 // suggests it or stops at the step ceiling. How a step ends is shared
 // too (step_end.go); a shape only chooses and takes its steps: the
 // free-form loop by the model's reply (step.go), the graph walk by its
-// edges (graph.go).
+// edges (graph.go). A conversation's messages join it between steps, and
+// its turns end in the output (turn.go), in both shapes.
 
 // stepShape chooses and takes a run's steps.
 type stepShape interface {
@@ -32,6 +33,9 @@ type stepShape interface {
 // step ended with: what the step did is recorded, and the edit decides
 // what stays.
 func (r *runner) runSteps(ctx workflow.Context, s stepShape) (*AgentResult, error) {
+	if done, res, err := r.resumeTurn(ctx); done {
+		return res, err
+	}
 	resumes, done, res, err := s.begin(ctx)
 	if r.interrupting() && ctx.Err() == nil {
 		return nil, r.applyAndContinue(ctx)
@@ -43,6 +47,7 @@ func (r *runner) runSteps(ctx workflow.Context, s stepShape) (*AgentResult, erro
 		if r.interrupting() {
 			return nil, r.applyAndContinue(ctx)
 		}
+		r.takeQueued(ctx)
 		if !resumes {
 			if ok, err := r.beforeStep(ctx, s.graph()); !ok {
 				return nil, err

@@ -91,8 +91,11 @@ func (g *graphShape) step(ctx workflow.Context) (bool, *AgentResult, error) {
 		}
 	}
 	done, result, esc, err := r.settle(ctx, end)
-	if done {
+	switch {
+	case done:
 		return true, result, err
+	case res.done:
+		return false, nil, nil // a conversation's turn ended: the next walks from the start (turn.go)
 	}
 	if esc != nil && esc.goTo != "" {
 		r.run.GraphAt = esc.goTo

@@ -35,6 +35,27 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	if err != nil {
 		return err
 	}
+	err = workflow.SetUpdateHandlerWithOptions(ctx, signals.Message,
+		func(ctx workflow.Context, req signals.MessageRequest) (signals.MessageResult, error) {
+			return r.acceptMessage(req)
+		},
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.MessageRequest) error {
+			if err := validMessage(signals.Message, req, req.Validate); err != nil {
+				return err
+			}
+			if r.run == nil {
+				return errStarting(signals.Message, "no conversation takes a message")
+			}
+			if r.closing && r.run.Spec.Agent.Conversation != nil {
+				// An update answers once the run has it; the next
+				// generation has not started to.
+				return fmt.Errorf("message: the run is closing (it finishes, or continues as new into generation %d): send the message again in a moment", r.run.Generation+1)
+			}
+			return r.messageWanted()
+		}})
+	if err != nil {
+		return err
+	}
 	err = workflow.SetUpdateHandlerWithOptions(ctx, signals.Approve,
 		func(ctx workflow.Context, req signals.ApproveRequest) (signals.ApproveResult, error) {
 			return r.acceptApproval(req)
@@ -132,6 +153,12 @@ func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMe
 				return err
 			})
 		},
+		signals.Message: func(raw json.RawMessage) (signals.Audit, error) {
+			return handleMessage(signals.Message, "a message", raw, signals.MessageRequest.Validate, func(req signals.MessageRequest) error {
+				_, err := r.acceptMessage(req)
+				return err
+			})
+		},
 		signals.Approve: func(raw json.RawMessage) (signals.Audit, error) {
 			return handleMessage(signals.Approve, "an approve", raw, signals.ApproveRequest.Validate, func(req signals.ApproveRequest) error {
 				_, err := r.acceptApproval(req)
@@ -179,7 +206,7 @@ func handleMessage[T any](name, what string, raw json.RawMessage, validate func(
 }
 
 // signalNames are the signals a run takes, in a fixed order.
-var signalNames = []string{signals.Reply, signals.Approve, signals.Edit, signals.Handoff, signals.Budget}
+var signalNames = []string{signals.Reply, signals.Approve, signals.Edit, signals.Handoff, signals.Budget, signals.Message}
 
 // receiveSignals handles the signal forms of the messages for the life of
 // the run, in arrival order. Payloads are received raw and decoded here, so
@@ -240,11 +267,20 @@ func decodeJSONPayload(name string, raw converter.RawValue) (json.RawMessage, er
 
 // drainSignals takes the signals still buffered before the run continues
 // as new, where they would be lost, and records them: none of them can act
-// between generations.
+// between generations, but a conversation's message, which waits in the
+// carried inbox for the next generation to take.
 func (r *runner) drainSignals(ctx workflow.Context) {
 	eachBufferedSignal(ctx, func(name string, raw converter.RawValue) {
-		payload, _ := decodeSignal(name, raw)
-		r.ignoredSignal(ctx, name, auditOf(payload), fmt.Errorf("%s: arrived while the run was continuing as new", name))
+		payload, err := decodeSignal(name, raw)
+		if err == nil && name == signals.Message {
+			if _, err = r.signalHandlers(ctx)[name](payload); err == nil {
+				return
+			}
+		}
+		if err == nil {
+			err = fmt.Errorf("%s: arrived while the run was continuing as new", name)
+		}
+		r.ignoredSignal(ctx, name, auditOf(payload), err)
 	})
 }
 

@@ -21,6 +21,14 @@ func (r *runner) addNode(ctx workflow.Context, n Node) *Node {
 	return &r.run.Nodes[len(r.run.Nodes)-1]
 }
 
+// skipNode settles a node as skipped, saying why: what it stood for did
+// not happen, and nothing failed.
+func (r *runner) skipNode(ctx workflow.Context, id, why string) {
+	if n := r.run.node(id); n != nil {
+		n.Status, n.Error, n.At = signals.StatusSkipped, why, workflow.Now(ctx).UTC()
+	}
+}
+
 // finishNode settles a node as completed (output) or failed (error text).
 func (r *runner) finishNode(ctx workflow.Context, id string, output []byte, errText string) {
 	n := r.run.node(id)

@@ -56,8 +56,7 @@ func (r *runner) contentOutput(ctx workflow.Context, reqID, content, finish stri
 		r.run.Frontier = []string{id}
 		return false, nil, nil
 	}
-	res, err := r.complete(ctx, reqID, checked)
-	return true, res, err
+	return r.output(ctx, stepOutput{parent: reqID, value: checked})
 }
 
 // failOutput refuses an output; the reason reaches the model, and past the
@@ -77,12 +76,30 @@ func (r *runner) complete(ctx workflow.Context, parent string, output json.RawMe
 	r.addNode(ctx, Node{Node: signals.Node{
 		Kind: signals.KindOutput, Status: signals.StatusCompleted, Parents: []string{parent}, Output: output,
 	}, Step: r.run.Step})
+	return r.completed(ctx, output)
+}
+
+// completed is the run's end with output, already in the trace.
+func (r *runner) completed(ctx workflow.Context, output json.RawMessage) (*AgentResult, error) {
 	if err := r.setPhase(ctx, signals.PhaseCompleted); err != nil {
 		return nil, err
 	}
 	res := r.result(ResultCompleted)
 	res.Output = output
 	return res, nil
+}
+
+// output is the output a step gave: it completes the run, or, in a
+// conversation, ends the turn (endTurn, turn.go).
+func (r *runner) output(ctx workflow.Context, o stepOutput) (bool, *AgentResult, error) {
+	if r.run.Spec.Agent.Conversation != nil {
+		return r.endTurn(ctx, o)
+	}
+	res, err := r.complete(ctx, o.parent, o.value)
+	if o.graphNode != "" {
+		r.tagGraphNode(r.run.Nodes[len(r.run.Nodes)-1].ID, o.graphNode) // the output node
+	}
+	return true, res, err
 }
 
 // result is the report of the run as it stands.

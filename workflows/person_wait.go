@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -22,6 +23,9 @@ type personWait struct {
 	// from now (a budget wait recorded before version budget-wait), not
 	// the time left of a deadline kept across generations.
 	wholeTimeout bool
+	// timeout is the wait's own bound (a conversation's idle_timeout);
+	// 0: human_timeout.
+	timeout time.Duration
 }
 
 // waitEnd is how a wait for a person ended.
@@ -43,7 +47,7 @@ func (r *runner) waitForPerson(ctx workflow.Context, w personWait) (waitEnd, tim
 	timeout, expired := r.run.Spec.Agent.Policies.HumanTimeout.D(), false
 	if !w.wholeTimeout {
 		waited := workflow.Now(ctx).Sub(r.waits.started(ctx, w.node))
-		timeout, expired = policies.WaitLeft(humanTimeout(r.run.Spec), waited)
+		timeout, expired = policies.WaitLeft(cmp.Or(w.timeout, humanTimeout(r.run.Spec)), waited)
 	}
 	got := w.answered()
 	if !expired {

@@ -19,6 +19,7 @@ type stepWaits struct {
 	calls []*stepCall
 	human string
 	rung  *carriedRung // the ladder's human rung (its node is rung.human)
+	turn  string       // the task node a conversation waits at for a message
 }
 
 // endOfStep says whether the run ends with the step, and how (err: a

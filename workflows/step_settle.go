@@ -42,8 +42,8 @@ type stepEvent struct {
 }
 
 // settle ends a step the same way in both shapes: what ends the run with
-// the step comes first (endOfStep); then the output, or a handoff the
-// step's reply asked for; then the step's events go to the loop detector
+// the step comes first (endOfStep); then the output (the run's, or a
+// conversation's turn: output), or a handoff the step's reply asked for; then the step's events go to the loop detector
 // (settleLoop). esc is the rung that answered a loop, for the shape to
 // choose what comes next (a graph takes the rung's exit).
 func (r *runner) settle(ctx workflow.Context, e stepEnd) (done bool, res *AgentResult, esc *escalation, err error) {
@@ -56,11 +56,8 @@ func (r *runner) settle(ctx workflow.Context, e stepEnd) (done bool, res *AgentR
 		if th != nil {
 			r.finishNode(ctx, th.nodeID, nil, "not carried out: the same reply finished the task with "+FinalOutputTool)
 		}
-		res, err := r.complete(ctx, o.parent, o.value)
-		if o.graphNode != "" {
-			r.tagGraphNode(r.run.Nodes[len(r.run.Nodes)-1].ID, o.graphNode) // the output node
-		}
-		return true, res, nil, err
+		done, res, err := r.output(ctx, *o)
+		return done, res, nil, err
 	}
 	if th != nil {
 		done, res, err := r.handOffForTool(ctx, th)

@@ -100,7 +100,7 @@ func (r *runner) waitingChange() string {
 func (r *runner) waitView(ctx workflow.Context) policies.WaitView {
 	return policies.WaitView{
 		ContinueAsNewSuggested: workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
-		Waiting:                r.approvals.waiting() || r.human.waiting() || r.budget.carries(),
+		Waiting:                r.approvals.waiting() || r.human.waiting() || r.budget.carries() || r.run.Turn.Waiting != "",
 		Streaming:              r.streaming != nil && r.streaming.open,
 		Interrupting:           r.interrupting(),
 		Closing:                r.closing || r.handingOver != "",
@@ -133,6 +133,9 @@ func (r *runner) continueWaiting(ctx workflow.Context, sw stepWaits) error {
 		w.Since[human] = r.waits.since(human)
 		w.Reply = r.human.reply
 		w.Rung = sw.rung
+	}
+	if sw.turn != "" {
+		w.Since[sw.turn] = r.waits.since(sw.turn)
 	}
 	if b := r.budget.carried(); b != nil {
 		w.Since[b.Node] = r.waits.since(b.Node)

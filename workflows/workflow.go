@@ -294,7 +294,7 @@ func checkInput(in AgentInput) error {
 func (r *runner) beforeStep(ctx workflow.Context, graph bool) (ok bool, err error) {
 	move, why := policies.NextMove(policies.StepView{
 		ContinueAsNewSuggested: workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
-		Step:                   r.run.Step - r.run.AgentSince,
+		Step:                   r.run.Step - max(r.run.AgentSince, r.run.Turn.Since),
 		MaxSteps:               r.run.Spec.Agent.Policies.MaxSteps,
 		Graph:                  graph,
 	})

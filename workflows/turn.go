@@ -1,0 +1,186 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// A conversation (config.Agent.Conversation) does not end at its output.
+// The output ends a turn: it is recorded as an output node, and the run
+// waits in phase awaiting_user for the next message, which becomes the
+// next task node; after idle_timeout without one, the run completes with
+// its last output. A message that comes while the run works joins the
+// conversation after the current step (double_text: enqueue), or is
+// refused (reject). Both shapes end a turn here (settle's output,
+// step_settle.go): a graph walks from its start node again for the next
+// message. Messages wait in the run's state, carried across
+// continue-as-new, so none is lost between generations.
+
+// turnState is a conversation's state, carried with the run.
+type turnState struct {
+	// Inbox holds the messages accepted and not in the trace yet, oldest
+	// first.
+	Inbox []signals.MessageRequest `json:"inbox,omitempty"`
+	// LastOutput is the last turn's output: the run's result when it ends
+	// idle.
+	LastOutput json.RawMessage `json:"last_output,omitempty"`
+	// Since is the step the turn began at: the step ceiling counts a
+	// turn's steps.
+	Since int `json:"since,omitempty"`
+	// Waiting is the task node the run waits at for the next message (""
+	// while it works).
+	Waiting string `json:"waiting,omitempty"`
+}
+
+// maxInbox bounds the messages waiting to be taken: past it, a message is
+// refused (an update) or recorded and ignored (a signal).
+const maxInbox = 32
+
+// messageWanted says why a run does not take a message now, if it does
+// not. A message signal that reaches a run continuing as new is taken
+// too: it waits in the inbox the next generation carries.
+func (r *runner) messageWanted() error {
+	a := r.run.Spec.Agent
+	switch {
+	case a.Conversation == nil:
+		return fmt.Errorf("message: agent %s is not a conversation (its config has no conversation:): start a new run for a new task", a.Name)
+	case len(r.run.Turn.Inbox) >= maxInbox:
+		return fmt.Errorf("message: %d messages already wait to be taken: send it again once the run has taken them", maxInbox)
+	case a.DoubleText == config.DoubleTextReject && r.run.Turn.Waiting == "":
+		return errors.New("message: the run is working on the last message and its agent's double_text is reject: send it again when the run is awaiting_user")
+	}
+	return nil
+}
+
+// acceptMessage is where a valid message lands, from the update or the
+// signal: it waits in the inbox until the run takes it.
+func (r *runner) acceptMessage(req signals.MessageRequest) (signals.MessageResult, error) {
+	if err := r.messageWanted(); err != nil {
+		return signals.MessageResult{}, err
+	}
+	r.run.Turn.Inbox = append(r.run.Turn.Inbox, req)
+	return signals.MessageResult{Queued: len(r.run.Turn.Inbox)}, nil
+}
+
+// takeQueued, between steps, takes the messages that came while the run
+// worked into the conversation (double_text: enqueue).
+func (r *runner) takeQueued(ctx workflow.Context) {
+	for len(r.run.Turn.Inbox) > 0 {
+		r.takeMessage(ctx, "")
+	}
+}
+
+// takeMessage records the oldest message of the inbox as a task node:
+// the one the run waited at (node), or a new one.
+func (r *runner) takeMessage(ctx workflow.Context, node string) {
+	t := &r.run.Turn
+	m := t.Inbox[0]
+	t.Inbox = t.Inbox[1:]
+	args := mustJSON(map[string]any{"message": m.Text, "by": m.By})
+	n := r.run.node(node)
+	if n == nil {
+		n = r.addNode(ctx, Node{Node: signals.Node{Kind: signals.KindTask, Parents: r.run.Frontier}, Step: r.run.Step})
+	}
+	n.Args, n.Status, n.At = args, signals.StatusCompleted, workflow.Now(ctx).UTC()
+	r.run.Frontier = []string{n.ID}
+}
+
+// endTurn records a conversation's output and goes on with its next
+// message (nextMessage).
+func (r *runner) endTurn(ctx workflow.Context, o stepOutput) (bool, *AgentResult, error) {
+	out := r.addNode(ctx, Node{Node: signals.Node{
+		Kind: signals.KindOutput, Status: signals.StatusCompleted, Parents: []string{o.parent}, Output: o.value, GraphNode: o.graphNode,
+	}, Step: r.run.Step})
+	r.run.Frontier = []string{out.ID}
+	r.run.Turn.LastOutput = o.value
+	return r.nextMessage(ctx)
+}
+
+// nextMessage begins the conversation's next turn with the oldest message
+// waiting, or waits for one in phase awaiting_user (at a pending task
+// node) for idle_timeout. done: the run ended (completed idle with its
+// last output, cancelled), an edit came first (errInterrupted), or the run
+// continues as new while it waits.
+func (r *runner) nextMessage(ctx workflow.Context) (bool, *AgentResult, error) {
+	t := &r.run.Turn
+	if len(t.Inbox) > 0 {
+		r.takeMessage(ctx, "")
+		return r.beginTurn(ctx)
+	}
+	node := t.Waiting
+	if node == "" {
+		node = r.addNode(ctx, Node{Node: signals.Node{Kind: signals.KindTask, Status: signals.StatusPending, Parents: r.run.Frontier}, Step: r.run.Step}).ID
+		t.Waiting = node
+	}
+	if err := r.setPhase(ctx, signals.PhaseAwaitingUser); err != nil {
+		return true, nil, err
+	}
+	end, timeout, err := r.waitForPerson(ctx, personWait{
+		node: node, summary: "wait for the user's next message (" + node + ")",
+		answered: func() bool { return len(t.Inbox) > 0 },
+		edits:    true, switches: true, timeout: r.run.Spec.Agent.Conversation.IdleTimeout.D(),
+	})
+	switch {
+	case err != nil && cancelled(ctx, err):
+		return true, nil, r.cancelled(ctx, node)
+	case err != nil:
+		return true, nil, err
+	case end == waitSwitching:
+		return true, nil, r.continueWaiting(ctx, stepWaits{turn: node})
+	}
+	t.Waiting = ""
+	r.waits.forget(node)
+	switch end {
+	case waitInterrupted:
+		r.finishNode(ctx, node, nil, "no message taken: "+r.interruptedWhile())
+		return true, nil, errInterrupted
+	case waitTimedOut:
+		r.skipNode(ctx, node, fmt.Sprintf("no message within idle_timeout (%s): the conversation ended with its last output", timeout))
+		res, err := r.completed(ctx, t.LastOutput)
+		return true, res, err
+	}
+	r.takeMessage(ctx, node)
+	return r.beginTurn(ctx)
+}
+
+// beginTurn starts a turn at the message just taken: the run works again,
+// its step ceiling counts from here, and a graph walks from its start.
+func (r *runner) beginTurn(ctx workflow.Context) (bool, *AgentResult, error) {
+	r.run.Turn.Since = r.run.Step
+	if g := r.run.Spec.Agent.Graph; g != nil {
+		r.run.GraphAt = g.Start
+	}
+	if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
+		return true, nil, err
+	}
+	return false, nil, nil
+}
+
+// resumeTurn, as a generation that a conversation continued while it
+// waited for the next message starts, waits at the same node again (its
+// start kept: expectCarriedWaits).
+func (r *runner) resumeTurn(ctx workflow.Context) (bool, *AgentResult, error) {
+	if r.run.Turn.Waiting == "" {
+		return false, nil, nil
+	}
+	r.run.Resume = nil // what it carried is the turn's wait
+	return r.nextMessage(ctx)
+}
+
+// messageText is what a task node asks: the run's task, or a
+// conversation's message.
+func messageText(run *Run, n *Node) string {
+	var m struct {
+		Message *string `json:"message"`
+	}
+	if json.Unmarshal(n.Args, &m) == nil && m.Message != nil {
+		return *m.Message
+	}
+	return taskText(run)
+}

@@ -1,0 +1,192 @@
+package workflows
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// A conversation answers, waits in awaiting_user for the next message,
+// takes it as the next task and answers again; idle, it completes with
+// its last output.
+
+func chatSpec(doubleText string) *config.Resolved {
+	spec := testSpec()
+	spec.Agent.Conversation = &config.Conversation{IdleTimeout: config.Duration(time.Hour)}
+	spec.Agent.DoubleText = doubleText
+	return spec
+}
+
+// message sends the message update after a while; each gets its own id.
+func (h *harness) message(after time.Duration, text string, got *updateResult) {
+	h.env.RegisterDelayedCallback(func() {
+		h.env.UpdateWorkflow(signals.Message, "message-"+after.String(), &testsuite.TestUpdateCallback{
+			OnReject:   func(err error) { got.rejected = err },
+			OnAccept:   func() {},
+			OnComplete: func(v any, err error) { got.result, got.err, got.completed = v, err, true },
+		}, signals.MessageRequest{Text: text, Audit: signals.Audit{By: "ana"}})
+	}, after)
+}
+
+// userMessages are the user messages a model request sent.
+func userMessages(req activities.ModelRequest) []string {
+	var out []string
+	for _, m := range req.Delta {
+		if m.Role == "user" {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
+func TestConversationTakesTheNextMessageAndEndsIdleWithItsLastOutput(t *testing.T) {
+	h := newHarness(t, chatSpec(config.DoubleTextEnqueue), []activities.ModelReply{
+		{Content: "Where to?"}, {Content: "Paris it is."},
+	}, okTool)
+	var msg updateResult
+	var waiting, working signals.Status
+	h.env.RegisterDelayedCallback(func() { waiting = h.status() }, 5*time.Minute)
+	h.message(10*time.Minute, "Paris, please", &msg)
+	h.env.RegisterDelayedCallback(func() { working = h.status() }, 10*time.Minute+time.Second)
+	res, err := h.run(AgentInput{Agent: "travel", Task: "book a trip"})
+	require.NoError(t, err)
+	require.NoError(t, msg.rejected)
+	require.NoError(t, msg.err)
+	require.JSONEq(t, `{"queued": 1}`, string(mustJSON(msg.result)))
+	require.Equal(t, signals.PhaseAwaitingUser, waiting.Phase)
+	require.Equal(t, signals.PhaseAwaitingUser, working.Phase, "idle again once it answered")
+	require.Equal(t, "completed", string(res.Status))
+	require.JSONEq(t, `"Paris it is."`, string(res.Output), "the last output")
+
+	require.Len(t, h.requests, 2)
+	require.Equal(t, []string{"Paris, please"}, userMessages(h.requests[1]), "the message joins the conversation")
+	var outputs, tasks []signals.Node
+	for _, n := range h.trace().Nodes {
+		switch n.Kind {
+		case signals.KindOutput:
+			outputs = append(outputs, n)
+		case signals.KindTask:
+			tasks = append(tasks, n)
+		}
+	}
+	require.Len(t, outputs, 2, "each turn's output is in the trace")
+	require.Len(t, tasks, 3, "the task, the message, the wait that ended idle")
+	require.JSONEq(t, `{"message": "Paris, please", "by": "ana"}`, string(tasks[1].Args))
+	require.Equal(t, signals.StatusCompleted, tasks[1].Status)
+	require.Equal(t, []string{outputs[0].ID}, tasks[1].Parents)
+	require.Equal(t, signals.StatusSkipped, tasks[2].Status)
+	require.Contains(t, tasks[2].Error, "no message within idle_timeout (1h0m0s)")
+}
+
+// enqueue: a message while the run works joins the conversation after the
+// current step, before the next model request.
+func TestConversationMessageWhileWorkingJoinsAfterTheStep(t *testing.T) {
+	h := newHarness(t, chatSpec(config.DoubleTextEnqueue), []activities.ModelReply{
+		{ToolCalls: []activities.ToolCall{call("c1", "search_flights", `{"to":"PAR"}`)}},
+		{Content: "Found UA1, and noted the window seat."},
+	}, okTool)
+	h.modelTakes = time.Minute
+	var msg updateResult
+	h.message(30*time.Second, "a window seat, please", &msg)
+	res, err := h.run(AgentInput{Agent: "travel", Task: "find a flight"})
+	require.NoError(t, err)
+	require.NoError(t, msg.rejected)
+	require.JSONEq(t, `"Found UA1, and noted the window seat."`, string(res.Output))
+	require.Len(t, h.requests, 2)
+	delta := h.requests[1].Delta
+	require.Len(t, delta, 2)
+	require.Equal(t, "tool", delta[0].Role, "the step's call answered first")
+	require.Equal(t, "user", delta[1].Role)
+	require.Equal(t, "a window seat, please", delta[1].Content)
+}
+
+// reject: a message while the run works is refused with the reason; one
+// while it waits is taken.
+func TestConversationRejectRefusesAMessageWhileWorking(t *testing.T) {
+	h := newHarness(t, chatSpec(config.DoubleTextReject), []activities.ModelReply{
+		{Content: "Where to?"}, {Content: "Rome it is."},
+	}, okTool)
+	h.modelTakes = time.Minute
+	var early, later updateResult
+	h.message(30*time.Second, "Paris", &early)
+	h.message(10*time.Minute, "Rome", &later)
+	res, err := h.run(AgentInput{Agent: "travel", Task: "book a trip"})
+	require.NoError(t, err)
+	require.ErrorContains(t, early.rejected, "double_text is reject")
+	require.NoError(t, later.rejected)
+	require.JSONEq(t, `"Rome it is."`, string(res.Output))
+	require.Equal(t, []string{"Rome"}, userMessages(h.requests[1]))
+}
+
+// A run that is not a conversation refuses a message, naming why.
+func TestMessageToARunThatIsNotAConversationIsRefused(t *testing.T) {
+	h := newHarness(t, testSpec(), []activities.ModelReply{{Content: "done"}}, okTool)
+	h.modelTakes = time.Minute
+	var got updateResult
+	h.message(30*time.Second, "hello", &got)
+	_, err := h.run(AgentInput{Agent: "travel", Task: "book"})
+	require.NoError(t, err)
+	require.ErrorContains(t, got.rejected, "agent travel is not a conversation")
+}
+
+// A conversation waiting for its next message continues as new when
+// Temporal suggests it; the next generation waits at the same node with
+// the same deadline, and takes the message there.
+func TestConversationContinuesAsNewWhileItWaits(t *testing.T) {
+	h := newHarness(t, chatSpec(config.DoubleTextEnqueue), []activities.ModelReply{{Content: "Where to?"}}, okTool)
+	h.suggestWhileWaiting()
+	_, _ = h.run(AgentInput{Agent: "travel", Task: "book a trip"})
+	next := continuedInput(t, h)
+	run := next.Continued
+	waitingAt := run.Turn.Waiting
+	require.NotEmpty(t, waitingAt)
+	require.Equal(t, signals.StatusPending, statuses(run)[waitingAt])
+	require.NotNil(t, run.Resume)
+	require.Contains(t, run.Resume.Waiting.Since, waitingAt, "the wait keeps its start")
+
+	h2 := newHarness(t, chatSpec(config.DoubleTextEnqueue), []activities.ModelReply{{Content: "Paris it is."}}, okTool)
+	var msg updateResult
+	h2.message(10*time.Minute, "Paris", &msg)
+	res, err := h2.run(next)
+	require.NoError(t, err)
+	require.NoError(t, msg.rejected)
+	require.JSONEq(t, `"Paris it is."`, string(res.Output))
+	tr := h2.trace()
+	for _, n := range tr.Nodes {
+		if n.ID == waitingAt {
+			require.Equal(t, signals.StatusCompleted, n.Status, "the message landed at the node the first generation waited at")
+			require.JSONEq(t, `{"message": "Paris", "by": "ana"}`, string(n.Args))
+		}
+	}
+	require.Equal(t, []string{"Paris"}, userMessages(h2.requests[0]))
+}
+
+// A graph conversation ends each turn at its end node and walks from its
+// start node again for the next message.
+func TestGraphConversationWalksAgainForTheNextMessage(t *testing.T) {
+	spec := llmGraph(chatSpec(config.DoubleTextEnqueue), 1)
+	spec.Agent.Graph.Edges = []config.GraphEdge{{From: "L", To: "E"}}
+	h := newHarness(t, spec, []activities.ModelReply{{Content: "Where to?"}, {Content: "Paris it is."}}, okTool)
+	var msg updateResult
+	h.message(10*time.Minute, "Paris", &msg)
+	res, err := h.run(AgentInput{Agent: "travel", Task: "book a trip"})
+	require.NoError(t, err)
+	require.NoError(t, msg.rejected)
+	require.Equal(t, "completed", string(res.Status))
+	require.Len(t, h.requests, 2, "L visited once a turn")
+	require.Equal(t, []string{"Paris"}, userMessages(h.requests[1]))
+	outputs := 0
+	for _, n := range h.trace().Nodes {
+		if n.Kind == signals.KindOutput {
+			outputs++
+			require.Equal(t, "E", n.GraphNode)
+		}
+	}
+	require.Equal(t, 2, outputs)
+}
