@@ -96,4 +96,3 @@ func awaitOutputs(t *testing.T, s *stack, run interface{ GetID() string }, n int
 		return v.Get(&tr) == nil && len(nodesOf(tr, signals.KindOutput)) >= n
 	}, 60*time.Second, 100*time.Millisecond, "%d outputs", n)
 }
-
