@@ -37,6 +37,11 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	}
 	err = workflow.SetUpdateHandlerWithOptions(ctx, signals.Message,
 		func(ctx workflow.Context, req signals.MessageRequest) (signals.MessageResult, error) {
+			// A generation that is starting takes the message once it
+			// has its run (a chat's next message often comes just then).
+			if err := workflow.Await(ctx, func() bool { return r.run != nil }); err != nil {
+				return signals.MessageResult{}, err
+			}
 			return r.acceptMessage(req)
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.MessageRequest) error {
@@ -44,7 +49,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				return err
 			}
 			if r.run == nil {
-				return errStarting(signals.Message, "no conversation takes a message")
+				return nil // the handler waits for the run, then says
 			}
 			if r.closing && r.run.Spec.Agent.Conversation != nil {
 				// An update answers once the run has it; the next

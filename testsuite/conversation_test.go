@@ -1,0 +1,72 @@
+package testsuite
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// A conversation of a hundred turns crosses continue-as-new (the test
+// server suggests it after 150 events, about fifteen turns) and loses
+// nothing: every message is a task node of the trace, each turn's output
+// answers its own message, and the model of the last turn was sent the
+// whole chat.
+func TestAHundredTurnConversationCrossesContinueAsNew(t *testing.T) {
+	t.Parallel()
+	const turns = 100
+	s := newBinaryStack(t, conversationParityConfig, map[string]scriptedmodel.Script{"parity": heard})
+	first := s.start(workflows.AgentInput{Agent: "free-form-chatter", Task: "hello"})
+	run := latestRun{first}
+	awaitOutputs(t, s, run, 1)
+	for i := 1; i < turns; i++ {
+		res := sendMessage(t, s, run, fmt.Sprintf("message %d", i))
+		require.Equal(t, 1, res.Queued, "turn %d", i)
+		awaitOutputs(t, s, run, i+1)
+	}
+	got, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, fmt.Sprintf(`{"heard": "message %d", "turns": %d}`, turns-1, turns), string(got.Output))
+	require.Greater(t, got.Generation, 2, "the conversation continued as new several times")
+
+	tr := s.trace(run)
+	outs := nodesOf(tr, signals.KindOutput)
+	require.Len(t, outs, turns)
+	for i, o := range outs {
+		want := "hello"
+		if i > 0 {
+			want = fmt.Sprintf("message %d", i)
+		}
+		require.JSONEq(t, fmt.Sprintf(`{"heard": %q, "turns": %d}`, want, i+1), string(o.Output), "turn %d answers its own message", i)
+	}
+	last := s.model.Requests()[len(s.model.Requests())-1]
+	users := 0
+	for _, m := range last.Messages {
+		if m.Role == "user" {
+			users++
+		}
+	}
+	require.Equal(t, turns, users, "the last turn's model was sent the whole chat")
+}
+
+// sendMessage sends a message update as a chat client would: sent again
+// when the run says it is continuing as new at that moment.
+func sendMessage(t *testing.T, s *stack, run latestRun, text string) signals.MessageResult {
+	t.Helper()
+	for range 50 {
+		var res signals.MessageResult
+		err := s.updateInto(run, signals.Message, signals.MessageRequest{Text: text}, &res)
+		if err == nil {
+			return res
+		}
+		require.ErrorContains(t, err, "send the message again in a moment", "message %q", text)
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("message %q: refused 50 times", text)
+	return signals.MessageResult{}
+}
