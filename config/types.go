@@ -175,7 +175,9 @@ type Agent struct {
 	Conversation *Conversation `yaml:"conversation" json:"conversation,omitempty"`
 	// DoubleText is what a message does while a conversation's run works:
 	// enqueue (the default: it joins the conversation after the current
-	// step) or reject (the update is refused).
+	// step), reject (the update is refused), interrupt (the model request
+	// in flight is abandoned and the message joins at once) or rollback
+	// (as interrupt, and the turn so far is invalidated).
 	DoubleText string `yaml:"double_text" json:"double_text,omitempty"`
 }
 

@@ -172,11 +172,7 @@ func (c *checker) conversation(p path, a *Agent) {
 	if a.Conversation.IdleTimeout <= 0 {
 		c.add(p.key("conversation").key("idle_timeout"), "must be > 0, got %s", a.Conversation.IdleTimeout.D())
 	}
-	dp := p.key("double_text")
-	c.oneOf(dp, "double_text", a.DoubleText, doubleTexts)
-	if a.DoubleText == DoubleTextInterrupt || a.DoubleText == DoubleTextRollback {
-		c.add(dp, "%q is not built yet: use %q (a message joins the conversation after the current step) or %q", a.DoubleText, DoubleTextEnqueue, DoubleTextReject)
-	}
+	c.oneOf(p.key("double_text"), "double_text", a.DoubleText, doubleTexts)
 }
 
 var doubleTexts = []string{DoubleTextEnqueue, DoubleTextInterrupt, DoubleTextReject, DoubleTextRollback}

@@ -260,10 +260,6 @@ func TestValidateAgents(t *testing.T) {
 			"  - name: x",
 			"    conversation: {idle_timeout: 1h}",
 			"    double_text: later"), 8, "agents[0].double_text", `invalid double_text "later" (want one of enqueue, interrupt, reject, rollback)`},
-		{"double_text not built yet", withAgent(
-			"  - name: x",
-			"    conversation: {}",
-			"    double_text: interrupt"), 8, "agents[0].double_text", `"interrupt" is not built yet`},
 		{"zero idle_timeout", withAgent(
 			"  - name: x",
 			"    conversation: {idle_timeout: 0s}"), 7, "agents[0].conversation.idle_timeout", "must be > 0"},

@@ -33,6 +33,9 @@ type visitResult struct {
 	// rung: the ladder's human rung, carried into this generation, that
 	// answered the loop of the visit (rung_human.go).
 	rung *escalation
+	// cutIn: a conversation's message cut the llm node's request short
+	// (turn.go); the walk goes on from where the message leaves it.
+	cutIn bool
 }
 
 // graphShape is the graph shape: each step visits the current node, feeds
@@ -80,6 +83,9 @@ func (g *graphShape) step(ctx workflow.Context) (bool, *AgentResult, error) {
 		res = r.resumeVisit(ctx, at, n)
 	} else {
 		res = r.visit(ctx, at, n)
+	}
+	if res.cutIn {
+		return false, nil, nil
 	}
 	end := stepEnd{waits: res.waits, stopErr: res.stopErr, rung: res.rung,
 		visit: &resumePoint{Node: at, OK: res.ok, Error: res.errText, Again: res.again}}
@@ -239,6 +245,9 @@ func (r *runner) heldToolCall(w *waitingResume, at string, n config.GraphNode) *
 func (r *runner) visitLLM(ctx workflow.Context, at string) visitResult {
 	reply, reqID, err := r.request(ctx)
 	r.tagGraphNode(reqID, at)
+	if errors.Is(err, errCutIn) {
+		return visitResult{cutIn: true}
+	}
 	if err != nil {
 		return visitResult{stopErr: err}
 	}

@@ -58,11 +58,12 @@ func (r *runner) interrupting() bool {
 	return (r.editing != nil && !r.editing.done) || (r.handing != nil && !r.handing.done)
 }
 
-// awaitOrInterrupt waits for a future, or for an edit to interrupt the
-// wait; it answers whether the future is ready. On a cancelled run it
-// answers at once, and the caller's Get reports the cancellation.
+// awaitOrInterrupt waits for a future, or for an edit (or a
+// conversation's message that cuts in: turn.go) to interrupt the wait; it
+// answers whether the future is ready. On a cancelled run it answers at
+// once, and the caller's Get reports the cancellation.
 func (r *runner) awaitOrInterrupt(ctx workflow.Context, f workflow.Future) bool {
-	_ = workflow.Await(ctx, func() bool { return f.IsReady() || r.interrupting() })
+	_ = workflow.Await(ctx, func() bool { return f.IsReady() || r.interrupting() || r.messageCutsIn() })
 	return f.IsReady() || ctx.Err() != nil
 }
 

@@ -46,6 +46,9 @@ func (f freeForm) step(ctx workflow.Context) (bool, *AgentResult, error) {
 // (with result, or with err for a stop).
 func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err error) {
 	reply, reqID, err := r.request(ctx)
+	if errors.Is(err, errCutIn) {
+		return false, nil, nil // the message joins before the next request
+	}
 	if err != nil {
 		return true, nil, err
 	}
@@ -240,6 +243,9 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 		// edit changes, so it is not waited for (and the request is
 		// cancelled, so it spends no more tokens).
 		abandon()
+		if !r.interrupting() {
+			return nil, nil, r.cutIn(ctx, reqID)
+		}
 		r.finishNode(ctx, reqID, nil, "abandoned: a person edited the run while the model was asked")
 		r.endStream(ctx, stream, r.interruptText())
 		return nil, nil, errInterrupted

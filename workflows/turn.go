@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -36,6 +37,9 @@ type turnState struct {
 	// Waiting is the task node the run waits at for the next message (""
 	// while it works).
 	Waiting string `json:"waiting,omitempty"`
+	// Began is the task node of the turn under way: rollback invalidates
+	// what came after it.
+	Began string `json:"began,omitempty"`
 }
 
 // maxInbox bounds the messages waiting to be taken: past it, a message is
@@ -153,6 +157,7 @@ func (r *runner) nextMessage(ctx workflow.Context) (bool, *AgentResult, error) {
 // its step ceiling counts from here, and a graph walks from its start.
 func (r *runner) beginTurn(ctx workflow.Context) (bool, *AgentResult, error) {
 	r.run.Turn.Since = r.run.Step
+	r.run.Turn.Began = r.run.Frontier[0]
 	if g := r.run.Spec.Agent.Graph; g != nil {
 		r.run.GraphAt = g.Start
 	}
@@ -183,4 +188,60 @@ func messageText(run *Run, n *Node) string {
 		return *m.Message
 	}
 	return taskText(run)
+}
+
+// errCutIn ends a model request a conversation's message cut short.
+var errCutIn = errors.New("a message cut in")
+
+// messageCutsIn: a message waits, and the agent's double_text has it cut
+// the model request in flight short (interrupt, rollback).
+func (r *runner) messageCutsIn() bool {
+	a := r.run.Spec.Agent
+	return a.Conversation != nil && len(r.run.Turn.Inbox) > 0 &&
+		(a.DoubleText == config.DoubleTextInterrupt || a.DoubleText == config.DoubleTextRollback)
+}
+
+// cutIn ends the model request reqID that a message cut short: the
+// request is abandoned (so it spends no more), and the message joins the
+// conversation before the next (takeQueued). With rollback, what the turn
+// did since its message is invalidated first: the model reads the turn's
+// message, then the new one. No call is cut: a request's calls start only
+// once its reply is in, and the message then waits for the step's end.
+func (r *runner) cutIn(ctx workflow.Context, reqID string) error {
+	why := "abandoned: the user sent a message (double_text: " + r.run.Spec.Agent.DoubleText + ")"
+	r.finishNode(ctx, reqID, nil, why)
+	if r.run.Spec.Agent.DoubleText == config.DoubleTextRollback {
+		r.rollBackTurn(ctx)
+	}
+	return errCutIn
+}
+
+// rollBackTurn invalidates every node of the turn under way after its
+// message (the run's task, in the first turn), and goes on from there (a
+// graph from its start node). What a write did is not done twice: the
+// effect ledger answers the same write again with its recorded result
+// (stage_ledger.go).
+func (r *runner) rollBackTurn(ctx workflow.Context) {
+	i := nodeIndex(r.run, r.run.Turn.Began)
+	if i < 0 {
+		i = slices.IndexFunc(r.run.Nodes, func(n Node) bool { return n.Kind == signals.KindTask })
+	}
+	if i < 0 {
+		return
+	}
+	began := r.run.Nodes[i].ID
+	for j := i + 1; j < len(r.run.Nodes); j++ {
+		n := &r.run.Nodes[j]
+		if n.Kind == signals.KindTask || n.Status == signals.StatusInvalidated {
+			continue
+		}
+		n.Status, n.At = signals.StatusInvalidated, workflow.Now(ctx).UTC()
+	}
+	r.run.Frontier = []string{began}
+	if g := r.run.Spec.Agent.Graph; g != nil {
+		r.run.GraphAt = g.Start
+	}
+	// What the model was sent is no longer the conversation's start: the
+	// next request sends it whole.
+	r.run.SentMessages, r.run.LastReplyID = 0, ""
 }

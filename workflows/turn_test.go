@@ -190,3 +190,74 @@ func TestGraphConversationWalksAgainForTheNextMessage(t *testing.T) {
 	}
 	require.Equal(t, 2, outputs)
 }
+
+// cutInReplies: the first request asks for a search, the second is cut
+// short by the message (its reply, "never read", is never taken), the
+// third answers with the message in the conversation.
+func cutInReplies() []activities.ModelReply {
+	return []activities.ModelReply{
+		{ToolCalls: []activities.ToolCall{call("c1", "search_flights", `{"to":"PAR"}`)}},
+		{Content: "never read"},
+		{Content: "Rome, then."},
+	}
+}
+
+// interrupt: a message while the model is asked abandons the request, and
+// joins the conversation at once; the step's call stays.
+func TestConversationInterruptAbandonsTheRequestInFlight(t *testing.T) {
+	h := newHarness(t, chatSpec(config.DoubleTextInterrupt), cutInReplies(), okTool)
+	h.modelTakes = time.Minute
+	var msg updateResult
+	h.message(90*time.Second, "actually, Rome", &msg)
+	res, err := h.run(AgentInput{Agent: "travel", Task: "find a flight"})
+	require.NoError(t, err)
+	require.NoError(t, msg.rejected)
+	require.JSONEq(t, `"Rome, then."`, string(res.Output))
+	require.Len(t, h.requests, 3)
+	require.Equal(t, []string{"actually, Rome"}, userMessages(h.requests[2]))
+	var requests []signals.Node
+	calls := 0
+	for _, n := range h.trace().Nodes {
+		switch n.Kind {
+		case signals.KindRequest:
+			requests = append(requests, n)
+		case signals.KindCall:
+			calls++
+			require.Equal(t, signals.StatusCompleted, n.Status, "the step's call stays")
+		}
+	}
+	require.Equal(t, 1, calls)
+	require.Len(t, requests, 3)
+	require.Equal(t, signals.StatusFailed, requests[1].Status)
+	require.Equal(t, "abandoned: the user sent a message (double_text: interrupt)", requests[1].Error)
+}
+
+// rollback: as interrupt, and what the turn did since its message is
+// invalidated: the model reads the task, then the new message.
+func TestConversationRollbackInvalidatesTheTurn(t *testing.T) {
+	h := newHarness(t, chatSpec(config.DoubleTextRollback), cutInReplies(), okTool)
+	h.modelTakes = time.Minute
+	var msg updateResult
+	h.message(90*time.Second, "actually, Rome", &msg)
+	res, err := h.run(AgentInput{Agent: "travel", Task: "find a flight"})
+	require.NoError(t, err)
+	require.NoError(t, msg.rejected)
+	require.JSONEq(t, `"Rome, then."`, string(res.Output))
+	require.Len(t, h.requests, 3)
+	third := h.requests[2]
+	require.Zero(t, third.Base, "the conversation shrank: it is sent whole")
+	require.Equal(t, []string{"find a flight", "actually, Rome"}, userMessages(third))
+	for _, m := range third.Delta {
+		require.NotEqual(t, "tool", m.Role, "the rolled-back call is not in the conversation")
+	}
+	requests := 0
+	for _, n := range h.trace().Nodes {
+		if n.Kind == signals.KindRequest {
+			requests++
+		}
+		if n.Kind == signals.KindCall || (n.Kind == signals.KindRequest && requests < 3) {
+			require.Equal(t, signals.StatusInvalidated, n.Status, "%s of the turn is invalidated", n.ID)
+		}
+	}
+	require.Equal(t, 3, requests)
+}
