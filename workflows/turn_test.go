@@ -202,10 +202,10 @@ func cutInReplies() []activities.ModelReply {
 	}
 }
 
-// interrupt: a message while the model is asked abandons the request, and
-// joins the conversation at once; the step's call stays.
-func TestConversationInterruptAbandonsTheRequestInFlight(t *testing.T) {
-	h := newHarness(t, chatSpec(config.DoubleTextInterrupt), cutInReplies(), okTool)
+// cutInRun runs cutInReplies with the double_text policy: the message
+// comes while the second request is asked, and the run answers it.
+func cutInRun(t *testing.T, doubleText string) *harness {
+	h := newHarness(t, chatSpec(doubleText), cutInReplies(), okTool)
 	h.modelTakes = time.Minute
 	var msg updateResult
 	h.message(90*time.Second, "actually, Rome", &msg)
@@ -214,6 +214,13 @@ func TestConversationInterruptAbandonsTheRequestInFlight(t *testing.T) {
 	require.NoError(t, msg.rejected)
 	require.JSONEq(t, `"Rome, then."`, string(res.Output))
 	require.Len(t, h.requests, 3)
+	return h
+}
+
+// interrupt: a message while the model is asked abandons the request, and
+// joins the conversation at once; the step's call stays.
+func TestConversationInterruptAbandonsTheRequestInFlight(t *testing.T) {
+	h := cutInRun(t, config.DoubleTextInterrupt)
 	require.Equal(t, []string{"actually, Rome"}, userMessages(h.requests[2]))
 	var requests []signals.Node
 	calls := 0
@@ -235,15 +242,7 @@ func TestConversationInterruptAbandonsTheRequestInFlight(t *testing.T) {
 // rollback: as interrupt, and what the turn did since its message is
 // invalidated: the model reads the task, then the new message.
 func TestConversationRollbackInvalidatesTheTurn(t *testing.T) {
-	h := newHarness(t, chatSpec(config.DoubleTextRollback), cutInReplies(), okTool)
-	h.modelTakes = time.Minute
-	var msg updateResult
-	h.message(90*time.Second, "actually, Rome", &msg)
-	res, err := h.run(AgentInput{Agent: "travel", Task: "find a flight"})
-	require.NoError(t, err)
-	require.NoError(t, msg.rejected)
-	require.JSONEq(t, `"Rome, then."`, string(res.Output))
-	require.Len(t, h.requests, 3)
+	h := cutInRun(t, config.DoubleTextRollback)
 	third := h.requests[2]
 	require.Zero(t, third.Base, "the conversation shrank: it is sent whole")
 	require.Equal(t, []string{"find a flight", "actually, Rome"}, userMessages(third))
