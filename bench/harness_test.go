@@ -96,8 +96,9 @@ agents:
 %s
 %s
 %s
+%s
 `, model.URL(), mcpServersYAML(), editTools(tools.URL), handoffTools(tools.URL), streamTools(tools.URL), mcpTools(tools.URL),
-		editAgent, handoffAgents, streamAgents, mcpAgents)), app.ConfigOptions())
+		editAgent, handoffAgents, streamAgents, mcpAgents, chatAgent)), app.ConfigOptions())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
