@@ -146,7 +146,7 @@ func cutMessage(m *activities.Message, keep int) {
 func nodeMessage(run *Run, n *Node) (activities.Message, bool) {
 	switch n.Kind {
 	case signals.KindTask:
-		if n.Status == signals.StatusPending || n.Status == signals.StatusSkipped {
+		if n.Status != signals.StatusCompleted {
 			return activities.Message{}, false // a conversation's wait for a message
 		}
 		return userMessage(messageText(run, n)), true

@@ -45,6 +45,9 @@ func (r *runner) editWanted(req signals.EditRequest) error {
 	if n.Kind == signals.KindTask && run.Archived != nil {
 		return archivedEdit(run, req.NodeID)
 	}
+	if n.Kind == signals.KindTask && isMessage(n) {
+		return fmt.Errorf("edit: %s is a conversation's message, which cannot be edited yet: edit the output or a call of the turn it started, or send the next message", n.ID)
+	}
 	if n.Kind == signals.KindHuman && n.Status == signals.StatusSkipped {
 		return fmt.Errorf("edit: %s is the record of an ignored message, which cannot be edited", n.ID)
 	}

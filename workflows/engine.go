@@ -47,8 +47,8 @@ func (r *runner) runSteps(ctx workflow.Context, s stepShape) (*AgentResult, erro
 		if r.interrupting() {
 			return nil, r.applyAndContinue(ctx)
 		}
-		r.takeQueued(ctx)
 		if !resumes {
+			r.takeQueued(ctx) // a step resumed from the generation before finishes first
 			if ok, err := r.beforeStep(ctx, s.graph()); !ok {
 				return nil, err
 			}

@@ -39,8 +39,11 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 		func(ctx workflow.Context, req signals.MessageRequest) (signals.MessageResult, error) {
 			// A generation that is starting takes the message once it
 			// has its run (a chat's next message often comes just then).
-			if err := workflow.Await(ctx, func() bool { return r.run != nil }); err != nil {
+			if err := workflow.Await(ctx, func() bool { return r.run != nil || r.ended }); err != nil {
 				return signals.MessageResult{}, err
+			}
+			if r.run == nil {
+				return signals.MessageResult{}, errStarting(signals.Message, "the run could not start: no conversation takes a message")
 			}
 			return r.acceptMessage(req)
 		},

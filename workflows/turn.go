@@ -54,6 +54,8 @@ func (r *runner) messageWanted() error {
 	switch {
 	case a.Conversation == nil:
 		return fmt.Errorf("message: agent %s is not a conversation (its config has no conversation:): start a new run for a new task", a.Name)
+	case r.ended:
+		return errors.New("message: the conversation has ended (completed or stopped): start a new run, or fork it from its last output")
 	case len(r.run.Turn.Inbox) >= maxInbox:
 		return fmt.Errorf("message: %d messages already wait to be taken: send it again once the run has taken them", maxInbox)
 	case a.DoubleText == config.DoubleTextReject && r.run.Turn.Waiting == "":
@@ -142,9 +144,13 @@ func (r *runner) nextMessage(ctx workflow.Context) (bool, *AgentResult, error) {
 	r.waits.forget(node)
 	switch end {
 	case waitInterrupted:
-		r.finishNode(ctx, node, nil, "no message taken: "+r.interruptedWhile())
+		r.skipNode(ctx, node, "no message taken: "+r.interruptedWhile())
 		return true, nil, errInterrupted
 	case waitTimedOut:
+		if len(t.Inbox) > 0 { // a message came with the deadline
+			r.takeMessage(ctx, node)
+			return r.beginTurn(ctx)
+		}
 		r.skipNode(ctx, node, fmt.Sprintf("no message within idle_timeout (%s): the conversation ended with its last output", timeout))
 		res, err := r.completed(ctx, t.LastOutput)
 		return true, res, err
@@ -181,13 +187,28 @@ func (r *runner) resumeTurn(ctx workflow.Context) (bool, *AgentResult, error) {
 // messageText is what a task node asks: the run's task, or a
 // conversation's message.
 func messageText(run *Run, n *Node) string {
+	if text, ok := messageOf(n); ok {
+		return text
+	}
+	return taskText(run)
+}
+
+// isMessage says whether a task node is a conversation's message (or the
+// wait for one), not the run's task.
+func isMessage(n *Node) bool {
+	_, ok := messageOf(n)
+	return ok || n.Status == signals.StatusPending || n.Status == signals.StatusSkipped
+}
+
+// messageOf is the text of a conversation's message node.
+func messageOf(n *Node) (string, bool) {
 	var m struct {
 		Message *string `json:"message"`
 	}
 	if json.Unmarshal(n.Args, &m) == nil && m.Message != nil {
-		return *m.Message
+		return *m.Message, true
 	}
-	return taskText(run)
+	return "", false
 }
 
 // errCutIn ends a model request a conversation's message cut short.

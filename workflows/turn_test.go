@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -148,7 +149,7 @@ func TestConversationContinuesAsNewWhileItWaits(t *testing.T) {
 	require.NotEmpty(t, waitingAt)
 	require.Equal(t, signals.StatusPending, statuses(run)[waitingAt])
 	require.NotNil(t, run.Resume)
-	require.Contains(t, run.Resume.Waiting.Since, waitingAt, "the wait keeps its start")
+	require.Equal(t, run.node(waitingAt).At, run.Resume.Waiting.Since[waitingAt].UTC(), "the wait keeps its start: idle_timeout counts from there")
 
 	h2 := newHarness(t, chatSpec(config.DoubleTextEnqueue), []activities.ModelReply{{Content: "Paris it is."}}, okTool)
 	var msg updateResult
@@ -157,13 +158,15 @@ func TestConversationContinuesAsNewWhileItWaits(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, msg.rejected)
 	require.JSONEq(t, `"Paris it is."`, string(res.Output))
-	tr := h2.trace()
-	for _, n := range tr.Nodes {
+	landed := false
+	for _, n := range h2.trace().Nodes {
 		if n.ID == waitingAt {
+			landed = true
 			require.Equal(t, signals.StatusCompleted, n.Status, "the message landed at the node the first generation waited at")
 			require.JSONEq(t, `{"message": "Paris", "by": "ana"}`, string(n.Args))
 		}
 	}
+	require.True(t, landed)
 	require.Equal(t, []string{"Paris"}, userMessages(h2.requests[0]))
 }
 
@@ -259,4 +262,44 @@ func TestConversationRollbackInvalidatesTheTurn(t *testing.T) {
 		}
 	}
 	require.Equal(t, 3, requests)
+}
+
+// max_steps counts a turn's steps, not the conversation's: two turns of
+// two steps each under a ceiling of two.
+func TestConversationTurnsHaveTheirOwnStepCeiling(t *testing.T) {
+	spec := chatSpec(config.DoubleTextEnqueue)
+	spec.Agent.Policies.MaxSteps = 2
+	search := activities.ModelReply{ToolCalls: []activities.ToolCall{call("c1", "search_flights", `{"to":"PAR"}`)}}
+	h := newHarness(t, spec, []activities.ModelReply{search, {Content: "UA1 to Paris."}, search, {Content: "UA2 to Rome."}}, okTool)
+	var msg updateResult
+	h.message(10*time.Minute, "and to Rome?", &msg)
+	res, err := h.run(AgentInput{Agent: "travel", Task: "flights to Paris"})
+	require.NoError(t, err)
+	require.NoError(t, msg.rejected)
+	require.JSONEq(t, `"UA2 to Rome."`, string(res.Output))
+	require.Equal(t, 4, res.Steps)
+}
+
+// A conversation's message is not edited, with the reason; the model
+// reads the task once and each message once, never the waits for one.
+func TestConversationMessageNodeIsNotEdited(t *testing.T) {
+	h := newHarness(t, chatSpec(config.DoubleTextEnqueue), []activities.ModelReply{
+		{Content: "Where to?"}, {Content: "Paris it is."},
+	}, okTool)
+	var msg, edit updateResult
+	h.message(10*time.Minute, "Paris", &msg)
+	h.edit(20*time.Minute, signals.EditRequest{NodeID: "n4", Output: json.RawMessage(`"Rome"`)}, &edit)
+	_, err := h.run(AgentInput{Agent: "travel", Task: "book a trip"})
+	require.NoError(t, err)
+	require.NoError(t, msg.rejected)
+	require.ErrorContains(t, edit.rejected, "n4 is a conversation's message, which cannot be edited yet")
+	page, err := h.queryContext()
+	require.NoError(t, err)
+	var users []string
+	for _, m := range page.Messages {
+		if m.Role == "user" {
+			users = append(users, m.Content)
+		}
+	}
+	require.Equal(t, []string{"book a trip", "Paris"}, users, "the skipped wait at the end is no message")
 }

@@ -122,33 +122,33 @@ const (
 	// from them until real progress (policies.AwayEdge). Before: a
 	// success at a node outside the last loop's cycle reset the ladder,
 	// and after explore the walk took each node's first edge, often
-	// straight back into the loop. Not in releaseChanges: asked on its
+	// straight back into the loop. Release 2 takes it as made (release.go); for a run of release 1 it is asked on its
 	// own, only where the two rules decide otherwise.
 	versionExploreRegion = "explore-region"
 	// versionHandoffFlat: the context of a handoff of a run handed over
 	// before does not nest the earlier handoff's context in its
 	// conversation (flatConversation: the earlier message's brief and a
 	// reference instead); before, each handoff node carried every
-	// earlier context again. Not in releaseChanges: asked on its own, at
+	// earlier context again. Release 2 takes it as made (release.go); for a run of release 1 it is asked on its own, at
 	// a handoff of a run handed over before.
 	versionHandoffFlat = "handoff-flat"
 	// versionHandoffRefusals: a handoff's refusals that share one reason
 	// name the first maxRefusalsPerReason agents and count the rest
 	// (policies.CompactRefusals); before, each agent of the registry was
-	// listed, at every handoff. Not in releaseChanges: asked on its own,
+	// listed, at every handoff. Release 2 takes it as made (release.go); for a run of release 1 it is asked on its own,
 	// only when refusals are folded.
 	versionHandoffRefusals = "handoff-refusals"
 	// versionHandoffLoads: a handoff reads the load of the agents the
 	// choice may weigh only (policies.NeedsLoad); before, of every agent
 	// of the registry (the ReadRegistry activity's input). The choice is
-	// the same. Not in releaseChanges: asked on its own, when the lists
+	// the same. Release 2 takes it as made (release.go); for a run of release 1 it is asked on its own, when the lists
 	// differ.
 	versionHandoffLoads = "handoff-loads"
 	// versionArchiveTrace: a run whose trace weighs over archiveAbove
 	// carries only its newest part (and the nodes it reads again) into
 	// the next generation; the rest stays in the generation that held it
 	// (archive.go). Before, the whole trace was carried until a payload
-	// limit stopped the run. Not in releaseChanges: asked on its own, at a
+	// limit stopped the run. Release 2 takes it as made (release.go); for a run of release 1 it is asked on its own, at a
 	// continue-as-new that archives; a fork names a run id (from.run_id)
 	// only in this version.
 	versionArchiveTrace = "archive-trace"
@@ -158,56 +158,56 @@ const (
 	// node, with the decisions and reply already accepted and the same
 	// deadline (waiting_continue.go); before, continue-as-new came only
 	// between steps, and a flood of signals to a waiting run grew its
-	// history until the server terminated it. Not in releaseChanges:
+	// history until the server terminated it. Release 2 takes it as made (release.go); for a run of release 1 it is
 	// asked on its own, only when Temporal suggests it during such a wait.
 	versionWaitingContinue = "waiting-continue"
 	// versionBoundedLists: a run keeps its latest policies.KeepRecent loops
 	// and escalations and counts the older ones (Run.LoopsDropped,
 	// EscalationsDropped, DroppedRungs; status and the result say how many
 	// are not listed); before, both lists grew by one per loop for the
-	// life of the run, carried into every generation. Not in
-	// releaseChanges: asked on its own, when a list first outgrows the
+	// life of the run, carried into every generation. Release 2 takes it as made (release.go); for
+	// a run of release 1 it is asked on its own, when a list first outgrows the
 	// bound.
 	versionBoundedLists = "bounded-lists"
 	// versionContextClear: an agent with policies.context sends its
 	// requests with a prompt budget in tokens, and a prompt counted over it
 	// comes back unsent: the results of tool calls before the last
 	// keep_last steps are cleared from the conversation and the request
-	// is asked again (context.go). Not in releaseChanges: asked once per
+	// is asked again (context.go). Release 2 takes it as made (release.go); for a run of release 1 it is asked once per
 	// run, at its first request, only for agents with policies.context.
 	versionContextClear = "context-clear"
 	// versionModelFallback: a model request that failed once its retries
 	// were spent goes to the agent's next fallback model (model.fallbacks;
 	// policies.NextModel), with a trace node saying why; before, the run
-	// stopped. Not in releaseChanges: asked on its own, only when a
+	// stopped. Release 2 takes it as made (release.go); for a run of release 1 it is asked on its own, only when a
 	// fallback would be taken.
 	versionModelFallback = "model-fallback"
 	// versionLongerReply: a reply cut off (finish_reason length) in the
 	// middle of a call's arguments is asked again once, with the model's
 	// max_output_tokens (longer_reply.go); before, its broken call went
-	// to the pipeline and the model was told. Not in releaseChanges:
+	// to the pipeline and the model was told. Release 2 takes it as made (release.go); for a run of release 1 it is
 	// asked on its own, only for such a reply.
 	versionLongerReply = "longer-reply"
 	// versionNoAnswerLoop: a reply that answers nothing (empty, filtered,
 	// a refusal) is a failure the loop detector counts, and no longer an
 	// output refused by the schema, which stopped the run after
-	// repair.max_attempts of them (no_answer.go). Not in releaseChanges:
+	// repair.max_attempts of them (no_answer.go). Release 2 takes it as made (release.go); for a run of release 1 it is
 	// asked on its own, only for such a reply.
 	versionNoAnswerLoop = "no-answer-loop"
 	// versionCutOffRepair: a reply cut off in a call's arguments that the
 	// repair pipeline's rules read whole (repair.RepairText) goes to the
-	// pipeline instead of being asked again (longer_reply.go). Not in
-	// releaseChanges: asked only when the two rules answer differently.
+	// pipeline instead of being asked again (longer_reply.go). Release 2 takes it as made (release.go); for
+	// a run of release 1 it is asked only when the two rules answer differently.
 	versionCutOffRepair = "cut-off-repair"
 	// versionBudget: a run whose agent has policies.budget takes the
 	// budget rung before a model request or tool call that would cross a
-	// limit (budget.go). Not in releaseChanges: asked only by runs with a
+	// limit (budget.go). Release 2 takes it as made (release.go); for a run of release 1 it is asked only by runs with a
 	// budget.
 	versionBudget = "budget"
 	// versionBudgetReplyBound: a budgeted run with an output_tokens or
 	// cost limit sends each request with the reply bound its budget
 	// counted (max_completion_tokens), shrunk to what the budget has left
-	// (policies.ReplyRoom). Not in releaseChanges: asked only when the bound
+	// (policies.ReplyRoom). Release 2 takes it as made (release.go); for a run of release 1 it is asked only when the bound
 	// would shrink (the model's own bound is sent to every such run: a
 	// request's input only, not a command).
 	versionBudgetReplyBound = "budget-reply-bound"
@@ -215,33 +215,33 @@ const (
 	// person's handoff, keeps its deadline and its node across
 	// continue-as-new while waiting, takes only a raise of the crossed
 	// limit, and leaves the phase awaiting_approval when calls still wait
-	// (budget.go). Not in releaseChanges: asked only at a human budget rung.
+	// (budget.go). Release 2 takes it as made (release.go); for a run of release 1 it is asked only at a human budget rung.
 	versionBudgetWait = "budget-wait"
 	// versionLocalTools: a call of a tool that runs local
 	// (config.Tool.RunsLocal: built-ins that read, tools marked local) is
 	// a local activity, which goes on as a normal activity past
-	// config.LocalToolBound (tool_local.go). Not in releaseChanges: asked
+	// config.LocalToolBound (tool_local.go). Release 2 takes it as made (release.go); for a run of release 1 it is asked
 	// only for such a call.
 	versionLocalTools = "local-tools"
 	// versionRepairSpend: the focused repair request is a model request
 	// the run's spend counts (activities.RepairRequest.WithUsage: the
 	// activity answers its tokens with the arguments) and, in a run with
 	// a budget, is asked only within it (before: it was neither counted
-	// nor checked, and the activity answered the arguments alone). Not in
-	// releaseChanges: asked on its own, at a run's first model repair.
+	// nor checked, and the activity answered the arguments alone). Release 2 takes it as made (release.go); for
+	// a run of release 1 it is asked on its own, at a run's first model repair.
 	versionRepairSpend = "repair-spend"
 	// versionSummaryAfterRaise: a summary not asked for the run's budget
 	// is not taken as made: the request keeps its prompt budget, so it
 	// takes the budget rung and, once a person raised the budget, comes
 	// back over its prompt budget and is summarized (before: the request
 	// was marked summarized and sent whole, unsummarized, after the
-	// raise). Not in releaseChanges: asked on its own, only when a summary
+	// raise). Release 2 takes it as made (release.go); for a run of release 1 it is asked on its own, only when a summary
 	// is not asked for the budget.
 	versionSummaryAfterRaise = "summary-after-raise"
 	// versionForkArchivedSpend: a fork of a long run counts what the
 	// nodes of its source's archived part cost (Archive.Spent and
 	// SpentAfter, kept when archiving); before, only the nodes the
-	// source still carried. Not in releaseChanges: asked on its own, only
+	// source still carried. Release 2 takes it as made (release.go); for a run of release 1 it is asked on its own, only
 	// by a fork whose source's archive has a spend.
 	versionForkArchivedSpend = "fork-archived-spend"
 	// versionGraphWaits: a graph run waiting only for people (at a human
@@ -250,36 +250,36 @@ const (
 	// Temporal suggests it, and the next generation waits at the same
 	// graph node for the same things, as versionWaitingContinue does for
 	// free-form runs (step_end.go); before, a graph run continued as new
-	// only between visits. Not in releaseChanges: asked on its own, only
+	// only between visits. Release 2 takes it as made (release.go); for a run of release 1 it is asked on its own, only
 	// when Temporal suggests it during such a wait.
 	versionGraphWaits = "graph-waits"
 	// versionGraphNoAnswer: an llm node whose reply answers nothing
 	// (policies.AnswersNothing) is visited again, the model told so and
 	// the loop detector counting it, as a free-form step asks again
 	// (no_answer.go); before, the visit ended ok with the empty content.
-	// Not in releaseChanges: asked on its own, only for such a reply.
+	// Release 2 takes it as made (release.go); for a run of release 1 it is asked on its own, only for such a reply.
 	versionGraphNoAnswer = "graph-no-answer"
 	// versionCancelFirst: a free-form step that ends with the run
 	// cancelled and an edit waiting ends cancelled, as a graph visit did
-	// (step_end.go); before, it ended for the edit. Not in
-	// releaseChanges: asked on its own, only when both happen.
+	// (step_end.go); before, it ended for the edit. Release 2 takes it as made (release.go); for
+	// a run of release 1 it is asked on its own, only when both happen.
 	versionCancelFirst = "cancel-first"
 	// versionRungWaits: the ladder's human rung continues as new while it
 	// waits when Temporal suggests it, in both run shapes, and the next
 	// generation waits at the same human node for the same loop
-	// (rung_human.go); before, the rung's wait went on. Not in
-	// releaseChanges: asked on its own, only when Temporal suggests it
+	// (rung_human.go); before, the rung's wait went on. Release 2 takes it as made (release.go); for
+	// a run of release 1 it is asked on its own, only when Temporal suggests it
 	// during such a wait.
 	versionRungWaits = "rung-waits"
 	// versionFallbackCooldown: a run stays with a fallback model for the
 	// model's fallback_cooldown (model_fallback.go); before, for the
-	// agent's tool breaker cooldown. Not in releaseChanges: asked on its
+	// agent's tool breaker cooldown. Release 2 takes it as made (release.go); for a run of release 1 it is asked on its
 	// own, only on a fallback when the two differ.
 	versionFallbackCooldown = "fallback-cooldown"
 	// versionForkArchived: a fork {workflow_id, node_id} of a node in the
 	// archived part of a long run reads the closed generation that holds
 	// it (fork.go, holderOf); before, it was refused with the run id to
-	// give. Not in releaseChanges: asked on its own, only for such a fork.
+	// give. Release 2 takes it as made (release.go); for a run of release 1 it is asked on its own, only for such a fork.
 	versionForkArchived = "fork-archived"
 	// versionLocalResolve: a new run resolves its agent in a local
 	// activity, in its first workflow task (before: a normal activity,

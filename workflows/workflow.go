@@ -60,7 +60,9 @@ type runner struct {
 	argsEdited map[string]signals.Audit
 	// closing: the run is continuing as new, and takes no edit (its
 	// handlers must finish first, and an edit would wait for the run).
-	closing bool
+	// ended: the run itself ends (not continuing as new): a message is
+	// refused, as none could be taken.
+	closing, ended bool
 	// handing is a person's handoff the run has not carried out yet.
 	handing *pendingHandoff
 	// stepHandoff is the handoff call of the step under way.
@@ -120,7 +122,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 	// Runs carried from a version before handoffs have no registry.
 	r.run.offerHandoff = handsOver && len(r.run.Spec.Agent.Handoffs) > 0 && len(r.run.Spec.Registry) > 0 && r.run.Spec.Agent.Graph == nil
 	person := handsOver && r.run.Spec.Agent.Kind == config.KindHuman
-	if !person {
+	if !person && r.run.Turn.Waiting == "" { // a conversation waiting says so itself (turn.go)
 		if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
 			return nil, err
 		}
@@ -129,6 +131,8 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 	// A handler still at work (a fork waiting for its workflow to start)
 	// finishes before the run closes; no new edit is taken meanwhile.
 	r.closing = true
+	var can *workflow.ContinueAsNewError
+	r.ended = !errors.As(err, &can)
 	if ctx.Err() == nil {
 		r.answerPending(ctx, endedWhy(err), "the run is closed")
 		_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
