@@ -36,9 +36,12 @@ func (h *harness) message(after time.Duration, text string, got *updateResult) {
 }
 
 // userMessages are the user messages a model request sent.
-func userMessages(req activities.ModelRequest) []string {
+func userMessages(req activities.ModelRequest) []string { return userTexts(req.Delta) }
+
+// userTexts are the contents of the user messages among msgs.
+func userTexts(msgs []activities.Message) []string {
 	var out []string
-	for _, m := range req.Delta {
+	for _, m := range msgs {
 		if m.Role == "user" {
 			out = append(out, m.Content)
 		}
@@ -295,11 +298,5 @@ func TestConversationMessageNodeIsNotEdited(t *testing.T) {
 	require.ErrorContains(t, edit.rejected, "n4 is a conversation's message, which cannot be edited yet")
 	page, err := h.queryContext()
 	require.NoError(t, err)
-	var users []string
-	for _, m := range page.Messages {
-		if m.Role == "user" {
-			users = append(users, m.Content)
-		}
-	}
-	require.Equal(t, []string{"book a trip", "Paris"}, users, "the skipped wait at the end is no message")
+	require.Equal(t, []string{"book a trip", "Paris"}, userTexts(page.Messages), "the skipped wait at the end is no message")
 }
