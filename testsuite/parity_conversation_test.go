@@ -3,6 +3,8 @@ package testsuite
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -51,9 +53,9 @@ func converse(t *testing.T, shape string) {
 	awaitOutputs(t, s, run, 1)
 	awaitPhase(t, s, run, signals.PhaseAwaitingUser)
 
-	var res signals.MessageResult
-	require.NoError(t, s.updateInto(run, signals.Message, signals.MessageRequest{Text: "Paris", Audit: signals.Audit{By: "ana"}}, &res))
-	require.Equal(t, 1, res.Queued)
+	out, err := exec.Command(filepath.Join(binaries(t), "unstuck"), "say", run.GetID(), "--text", "Paris", "--by", "ana", "--address", serverAddress).CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Contains(t, string(out), "message taken by "+run.GetID()+": 1 waiting to be answered")
 	awaitOutputs(t, s, run, 2)
 	require.NoError(t, s.client.SignalWorkflow(context.Background(), run.GetID(), "", signals.Message, map[string]string{"text": "Rome", "by": "ana"}))
 
