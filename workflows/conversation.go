@@ -21,9 +21,10 @@ func buildConversation(run *Run) []activities.Message {
 	msgs := []activities.Message{{Role: "system", Content: systemPrompt(run)}}
 	from := 0
 	if h := run.lastHandoff(); h >= 0 {
-		// The agent the run was handed to reads the task and the handoff
-		// context in place of what came before.
-		msgs = append(msgs, userMessage(taskText(run)), handoffMessage(run, &run.Nodes[h]))
+		// The agent the run was handed to reads the task (a
+		// conversation's: the turn's message) and the handoff context in
+		// place of what came before.
+		msgs = append(msgs, userMessage(turnTask(run)), handoffMessage(run, &run.Nodes[h]))
 		from = h + 1
 	}
 	if s := run.lastSummary(from); s >= 0 {

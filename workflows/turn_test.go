@@ -300,3 +300,40 @@ func TestConversationMessageNodeIsNotEdited(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"book a trip", "Paris"}, userTexts(page.Messages), "the skipped wait at the end is no message")
 }
+
+// An agent a conversation is handed to mid-chat is asked the turn's
+// message, not the first turn's task, with the handoff context.
+func TestConversationHandedOverReadsTheTurnsMessage(t *testing.T) {
+	run := &Run{Input: AgentInput{Task: "book a trip"}, Spec: chatSpec(config.DoubleTextEnqueue)}
+	run.Nodes = []Node{
+		{Node: signals.Node{ID: "n1", Kind: signals.KindTask, Status: signals.StatusCompleted}},
+		{Node: signals.Node{ID: "n2", Kind: signals.KindOutput, Status: signals.StatusCompleted}},
+		{Node: signals.Node{ID: "n3", Kind: signals.KindTask, Status: signals.StatusCompleted, Args: json.RawMessage(`{"message": "I want a refund", "by": "ana"}`)}},
+		{Node: signals.Node{ID: "n4", Kind: signals.KindHandoff, Status: signals.StatusCompleted, Output: json.RawMessage(`{"source_agent": "travel"}`)}},
+	}
+	run.Turn.Began = "n3"
+	msgs := buildConversation(run)
+	require.Equal(t, "user", msgs[1].Role)
+	require.Equal(t, "I want a refund", msgs[1].Content)
+	run.Turn.Began = ""
+	require.Equal(t, "book a trip", buildConversation(run)[1].Content, "in the first turn, the task")
+}
+
+// Messages still waiting when a conversation is handed to an agent that
+// is no conversation join that agent's conversation before its first
+// step, never dropped unseen.
+func TestMessagesWaitingAtAHandoffJoinTheNextAgentsConversation(t *testing.T) {
+	h := newHarness(t, chatSpec(config.DoubleTextEnqueue), []activities.ModelReply{{Content: "Where to?"}}, okTool)
+	h.suggestWhileWaiting()
+	_, _ = h.run(AgentInput{Agent: "travel", Task: "book a trip"})
+	next := continuedInput(t, h)
+	run := next.Continued
+	run.Spec, run.Resume = testSpec(), nil // as if handed to an agent that is no conversation
+	run.Turn.Waiting, run.Turn.Inbox = "", []signals.MessageRequest{{Text: "and a hotel", Audit: signals.Audit{By: "ana"}}}
+
+	h2 := newHarness(t, testSpec(), []activities.ModelReply{{Content: "Booked, with a hotel."}}, okTool)
+	res, err := h2.run(next)
+	require.NoError(t, err)
+	require.JSONEq(t, `"Booked, with a hotel."`, string(res.Output))
+	require.Contains(t, userMessages(h2.requests[0]), "and a hotel")
+}
