@@ -139,14 +139,20 @@ func TestMessageToARunThatIsNotAConversationIsRefused(t *testing.T) {
 	require.ErrorContains(t, got.rejected, "agent travel is not a conversation")
 }
 
+// waitingChat is the input of the generation a conversation waiting for
+// its next message continues as new into, when Temporal suggests it.
+func waitingChat(t *testing.T) AgentInput {
+	h := newHarness(t, chatSpec(config.DoubleTextEnqueue), []activities.ModelReply{{Content: "Where to?"}}, okTool)
+	h.suggestWhileWaiting()
+	_, _ = h.run(AgentInput{Agent: "travel", Task: "book a trip"})
+	return continuedInput(t, h)
+}
+
 // A conversation waiting for its next message continues as new when
 // Temporal suggests it; the next generation waits at the same node with
 // the same deadline, and takes the message there.
 func TestConversationContinuesAsNewWhileItWaits(t *testing.T) {
-	h := newHarness(t, chatSpec(config.DoubleTextEnqueue), []activities.ModelReply{{Content: "Where to?"}}, okTool)
-	h.suggestWhileWaiting()
-	_, _ = h.run(AgentInput{Agent: "travel", Task: "book a trip"})
-	next := continuedInput(t, h)
+	next := waitingChat(t)
 	run := next.Continued
 	waitingAt := run.Turn.Waiting
 	require.NotEmpty(t, waitingAt)
@@ -323,10 +329,7 @@ func TestConversationHandedOverReadsTheTurnsMessage(t *testing.T) {
 // is no conversation join that agent's conversation before its first
 // step, never dropped unseen.
 func TestMessagesWaitingAtAHandoffJoinTheNextAgentsConversation(t *testing.T) {
-	h := newHarness(t, chatSpec(config.DoubleTextEnqueue), []activities.ModelReply{{Content: "Where to?"}}, okTool)
-	h.suggestWhileWaiting()
-	_, _ = h.run(AgentInput{Agent: "travel", Task: "book a trip"})
-	next := continuedInput(t, h)
+	next := waitingChat(t)
 	run := next.Continued
 	run.Spec, run.Resume = testSpec(), nil // as if handed to an agent that is no conversation
 	run.Turn.Waiting, run.Turn.Inbox = "", []signals.MessageRequest{{Text: "and a hotel", Audit: signals.Audit{By: "ana"}}}
