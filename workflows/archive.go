@@ -106,7 +106,7 @@ func (r *runner) forCarry(ctx workflow.Context) *Run {
 	carried.Archived.Spent, carried.Archived.SpentAfter = archivedSpend(prev, gone, through)
 	// The conversation changes (the archived part gives way to a note):
 	// the model activity is sent it whole.
-	carried.SentMessages, carried.LastReplyID = 0, ""
+	carried.sendWhole()
 	carried.handoffMessages = nil
 	return &carried
 }

@@ -68,7 +68,7 @@ func (r *runner) compact(ctx workflow.Context, reqID string, count activities.Pr
 	if before, ok := policies.ClearBefore(run.Step, run.Spec.Agent.Policies.Context.KeepLast, run.ClearedBefore); ok {
 		run.ClearedBefore, c.ClearedBefore = before, before
 		// The conversation changed: the activity is sent it whole.
-		run.SentMessages, run.LastReplyID = 0, ""
+		run.sendWhole()
 		budget = count.Budget
 	} else if id, overBudget := r.summarize(ctx, reqID, min(count.Budget, count.Tokens)/2); id != "" {
 		c.Summary, budget = id, count.Budget

@@ -78,7 +78,7 @@ func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) (id s
 	}, Step: run.Step})
 	r.spendTokens(ctx, node.ID, reply.InputTokens, reply.OutputTokens, reply.Estimated)
 	// The conversation changed: the activity is sent it whole.
-	run.SentMessages, run.LastReplyID = 0, ""
+	run.sendWhole()
 	return node.ID, false
 }
 

@@ -117,7 +117,7 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest) (signa
 	r.restoreAt(n)
 	run.State = r.rebuiltState()
 	// The conversation changed before its end: the next request carries it whole.
-	run.SentMessages, run.LastReplyID = 0, ""
+	run.sendWhole()
 	run.Resume = &editResume{Request: plan.ResumeCalls}
 	if rerun {
 		run.Resume.Args = map[string]editedArgs{n.ModelCallID: {Audit: req.Audit, Args: req.Args}}

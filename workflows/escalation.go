@@ -137,7 +137,7 @@ func (r *runner) rollback(ctx workflow.Context, escID string, loop *policies.Loo
 	r.run.Frontier = []string{escID}
 	r.run.Events = r.run.Events[:begin]
 	// The conversation shrank: the next request carries it whole.
-	r.run.SentMessages, r.run.LastReplyID = 0, ""
+	r.run.sendWhole()
 	if where != "" {
 		edge := policies.EdgeID(before.Where, events[0].Where)
 		if !slices.Contains(r.run.ExcludedEdges, edge) {

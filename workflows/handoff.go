@@ -317,7 +317,8 @@ func (r *runner) takeOver(ctx workflow.Context, id string, spec *config.Resolved
 	run.LoopEscape = LoopEscape{Loops: run.Loops, LoopsDropped: run.LoopsDropped}
 	run.GraphWalk = GraphWalk{}
 	run.Frontier = []string{id}
-	run.SentMessages, run.LastReplyID, run.Fitted = 0, "", false
+	run.sendWhole()
+	run.Fitted = false
 	run.OutputFailures = 0
 	run.Resume = nil
 	run.RulesSpent = false

@@ -107,6 +107,11 @@ type Conversation struct {
 	ClearedBefore int `json:"cleared_before,omitempty"`
 }
 
+// sendWhole makes the next model request carry the whole conversation:
+// what the model activity has is no longer its start (a summary, a fit,
+// an edit, a rollback, a handoff, an archive changed it).
+func (c *Conversation) sendWhole() { c.SentMessages, c.LastReplyID = 0, "" }
+
 // LoopEscape holds the loop detector, the breakers and the ladder, so they
 // survive crashes and continue-as-new.
 type LoopEscape struct {

@@ -190,7 +190,7 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 		// From now on the conversation is fitted to the payload limit;
 		// what the model activity has cached is not what it will be sent.
 		run.Fitted = true
-		run.SentMessages, run.LastReplyID = 0, ""
+		run.sendWhole()
 		conv = buildConversation(run)
 	}
 	req := activities.ModelRequest{

@@ -287,5 +287,5 @@ func (r *runner) rollBackTurn(ctx workflow.Context) {
 	}
 	// What the model was sent is no longer the conversation's start: the
 	// next request sends it whole.
-	r.run.SentMessages, r.run.LastReplyID = 0, ""
+	r.run.sendWhole()
 }
