@@ -25,11 +25,18 @@ func TestAHundredTurnConversationCrossesContinueAsNew(t *testing.T) {
 	s := newBinaryStack(t, conversationParityConfig, map[string]scriptedmodel.Script{"parity": heard})
 	first := s.start(workflows.AgentInput{Agent: "free-form-chatter", Task: "hello"})
 	run := latestRun{first}
-	awaitOutputs(t, s, run, 1)
+	// Each message is sent once the model was asked about the one before
+	// (the scripted model's own count: no query loads the server), so each
+	// is a turn of its own; one that comes while the run finishes the turn
+	// before waits in the inbox and starts the next.
+	asked := func(n int) {
+		require.Eventually(t, func() bool { return len(s.model.Requests()) >= n }, time.Minute, 20*time.Millisecond, "model request %d", n)
+	}
+	asked(1)
 	for i := 1; i < turns; i++ {
 		res := sendMessage(t, s, run, fmt.Sprintf("message %d", i))
-		require.Equal(t, 1, res.Queued, "turn %d", i)
-		awaitOutputs(t, s, run, i+1)
+		require.LessOrEqual(t, res.Queued, 1, "turn %d", i)
+		asked(i + 1)
 	}
 	got, err := s.result(run)
 	require.NoError(t, err)

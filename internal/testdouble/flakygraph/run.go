@@ -9,7 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/unstuck-dev/unstuck/signals"
@@ -166,7 +168,7 @@ func WorkerRefusals(ctx context.Context, c client.Client, outcomes []Outcome) (i
 			if next != "" {
 				args = append(args, signals.TracePage{Since: next})
 			}
-			v, err := c.QueryWorkflow(ctx, o.Run.GetID(), o.Run.GetRunID(), signals.QueryTrace, args...)
+			v, err := queryClosed(ctx, c, o.Run, args...)
 			if err != nil {
 				return n, fmt.Errorf("seed %d: trace: %w", o.Seed, err)
 			}
@@ -183,4 +185,20 @@ func WorkerRefusals(ctx context.Context, c client.Client, outcomes []Outcome) (i
 		}
 	}
 	return n, nil
+}
+
+// queryClosed asks a closed run's trace: a worker answers it by replaying
+// the whole run, which on a loaded machine can outlast one query's
+// deadline, so a query that timed out is asked again, twice at most.
+func queryClosed(ctx context.Context, c client.Client, run client.WorkflowRun, args ...any) (converter.EncodedValue, error) {
+	var err error
+	for range 3 {
+		var v converter.EncodedValue
+		v, err = c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), signals.QueryTrace, args...)
+		var late *serviceerror.DeadlineExceeded
+		if err == nil || !(errors.Is(err, context.DeadlineExceeded) || errors.As(err, &late)) {
+			return v, err
+		}
+	}
+	return nil, err
 }
