@@ -89,6 +89,10 @@ type ArchivedNodes struct {
 type TracePage struct {
 	Since string `json:"since,omitempty"`
 	Limit int    `json:"limit,omitempty"`
+	// ChangedAfter keeps only the nodes added or changed after this time
+	// (a node's at is when it last changed), in trace order: a follower of
+	// a run reads what changed since what it last read.
+	ChangedAfter *time.Time `json:"changed_after,omitempty"`
 }
 
 // Page sizes of the trace query.

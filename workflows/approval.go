@@ -63,7 +63,7 @@ type approvalOutcome struct {
 // calls of the step go on meanwhile.
 func (r *runner) awaitApproval(ctx workflow.Context, nodeID, tool string) (approvalOutcome, error) {
 	if n := r.run.node(nodeID); n != nil {
-		n.Status = signals.StatusAwaitingApproval
+		n.Status, n.At = signals.StatusAwaitingApproval, workflow.Now(ctx).UTC()
 	}
 	r.approvals.wait(nodeID, tool)
 	held := false

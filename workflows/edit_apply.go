@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -96,7 +97,7 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest) (signa
 			before = mustJSON(map[string]any{"error": n.Error})
 		}
 		after = req.Output
-		n.Output, n.Error, n.Status, n.Class = req.Output, "", signals.StatusCompleted, ""
+		n.Output, n.Error, n.Status, n.Class, n.At = req.Output, "", signals.StatusCompleted, "", workflow.Now(ctx).UTC()
 		if n.Settled == 0 {
 			run.Settles++
 			n.Settled = run.Settles
@@ -111,7 +112,7 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest) (signa
 	}
 	for _, id := range plan.Invalidated {
 		if m := run.node(id); m != nil {
-			m.invalidate()
+			m.invalidate(workflow.Now(ctx))
 		}
 	}
 	r.restoreAt(n)
@@ -259,9 +260,10 @@ func (r *runner) checkpoint(nodeID string) {
 // invalidate marks a node as no longer standing (an edit or a rollback
 // took away what it depended on). It keeps what it did, for the trace and
 // the effect ledger, and gives up its checkpoint: an invalidated node is
-// never edited.
-func (n *Node) invalidate() {
-	n.Status = signals.StatusInvalidated
+// never edited. at is when: a follower of the run reads what changed
+// since a time.
+func (n *Node) invalidate(at time.Time) {
+	n.Status, n.At = signals.StatusInvalidated, at.UTC()
 	n.Checkpoint = nil
 }
 

@@ -131,7 +131,7 @@ func (r *runner) rollback(ctx workflow.Context, escID string, loop *policies.Loo
 		n := &r.run.Nodes[i]
 		record := n.Kind == signals.KindEdit || (n.Kind == signals.KindHuman && n.Status == signals.StatusSkipped)
 		if first != nil && n.Step >= first.Step && n.ID != escID && n.Kind != signals.KindEscalation && n.Kind != signals.KindTask && !record {
-			n.invalidate()
+			n.invalidate(workflow.Now(ctx))
 		}
 	}
 	r.run.Frontier = []string{escID}

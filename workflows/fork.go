@@ -50,7 +50,7 @@ func (r *runner) fork(ctx workflow.Context, req signals.EditRequest) (signals.Ed
 		// Looked up again: the run may have added nodes while the fork
 		// started, moving them.
 		if n := r.run.node(editID); n != nil {
-			n.Status, n.Error = signals.StatusFailed, "the fork did not start: "+errorText(err)
+			n.Status, n.Error, n.At = signals.StatusFailed, "the fork did not start: "+errorText(err), workflow.Now(ctx).UTC()
 		}
 		return signals.EditResult{}, fmt.Errorf("edit: the fork %s did not start: %v", forkID, errorText(err))
 	}

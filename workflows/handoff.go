@@ -217,7 +217,7 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 	r.handingOver = "" // the run goes on with its agent, or stops
 	r.count(ctx, MetricHandoffs, 1, "outcome", "refused", "trigger", ask.Trigger)
 	n := run.node(id)
-	n.Status, n.Refused = signals.StatusFailed, refused
+	n.Status, n.Refused, n.At = signals.StatusFailed, refused, workflow.Now(ctx).UTC()
 	n.Error = "no agent can take the run" + describeRefusals(refused)
 	run.LastError = n.Error
 	return "", signals.HandoffResult{NodeID: id, Refused: refused, HandoffPath: path}, nil
@@ -300,14 +300,14 @@ func (r *runner) takeOver(ctx workflow.Context, id string, spec *config.Resolved
 		hc.Metadata["note"] = note // the load could not be read
 	}
 	n := run.node(id)
-	n.Status, n.To, n.Refused = signals.StatusCompleted, spec.Agent.Name, refused
+	n.Status, n.To, n.Refused, n.At = signals.StatusCompleted, spec.Agent.Name, refused, workflow.Now(ctx).UTC()
 	n.Output = mustJSON(fitHandoffContext(hc))
 	// What was under way when the run was handed over will not run.
 	for i := range run.Nodes {
 		m := &run.Nodes[i]
 		if m.Status == signals.StatusPending || m.Status == signals.StatusRunning || m.Status == signals.StatusAwaitingApproval {
 			if m.ID != id {
-				m.Status, m.Error = signals.StatusSkipped, "not run: the run was handed over to "+spec.Agent.Name
+				m.Status, m.Error, m.At = signals.StatusSkipped, "not run: the run was handed over to "+spec.Agent.Name, n.At
 			}
 		}
 	}

@@ -82,9 +82,11 @@ func tracePage(run *Run, page *signals.TracePage) (signals.Trace, error) {
 			}
 		}
 	}
-	all := make([]signals.Node, len(run.Nodes)-start)
-	for i := range all {
-		all[i] = run.Nodes[start+i].Node
+	all := make([]signals.Node, 0, len(run.Nodes)-start)
+	for _, n := range run.Nodes[start:] {
+		if page == nil || page.ChangedAfter == nil || n.At.After(*page.ChangedAfter) {
+			all = append(all, n.Node)
+		}
 	}
 	envelope := len(mustJSON(signals.Trace{Generation: run.Generation, Nodes: []signals.Node{}})) + nextAllowance
 	n := fitting(all, limit, signals.MaxQueryAnswerBytes-envelope)

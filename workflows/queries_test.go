@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -310,4 +311,40 @@ func ids(nodes []signals.Node) []string {
 // equalNodes compares nodes without printing megabytes when they differ.
 func equalNodes(a, b []signals.Node) bool {
 	return string(mustJSON(a)) == string(mustJSON(b))
+}
+
+// The trace query's changed_after keeps the nodes added or changed after
+// a time, in trace order: a call's node changes when it starts and when it
+// settles, so one that settled later than it was added is read again.
+func TestTraceChangedAfterAnswersWhatChangedSince(t *testing.T) {
+	h := newHarness(t, testSpec(), []activities.ModelReply{
+		{ToolCalls: []activities.ToolCall{call("c1", "search_flights", `{"to":"PAR"}`)}},
+		{Content: "done"},
+	}, okTool)
+	h.modelTakes = time.Minute
+	_, err := h.run(AgentInput{Agent: "travel", Task: "find a flight"})
+	require.NoError(t, err)
+	all := h.trace().Nodes
+	require.GreaterOrEqual(t, len(all), 4)
+	since := all[1].At // the first request, settled with its reply
+	tr, err := h.queryTrace(signals.TracePage{ChangedAfter: &since})
+	require.NoError(t, err)
+	var want []string
+	for _, n := range all {
+		if n.At.After(since) {
+			want = append(want, n.ID)
+		}
+	}
+	var got []string
+	for _, n := range tr.Nodes {
+		got = append(got, n.ID)
+	}
+	require.NotEmpty(t, want)
+	require.Less(t, len(want), len(all), "what did not change since is left out")
+	require.Equal(t, want, got)
+
+	last := all[len(all)-1].At
+	tr, err = h.queryTrace(signals.TracePage{ChangedAfter: &last})
+	require.NoError(t, err)
+	require.Empty(t, tr.Nodes, "nothing changed after the last change")
 }

@@ -74,7 +74,7 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt 
 		callID = fmt.Sprintf("%s-r%d", callID, attempt)
 	}
 	if n := r.run.node(nodeID); n != nil {
-		n.Status = signals.StatusRunning
+		n.Status, n.At = signals.StatusRunning, workflow.Now(ctx).UTC()
 		n.Args = args
 		n.Ran, n.CallKey = true, callID
 	}
