@@ -50,6 +50,7 @@ func TestParityOfConversations(t *testing.T) {
 func converse(t *testing.T, shape string) {
 	s := newBinaryStack(t, conversationParityConfig, map[string]scriptedmodel.Script{"parity": heard})
 	run := s.start(workflows.AgentInput{Agent: shape + "-chatter", Task: "hello"})
+	follower := startFollow(t, run.GetID())
 	awaitOutputs(t, s, run, 1)
 	awaitPhase(t, s, run, signals.PhaseAwaitingUser)
 
@@ -81,6 +82,7 @@ func converse(t *testing.T, shape string) {
 	require.Contains(t, last.Error, "idle_timeout (15s)")
 
 	recordAndReplay(t, run, "conversation_"+strings.ReplaceAll(shape, "-", "_"))
+	requireFollowed(t, run.GetID(), tr, follower.events(t))
 
 	err = s.update(run, signals.Message, signals.MessageRequest{Text: "still there?"})
 	require.Error(t, err, "a closed conversation takes no message")
