@@ -68,6 +68,7 @@ func New(tc client.Client, opts Options) (http.Handler, error) {
 	c.mux.HandleFunc("GET /runs-table", c.runsTable)
 	c.mux.HandleFunc("GET /runs/{id}", c.runPage)
 	c.mux.HandleFunc("GET /runs/{id}/live", c.runLive)
+	c.mux.HandleFunc("GET /runs/{id}/events", c.runEvents)
 	c.mux.HandleFunc("GET /runs/{id}/approvals", c.runApprovals)
 	c.mux.HandleFunc("GET /inbox", c.inbox)
 	c.mux.HandleFunc("GET /inbox/items", c.inboxItems)

@@ -3,15 +3,22 @@ package testsuite
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/unstuck-dev/unstuck/internal/feed"
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows"
 )
 
 // follower is an `unstuck follow --json` process following a run.
@@ -99,4 +106,80 @@ func lastStates(events []feed.Event) []string {
 		}
 	}
 	return ids
+}
+
+// The console serves a run's events as Server-Sent Events: the same
+// events `unstuck follow` prints, resumed after a Last-Event-ID; a
+// malformed id, or one naming no node of the run, is a 400, and an
+// unknown run a 404.
+func TestConsoleServesARunsEventsAndResumes(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, travelConfig, scriptedmodel.Scenarios())
+	run := s.start(workflows.AgentInput{Agent: "travel", Task: "Book NYC to LAX on 2024-01-15"})
+	_, err := s.result(run)
+	require.NoError(t, err)
+	base := consoleServer(t)
+
+	all := sseEvents(t, base, run.GetID(), "", http.StatusOK)
+	require.Equal(t, feed.TypeEnd, all[len(all)-1].Type)
+	cli := startFollow(t, run.GetID()).events(t)
+	require.Equal(t, lastStates(cli), lastStates(all), "the stream says what unstuck follow does")
+
+	i := len(all) / 2
+	again := sseEvents(t, base, run.GetID(), all[i].ID, http.StatusOK)
+	require.Equal(t, lastStates(all[i+1:]), lastStates(again), "resumed after %s", all[i].ID)
+
+	sseEvents(t, base, run.GetID(), "yesterday", http.StatusBadRequest)
+	sseEvents(t, base, run.GetID(), feed.ID(time.Now(), "n999999", "completed"), http.StatusBadRequest)
+	sseEvents(t, base, "no-such-run-"+run.GetID(), "", http.StatusNotFound)
+}
+
+// sseEvents reads GET /runs/{id}/events to its end (the run's end event),
+// sending lastID as Last-Event-ID, and checks the status.
+func sseEvents(t *testing.T, base, id, lastID string, status int) []feed.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/runs/"+id+"/events", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+consoleToken)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	if resp.StatusCode != status {
+		body, _ := io.ReadAll(resp.Body)
+		t.Fatalf("GET %s events (Last-Event-ID %q): %d %s, want %d", id, lastID, resp.StatusCode, body, status)
+	}
+	if status != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		require.NotEmpty(t, strings.TrimSpace(string(body)), "a refusal says why")
+		return nil
+	}
+	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	var events []feed.Event
+	var sseID string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "id: "):
+			sseID = strings.TrimPrefix(line, "id: ")
+		case strings.HasPrefix(line, "event: error"):
+			t.Fatalf("the stream failed: %s", line)
+		case strings.HasPrefix(line, "data: "):
+			var e feed.Event
+			require.NoError(t, json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &e))
+			require.Equal(t, sseID, e.ID, "the SSE id is the event's")
+			events = append(events, e)
+			if e.Type == feed.TypeEnd {
+				return events
+			}
+		}
+	}
+	t.Fatalf("the stream ended without the run's end: %v", sc.Err())
+	return nil
 }

@@ -1,0 +1,71 @@
+package console
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+
+	"github.com/unstuck-dev/unstuck/internal/feed"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// eventsInterval is how often the events stream reads the run.
+const eventsInterval = 250 * time.Millisecond
+
+// runEvents is GET /runs/{id}/events: the run's events (internal/feed) as
+// Server-Sent Events, from its start or after the Last-Event-ID a client
+// sends (as a reconnecting EventSource does), until the run ends. A
+// malformed id, or one that names no node of the run, is a 400.
+func (c *Console) runEvents(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	ctx := r.Context()
+	if _, err := c.tc.DescribeWorkflowExecution(ctx, id, ""); err != nil {
+		var notFound *serviceerror.NotFound
+		if errors.As(err, &notFound) {
+			http.Error(w, fmt.Sprintf("run %s not found in namespace %q", id, c.opts.Namespace), http.StatusNotFound)
+			return
+		}
+		http.Error(w, "describe run "+id+": "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	var from feed.Cursor
+	if last := r.Header.Get("Last-Event-ID"); last != "" {
+		var err error
+		if from, err = feed.ParseID(last); err == nil && from.Node != "" && from.Phase == "" {
+			var tr signals.Trace
+			err = c.query(ctx, id, signals.QueryTrace, &tr, signals.TracePage{Since: from.Node, Limit: 1})
+		}
+		if err != nil {
+			http.Error(w, "Last-Event-ID: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "this server cannot stream events", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	src := feed.Run{Client: c.tc, WorkflowID: id, QueryTimeout: queryTimeout}
+	err := feed.Follow(ctx, src, from, eventsInterval, func(e feed.Event) error {
+		data, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "id: %s\nevent: %s\ndata: %s\n\n", e.ID, e.Type, data); err != nil {
+			return err
+		}
+		flusher.Flush()
+		return nil
+	})
+	if err != nil && ctx.Err() == nil {
+		data, _ := json.Marshal(map[string]string{"error": err.Error()})
+		fmt.Fprintf(w, "event: error\ndata: %s\n\n", data)
+	}
+}
