@@ -50,16 +50,7 @@ tools:
   - { name: note, http: { url: "{{TOOLS}}/note" }, parameters: { type: object } }
   - name: book
     http: { url: "{{TOOLS}}/book" }
-    parameters:
-      type: object
-      required: [flight_id, date, passengers, cabin]
-      additionalProperties: false
-      properties:
-        flight_id: { type: string }
-        date: { type: string, format: date }
-        passengers: { type: integer, minimum: 1, maximum: 9 }
-        cabin: { type: string, enum: [economy, premium_economy, business, first] }
-  - { name: reserve, fallback: reserve_backup, retry: { max_attempts: 1 }, http: { url: "{{TOOLS}}/reserve" }, parameters: { type: object } }
+` + bookParameters + `  - { name: reserve, fallback: reserve_backup, retry: { max_attempts: 1 }, http: { url: "{{TOOLS}}/reserve" }, parameters: { type: object } }
   - { name: reserve_backup, http: { url: "{{TOOLS}}/backup" }, parameters: { type: object } }
   - { name: hold, http: { url: "{{TOOLS}}/hold" }, parameters: { type: object } }
   - { name: waitlist, http: { url: "{{TOOLS}}/waitlist" }, parameters: { type: object } }

@@ -38,14 +38,9 @@ func bookingAPI(w http.ResponseWriter, r *http.Request, _ int) {
 	writeJSON(w, 200, map[string]any{"confirmation": "CONF-42", "booked": a})
 }
 
-const repairConfig = `
-model: { base_url: "{{MODEL}}", name: booker }
-tools:
-  - name: book
-    description: Book a flight.
-    http: { url: "{{TOOLS}}/book" }
-    effect: write
-    parameters:
+// bookParameters is the book tool's strict schema (YAML at a tool's
+// indent): the API of the repair scenarios.
+const bookParameters = `    parameters:
       type: object
       required: [flight_id, date, passengers, cabin]
       additionalProperties: false
@@ -54,7 +49,16 @@ tools:
         date: { type: string, format: date }
         passengers: { type: integer, minimum: 1, maximum: 9 }
         cabin: { type: string, enum: [economy, premium_economy, business, first] }
-        meals: { type: array, items: { type: string } }
+`
+
+var repairConfig = `
+model: { base_url: "{{MODEL}}", name: booker }
+tools:
+  - name: book
+    description: Book a flight.
+    http: { url: "{{TOOLS}}/book" }
+    effect: write
+` + bookParameters + `        meals: { type: array, items: { type: string } }
         insured: { type: boolean }
   - name: book_loose
     description: The same API, declared without a schema.

@@ -95,7 +95,6 @@ func (r *runner) output(ctx workflow.Context, o stepOutput) (bool, *AgentResult,
 	if r.run.Spec.Agent.Conversation != nil {
 		return r.endTurn(ctx, o)
 	}
-	r.leaveUntaken(ctx)
 	res, err := r.complete(ctx, o.parent, o.value)
 	if o.graphNode != "" {
 		r.tagGraphNode(r.run.Nodes[len(r.run.Nodes)-1].ID, o.graphNode) // the output node

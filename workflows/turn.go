@@ -82,20 +82,6 @@ func (r *runner) takeQueued(ctx workflow.Context) {
 	}
 }
 
-// leaveUntaken records the messages still waiting when the run ends at an
-// output with an agent that is no conversation (one a conversation was
-// handed to): skipped task nodes, so the trace shows what was not answered.
-func (r *runner) leaveUntaken(ctx workflow.Context) {
-	for _, m := range r.run.Turn.Inbox {
-		r.addNode(ctx, Node{Node: signals.Node{
-			Kind: signals.KindTask, Status: signals.StatusSkipped, Parents: r.run.Frontier,
-			Args:  mustJSON(map[string]any{"message": m.Text, "by": m.By}),
-			Error: "not taken: agent " + r.run.Spec.Agent.Name + " is not a conversation, and the run ends at its output",
-		}, Step: r.run.Step})
-	}
-	r.run.Turn.Inbox = nil
-}
-
 // takeMessage records the oldest message of the inbox as a task node:
 // the one the run waited at (node), or a new one.
 func (r *runner) takeMessage(ctx workflow.Context, node string) {
