@@ -38,6 +38,9 @@ type ModelRequest struct {
 	// node: each call the model finishes while its reply still streams is
 	// sent to the run (signals.StreamedCall) as a StreamedCall under it.
 	StreamTo string `json:"stream_to,omitempty"`
+	// Node is the request's node in the run's trace: a streamed reply's
+	// heartbeat names it with the text written so far, for followers.
+	Node string `json:"node,omitempty"`
 	// PromptBudget, set for agents with policies.context, is how many
 	// tokens the prompt may take: a conversation counted over it is not
 	// sent, and the reply says so (OverBudget) so the run compacts it.
@@ -213,8 +216,8 @@ func (a *Activities) sendChat(ctx context.Context, model config.Model, req Model
 	}
 	var reply *ModelReply
 	var err error
-	if a.config.StreamsCalls(req.Agent) {
-		reply, err = streamedReply(ctx, model, client, capture, request, a.callSender(ctx, req.Agent, req.StreamTo))
+	if a.config.StreamsReply(req.Agent) {
+		reply, err = streamedReply(ctx, model, client, capture, request, req.Node, a.callSender(ctx, req.Agent, req.StreamTo))
 	} else {
 		stopBeats := heartbeatWhileWaiting(ctx)
 		reply, err = wholeReply(ctx, model, client, capture, request)

@@ -9,12 +9,15 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/signals"
 )
 
 // streamedReply asks for the reply as a stream (the agent's stream_calls)
@@ -23,10 +26,13 @@ import (
 // given to send (when not nil), so the run can start it at once. It
 // heartbeats as chunks arrive and on a ticker, so a long stream (or a long
 // wait for its first chunk) reads as progress and a dead worker as dead.
+// Its heartbeats carry the text written so far (StreamProgress), which
+// is how a follower of the run reads a reply as it is written: the SDK
+// sends the latest at most every LiveTextEvery.
 // A server that refuses streaming gets a whole-reply request instead.
-func streamedReply(ctx context.Context, model config.Model, client *openai.Client, capture *headerCapture, request openai.ChatCompletionRequest, send func(int, ToolCall)) (*ModelReply, error) {
-	var progress atomic.Pointer[StreamProgress]
-	progress.Store(&StreamProgress{})
+func streamedReply(ctx context.Context, model config.Model, client *openai.Client, capture *headerCapture, request openai.ChatCompletionRequest, node string, send func(int, ToolCall)) (*ModelReply, error) {
+	var progress atomic.Pointer[signals.StreamProgress]
+	progress.Store(&signals.StreamProgress{Node: node})
 	stopBeats := heartbeatEvery(ctx, ModelHeartbeatEvery, func() any { return *progress.Load() })
 	defer stopBeats()
 	streamed := request
@@ -59,7 +65,7 @@ func streamedReply(ctx context.Context, model config.Model, client *openai.Clien
 			// its calls start from it.
 			asm.sendFinished(send)
 		}
-		beat := asm.heartbeat()
+		beat := asm.heartbeat(node, activity.GetInfo(ctx).Attempt)
 		progress.Store(&beat)
 		activity.RecordHeartbeat(ctx, beat)
 	}
@@ -93,14 +99,11 @@ func streamError(model config.Model, err error) error {
 		ModelUnavailableError)
 }
 
-// StreamProgress is the model activity's heartbeat detail while a reply
-// streams: how far it got, for the UI and for a reader of a timed-out
-// attempt.
-type StreamProgress struct {
-	Chunks       int `json:"chunks"`
-	ContentBytes int `json:"content_bytes"`
-	Calls        int `json:"calls"`
-}
+// LiveTextEvery is the most often a model request's heartbeat reaches the
+// server (the worker's MaxHeartbeatThrottleInterval): how late a
+// follower may read the text a streamed reply wrote, before its own
+// polling.
+const LiveTextEvery = 250 * time.Millisecond
 
 // streamAssembly gathers a streamed reply: content in order, tool calls by
 // their index (id and name from the index's first delta, arguments
@@ -217,8 +220,23 @@ func (s *streamAssembly) reply() (*ModelReply, error) {
 	return reply, nil
 }
 
-func (s *streamAssembly) heartbeat() StreamProgress {
-	return StreamProgress{Chunks: s.chunks, ContentBytes: s.content.Len(), Calls: len(s.calls)}
+func (s *streamAssembly) heartbeat(node string, attempt int32) signals.StreamProgress {
+	p := signals.StreamProgress{Chunks: s.chunks, ContentBytes: s.content.Len(), Calls: len(s.calls), Node: node}
+	if node != "" {
+		p.Attempt, p.Text = attempt, upTo(s.content.String(), signals.MaxLiveText)
+	}
+	return p
+}
+
+// upTo is s cut to at most n bytes, never inside a UTF-8 sequence.
+func upTo(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // progress says how far the stream got, for error messages.

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/signals"
 )
 
 // streamingAgent is f.agent with stream_calls set.
@@ -142,26 +144,35 @@ func TestStreamRequestErrorsClassedAsWhole(t *testing.T) {
 	requireClass(t, err, ModelUnavailableError, true)
 }
 
-// The activity heartbeats while the reply streams, with how far it got.
-func TestStreamHeartbeats(t *testing.T) {
-	turn := threeCalls
-	f := newModelFixture(t, always(turn))
+// recordBeats records the model activity's heartbeat details; the
+// function it gives reads them so far.
+func recordBeats(f *modelFixture) func() []signals.StreamProgress {
 	var mu sync.Mutex
-	var beats []StreamProgress
+	var beats []signals.StreamProgress
 	f.env.SetOnActivityHeartbeatListener(func(_ *activity.Info, details converter.EncodedValues) {
-		var p StreamProgress
+		var p signals.StreamProgress
 		if details.Get(&p) == nil {
 			mu.Lock()
 			beats = append(beats, p)
 			mu.Unlock()
 		}
 	})
+	return func() []signals.StreamProgress {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]signals.StreamProgress(nil), beats...)
+	}
+}
+
+// The activity heartbeats while the reply streams, with how far it got.
+func TestStreamHeartbeats(t *testing.T) {
+	turn := threeCalls
+	f := newModelFixture(t, always(turn))
+	beats := recordBeats(f)
 	_, err := f.call(firstRequest(f.streamingAgent("m")))
 	require.NoError(t, err)
-	mu.Lock()
-	defer mu.Unlock()
-	require.NotEmpty(t, beats, "the first heartbeat is sent at once; later ones may be batched")
-	require.Positive(t, beats[0].Chunks)
+	require.NotEmpty(t, beats(), "the first heartbeat is sent at once; later ones may be batched")
+	require.Positive(t, beats()[0].Chunks)
 }
 
 // A whole-reply agent never heartbeats from the model activity.
@@ -173,4 +184,43 @@ func TestWholeReplyDoesNotStream(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, beats.Load())
 	require.False(t, f.srv.Requests()[0].Stream)
+}
+
+// A streamed reply's heartbeats name its node and carry the text so far,
+// for followers of the run.
+func TestStreamHeartbeatsCarryTheTextSoFar(t *testing.T) {
+	turn := scriptedmodel.Turn{Content: "Hello there, traveller", ContentPieces: 3}
+	f := newModelFixture(t, always(turn))
+	beats := recordBeats(f)
+	req := firstRequest(f.streamingAgent("m"))
+	req.Node = "n3"
+	_, err := f.call(req)
+	require.NoError(t, err)
+	got := beats()
+	require.NotEmpty(t, got)
+	for _, b := range got {
+		require.Equal(t, "n3", b.Node)
+		require.True(t, strings.HasPrefix(turn.Content, b.Text), "%q is the reply so far", b.Text)
+	}
+	require.Equal(t, int32(1), got[0].Attempt)
+	// The test environment, like the SDK, passes on only the first beat of
+	// a burst; the real-server follower test reads the text the rest carry.
+}
+
+// A heartbeat's text is cut to MaxLiveText, never inside a character.
+func TestLiveTextIsCutBetweenCharacters(t *testing.T) {
+	require.Equal(t, "ab", upTo("abü", 3), "ü is two bytes: cut before it")
+	require.Equal(t, "abü", upTo("abü", 4))
+	require.Equal(t, "", upTo("ü", 1))
+}
+
+// The beat of an assembly carries the content so far under the node, and
+// none without a node to name.
+func TestStreamBeatCarriesContentSoFar(t *testing.T) {
+	var asm streamAssembly
+	for _, piece := range []string{"Hel", "lo"} {
+		require.NoError(t, asm.add(openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{Delta: openai.ChatCompletionStreamChoiceDelta{Content: piece}}}}))
+	}
+	require.Equal(t, signals.StreamProgress{Chunks: 2, ContentBytes: 5, Node: "n3", Attempt: 2, Text: "Hello"}, asm.heartbeat("n3", 2))
+	require.Equal(t, signals.StreamProgress{Chunks: 2, ContentBytes: 5}, asm.heartbeat("", 2))
 }

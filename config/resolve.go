@@ -164,15 +164,16 @@ func (f *File) ModelFor(agent string, getenv func(string) (string, bool)) (Model
 	return Model{}, fmt.Errorf("agent %q is no longer in this worker's config, so its model is unknown", agent)
 }
 
-// StreamsCalls tells the model activity whether agent asked for streamed
-// replies (stream_calls). Read from the worker's config at call time, as
-// the endpoint is, so the workflow's requests and histories do not change.
-// An unknown or empty agent does not stream: the whole reply is the safe
-// default.
-func (f *File) StreamsCalls(agent string) bool {
+// StreamsReply tells the model activity whether agent's replies are asked
+// for as a stream: it streams calls (stream_calls), or it is a
+// conversation, whose reply a follower reads as it is written. Read from
+// the worker's config at call time, as the endpoint is, so the workflow's
+// requests and histories do not change. An unknown or empty agent does
+// not stream: the whole reply is the safe default.
+func (f *File) StreamsReply(agent string) bool {
 	for i := range f.Agents {
 		if f.Agents[i].Name == agent {
-			return f.Agents[i].StreamCalls
+			return f.Agents[i].StreamCalls || f.Agents[i].Conversation != nil
 		}
 	}
 	return false

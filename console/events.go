@@ -58,7 +58,12 @@ func (c *Console) runEvents(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(w, "id: %s\nevent: %s\ndata: %s\n\n", e.ID, e.Type, data); err != nil {
+		if e.ID != "" {
+			// A text event has none, so a reconnecting client's
+			// Last-Event-ID stays the last durable event's.
+			fmt.Fprintf(w, "id: %s\n", e.ID)
+		}
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.Type, data); err != nil {
 			return err
 		}
 		flusher.Flush()

@@ -48,6 +48,12 @@ const (
 	StatusSkipped          NodeStatus = "skipped"
 )
 
+// Settled: the node is done (completed, failed, invalidated or skipped)
+// and will not change unless an edit or a rollback changes it.
+func (s NodeStatus) Settled() bool {
+	return s != StatusPending && s != StatusRunning && s != StatusAwaitingApproval
+}
+
 // NodeStatuses are every status, in the order docs/contract.md lists them.
 var NodeStatuses = []NodeStatus{StatusPending, StatusRunning, StatusAwaitingApproval, StatusCompleted, StatusFailed, StatusInvalidated, StatusSkipped}
 

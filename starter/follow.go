@@ -27,11 +27,14 @@ func newFollowCmd(c *cli) *cobra.Command {
 phase, each call waiting for approval, and the run's end with its result. It
 follows the workflow id across continue-as-new and ends with the run.
 
-Every event has a stable id (the first column; "id" with --json). Resume with
---after ID: every later event is printed once. The events are read from the
-run's trace and status queries, polled every --interval: a worker must be
-polling the run's task queue, and each follower costs the worker two small
-queries an interval (see docs/conversations.md, "Following a run").`,
+Every event has a stable id (the first column; "id" with --json), except text:
+the model's reply as it is written ("text NODE @OFFSET DELTA"; offset 0 starts
+the node's text again), for agents whose replies stream (conversations and
+stream_calls). Resume with --after ID: every later event is printed once.
+
+The run is described every --interval (one call to the server); its trace and
+status queries are asked only when its history grew, so a worker must be
+polling the run's task queue (see docs/conversations.md, "Following a run").`,
 		Example: `  unstuck follow chat-1
   unstuck follow chat-1 --json | jq -c 'select(.type == "node") | .node.id'
   unstuck follow chat-1 --after '2026-11-29T04:00:00.5Z/n12/completed'`,
@@ -87,6 +90,8 @@ func printEvent(w io.Writer, e feed.Event) error {
 		what = "phase " + string(e.Phase)
 	case feed.TypeEnd:
 		what = "end " + string(e.Result)
+	case feed.TypeText:
+		what = fmt.Sprintf("text %s @%d %q", e.Text.Node, e.Text.Offset, e.Text.Delta)
 	}
 	_, err := fmt.Fprintf(w, "%s  %s\n", e.ID, what)
 	return err

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,36 +22,66 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
-// follower is an `unstuck follow --json` process following a run.
+// follower is an `unstuck follow --json` process following a run, its
+// events read as they come, so a test can act on one mid-run.
 type follower struct {
-	cmd *exec.Cmd
-	out *bytes.Buffer
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	read   chan struct{} // closed when its output ended
+	mu     sync.Mutex
+	lines  []string // of its output, each an event
 }
 
 // startFollow starts `unstuck follow --json` on workflow id, with args.
 func startFollow(t *testing.T, id string, args ...string) *follower {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(binaries(t), "unstuck"), append([]string{"follow", id, "--json", "--address", serverAddress}, args...)...)
-	f := &follower{cmd: cmd, out: &bytes.Buffer{}}
-	cmd.Stdout, cmd.Stderr = f.out, f.out
+	f := &follower{cmd: cmd, stderr: &bytes.Buffer{}, read: make(chan struct{})}
+	cmd.Stderr = f.stderr
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	go func() {
+		defer close(f.read)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			f.mu.Lock()
+			f.lines = append(f.lines, sc.Text())
+			f.mu.Unlock()
+		}
+	}()
 	return f
+}
+
+// seen are the events the follower printed so far.
+func (f *follower) seen(t *testing.T) []feed.Event {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	events := make([]feed.Event, len(f.lines))
+	for i, line := range f.lines {
+		require.NoError(t, json.Unmarshal([]byte(line), &events[i]), line)
+	}
+	return events
 }
 
 // events waits for the follower to end (with the run) and reads its events.
 func (f *follower) events(t *testing.T) []feed.Event {
 	t.Helper()
-	require.NoError(t, f.cmd.Wait(), f.out.String())
-	var events []feed.Event
-	sc := bufio.NewScanner(f.out)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var e feed.Event
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &e), sc.Text())
-		events = append(events, e)
-	}
-	return events
+	<-f.read
+	require.NoError(t, f.cmd.Wait(), f.stderr.String())
+	return f.seen(t)
+}
+
+// stop kills the follower (a client gone mid-run) and gives what it saw.
+func (f *follower) stop(t *testing.T) []feed.Event {
+	t.Helper()
+	_ = f.cmd.Process.Kill()
+	<-f.read
+	_ = f.cmd.Wait()
+	return f.seen(t)
 }
 
 // requireFollowed checks a follower's events against the run's trace:

@@ -165,7 +165,7 @@ func archiveWeights(run *Run) []policies.ArchiveNode {
 		out[i] = policies.ArchiveNode{
 			Size:     nodeOverhead + len(n.Args) + len(n.Output) + len(n.Error) + len(n.Checkpoint) + len(n.RanAs),
 			Pinned:   pinnedNode(n),
-			Live:     live[n.ID] || unsettled(n.Status),
+			Live:     live[n.ID] || !n.Status.Settled(),
 			Boundary: stepBoundary(n),
 			// An edit or a rollback replaced it: the run no longer reads it.
 			Dead: n.Status == signals.StatusInvalidated,
@@ -186,10 +186,6 @@ func pinnedNode(n *Node) bool {
 		return n.Status == signals.StatusInvalidated && n.Executed
 	}
 	return false
-}
-
-func unsettled(s signals.NodeStatus) bool {
-	return s == signals.StatusPending || s == signals.StatusRunning || s == signals.StatusAwaitingApproval
 }
 
 // stepBoundary: the kept part of the trace may begin at the node without

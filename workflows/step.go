@@ -202,6 +202,7 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 		Fallback:     run.ModelAt,
 		MaxTokens:    cmp.Or(ask.maxTokens, ask.replyTokens),
 		SpendTokens:  ask.spendTokens,
+		Node:         reqID,
 	}
 	if run.SentMessages > len(conv) {
 		// Cannot happen unless the conversation shrank; send it whole.

@@ -31,6 +31,10 @@ type Workers struct {
 func NewWorkers(c client.Client, cfg *config.File, taskQueue string, opts worker.Options) (*Workers, error) {
 	ws := &Workers{Queues: []string{taskQueue}, fatal: make(chan error, 1)}
 	opts = tuned(opts, cfg.Worker)
+	if opts.MaxHeartbeatThrottleInterval == 0 {
+		// A streamed reply's text reaches followers in its heartbeats.
+		opts.MaxHeartbeatThrottleInterval = activities.LiveTextEvery
+	}
 	onFatal := opts.OnFatalError
 	opts.OnFatalError = func(err error) {
 		if onFatal != nil {

@@ -26,6 +26,8 @@ type Event struct {
 	Node   *signals.Node   `json:"node,omitempty"`
 	Phase  signals.Phase   `json:"phase,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
+	// Text is a text event's (TypeText), written flat (MarshalJSON).
+	Text *Text `json:"-"`
 }
 
 // Cursor is where a follower is in a run's feed: after the event at At of

@@ -8,41 +8,66 @@ import (
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
-// Source is a run a follower reads: its nodes changed after a time, its
-// phase, and whether it has ended (with its result, or why it failed).
+// Source is a run a follower reads: its state (cheap, read every
+// interval), and the nodes changed after a time and its phase (read when
+// the state says they may have changed).
 type Source interface {
+	State(ctx context.Context) (State, error)
 	Changed(ctx context.Context, after time.Time) ([]signals.Node, error)
 	Phase(ctx context.Context) (signals.Phase, error)
-	Ended(ctx context.Context) (ended bool, result json.RawMessage, err error)
+}
+
+// State is what a follower reads of a run every interval.
+type State struct {
+	// Ended: the run closed, with its result (or why it failed).
+	Ended  bool
+	Result json.RawMessage
+	// Mark changes whenever the run's trace or phase may have (its run and
+	// history length: both change only in a workflow task, which adds
+	// events). Empty: read them every time.
+	Mark string
+	// Live are the replies being written now.
+	Live []Live
 }
 
 // Follow reads the run's events after c, every interval, and gives each
 // to emit in order, until the run ends (its end event is the last) or ctx
-// is done.
+// is done. The trace and phase are queried only when the run's Mark
+// moved, so a follower of a run that waits costs one read an interval.
 func Follow(ctx context.Context, src Source, c Cursor, interval time.Duration, emit func(Event) error) error {
+	var live liveText
+	read := ""
 	for !c.Ended {
-		ended, result, err := src.Ended(ctx)
-		if err != nil {
-			return err
-		}
-		// Read after the end was seen, the nodes are all there.
-		nodes, err := src.Changed(ctx, c.At.Add(-time.Nanosecond))
-		if err != nil {
-			return err
-		}
-		phase, err := src.Phase(ctx)
+		st, err := src.State(ctx)
 		if err != nil {
 			return err
 		}
 		var events []Event
-		events, c = Next(c, nodes, phase)
+		settled := map[string]bool{}
+		if st.Mark == "" || st.Mark != read || st.Ended {
+			// Read after the end was seen, the nodes are all there.
+			nodes, err := src.Changed(ctx, c.At.Add(-time.Nanosecond))
+			if err != nil {
+				return err
+			}
+			phase, err := src.Phase(ctx)
+			if err != nil {
+				return err
+			}
+			events, c = Next(c, nodes, phase)
+			for _, n := range nodes {
+				settled[n.ID] = n.Status.Settled()
+			}
+			read = st.Mark
+		}
+		events = append(events, live.next(st.Live, settled)...)
 		for _, e := range events {
 			if err := emit(e); err != nil {
 				return err
 			}
 		}
-		if ended {
-			return emit(Event{ID: ID(c.At, phaseKey, TypeEnd), Type: TypeEnd, Result: result})
+		if st.Ended {
+			return emit(Event{ID: ID(c.At, phaseKey, TypeEnd), Type: TypeEnd, Result: st.Result})
 		}
 		select {
 		case <-ctx.Done():

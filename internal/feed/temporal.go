@@ -3,11 +3,14 @@ package feed
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -45,23 +48,43 @@ func (r Run) Phase(ctx context.Context) (signals.Phase, error) {
 	return st.Phase, err
 }
 
-// Ended says whether the latest run has closed, with its result (or the
-// failure, as JSON text) when it has.
-func (r Run) Ended(ctx context.Context) (bool, json.RawMessage, error) {
+// State describes the latest run: whether it closed (with its result, or
+// the failure as JSON text), its mark (run id and history length), and
+// the replies its model requests are writing (their heartbeat details).
+func (r Run) State(ctx context.Context) (State, error) {
 	desc, err := r.Client.DescribeWorkflowExecution(ctx, r.WorkflowID, "")
 	if err != nil {
-		return false, nil, err
+		return State{}, err
 	}
 	info := desc.GetWorkflowExecutionInfo()
+	st := State{Mark: fmt.Sprintf("%s/%d", info.GetExecution().GetRunId(), info.GetHistoryLength())}
 	if info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		return false, nil, nil
+		st.Live = liveReplies(desc.GetPendingActivities())
+		return st, nil
 	}
-	var res json.RawMessage
-	if err := r.Client.GetWorkflow(ctx, r.WorkflowID, info.GetExecution().GetRunId()).Get(ctx, &res); err != nil {
-		b, _ := json.Marshal(map[string]string{"status": info.GetStatus().String(), "error": err.Error()})
-		return true, b, nil
+	st.Ended = true
+	if err := r.Client.GetWorkflow(ctx, r.WorkflowID, info.GetExecution().GetRunId()).Get(ctx, &st.Result); err != nil {
+		st.Result, _ = json.Marshal(map[string]string{"status": info.GetStatus().String(), "error": err.Error()})
 	}
-	return true, res, nil
+	return st, nil
+}
+
+// liveReplies are the texts the run's streaming model requests wrote so
+// far, from their heartbeat details; details that are not a streamed
+// reply's (a whole reply's wait, a run that names no node) are none.
+func liveReplies(pending []*workflowpb.PendingActivityInfo) []Live {
+	var out []Live
+	for _, a := range pending {
+		if a.GetActivityType().GetName() != signals.ModelActivity || a.GetHeartbeatDetails() == nil {
+			continue
+		}
+		var p signals.StreamProgress
+		if converter.GetDefaultDataConverter().FromPayloads(a.GetHeartbeatDetails(), &p) != nil || p.Node == "" {
+			continue
+		}
+		out = append(out, Live{Node: p.Node, Attempt: p.Attempt, Text: p.Text})
+	}
+	return out
 }
 
 // query asks one of the run's queries, asking again while it starts.

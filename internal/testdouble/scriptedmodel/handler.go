@@ -101,7 +101,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, n int, model str
 		return
 	}
 	if stream != nil {
-		s.stream(w, r, completion(n, model, turn, bodyLen), turn, stream.includeUsage)
+		s.stream(w, r, n, completion(n, model, turn, bodyLen), turn, stream.includeUsage)
 		return
 	}
 	writeJSON(w, http.StatusOK, completion(n, model, turn, bodyLen))

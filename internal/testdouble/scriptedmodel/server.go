@@ -33,6 +33,28 @@ type Server struct {
 	streams  int      // streamed answers being written now
 	window   int      // WithContextWindow's tokens, 0: none
 	prompts  []int    // each request's prompt tokens
+	// firstContent: when each streamed answer's first content was written,
+	// by request number.
+	firstContent map[int]time.Time
+}
+
+// wroteContent notes that request n's first content was just written.
+func (s *Server) wroteContent(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.firstContent == nil {
+		s.firstContent = map[int]time.Time{}
+	}
+	s.firstContent[n] = time.Now()
+}
+
+// FirstContentAt is when the streamed answer to request n (1 the first)
+// wrote its first content, flushed to the client; false before then.
+func (s *Server) FirstContentAt(n int) (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at, ok := s.firstContent[n]
+	return at, ok
 }
 
 // OpenStreams is how many streamed answers the server is writing now: a

@@ -1,6 +1,7 @@
 package scriptedmodel
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -64,8 +65,10 @@ const argPieces = 3
 // stream writes the completion as Server-Sent Events in OpenAI's streaming
 // format: a role chunk, the content, each call (id and name once, then its
 // arguments in pieces), a finish chunk, a usage chunk when asked, [DONE].
-// turn.Fault breaks it on purpose; turn.CallDelay paces the calls.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, c openai.ChatCompletionResponse, turn Turn, includeUsage bool) {
+// turn.Fault breaks it on purpose; turn.CallDelay paces the calls and
+// turn.ContentDelay the content. When request n's first content was
+// written is kept (FirstContentAt).
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, n int, c openai.ChatCompletionResponse, turn Turn, includeUsage bool) {
 	s.mu.Lock()
 	s.streams++
 	s.mu.Unlock()
@@ -90,8 +93,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, c openai.ChatCom
 	msg := c.Choices[0].Message
 	empty := ""
 	delta(chunkDelta{Role: openai.ChatMessageRoleAssistant, Content: &empty})
-	for _, piece := range split(msg.Content, argPieces) {
+	for i, piece := range split(msg.Content, cmp.Or(turn.ContentPieces, argPieces)) {
+		if i > 0 && !sleep(r, turn.ContentDelay) {
+			return
+		}
 		delta(chunkDelta{Content: &piece})
+		if i == 0 {
+			s.wroteContent(n)
+		}
 	}
 	for _, piece := range split(msg.Refusal, argPieces) {
 		delta(chunkDelta{Refusal: piece})

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
@@ -171,4 +173,27 @@ func TestSplitKeepsUTF8Whole(t *testing.T) {
 		require.Equal(t, s, joined)
 		require.LessOrEqual(t, len(pieces), 3+len(s)) // bounded
 	}
+}
+
+// Content is written in ContentPieces pieces, ContentDelay apart, and the
+// server keeps when the first was written.
+func TestStreamPacesContent(t *testing.T) {
+	turn := Turn{Content: "one two three four", ContentPieces: 4, ContentDelay: 20 * time.Millisecond}
+	s, c := start(t, map[string]Script{"m": Sequence(turn)}, "")
+	_, ok := s.FirstContentAt(1)
+	require.False(t, ok, "nothing written yet")
+	before := time.Now()
+	chunks, err := recvAll(t, c, streamReq("m", false))
+	require.ErrorIs(t, err, io.EOF)
+	var pieces []string
+	for _, ch := range chunks {
+		if len(ch.Choices) > 0 && ch.Choices[0].Delta.Content != "" {
+			pieces = append(pieces, ch.Choices[0].Delta.Content)
+		}
+	}
+	require.Len(t, pieces, 4)
+	require.Equal(t, turn.Content, strings.Join(pieces, ""))
+	at, ok := s.FirstContentAt(1)
+	require.True(t, ok)
+	require.False(t, at.Before(before))
 }

@@ -50,6 +50,12 @@ type Turn struct {
 	// the finish chunk (a model still writing when its calls are done). A
 	// whole answer ignores it.
 	EndDelay time.Duration
+	// ContentPieces, in a streamed answer, is how many pieces the content
+	// is written in (0: 3); ContentDelay is slept before each piece after
+	// the first, so a test can read a reply while it is written. A whole
+	// answer ignores both.
+	ContentPieces int
+	ContentDelay  time.Duration
 	// NoStream refuses a streamed request for this turn with a 400 naming
 	// stream, as a server without streaming does, so the engine's fallback
 	// to a whole reply can be tested. A whole request is answered as usual.
