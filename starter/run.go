@@ -120,19 +120,9 @@ func (c *cli) start(cmd *cobra.Command, s startSpec, in workflows.AgentInput) er
 		}
 	}
 
-	opts := client.StartWorkflowOptions{
-		ID:        s.id,
-		TaskQueue: s.taskQueue,
-		// Otherwise the SDK silently returns the running workflow of that
-		// id, and "started" would be a lie.
-		WorkflowExecutionErrorWhenAlreadyStarted: true,
-	}
-	if s.agent != "" {
-		opts.TypedSearchAttributes = workflows.StartAttributes(s.agent)
-	}
-	wr, err := tc.ExecuteWorkflow(ctx, withRunMetadata(opts, in), workflows.WorkflowName, in)
+	wr, err := startRun(ctx, tc, s, in)
 	if err != nil {
-		return explainStartError(s.id, err)
+		return err
 	}
 
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -149,6 +139,25 @@ func (c *cli) start(cmd *cobra.Command, s startSpec, in workflows.AgentInput) er
 		return nil
 	}
 	return waitResult(ctx, wr, s.json, stdout, stderr)
+}
+
+// startRun starts the AgentWorkflow run s says, with input in.
+func startRun(ctx context.Context, tc client.Client, s startSpec, in workflows.AgentInput) (client.WorkflowRun, error) {
+	opts := client.StartWorkflowOptions{
+		ID:        s.id,
+		TaskQueue: s.taskQueue,
+		// Otherwise the SDK silently returns the running workflow of that
+		// id, and "started" would be a lie.
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+	}
+	if s.agent != "" {
+		opts.TypedSearchAttributes = workflows.StartAttributes(s.agent)
+	}
+	wr, err := tc.ExecuteWorkflow(ctx, withRunMetadata(opts, in), workflows.WorkflowName, in)
+	if err != nil {
+		return nil, explainStartError(s.id, err)
+	}
+	return wr, nil
 }
 
 // startedRun is the --json answer of run without --wait.

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+
+	"github.com/unstuck-dev/unstuck/internal/feed"
+	"github.com/unstuck-dev/unstuck/internal/runmsg"
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+type chatOptions struct {
+	join, id, taskQueue, by string
+}
+
+// chatInterval is how often a chat reads its run: a reply is read as it is
+// written, so more often than `unstuck follow`'s default.
+const chatInterval = 100 * time.Millisecond
+
+// newChatCmd is `unstuck chat`: a conversation in the terminal.
+func newChatCmd(c *cli) *cobra.Command {
+	var o chatOptions
+	cmd := &cobra.Command{
+		Use:   "chat AGENT",
+		Short: "Talk to a conversation agent in the terminal",
+		Long: `Talk to an agent with conversation: in the terminal. Your first message starts
+a run of AGENT (its task); each later one is the run's next message ("unstuck
+say"). The reply is shown as the model writes it, each call the agent makes as
+it settles, and a call waiting for approval asks you inline: type a to approve
+it, r REASON to reject it.
+
+A message typed while the agent works is handled by its double_text (see
+docs/conversations.md). Ctrl-D leaves the chat, not the run: it waits for the
+next message until its idle_timeout; come back with --join WORKFLOW_ID, which
+shows the conversation so far and goes on.`,
+		Example: `  unstuck chat concierge
+  unstuck chat concierge --id chat-ana --by ana
+  unstuck chat --join chat-ana`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case o.join == "" && len(args) != 1:
+				return usageErrorf("chat needs the agent to talk to (unstuck chat AGENT), or --join WORKFLOW_ID")
+			case o.join != "" && len(args) != 0:
+				return usageErrorf("--join goes on with a run's own agent: leave out %q", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			agent := ""
+			if len(args) == 1 {
+				agent = args[0]
+			}
+			return c.chat(cmd, o, agent)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.join, "join", "", "go on with this run's conversation instead of starting one")
+	f.StringVar(&o.id, "id", "", "workflow id of the new run (default <agent>-<UTC timestamp>-<random hex>)")
+	f.StringVar(&o.taskQueue, "task-queue", workflows.TaskQueue, "task queue the worker polls")
+	f.StringVar(&o.by, "by", "", "who you are (kept in the trace with each message and decision)")
+	return cmd
+}
+
+// chatSession is one chat: the run, its view and what the user types.
+type chatSession struct {
+	tc    client.Client
+	out   io.Writer
+	by    string
+	id    string
+	view  *chatView
+	lines <-chan string
+}
+
+func (c *cli) chat(cmd *cobra.Command, o chatOptions, agent string) error {
+	ctx := cmd.Context()
+	tc, err := c.client(ctx)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	out := cmd.OutOrStdout()
+	s := &chatSession{tc: tc, out: out, by: o.by, id: o.join, view: newChatView(out), lines: readLines(cmd.InOrStdin())}
+	if s.id == "" {
+		fmt.Fprintf(out, "Talking to %s. Type a message and press Enter; Ctrl-D leaves.\nyou> ", agent)
+		first, ok := <-s.lines
+		for ok && strings.TrimSpace(first) == "" {
+			fmt.Fprint(out, "you> ")
+			first, ok = <-s.lines
+		}
+		if !ok {
+			return nil
+		}
+		if s.id = o.id; s.id == "" {
+			if s.id, err = newWorkflowID(agent); err != nil {
+				return err
+			}
+		}
+		in := workflows.AgentInput{Agent: agent, Task: first}
+		if _, err := startRun(ctx, tc, startSpec{id: s.id, taskQueue: o.taskQueue, agent: agent}, in); err != nil {
+			return err
+		}
+		s.view.typed = append(s.view.typed, first)
+		fmt.Fprintf(cmd.ErrOrStderr(), "(run %s)\n", s.id)
+	}
+	return s.run(ctx)
+}
+
+// run shows the run's events and sends what the user types, until the
+// run ends or the user leaves.
+func (s *chatSession) run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events := make(chan feed.Event)
+	followed := make(chan error, 1)
+	go func() {
+		src := feed.Run{Client: s.tc, WorkflowID: s.id, QueryTimeout: queryTimeout}
+		followed <- feed.Follow(ctx, src, feed.Cursor{}, chatInterval, func(e feed.Event) error {
+			select {
+			case events <- e:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	for {
+		select {
+		case e := <-events:
+			s.view.show(e)
+			if e.Type == feed.TypeEnd {
+				return nil
+			}
+		case line, ok := <-s.lines:
+			if !ok {
+				s.view.endLine()
+				fmt.Fprintf(s.out, "(left the chat; the run waits for your next message: unstuck chat --join %s)\n", s.id)
+				return nil
+			}
+			s.view.typedLine()
+			s.typed(ctx, strings.TrimSpace(line))
+		case err := <-followed:
+			return fmt.Errorf("follow %s: %w", s.id, err)
+		}
+	}
+}
+
+// typed acts on a line the user typed: the answer to the call waiting
+// for approval, or the next message.
+func (s *chatSession) typed(ctx context.Context, line string) {
+	if line == "" {
+		return
+	}
+	if call := s.view.waiting; call != nil {
+		req, ok := approvalOf(line, call.ID, s.by)
+		if !ok {
+			fmt.Fprintf(s.out, "  type a to approve %s, or r REASON to reject it\n", call.Tool)
+			return
+		}
+		var res signals.ApproveResult
+		if err := runmsg.Update(ctx, s.tc, s.id, "", signals.Approve, req, &res); err != nil {
+			fmt.Fprintf(s.out, "  (not settled: %v)\n", err)
+			return
+		}
+		s.view.waiting = nil
+		return
+	}
+	if err := s.say(ctx, line); err != nil {
+		fmt.Fprintf(s.out, "  (not sent: %v)\n", err)
+		return
+	}
+	s.view.typed = append(s.view.typed, line)
+}
+
+// say sends the message, again while the run is between generations.
+func (s *chatSession) say(ctx context.Context, text string) error {
+	req := signals.MessageRequest{Text: text, Audit: signals.Audit{By: s.by}}
+	if err := req.Validate(); err != nil {
+		return err
+	}
+	for {
+		var res signals.MessageResult
+		err := runmsg.Update(ctx, s.tc, s.id, "", signals.Message, req, &res)
+		if err == nil || !strings.Contains(err.Error(), "send the message again in a moment") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// approvalOf reads a typed answer to a call waiting for approval: a (or
+// y, approve) approves it; r REASON (or n, reject) rejects it.
+func approvalOf(line, callID, by string) (signals.ApproveRequest, bool) {
+	word, reason, _ := strings.Cut(line, " ")
+	req := signals.ApproveRequest{CallID: callID, Audit: signals.Audit{By: by, Reason: strings.TrimSpace(reason)}}
+	switch strings.ToLower(word) {
+	case "a", "y", "yes", "approve":
+		req.Decision = signals.DecisionApprove
+	case "r", "n", "no", "reject":
+		req.Decision = signals.DecisionReject
+	default:
+		return req, false
+	}
+	return req, true
+}
+
+// readLines gives the lines read from r, closed at its end.
+func readLines(r io.Reader) <-chan string {
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), signals.MaxMessageText+1024)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return lines
+}

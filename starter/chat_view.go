@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/unstuck-dev/unstuck/internal/feed"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// chatView writes a conversation's events to a terminal as a chat: the
+// user's messages, the agent's replies as they are written, its calls,
+// the calls waiting for the user's approval, and a prompt when the run
+// waits for the next message.
+type chatView struct {
+	w io.Writer
+	// typed are the messages typed here and not yet seen in the trace:
+	// the terminal shows them already.
+	typed []string
+	// writing is the request node whose reply is being written on the
+	// current line ("" when the line is free); written, each request's
+	// reply as shown.
+	writing string
+	written map[string]string
+	// lastReply is the text of the last reply shown whole, so the turn's
+	// output is not shown twice when it is that text.
+	lastReply string
+	// waiting is the call waiting for the user's approval, nil if none.
+	waiting *signals.Node
+	// prompted: the line holds the prompt, and the user has not typed.
+	prompted bool
+}
+
+func newChatView(w io.Writer) *chatView {
+	return &chatView{w: w, written: map[string]string{}}
+}
+
+// show writes one event; it says whether the run now waits for the user's
+// next message.
+func (v *chatView) show(e feed.Event) (prompt bool) {
+	switch e.Type {
+	case feed.TypeText:
+		v.text(*e.Text)
+	case feed.TypeNode:
+		v.node(*e.Node)
+	case feed.TypeApproval:
+		n := *e.Node
+		v.waiting = &n
+		v.endLine()
+		fmt.Fprintf(v.w, "  ? %s waits for your approval: type a to approve, r REASON to reject\n", call(n))
+	case feed.TypePhase:
+		if e.Phase == signals.PhaseAwaitingUser && v.waiting == nil {
+			v.endLine()
+			fmt.Fprint(v.w, "you> ")
+			v.prompted = true
+			return true
+		}
+	case feed.TypeEnd:
+		v.endLine()
+		fmt.Fprintf(v.w, "(the run ended: %s)\n", compact(e.Result))
+	}
+	return false
+}
+
+// text writes a reply as it is written: appended, or again from its
+// start when the model writes it again (a retried request).
+func (v *chatView) text(t feed.Text) {
+	if v.writing != t.Node {
+		v.endLine()
+		fmt.Fprint(v.w, "agent> ")
+		v.writing = t.Node
+	}
+	shown := v.written[t.Node]
+	if t.Offset == 0 && shown != "" {
+		fmt.Fprint(v.w, "\n(written again)\nagent> ")
+		shown = ""
+	}
+	if t.Offset != len(shown) {
+		return // not the text this view has: the settled node will say it
+	}
+	fmt.Fprint(v.w, t.Delta)
+	v.written[t.Node] = shown + t.Delta
+}
+
+func (v *chatView) node(n signals.Node) {
+	switch {
+	case n.Kind == signals.KindTask && n.Status == signals.StatusCompleted:
+		v.message(n)
+	case n.Kind == signals.KindRequest && n.Status.Settled():
+		v.reply(n)
+	case n.Kind == signals.KindCall && n.Status.Settled() && n.Tool != signals.FinalOutputTool && n.Tool != signals.HandoffTool:
+		if v.waiting != nil && v.waiting.ID == n.ID {
+			v.waiting = nil
+		}
+		v.endLine()
+		if n.Status == signals.StatusCompleted {
+			fmt.Fprintf(v.w, "  ✓ %s\n", call(n))
+		} else {
+			fmt.Fprintf(v.w, "  ✗ %s: %s\n", call(n), cmp.Or(n.Error, string(n.Status)))
+		}
+	case n.Kind == signals.KindHandoff && n.Status == signals.StatusCompleted:
+		v.endLine()
+		fmt.Fprintf(v.w, "  (handed over from %s to %s)\n", n.From, n.To)
+	case n.Kind == signals.KindOutput && n.Status == signals.StatusCompleted:
+		v.output(n)
+	}
+}
+
+// message shows a user's message, unless it was typed here.
+func (v *chatView) message(n signals.Node) {
+	var m struct{ Task, Message, By string }
+	_ = json.Unmarshal(n.Args, &m)
+	text := cmp.Or(m.Message, m.Task)
+	if len(v.typed) > 0 && v.typed[0] == text {
+		v.typed = v.typed[1:]
+		return
+	}
+	v.endLine()
+	fmt.Fprintf(v.w, "%s> %s\n", cmp.Or(m.By, "you"), text)
+}
+
+// reply ends a reply written as it came (with what the stream did not
+// tell), or shows it whole.
+func (v *chatView) reply(n signals.Node) {
+	var rec struct {
+		Content string `json:"content"`
+	}
+	_ = json.Unmarshal(n.Output, &rec)
+	shown := v.written[n.ID]
+	switch {
+	case v.writing == n.ID && strings.HasPrefix(rec.Content, shown):
+		fmt.Fprint(v.w, rec.Content[len(shown):]) // the rest, read too late to stream
+	case rec.Content != "":
+		v.endLine()
+		fmt.Fprintf(v.w, "agent> %s", rec.Content)
+		v.writing = n.ID
+	}
+	delete(v.written, n.ID)
+	if v.writing == n.ID {
+		v.endLine()
+	}
+	if rec.Content != "" {
+		v.lastReply = rec.Content
+	}
+}
+
+// output shows a turn's answer, unless it is the reply just shown.
+func (v *chatView) output(n signals.Node) {
+	var s string
+	if json.Unmarshal(n.Output, &s) != nil {
+		s = compact(n.Output)
+	}
+	if s == v.lastReply {
+		return
+	}
+	v.endLine()
+	fmt.Fprintf(v.w, "agent> %s\n", s)
+}
+
+// endLine ends a reply being written on the current line, or the
+// prompt nobody answered yet.
+func (v *chatView) endLine() {
+	if v.writing != "" || v.prompted {
+		fmt.Fprintln(v.w)
+		v.writing, v.prompted = "", false
+	}
+}
+
+// typedLine: the user typed a line, so the terminal is on a new one.
+func (v *chatView) typedLine() { v.prompted = false }
+
+// call is a call as the chat shows it: its tool and arguments.
+func call(n signals.Node) string {
+	return strings.TrimSpace(n.Tool + " " + compact(n.Args))
+}
+
+// compact is JSON on one line.
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return strings.TrimSpace(string(raw))
+	}
+	return b.String()
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/internal/feed"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+func nodeEvent(n signals.Node) feed.Event { return feed.Event{Type: feed.TypeNode, Node: &n} }
+
+func textOf(node, delta string, offset int) feed.Event {
+	return feed.Event{Type: feed.TypeText, Text: &feed.Text{Node: node, Delta: delta, Offset: offset, Attempt: 1}}
+}
+
+func reply(id, content string) signals.Node {
+	out, _ := json.Marshal(map[string]string{"content": content})
+	return signals.Node{ID: id, Kind: signals.KindRequest, Status: signals.StatusCompleted, Output: out}
+}
+
+// A chat shows the user's messages (not those typed in it), the reply as
+// it is written (the rest the stream did not tell when it settles, a reply
+// written again after a retry on a line of its own), calls as they settle,
+// a call waiting for approval, the prompt when the run waits, and the end.
+func TestChatViewShowsAConversation(t *testing.T) {
+	var b strings.Builder
+	v := newChatView(&b)
+	v.typed = []string{"hi"}
+	prompts := 0
+	for _, e := range []feed.Event{
+		nodeEvent(signals.Node{ID: "n1", Kind: signals.KindTask, Status: signals.StatusCompleted, Args: json.RawMessage(`{"task": "hi"}`)}),
+		textOf("n2", "Hel", 0),
+		textOf("n2", "lo", 3),
+		nodeEvent(reply("n2", "Hello there")),
+		nodeEvent(signals.Node{ID: "n3", Kind: signals.KindOutput, Status: signals.StatusCompleted, Output: json.RawMessage(`"Hello there"`)}),
+		{Type: feed.TypePhase, Phase: signals.PhaseAwaitingUser},
+		nodeEvent(signals.Node{ID: "n4", Kind: signals.KindTask, Status: signals.StatusCompleted, Args: json.RawMessage(`{"message": "book it", "by": "ana"}`)}),
+		textOf("n5", "Boo", 0),
+		textOf("n5", "Bo", 0), // the request retried: written again
+		nodeEvent(reply("n5", "Booking")),
+		{Type: feed.TypeApproval, Node: &signals.Node{ID: "n6", Kind: signals.KindCall, Tool: "book", Args: json.RawMessage(`{"seat": "12A"}`)}},
+		{Type: feed.TypePhase, Phase: signals.PhaseAwaitingUser},
+		nodeEvent(signals.Node{ID: "n6", Kind: signals.KindCall, Tool: "book", Status: signals.StatusCompleted, Args: json.RawMessage(`{"seat": "12A"}`)}),
+		nodeEvent(signals.Node{ID: "n7", Kind: signals.KindCall, Tool: "pay", Status: signals.StatusFailed, Error: "card declined"}),
+		nodeEvent(signals.Node{ID: "n8", Kind: signals.KindOutput, Status: signals.StatusCompleted, Output: json.RawMessage(`{"seat": "12A"}`)}),
+		{Type: feed.TypeEnd, Result: json.RawMessage(`{"output": {"seat": "12A"}}`)},
+	} {
+		if v.show(e) {
+			prompts++
+		}
+	}
+	require.Equal(t, `agent> Hello there
+you> 
+ana> book it
+agent> Boo
+(written again)
+agent> Booking
+  ? book {"seat":"12A"} waits for your approval: type a to approve, r REASON to reject
+  ✓ book {"seat":"12A"}
+  ✗ pay: card declined
+agent> {"seat":"12A"}
+(the run ended: {"output":{"seat":"12A"}})
+`, b.String())
+	require.Equal(t, 1, prompts, "no prompt while a call waits for the user's approval")
+	require.Empty(t, v.typed, "the message typed here was not shown again")
+}
+
+func TestApprovalOfATypedAnswer(t *testing.T) {
+	for line, want := range map[string]string{"a": signals.DecisionApprove, "Y": signals.DecisionApprove, "approve": signals.DecisionApprove, "r too dear": signals.DecisionReject, "n": signals.DecisionReject} {
+		req, ok := approvalOf(line, "n6", "ana")
+		require.True(t, ok, line)
+		require.Equal(t, want, req.Decision, line)
+		require.Equal(t, "n6", req.CallID)
+		require.Equal(t, "ana", req.By)
+	}
+	req, _ := approvalOf("r too dear", "n6", "")
+	require.Equal(t, "too dear", req.Reason)
+	_, ok := approvalOf("maybe", "n6", "")
+	require.False(t, ok)
+}
