@@ -2,8 +2,6 @@ package testsuite
 
 import (
 	"fmt"
-	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -78,74 +76,4 @@ func sendMessage(t *testing.T, s *stack, run latestRun, text string) signals.Mes
 	}
 	t.Fatalf("message %q: refused 50 times", text)
 	return signals.MessageResult{}
-}
-
-// rollbackConfig: a conversation whose message cuts the turn short and
-// rolls it back; book is a write.
-const rollbackConfig = `
-model: { base_url: "{{MODEL}}", name: rollbacker }
-tools:
-  - { name: book, http: { url: "{{TOOLS}}/book" }, effect: write, parameters: { type: object } }
-agents:
-  - { name: rollbacker, instructions: Book., tools: [book], conversation: { idle_timeout: 3s }, double_text: rollback }
-`
-
-// rollbacker (a test double) books seat 12A, then takes a minute over its
-// next reply; rolled back with the user's message, it books 12A again and
-// answers with what it heard.
-func rollbacker(req openaiRequest) scriptedmodel.Turn {
-	users, assistants := 0, 0
-	last := ""
-	for _, m := range req.Messages {
-		switch m.Role {
-		case "user":
-			users, last = users+1, m.Content
-		case "assistant":
-			assistants++
-		}
-	}
-	switch {
-	case assistants == 0:
-		return scriptedmodel.CallTurn("book", map[string]any{"seat": "12A"})
-	case users == 1:
-		turn := scriptedmodel.Reply("still thinking")
-		turn.Delay = time.Minute
-		return turn
-	}
-	return finalOutput(map[string]any{"seat": "12A", "heard": last})
-}
-
-// With double_text rollback, a message cuts the model request in flight
-// short and rolls the turn back; the model books the same seat again, and
-// the effect ledger answers it: the write happened once.
-func TestConversationRollbackMakesNoWriteTwice(t *testing.T) {
-	t.Parallel()
-	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
-		writeJSON(w, 200, map[string]string{"booking": "B-1"})
-	})
-	s := newBinaryStack(t, strings.ReplaceAll(rollbackConfig, "{{TOOLS}}", tools.URL), map[string]scriptedmodel.Script{"rollbacker": rollbacker})
-	first := s.start(workflows.AgentInput{Agent: "rollbacker", Task: "book me a seat"})
-	run := latestRun{first}
-	require.Eventually(t, func() bool { return len(tools.requests("/book")) == 1 }, 30*time.Second, 50*time.Millisecond)
-	require.Eventually(t, func() bool { return len(s.model.Requests()) == 2 }, 30*time.Second, 50*time.Millisecond, "the slow reply is asked")
-	sendMessage(t, s, run, "window seat, please")
-
-	got, err := s.result(run)
-	require.NoError(t, err)
-	require.JSONEq(t, `{"seat": "12A", "heard": "window seat, please"}`, string(got.Output))
-	require.Len(t, tools.requests("/book"), 1, "the write happened once")
-	tr := s.trace(run)
-	var books []signals.Node
-	for _, n := range nodesOf(tr, signals.KindCall) {
-		if n.Tool == "book" {
-			books = append(books, n)
-		}
-	}
-	require.Len(t, books, 2)
-	require.Equal(t, signals.StatusInvalidated, books[0].Status, "rolled back")
-	require.Equal(t, signals.StatusCompleted, books[1].Status)
-	require.Equal(t, books[0].ID, books[1].ReusedFrom, "the ledger answered the same write again")
-	reqs := nodesOf(tr, signals.KindRequest)
-	require.Equal(t, signals.StatusInvalidated, reqs[1].Status)
-	require.Contains(t, reqs[1].Error, "abandoned: the user sent a message (double_text: rollback)")
 }

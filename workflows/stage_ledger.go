@@ -14,7 +14,8 @@ import (
 
 // ledger is the effect ledger: every call that ran is in the trace with
 // its tool, arguments and result. A write re-issued after an edit (or a
-// rollback) invalidated the call that made it is not run twice: the
+// rollback) invalidated the call that made it, or after a message cut
+// the turn that made it short (interrupt), is not run twice: the
 // recorded result answers it (the tool's reexecute: reuse, the default),
 // or a person decides (reexecute: ask). Reads run again; an idempotent
 // tool runs again with the same Idempotency-Key (its key is made of the
@@ -27,7 +28,7 @@ func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, a
 	// Matched by the tool the call names: a fallback that stood in for it
 	// then, or stands in now, does not make the same write a new one.
 	name := ledgerName(c, tool)
-	prior := p.r.executedWrite(name, args)
+	prior := p.r.executedWrite(ctx, name, args)
 	if prior == nil {
 		// The same write tried before and failed (a timeout, say) may have
 		// acted all the same: it goes again with that try's key, so a tool
@@ -53,7 +54,7 @@ func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, a
 // as it was (reexecute: reuse answers it; ask asks about running it again,
 // once). Approving it first would ask for nothing.
 func (p *pipeline) ledgerAnswers(ctx workflow.Context, c *stepCall, args json.RawMessage) bool {
-	return writes(c, c.tool) && p.r.executedWrite(ledgerName(c, c.tool), args) != nil
+	return writes(c, c.tool) && p.r.executedWrite(ctx, ledgerName(c, c.tool), args) != nil
 }
 
 // writes: the call's tool, or the tool that would stand in, has effects.
@@ -70,10 +71,15 @@ func ledgerName(c *stepCall, tool config.Tool) string {
 	return tool.Name
 }
 
-// executedWrite is the invalidated call that already ran this exact write
-// (tool and canonical arguments), if any: the latest.
-func (r *runner) executedWrite(tool string, args json.RawMessage) *Node {
-	return r.invalidatedWrite(tool, args, func(n *Node) bool { return n.Executed })
+// executedWrite is the call that already ran this exact write (tool and
+// canonical arguments) and that a re-issued write repeats, if any: the
+// latest invalidated one (an edit, a rollback), else one the turn made
+// before a message cut it short (cutInWrite).
+func (r *runner) executedWrite(ctx workflow.Context, tool string, args json.RawMessage) *Node {
+	if n := r.invalidatedWrite(tool, args, func(n *Node) bool { return n.Executed }); n != nil {
+		return n
+	}
+	return r.cutInWrite(ctx, tool, args)
 }
 
 // triedWrite is the invalidated call that tried this exact write and did
@@ -99,13 +105,21 @@ func outcomeUnknown(c policies.Class) bool {
 // invalidatedWrite is the latest invalidated call of tool with these
 // canonical arguments that is, as well, what want says.
 func (r *runner) invalidatedWrite(tool string, args json.RawMessage, want func(*Node) bool) *Node {
+	return r.sameWrite(tool, args, 0, len(r.run.Nodes), func(n *Node) bool {
+		return n.Status == signals.StatusInvalidated && want(n)
+	})
+}
+
+// sameWrite is the latest call of tool with these canonical arguments
+// among the trace's nodes from up to (not including) to that want says.
+func (r *runner) sameWrite(tool string, args json.RawMessage, from, to int, want func(*Node) bool) *Node {
 	canon, err := policies.CanonicalJSON(args)
 	if err != nil {
 		return nil
 	}
-	for i := len(r.run.Nodes) - 1; i >= 0; i-- {
+	for i := to - 1; i >= from; i-- {
 		n := &r.run.Nodes[i]
-		if n.Kind != signals.KindCall || n.Status != signals.StatusInvalidated || !want(n) || n.askedTool() != tool {
+		if n.Kind != signals.KindCall || !want(n) || n.askedTool() != tool {
 			continue
 		}
 		if got, err := policies.CanonicalJSON(n.Args); err == nil && bytes.Equal(got, canon) {

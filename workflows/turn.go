@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -223,6 +224,9 @@ func messageOf(n *Node) (string, bool) {
 // errCutIn ends a model request a conversation's message cut short.
 var errCutIn = errors.New("a message cut in")
 
+// cutInText begins the error of a model request a message cut short.
+const cutInText = "abandoned: the user sent a message"
+
 // messageCutsIn: a message waits, and the agent's double_text has it cut
 // the model request in flight short (interrupt, rollback).
 func (r *runner) messageCutsIn() bool {
@@ -238,7 +242,7 @@ func (r *runner) messageCutsIn() bool {
 // message, then the new one. No call is cut: a request's calls start only
 // once its reply is in, and the message then waits for the step's end.
 func (r *runner) cutIn(ctx workflow.Context, reqID string) error {
-	why := "abandoned: the user sent a message (double_text: " + r.run.Spec.Agent.DoubleText + ")"
+	why := cutInText + " (double_text: " + r.run.Spec.Agent.DoubleText + ")"
 	r.finishNode(ctx, reqID, nil, why)
 	if r.run.Spec.Agent.DoubleText == config.DoubleTextRollback {
 		r.rollBackTurn(ctx)
@@ -252,10 +256,7 @@ func (r *runner) cutIn(ctx workflow.Context, reqID string) error {
 // effect ledger answers the same write again with its recorded result
 // (stage_ledger.go).
 func (r *runner) rollBackTurn(ctx workflow.Context) {
-	i := nodeIndex(r.run, r.run.Turn.Began)
-	if i < 0 {
-		i = slices.IndexFunc(r.run.Nodes, func(n Node) bool { return n.Kind == signals.KindTask })
-	}
+	i := r.turnStart()
 	if i < 0 {
 		return
 	}
@@ -274,4 +275,41 @@ func (r *runner) rollBackTurn(ctx workflow.Context) {
 	// What the model was sent is no longer the conversation's start: the
 	// next request sends it whole.
 	r.run.sendWhole()
+}
+
+// turnStart is where the turn under way begins in the trace: at its
+// message, or at the run's task in the first turn (-1: neither is there).
+func (r *runner) turnStart() int {
+	if i := nodeIndex(r.run, r.run.Turn.Began); i >= 0 {
+		return i
+	}
+	return slices.IndexFunc(r.run.Nodes, func(n Node) bool { return n.Kind == signals.KindTask })
+}
+
+// cutInWrite is the latest call of the turn under way that ran this exact
+// write before a message last cut the turn's model request short, if
+// any. With interrupt what the turn did stays, and the model, asked again
+// with the message, may ask for the same write again: the effect ledger
+// answers it (stage_ledger.go), so it is not made twice. A run recorded
+// before the change runs it again (gate cut-in-ledger, asked only when
+// such a write is found).
+func (r *runner) cutInWrite(ctx workflow.Context, tool string, args json.RawMessage) *Node {
+	if r.run.Spec.Agent.Conversation == nil {
+		return nil
+	}
+	start := r.turnStart()
+	cut := -1
+	for i := len(r.run.Nodes) - 1; i > start && cut < 0; i-- {
+		if n := &r.run.Nodes[i]; n.Kind == signals.KindRequest && n.Status == signals.StatusFailed && strings.HasPrefix(n.Error, cutInText) {
+			cut = i
+		}
+	}
+	if cut < 0 {
+		return nil
+	}
+	n := r.sameWrite(tool, args, start+1, cut, func(n *Node) bool { return n.Status == signals.StatusCompleted && n.Executed })
+	if n == nil || versionOf(ctx, versionCutInLedger, 1) == workflow.DefaultVersion {
+		return nil
+	}
+	return n
 }

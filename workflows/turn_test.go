@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -203,6 +204,34 @@ func TestGraphConversationWalksAgainForTheNextMessage(t *testing.T) {
 	require.Equal(t, 2, outputs)
 }
 
+// chatGraph makes spec the graph twin of a free-form conversation: its
+// llm node L is asked again until the model's final_output ends the turn.
+func chatGraph(spec *config.Resolved) *config.Resolved {
+	spec.Agent.Graph = &config.Graph{
+		Start: "L",
+		Nodes: map[string]config.GraphNode{"L": {LLM: true}, "E": {End: true}},
+		Edges: []config.GraphEdge{{From: "L", To: "E", When: "state.done == true"}, {From: "L", To: "L"}},
+	}
+	return spec
+}
+
+// eachShape runs test on a conversation of double_text in each run shape.
+func eachShape(t *testing.T, doubleText string, test func(t *testing.T, spec *config.Resolved)) {
+	t.Run("free-form", func(t *testing.T) { test(t, chatSpec(doubleText)) })
+	t.Run("graph", func(t *testing.T) { test(t, chatGraph(chatSpec(doubleText))) })
+}
+
+// llmNode is the graph node a model request of spec's run is tagged with.
+func llmNode(spec *config.Resolved) string {
+	if spec.Agent.Graph != nil {
+		return "L"
+	}
+	return ""
+}
+
+// answerRome is the reply that ends a cut-in run's turn.
+var answerRome = activities.ModelReply{ToolCalls: []activities.ToolCall{call("f", "final_output", `{"answer": "Rome, then."}`)}}
+
 // cutInReplies: the first request asks for a search, the second is cut
 // short by the message (its reply, "never read", is never taken), the
 // third answers with the message in the conversation.
@@ -210,67 +239,115 @@ func cutInReplies() []activities.ModelReply {
 	return []activities.ModelReply{
 		{ToolCalls: []activities.ToolCall{call("c1", "search_flights", `{"to":"PAR"}`)}},
 		{Content: "never read"},
-		{Content: "Rome, then."},
+		answerRome,
 	}
 }
 
-// cutInRun runs cutInReplies with the double_text policy: the message
-// comes while the second request is asked, and the run answers it.
-func cutInRun(t *testing.T, doubleText string) *harness {
-	h := newHarness(t, chatSpec(doubleText), cutInReplies(), okTool)
+// cutInRun runs spec's conversation on replies: the message comes while
+// the second request is asked, and the run answers it. before names the
+// changes the run was recorded before.
+func cutInRun(t *testing.T, spec *config.Resolved, replies []activities.ModelReply, before ...string) *harness {
+	h := newHarness(t, spec, replies, okTool)
+	if len(before) > 0 {
+		h.before(before...)
+	}
 	h.modelTakes = time.Minute
 	var msg updateResult
 	h.message(90*time.Second, "actually, Rome", &msg)
 	res, err := h.run(AgentInput{Agent: "travel", Task: "find a flight"})
 	require.NoError(t, err)
 	require.NoError(t, msg.rejected)
-	require.JSONEq(t, `"Rome, then."`, string(res.Output))
-	require.Len(t, h.requests, 3)
+	require.JSONEq(t, `{"answer": "Rome, then."}`, string(res.Output))
+	require.Len(t, h.requests, len(replies))
 	return h
 }
 
 // interrupt: a message while the model is asked abandons the request, and
-// joins the conversation at once; the step's call stays.
+// joins the conversation at once; the step's call stays. In a graph, the
+// llm node's request is cut and the node asked again.
 func TestConversationInterruptAbandonsTheRequestInFlight(t *testing.T) {
-	h := cutInRun(t, config.DoubleTextInterrupt)
-	require.Equal(t, []string{"actually, Rome"}, userMessages(h.requests[2]))
-	var requests []signals.Node
-	calls := 0
-	for _, n := range h.trace().Nodes {
-		switch n.Kind {
-		case signals.KindRequest:
-			requests = append(requests, n)
-		case signals.KindCall:
-			calls++
-			require.Equal(t, signals.StatusCompleted, n.Status, "the step's call stays")
-		}
-	}
-	require.Equal(t, 1, calls)
-	require.Len(t, requests, 3)
-	require.Equal(t, signals.StatusFailed, requests[1].Status)
-	require.Equal(t, "abandoned: the user sent a message (double_text: interrupt)", requests[1].Error)
+	eachShape(t, config.DoubleTextInterrupt, func(t *testing.T, spec *config.Resolved) {
+		h := cutInRun(t, spec, cutInReplies())
+		require.Equal(t, []string{"actually, Rome"}, userMessages(h.requests[2]))
+		tr := h.trace()
+		searches := nodesOfCallsTo(tr, "search_flights")
+		require.Len(t, searches, 1)
+		require.Equal(t, signals.StatusCompleted, searches[0].Status, "the step's call stays")
+		requests := nodesOfKind(tr, signals.KindRequest)
+		require.Len(t, requests, 3)
+		require.Equal(t, signals.StatusFailed, requests[1].Status)
+		require.Equal(t, "abandoned: the user sent a message (double_text: interrupt)", requests[1].Error)
+		require.Equal(t, llmNode(spec), requests[1].GraphNode)
+	})
 }
 
 // rollback: as interrupt, and what the turn did since its message is
-// invalidated: the model reads the task, then the new message.
+// invalidated: the model reads the task, then the new message. A graph
+// walks from its start node again.
 func TestConversationRollbackInvalidatesTheTurn(t *testing.T) {
-	h := cutInRun(t, config.DoubleTextRollback)
-	third := h.requests[2]
-	require.Zero(t, third.Base, "the conversation shrank: it is sent whole")
-	require.Equal(t, []string{"find a flight", "actually, Rome"}, userMessages(third))
-	for _, m := range third.Delta {
-		require.NotEqual(t, "tool", m.Role, "the rolled-back call is not in the conversation")
-	}
-	requests := 0
-	for _, n := range h.trace().Nodes {
-		if n.Kind == signals.KindRequest {
-			requests++
+	eachShape(t, config.DoubleTextRollback, func(t *testing.T, spec *config.Resolved) {
+		h := cutInRun(t, spec, cutInReplies())
+		third := h.requests[2]
+		require.Zero(t, third.Base, "the conversation shrank: it is sent whole")
+		require.Equal(t, []string{"find a flight", "actually, Rome"}, userMessages(third))
+		for _, m := range third.Delta {
+			require.NotEqual(t, "tool", m.Role, "the rolled-back call is not in the conversation")
 		}
-		if n.Kind == signals.KindCall || (n.Kind == signals.KindRequest && requests < 3) {
+		tr := h.trace()
+		requests := nodesOfKind(tr, signals.KindRequest)
+		require.Len(t, requests, 3)
+		for _, n := range slices.Concat(requests[:2], nodesOfCallsTo(tr, "search_flights")) {
 			require.Equal(t, signals.StatusInvalidated, n.Status, "%s of the turn is invalidated", n.ID)
 		}
+		require.Equal(t, signals.StatusCompleted, requests[2].Status)
+		require.Equal(t, llmNode(spec), requests[2].GraphNode)
+	})
+}
+
+// rebookReplies: the model books UA1, is cut short by the message while
+// asked after it, books UA1 again and answers.
+func rebookReplies() []activities.ModelReply {
+	book := func(id string) activities.ModelReply {
+		return activities.ModelReply{ToolCalls: []activities.ToolCall{call(id, "book_flight", `{"flight_id": "UA1"}`)}}
 	}
-	require.Equal(t, 3, requests)
+	return []activities.ModelReply{book("k1"), {Content: "never read"}, book("k3"), answerRome}
+}
+
+// writeSpec is spec with book_flight a write.
+func writeSpec(spec *config.Resolved) *config.Resolved {
+	for i := range spec.Tools {
+		if spec.Tools[i].Name == "book_flight" {
+			spec.Tools[i].Effect = config.EffectWrite
+		}
+	}
+	return spec
+}
+
+// interrupt keeps what the turn did, and the model, asked again with the
+// message, books the same again: the effect ledger answers it with the
+// recorded result, so the write is made once, in both shapes.
+func TestConversationInterruptMakesNoWriteTwice(t *testing.T) {
+	eachShape(t, config.DoubleTextInterrupt, func(t *testing.T, spec *config.Resolved) {
+		h := cutInRun(t, writeSpec(spec), rebookReplies())
+		require.Equal(t, []string{"book_flight"}, toolNamesOf(h.toolReqs), "the write ran once")
+		books := nodesOfCallsTo(h.trace(), "book_flight")
+		require.Len(t, books, 2)
+		require.Equal(t, signals.StatusCompleted, books[0].Status)
+		require.Equal(t, books[0].ID, books[1].ReusedFrom, "the ledger answered the same write")
+		fourth := h.requests[3].Delta
+		require.Equal(t, "tool", fourth[0].Role)
+		require.Equal(t, "k3", fourth[0].ToolCallID, "the call asked again has its result")
+		require.JSONEq(t, string(books[0].Output), fourth[0].Content)
+	})
+}
+
+// A run recorded before cut-in-ledger makes the write again, as it did.
+func TestConversationInterruptRecordedBeforeTheLedgerWritesAgain(t *testing.T) {
+	h := cutInRun(t, writeSpec(chatSpec(config.DoubleTextInterrupt)), rebookReplies(), versionCutInLedger)
+	require.Equal(t, []string{"book_flight", "book_flight"}, toolNamesOf(h.toolReqs))
+	for _, n := range nodesOfCallsTo(h.trace(), "book_flight") {
+		require.Empty(t, n.ReusedFrom)
+	}
 }
 
 // max_steps counts a turn's steps, not the conversation's: two turns of

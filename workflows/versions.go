@@ -291,6 +291,12 @@ const (
 	// was upserted, the first one too when the starter had set it.
 	// Release 2 takes it as made.
 	versionPhaseShown = "phase-shown"
+	// versionCutInLedger: in a conversation whose message cut a model
+	// request short (double_text interrupt), a write the model asks for
+	// again, as the turn already made it before the message, is answered
+	// by the effect ledger with its recorded result (cutInWrite); before,
+	// it ran again. Asked only when such a write is found.
+	versionCutInLedger = "cut-in-ledger"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and
