@@ -25,6 +25,10 @@ type Status struct {
 	// Spend is what the run spent, per kind and per agent, against its
 	// budget's limits (policies.budget); absent before it spent anything.
 	Spend *SpendStatus `json:"spend,omitempty"`
+	// Conversation: the run's agent is a conversation (its config has
+	// conversation:), so an output ends a turn and the run waits for the
+	// user's next message; absent otherwise.
+	Conversation bool `json:"conversation,omitempty"`
 }
 
 // PendingApproval is a call waiting for a person's decision.

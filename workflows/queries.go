@@ -182,6 +182,7 @@ func (r *runner) status() signals.Status {
 		Fallbacks:        r.fallbacks(),
 		ModelFallbacks:   r.run.ModelFallbacks,
 		Spend:            r.statusSpend(),
+		Conversation:     r.run.Spec.Agent.Conversation != nil,
 	}
 }
 

@@ -66,6 +66,7 @@ func TestConversationTakesTheNextMessageAndEndsIdleWithItsLastOutput(t *testing.
 	require.JSONEq(t, `{"queued": 1}`, string(mustJSON(msg.result)))
 	require.Equal(t, signals.PhaseAwaitingUser, waiting.Phase)
 	require.Equal(t, signals.PhaseAwaitingUser, working.Phase, "idle again once it answered")
+	require.True(t, waiting.Conversation, "the status says the run is a conversation")
 	require.Equal(t, "completed", string(res.Status))
 	require.JSONEq(t, `"Paris it is."`, string(res.Output), "the last output")
 
@@ -134,10 +135,14 @@ func TestMessageToARunThatIsNotAConversationIsRefused(t *testing.T) {
 	h := newHarness(t, testSpec(), []activities.ModelReply{{Content: "done"}}, okTool)
 	h.modelTakes = time.Minute
 	var got updateResult
+	var st signals.Status
 	h.message(30*time.Second, "hello", &got)
+	h.env.RegisterDelayedCallback(func() { st = h.status() }, 30*time.Second)
 	_, err := h.run(AgentInput{Agent: "travel", Task: "book"})
 	require.NoError(t, err)
 	require.ErrorContains(t, got.rejected, "agent travel is not a conversation")
+	require.Equal(t, "travel", st.Agent)
+	require.False(t, st.Conversation, "the status does not call it a conversation")
 }
 
 // waitingChat is the input of the generation a conversation waiting for
