@@ -3,6 +3,7 @@ package console
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -37,6 +38,10 @@ func (c *Console) sendAnswer(w http.ResponseWriter, a answer) {
 func form(w http.ResponseWriter, r *http.Request) (func(string) string, error) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, fmt.Errorf("the form is over %d KiB", maxFormBytes>>10)
+		}
 		return nil, fmt.Errorf("the form could not be read: %v", err)
 	}
 	return func(k string) string { return r.PostForm.Get(k) }, nil
@@ -50,7 +55,7 @@ func act[Req interface{ Validate() error }, Res any](c *Console, w http.Response
 	build func(get func(string) string) (Req, error), say func(Req, Res) string) {
 	get, err := form(w, r)
 	if err != nil {
-		c.sendAnswer(w, refusedf("%s: %v", name, err))
+		c.sendAnswer(w, refusedf("not sent: %s: %v", name, err))
 		return
 	}
 	req, err := build(get)
@@ -163,6 +168,16 @@ func (c *Console) reply(w http.ResponseWriter, r *http.Request) {
 		return req, nil
 	}, func(_ signals.ReplyRequest, res signals.ReplyResult) string {
 		return fmt.Sprintf("reply accepted: it settles node %s", res.NodeID)
+	})
+}
+
+// message is POST /runs/{id}/message: a conversation's next message, as
+// `unstuck say` sends it.
+func (c *Console) message(w http.ResponseWriter, r *http.Request) {
+	act(c, w, r, signals.Message, func(get func(string) string) (signals.MessageRequest, error) {
+		return signals.MessageRequest{Audit: signals.Audit{By: strings.TrimSpace(get("by"))}, Text: get("text")}, nil
+	}, func(_ signals.MessageRequest, res signals.MessageResult) string {
+		return fmt.Sprintf("message taken: %d waiting to be answered", res.Queued)
 	})
 }
 

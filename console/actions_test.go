@@ -77,6 +77,9 @@ func TestActionsSendTheUpdateWithThePayload(t *testing.T) {
 		{"reply", "reply", url.Values{"text": {"Try the 9am flight."}},
 			signals.Reply, signals.ReplyRequest{Text: "Try the 9am flight."},
 			signals.ReplyResult{NodeID: "n10"}, "reply accepted: it settles node n10"},
+		{"message", "message", url.Values{"text": {"Near the river, please\n"}, "by": {" ana "}},
+			signals.Message, signals.MessageRequest{Text: "Near the river, please\n", Audit: signals.Audit{By: "ana"}},
+			signals.MessageResult{Queued: 2}, "message taken: 2 waiting to be answered"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

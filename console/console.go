@@ -76,6 +76,7 @@ func New(tc client.Client, opts Options) (http.Handler, error) {
 	c.mux.HandleFunc("POST /runs/{id}/edit", c.edit)
 	c.mux.HandleFunc("POST /runs/{id}/handoff", c.handoff)
 	c.mux.HandleFunc("POST /runs/{id}/reply", c.reply)
+	c.mux.HandleFunc("POST /runs/{id}/message", c.message)
 	c.mux.HandleFunc("POST /runs/{id}/budget", c.budget)
 	return c, nil
 }

@@ -17,9 +17,10 @@ import (
 const eventsInterval = 250 * time.Millisecond
 
 // runEvents is GET /runs/{id}/events: the run's events (internal/feed) as
-// Server-Sent Events, from its start or after the Last-Event-ID a client
-// sends (as a reconnecting EventSource does), until the run ends. A
-// malformed id, or one that names no node of the run, is a 400.
+// Server-Sent Events, from its start, or after the Last-Event-ID a client
+// sends (as a reconnecting EventSource does) or else ?after=ID, until the
+// run ends. A malformed id, or one that names no node of the run, is a
+// 400.
 func (c *Console) runEvents(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	ctx := r.Context()
@@ -32,15 +33,21 @@ func (c *Console) runEvents(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "describe run "+id+": "+err.Error(), http.StatusBadGateway)
 		return
 	}
+	// A page starts its stream after what it shows (?after=, as unstuck
+	// follow --after); an EventSource that reconnects says where it is.
 	var from feed.Cursor
-	if last := r.Header.Get("Last-Event-ID"); last != "" {
+	last, named := r.Header.Get("Last-Event-ID"), "Last-Event-ID"
+	if last == "" {
+		last, named = r.URL.Query().Get("after"), "after"
+	}
+	if last != "" {
 		var err error
 		if from, err = feed.ParseID(last); err == nil && from.Node != "" && from.Phase == "" {
 			var tr signals.Trace
 			err = c.query(ctx, id, signals.QueryTrace, &tr, signals.TracePage{Since: from.Node, Limit: 1})
 		}
 		if err != nil {
-			http.Error(w, "Last-Event-ID: "+err.Error(), http.StatusBadRequest)
+			http.Error(w, named+": "+err.Error(), http.StatusBadRequest)
 			return
 		}
 	}

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,7 +33,10 @@ type runView struct {
 	Breakers    []breaker
 	Escalations []escalationView
 	Editable    []signals.Node
-	Error       string
+	// Chat is a conversation's exchange (chat.go); nil for a run that is
+	// not one, and outside the run page.
+	Chat  *chatView
+	Error string
 }
 
 type breaker struct{ Tool, State string }
@@ -127,6 +131,8 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusOK
 	if err != nil {
 		v.Error, status = err.Error(), statusOf(err)
+	} else {
+		v.Chat = chatOf(v)
 	}
 	c.render(w, status, "run.html", v)
 }
@@ -180,14 +186,19 @@ func reformatJSON(raw json.RawMessage, indent string) string {
 	if len(raw) == 0 {
 		return ""
 	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // a large number stays as written
 	var v any
-	if json.Unmarshal(raw, &v) != nil {
+	if dec.Decode(&v) != nil || dec.More() {
 		return string(raw)
 	}
-	if indent == "" {
-		b, _ := json.Marshal(v) // MarshalIndent would still break the lines
-		return string(b)
-	}
-	b, _ := json.MarshalIndent(v, "", indent)
-	return string(b)
+	// An encoder, not Marshal: what a person reads keeps <, > and & as
+	// they are (the page escapes them), and without an indent it is one
+	// line.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", indent)
+	_ = enc.Encode(v)
+	return strings.TrimSuffix(b.String(), "\n")
 }

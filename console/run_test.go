@@ -154,4 +154,7 @@ func TestJSONForTheForms(t *testing.T) {
 	require.Equal(t, `{"a":[1,2]}`, compactJSON(json.RawMessage("{ \"a\": [1,\n 2] }")))
 	require.Equal(t, "{\n  \"a\": 1\n}", indentJSON(json.RawMessage(`{"a":1}`)))
 	require.Equal(t, "not json", compactJSON(json.RawMessage("not json")))
+	require.Equal(t, `{"n":12345678901234567890,"s":"a<b & c"}`, compactJSON(json.RawMessage(`{"s":"a\u003cb \u0026 c","n":12345678901234567890}`)),
+		"as a person wrote it: markup characters unescaped (the page escapes them), a large number exact")
+	require.Equal(t, `{"a":1} {"b":2}`, compactJSON(json.RawMessage(`{"a":1} {"b":2}`)), "two values are not JSON: shown as is")
 }

@@ -170,6 +170,13 @@ func (b *browser) waitText(css, want string) {
 		chromedp.WithPollingTimeout(stepTimeout)))
 }
 
+// waitJS waits until the JavaScript expression is true; what says what
+// it waits for.
+func (b *browser) waitJS(what, expr string) {
+	b.t.Helper()
+	b.do("wait for "+what, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(stepTimeout)))
+}
+
 // count is the number of elements matching css now.
 func (b *browser) count(css string) int {
 	b.t.Helper()
@@ -217,8 +224,19 @@ func consoleServer(t *testing.T) string {
 	t.Helper()
 	h, err := console.New(serverClient, console.Options{Namespace: "default", Token: consoleToken})
 	require.NoError(t, err)
+	return serveConsole(t, h)
+}
+
+// serveConsole serves h on loopback until the test ends, and answers its
+// base URL. A page's event stream lasts as long as its run: the test's end
+// cuts it, or Close would wait for the run.
+func serveConsole(t *testing.T, h http.Handler) string {
+	t.Helper()
 	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
 	return srv.URL
 }
 
