@@ -66,8 +66,12 @@ func streamedReply(ctx context.Context, model config.Model, client *openai.Clien
 			asm.sendFinished(send)
 		}
 		beat := asm.heartbeat(node, activity.GetInfo(ctx).Attempt)
-		progress.Store(&beat)
-		activity.RecordHeartbeat(ctx, beat)
+		if was := progress.Swap(&beat); was.ContentBytes != beat.ContentBytes || was.Calls != beat.Calls {
+			// Only a chunk that wrote something: the SDK sends the first
+			// beat of a quiet spell at once, so the reply's first words
+			// reach followers without waiting out the throttle.
+			activity.RecordHeartbeat(ctx, beat)
+		}
 	}
 	reply, err := asm.reply()
 	if err != nil {
