@@ -140,9 +140,9 @@ func lastStates(events []feed.Event) []string {
 }
 
 // The console serves a run's events as Server-Sent Events: the same
-// events `unstuck follow` prints, resumed after a Last-Event-ID; a
-// malformed id, or one naming no node of the run, is a 400, and an
-// unknown run a 404.
+// events `unstuck follow` prints, resumed after a Last-Event-ID (on
+// another console too); a malformed id, or one naming no node of the
+// run, is a 400, and an unknown run a 404.
 func TestConsoleServesARunsEventsAndResumes(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, travelConfig, scriptedmodel.Scenarios())
@@ -156,9 +156,12 @@ func TestConsoleServesARunsEventsAndResumes(t *testing.T) {
 	cli := startFollow(t, run.GetID()).events(t)
 	require.Equal(t, lastStates(cli), lastStates(all), "the stream says what unstuck follow does")
 
+	// The console keeps nothing of a stream: a client that reconnects to
+	// another console (one restarted, or behind a load balancer) resumes
+	// there.
 	i := len(all) / 2
-	again := sseEvents(t, base, run.GetID(), all[i].ID, http.StatusOK)
-	require.Equal(t, lastStates(all[i+1:]), lastStates(again), "resumed after %s", all[i].ID)
+	again := sseEvents(t, consoleServer(t), run.GetID(), all[i].ID, http.StatusOK)
+	require.Equal(t, lastStates(all[i+1:]), lastStates(again), "resumed after %s, on another console", all[i].ID)
 
 	sseEvents(t, base, run.GetID(), "yesterday", http.StatusBadRequest)
 	sseEvents(t, base, run.GetID(), feed.ID(time.Now(), "n999999", "completed"), http.StatusBadRequest)
