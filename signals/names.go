@@ -32,6 +32,11 @@ const (
 // flight, in order, and the whole reply settles what runs.
 const StreamedCall = "unstuck.streamed_call"
 
+// RunClosing ends a message update's refusal while the run closes (it
+// finishes, or continues as new): sent again in a moment, the next
+// generation takes it.
+const RunClosing = "send the message again in a moment"
+
 // RunStarting is what a query answers while a run resolves its agent or
 // verifies the state it carried: asked again, it answers.
 const RunStarting = "the run is starting: ask again in a moment"

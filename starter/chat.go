@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -162,7 +161,7 @@ func (s *chatSession) typed(ctx context.Context, line string) {
 	if call := s.view.waiting; call != nil {
 		req, ok := approvalOf(line, call.ID, s.by)
 		if !ok {
-			fmt.Fprintf(s.out, "  type a to approve %s, or r REASON to reject it\n", call.Tool)
+			fmt.Fprintf(s.out, "  %s waits for your answer first: type a to approve it, or r REASON to reject it\n", call.Tool)
 			return
 		}
 		var res signals.ApproveResult
@@ -180,51 +179,52 @@ func (s *chatSession) typed(ctx context.Context, line string) {
 	s.view.typed = append(s.view.typed, line)
 }
 
-// say sends the message, again while the run is between generations.
+// say sends the message.
 func (s *chatSession) say(ctx context.Context, text string) error {
 	req := signals.MessageRequest{Text: text, Audit: signals.Audit{By: s.by}}
 	if err := req.Validate(); err != nil {
 		return err
 	}
-	for {
-		var res signals.MessageResult
-		err := runmsg.Update(ctx, s.tc, s.id, "", signals.Message, req, &res)
-		if err == nil || !strings.Contains(err.Error(), "send the message again in a moment") {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return errors.Join(err, ctx.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	var res signals.MessageResult
+	return runmsg.Update(ctx, s.tc, s.id, "", signals.Message, req, &res)
 }
 
-// approvalOf reads a typed answer to a call waiting for approval: a (or
-// y, approve) approves it; r REASON (or n, reject) rejects it.
+// approvalOf reads a typed answer to a call waiting for approval: a
+// line that is only a (or y, yes, approve) approves it; r (or n, no,
+// reject), alone or then a reason, rejects it. Anything else is not an
+// answer: a sentence that happens to begin with "a" approves nothing.
 func approvalOf(line, callID, by string) (signals.ApproveRequest, bool) {
+	req := signals.ApproveRequest{CallID: callID, Audit: signals.Audit{By: by}}
 	word, reason, _ := strings.Cut(line, " ")
-	req := signals.ApproveRequest{CallID: callID, Audit: signals.Audit{By: by, Reason: strings.TrimSpace(reason)}}
 	switch strings.ToLower(word) {
 	case "a", "y", "yes", "approve":
+		if strings.TrimSpace(reason) != "" {
+			return req, false
+		}
 		req.Decision = signals.DecisionApprove
 	case "r", "n", "no", "reject":
-		req.Decision = signals.DecisionReject
+		req.Decision, req.Reason = signals.DecisionReject, strings.TrimSpace(reason)
 	default:
 		return req, false
 	}
 	return req, true
 }
 
-// readLines gives the lines read from r, closed at its end.
+// readLines gives the lines read from r, closed at its end. A line of
+// any length is given whole (the message then says if it is too long).
 func readLines(r io.Reader) <-chan string {
 	lines := make(chan string)
 	go func() {
 		defer close(lines)
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 64<<10), signals.MaxMessageText+1024)
-		for sc.Scan() {
-			lines <- sc.Text()
+		br := bufio.NewReader(r)
+		for {
+			line, err := br.ReadString('\n')
+			if line != "" {
+				lines <- strings.TrimRight(line, "\r\n")
+			}
+			if err != nil {
+				return
+			}
 		}
 	}()
 	return lines

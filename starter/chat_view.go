@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/unstuck-dev/unstuck/internal/feed"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -39,9 +39,8 @@ func newChatView(w io.Writer) *chatView {
 	return &chatView{w: w, written: map[string]string{}}
 }
 
-// show writes one event; it says whether the run now waits for the user's
-// next message.
-func (v *chatView) show(e feed.Event) (prompt bool) {
+// show writes one event.
+func (v *chatView) show(e feed.Event) {
 	switch e.Type {
 	case feed.TypeText:
 		v.text(*e.Text)
@@ -57,32 +56,32 @@ func (v *chatView) show(e feed.Event) (prompt bool) {
 			v.endLine()
 			fmt.Fprint(v.w, "you> ")
 			v.prompted = true
-			return true
 		}
 	case feed.TypeEnd:
 		v.endLine()
-		fmt.Fprintf(v.w, "(the run ended: %s)\n", compact(e.Result))
+		fmt.Fprintf(v.w, "(the run ended: %s)\n", printable(compactJSON(e.Result)))
 	}
-	return false
 }
 
 // text writes a reply as it is written: appended, or again from its
-// start when the model writes it again (a retried request).
+// start when the model writes it again (a retried request). A delta that
+// does not continue what was shown is left to the settled node.
 func (v *chatView) text(t feed.Text) {
+	shown := v.written[t.Node]
+	again := t.Offset == 0 && shown != ""
+	if !again && t.Offset != len(shown) {
+		return
+	}
 	if v.writing != t.Node {
 		v.endLine()
 		fmt.Fprint(v.w, "agent> ")
 		v.writing = t.Node
 	}
-	shown := v.written[t.Node]
-	if t.Offset == 0 && shown != "" {
+	if again {
 		fmt.Fprint(v.w, "\n(written again)\nagent> ")
 		shown = ""
 	}
-	if t.Offset != len(shown) {
-		return // not the text this view has: the settled node will say it
-	}
-	fmt.Fprint(v.w, t.Delta)
+	fmt.Fprint(v.w, printable(t.Delta))
 	v.written[t.Node] = shown + t.Delta
 }
 
@@ -100,11 +99,11 @@ func (v *chatView) node(n signals.Node) {
 		if n.Status == signals.StatusCompleted {
 			fmt.Fprintf(v.w, "  ✓ %s\n", call(n))
 		} else {
-			fmt.Fprintf(v.w, "  ✗ %s: %s\n", call(n), cmp.Or(n.Error, string(n.Status)))
+			fmt.Fprintf(v.w, "  ✗ %s: %s\n", call(n), printable(cmp.Or(n.Error, string(n.Status))))
 		}
 	case n.Kind == signals.KindHandoff && n.Status == signals.StatusCompleted:
 		v.endLine()
-		fmt.Fprintf(v.w, "  (handed over from %s to %s)\n", n.From, n.To)
+		fmt.Fprintf(v.w, "  (handed over from %s to %s)\n", printable(n.From), printable(n.To))
 	case n.Kind == signals.KindOutput && n.Status == signals.StatusCompleted:
 		v.output(n)
 	}
@@ -120,26 +119,34 @@ func (v *chatView) message(n signals.Node) {
 		return
 	}
 	v.endLine()
-	fmt.Fprintf(v.w, "%s> %s\n", cmp.Or(m.By, "you"), text)
+	fmt.Fprintf(v.w, "%s> %s\n", printable(cmp.Or(m.By, "you")), printable(text))
 }
 
-// reply ends a reply written as it came (with what the stream did not
-// tell), or shows it whole.
+// reply ends a reply written as it came, with what the stream did not
+// tell (on a line of its own, "agent> ...", when another line broke it),
+// or shows it whole.
 func (v *chatView) reply(n signals.Node) {
 	var rec struct {
 		Content string `json:"content"`
 	}
 	_ = json.Unmarshal(n.Output, &rec)
 	shown := v.written[n.ID]
+	delete(v.written, n.ID)
 	switch {
-	case v.writing == n.ID && strings.HasPrefix(rec.Content, shown):
-		fmt.Fprint(v.w, rec.Content[len(shown):]) // the rest, read too late to stream
+	case shown != "" && strings.HasPrefix(rec.Content, shown):
+		if rest := rec.Content[len(shown):]; rest != "" {
+			if v.writing != n.ID {
+				v.endLine()
+				fmt.Fprint(v.w, "agent> ...")
+				v.writing = n.ID
+			}
+			fmt.Fprint(v.w, printable(rest))
+		}
 	case rec.Content != "":
 		v.endLine()
-		fmt.Fprintf(v.w, "agent> %s", rec.Content)
+		fmt.Fprintf(v.w, "agent> %s", printable(rec.Content))
 		v.writing = n.ID
 	}
-	delete(v.written, n.ID)
 	if v.writing == n.ID {
 		v.endLine()
 	}
@@ -152,13 +159,13 @@ func (v *chatView) reply(n signals.Node) {
 func (v *chatView) output(n signals.Node) {
 	var s string
 	if json.Unmarshal(n.Output, &s) != nil {
-		s = compact(n.Output)
+		s = compactJSON(n.Output)
 	}
 	if s == v.lastReply {
 		return
 	}
 	v.endLine()
-	fmt.Fprintf(v.w, "agent> %s\n", s)
+	fmt.Fprintf(v.w, "agent> %s\n", printable(s))
 }
 
 // endLine ends a reply being written on the current line, or the
@@ -175,14 +182,17 @@ func (v *chatView) typedLine() { v.prompted = false }
 
 // call is a call as the chat shows it: its tool and arguments.
 func call(n signals.Node) string {
-	return strings.TrimSpace(n.Tool + " " + compact(n.Args))
+	return printable(strings.TrimSpace(n.Tool + " " + compactJSON(n.Args)))
 }
 
-// compact is JSON on one line.
-func compact(raw json.RawMessage) string {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return strings.TrimSpace(string(raw))
-	}
-	return b.String()
+// printable is text a model, a tool or a person wrote, without the
+// control characters a terminal would act on (a title, the clipboard,
+// hidden text): only new lines and tabs are kept.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
+			return r
+		}
+		return -1
+	}, s)
 }

@@ -30,7 +30,6 @@ func TestChatViewShowsAConversation(t *testing.T) {
 	var b strings.Builder
 	v := newChatView(&b)
 	v.typed = []string{"hi"}
-	prompts := 0
 	for _, e := range []feed.Event{
 		nodeEvent(signals.Node{ID: "n1", Kind: signals.KindTask, Status: signals.StatusCompleted, Args: json.RawMessage(`{"task": "hi"}`)}),
 		textOf("n2", "Hel", 0),
@@ -49,9 +48,7 @@ func TestChatViewShowsAConversation(t *testing.T) {
 		nodeEvent(signals.Node{ID: "n8", Kind: signals.KindOutput, Status: signals.StatusCompleted, Output: json.RawMessage(`{"seat": "12A"}`)}),
 		{Type: feed.TypeEnd, Result: json.RawMessage(`{"output": {"seat": "12A"}}`)},
 	} {
-		if v.show(e) {
-			prompts++
-		}
+		v.show(e)
 	}
 	require.Equal(t, `agent> Hello there
 you> 
@@ -65,7 +62,7 @@ agent> Booking
 agent> {"seat":"12A"}
 (the run ended: {"output":{"seat":"12A"}})
 `, b.String())
-	require.Equal(t, 1, prompts, "no prompt while a call waits for the user's approval")
+	require.Equal(t, 1, strings.Count(b.String(), "you> "), "no prompt while a call waits for the user's approval")
 	require.Empty(t, v.typed, "the message typed here was not shown again")
 }
 
@@ -79,6 +76,26 @@ func TestApprovalOfATypedAnswer(t *testing.T) {
 	}
 	req, _ := approvalOf("r too dear", "n6", "")
 	require.Equal(t, "too dear", req.Reason)
-	_, ok := approvalOf("maybe", "n6", "")
-	require.False(t, ok)
+	for _, line := range []string{"maybe", "a window seat instead", "no, the other one", "yes please"} {
+		_, ok := approvalOf(line, "n6", "")
+		require.False(t, ok, "%q is a sentence, not an answer", line)
+	}
+}
+
+// A reply whose line another broke ends on a line of its own with only
+// what was not shown; a delta that does not continue what was shown waits
+// for the settled node; control characters never reach the terminal.
+func TestChatViewEndsABrokenReplyAndPrintsNoControls(t *testing.T) {
+	var b strings.Builder
+	v := newChatView(&b)
+	for _, e := range []feed.Event{
+		textOf("n2", "Hel", 0),
+		textOf("n2", "xx", 9), // a gap: not shown
+		nodeEvent(signals.Node{ID: "n3", Kind: signals.KindCall, Tool: "look", Status: signals.StatusCompleted}),
+		nodeEvent(reply("n2", "Hello\x1b]52;c;aGk=\x07 there")),
+		textOf("n4", "", 5), // nothing it can show: no empty line
+	} {
+		v.show(e)
+	}
+	require.Equal(t, "agent> Hel\n  ✓ look\nagent> ...lo]52;c;aGk= there\n", b.String())
 }

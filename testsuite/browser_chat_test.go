@@ -213,6 +213,8 @@ func TestBrowserConsoleChatShowsTheReplyAsItIsWritten(t *testing.T) {
 	pendingIs("Lisbon is <b>lovely</b>")
 	require.Zero(t, b.count(`#chat b`), "the model's text is text")
 	text(req, 1, 99, "a delta after a gap is not shown")
+	text(req, 1, 23, " in May")
+	pendingIs("Lisbon is <b>lovely</b> in May")
 	text(req, 2, 0, "Lisboa é ") // a new attempt starts again; é is two bytes
 	pendingIs("Lisboa é ")
 	text(req, 2, 10, "linda")

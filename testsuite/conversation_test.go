@@ -71,7 +71,7 @@ func sendMessage(t *testing.T, s *stack, run latestRun, text string) signals.Mes
 		if err == nil {
 			return res
 		}
-		require.ErrorContains(t, err, "send the message again in a moment", "message %q", text)
+		require.ErrorContains(t, err, signals.RunClosing, "message %q", text)
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("message %q: refused 50 times", text)

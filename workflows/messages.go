@@ -57,7 +57,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if r.closing && r.run.Spec.Agent.Conversation != nil {
 				// An update answers once the run has it; the next
 				// generation has not started to.
-				return fmt.Errorf("message: the run is closing (it finishes, or continues as new into generation %d): send the message again in a moment", r.run.Generation+1)
+				return fmt.Errorf("message: the run is closing (it finishes, or continues as new into generation %d): %s", r.run.Generation+1, signals.RunClosing)
 			}
 			return r.messageWanted()
 		}})

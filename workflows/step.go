@@ -202,7 +202,6 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 		Fallback:     run.ModelAt,
 		MaxTokens:    cmp.Or(ask.maxTokens, ask.replyTokens),
 		SpendTokens:  ask.spendTokens,
-		Node:         reqID,
 	}
 	if run.SentMessages > len(conv) {
 		// Cannot happen unless the conversation shrank; send it whole.
@@ -219,6 +218,9 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 		run.LastError = msg
 		return nil, nil, r.stop(ctx, msg)
 	}
+	// Set after the size check, which weighs the request as runs recorded
+	// before it had a node weighed it.
+	req.Node = reqID
 	r.checkpoint(reqID)
 	opts := modelOptions(run.Spec.Model)
 	var stream *streaming

@@ -36,6 +36,9 @@ type State struct {
 // moved, so a follower of a run that waits costs one read an interval.
 func Follow(ctx context.Context, src Source, c Cursor, interval time.Duration, emit func(Event) error) error {
 	var live liveText
+	// settled are the nodes told settled: a reply's text may still be
+	// listed a moment after its node settled, and is not told again.
+	settled := map[string]bool{}
 	read := ""
 	for !c.Ended {
 		st, err := src.State(ctx)
@@ -43,7 +46,6 @@ func Follow(ctx context.Context, src Source, c Cursor, interval time.Duration, e
 			return err
 		}
 		var events []Event
-		settled := map[string]bool{}
 		if st.Mark == "" || st.Mark != read || st.Ended {
 			// Read after the end was seen, the nodes are all there.
 			nodes, err := src.Changed(ctx, c.At.Add(-time.Nanosecond))
@@ -56,7 +58,9 @@ func Follow(ctx context.Context, src Source, c Cursor, interval time.Duration, e
 			}
 			events, c = Next(c, nodes, phase)
 			for _, n := range nodes {
-				settled[n.ID] = n.Status.Settled()
+				if n.Kind == signals.KindRequest && n.Status.Settled() {
+					settled[n.ID] = true
+				}
 			}
 			read = st.Mark
 		}

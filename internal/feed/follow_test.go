@@ -39,7 +39,8 @@ func (p *polls) Changed(_ context.Context, after time.Time) ([]signals.Node, err
 func (p *polls) Phase(context.Context) (signals.Phase, error) { return signals.PhaseRunning, nil }
 
 // The trace is read only when the run's mark moved; text comes after the
-// node events of its poll, and none for a node that settled in it.
+// node events of its poll, and none for a node that settled, even when a
+// later poll still lists its reply.
 func TestFollowReadsTheTraceOnlyWhenTheRunMoved(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 4, 0, 0, 0, time.UTC)
 	running := signals.Node{ID: "n2", Kind: signals.KindRequest, Status: signals.StatusRunning, At: t0}
@@ -50,9 +51,10 @@ func TestFollowReadsTheTraceOnlyWhenTheRunMoved(t *testing.T) {
 			{Mark: "r/5", Live: []Live{{Node: "n2", Attempt: 1, Text: "Hel"}}},
 			{Mark: "r/5", Live: []Live{{Node: "n2", Attempt: 1, Text: "Hello"}}},
 			{Mark: "r/8", Live: []Live{{Node: "n2", Attempt: 1, Text: "Hello!"}}},
+			{Mark: "r/8", Live: []Live{{Node: "n2", Attempt: 1, Text: "Hello!"}}},
 			{Mark: "r/9", Ended: true, Result: []byte(`{"ok":true}`)},
 		},
-		nodes: [][]signals.Node{{running}, {running}, {settled}, {settled}},
+		nodes: [][]signals.Node{{running}, {running}, {settled}, {settled}, {settled}},
 	}
 	var got []string
 	err := Follow(context.Background(), src, Cursor{}, time.Millisecond, func(e Event) error {

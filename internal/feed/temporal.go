@@ -75,7 +75,10 @@ func (r Run) State(ctx context.Context) (State, error) {
 func liveReplies(pending []*workflowpb.PendingActivityInfo) []Live {
 	var out []Live
 	for _, a := range pending {
-		if a.GetActivityType().GetName() != signals.ModelActivity || a.GetHeartbeatDetails() == nil {
+		if a.GetActivityType().GetName() != signals.ModelActivity || a.GetHeartbeatDetails() == nil ||
+			a.GetState() == enumspb.PENDING_ACTIVITY_STATE_CANCEL_REQUESTED {
+			// A request the run cancelled (a message or an edit cut it
+			// short) is listed until it hears so: its text is not a reply.
 			continue
 		}
 		var p signals.StreamProgress

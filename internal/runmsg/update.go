@@ -2,9 +2,12 @@ package runmsg
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/client"
+
+	"github.com/unstuck-dev/unstuck/signals"
 )
 
 // UpdateTimeout bounds waiting for a run to answer an update.
@@ -14,10 +17,26 @@ const UpdateTimeout = 30 * time.Second
 // latest run of workflowID), waits until the run has answered, and
 // decodes the answer into result. The run's refusal (its validator's
 // rejection) or the handler's error is returned as is, for the caller to
-// word; its message is the run's own.
+// word; its message is the run's own. A refusal because the run is
+// closing (signals.RunClosing: it continues as new) is sent again, every
+// 100 ms within UpdateTimeout: the next generation takes it.
 func Update(ctx context.Context, tc client.Client, workflowID, runID, name string, req, result any) error {
 	ctx, cancel := context.WithTimeout(ctx, UpdateTimeout)
 	defer cancel()
+	for {
+		err := update(ctx, tc, workflowID, runID, name, req, result)
+		if err == nil || !strings.Contains(err.Error(), signals.RunClosing) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func update(ctx context.Context, tc client.Client, workflowID, runID, name string, req, result any) error {
 	h, err := tc.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: workflowID, RunID: runID, UpdateName: name,
 		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
