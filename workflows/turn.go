@@ -56,7 +56,7 @@ func (r *runner) messageWanted() error {
 	case a.Conversation == nil:
 		return fmt.Errorf("message: agent %s is not a conversation (its config has no conversation:): start a new run for a new task", a.Name)
 	case r.ended:
-		return errors.New("message: the conversation has ended (completed or stopped): start a new run, or fork it from its last output")
+		return errors.New("message: the conversation has ended (completed or stopped): start a new run, or fork it from the model request that gave its last answer")
 	case len(r.run.Turn.Inbox) >= maxInbox:
 		return fmt.Errorf("message: %d messages already wait to be taken: send it again once the run has taken them", maxInbox)
 	case a.DoubleText == config.DoubleTextReject && r.run.Turn.Waiting == "":
