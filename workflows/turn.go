@@ -53,6 +53,8 @@ const maxInbox = 32
 func (r *runner) messageWanted() error {
 	a := r.run.Spec.Agent
 	switch {
+	case a.Conversation == nil && r.run.lastHandoff() >= 0:
+		return fmt.Errorf("message: the run was handed to agent %s, which is not a conversation (its config has no conversation:): it finishes what it was handed and the run ends with its output; start a new run for a new task", a.Name)
 	case a.Conversation == nil:
 		return fmt.Errorf("message: agent %s is not a conversation (its config has no conversation:): start a new run for a new task", a.Name)
 	case r.ended:
