@@ -42,7 +42,7 @@ func (r *runner) applyAndContinue(ctx workflow.Context) error {
 		return r.applyHandoff(ctx)
 	}
 	pe := r.editing
-	pe.result, pe.err = r.applyEdit(ctx, pe.req)
+	pe.result, pe.err = r.applyEdit(ctx, pe.req, false)
 	pe.done = true
 	if pe.err != nil {
 		workflow.GetLogger(ctx).Warn("edit not applied", "node", pe.req.NodeID, "error", pe.err.Error())
@@ -52,9 +52,10 @@ func (r *runner) applyAndContinue(ctx workflow.Context) error {
 
 // applyEdit changes the edited node, invalidates what depended on it
 // (policies.PlanEdit), restores the loop escape and counters as they were
-// at the node, rebuilds State from the calls that stay, and records the
-// edit; the next generation resumes from there.
-func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest) (signals.EditResult, error) {
+// at the node (a conversation's turn too: turn_edit.go), rebuilds State
+// from the calls that stay, and records the edit; the next generation
+// (or, fork, the fork's first) resumes from there.
+func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest, fork bool) (signals.EditResult, error) {
 	run := r.run
 	editing := r.editing
 	r.editing = nil // editWanted refuses while an edit is pending
@@ -116,6 +117,7 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest) (signa
 		}
 	}
 	r.restoreAt(n)
+	r.editedTurn(ctx, n.ID, fork)
 	run.State = r.rebuiltState()
 	// The conversation changed before its end: the next request carries it whole.
 	run.sendWhole()

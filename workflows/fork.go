@@ -161,7 +161,7 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 			}
 		}
 	}
-	res, err := r.applyEdit(ctx, *e)
+	res, err := r.applyEdit(ctx, *e, true)
 	if err != nil {
 		return nil, bad("input.from: " + strings.TrimPrefix(err.Error(), "edit: "))
 	}

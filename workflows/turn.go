@@ -53,10 +53,12 @@ const maxInbox = 32
 func (r *runner) messageWanted() error {
 	a := r.run.Spec.Agent
 	switch {
+	case a.Conversation == nil && r.run.lastHandoff() >= 0:
+		return fmt.Errorf("message: the run was handed to agent %s, which is not a conversation (its config has no conversation:): it finishes what it was handed and the run ends with its output; start a new run for a new task", a.Name)
 	case a.Conversation == nil:
 		return fmt.Errorf("message: agent %s is not a conversation (its config has no conversation:): start a new run for a new task", a.Name)
 	case r.ended:
-		return errors.New("message: the conversation has ended (completed or stopped): start a new run, or fork it from its last output")
+		return errors.New("message: the conversation has ended (completed or stopped): start a new run, or fork it from the model request that gave its last answer")
 	case len(r.run.Turn.Inbox) >= maxInbox:
 		return fmt.Errorf("message: %d messages already wait to be taken: send it again once the run has taken them", maxInbox)
 	case a.DoubleText == config.DoubleTextReject && r.run.Turn.Waiting == "":

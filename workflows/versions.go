@@ -297,6 +297,16 @@ const (
 	// by the effect ledger with its recorded result (cutInWrite); before,
 	// it ran again. Asked only when such a write is found.
 	versionCutInLedger = "cut-in-ledger"
+	// versionTurnEdit: an edit or a fork of a node of a conversation's
+	// earlier turn makes that turn the one under way (its message, the
+	// step it began at: editedTurn), and a fork leaves its source's
+	// waiting messages and wait behind; before, the run kept the later
+	// turn the edit invalidated (a message cutting the turn short rolled
+	// back to the invalidated message and the ledger missed the turn's
+	// writes), and a fork of a conversation waiting for its next message
+	// waited at its source's wait, without answering the edited turn.
+	// Asked only when the two differ.
+	versionTurnEdit = "turn-edit"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and

@@ -74,6 +74,10 @@ type harness struct {
 	downModels map[int]error
 	// peers are the other agents ResolveAgent knows (a handoff's targets).
 	peers map[string]*config.Resolved
+	// window, when set, counts each prompt (window.go) as the model
+	// activity does: one over the request's prompt budget comes back
+	// unsent, and takes no scripted reply.
+	window *promptWindow
 }
 
 // before makes the run one recorded before the changes named: before
@@ -117,9 +121,12 @@ func newHarnessOn(s *testsuite.WorkflowTestSuite, t testing.TB, spec *config.Res
 			h.mu.Lock()
 			h.requests = append(h.requests, req)
 			h.mu.Unlock()
-			i := len(h.requests) - 1
+			if over := h.window.over(req); over != nil {
+				return &activities.ModelReply{OverBudget: over}, nil
+			}
+			i := len(h.requests) - 1 - h.window.unsent()
 			if i >= len(replies) {
-				return &activities.ModelReply{ReplyID: "r-end", Content: "done"}, nil
+				return h.window.answered(&activities.ModelReply{ReplyID: "r-end", Content: "done"}), nil
 			}
 			r := replies[i]
 			if r.ReplyID == "" {
@@ -130,7 +137,7 @@ func newHarnessOn(s *testsuite.WorkflowTestSuite, t testing.TB, spec *config.Res
 				// is counted and not sent.
 				return &activities.ModelReply{OverSpend: &activities.PromptCount{Tokens: r.InputTokens, Budget: req.SpendTokens}}, nil
 			}
-			return &r, nil
+			return h.window.answered(&r), nil
 		}).AfterFn(func() time.Duration { return h.modelTakes })
 	h.env.OnActivity(acts.RepairArgs, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, req activities.RepairRequest) (json.RawMessage, error) {
