@@ -47,12 +47,15 @@ func Follow(ctx context.Context, src Source, c Cursor, interval time.Duration, e
 		}
 		var events []Event
 		if st.Mark == "" || st.Mark != read || st.Ended {
+			// The phase is read first: the nodes read after it are as
+			// new or newer, so a phase is never told before the nodes
+			// that led to it (a turn's answer before its awaiting_user).
 			// Read after the end was seen, the nodes are all there.
-			nodes, err := src.Changed(ctx, c.At.Add(-time.Nanosecond))
+			phase, err := src.Phase(ctx)
 			if err != nil {
 				return err
 			}
-			phase, err := src.Phase(ctx)
+			nodes, err := src.Changed(ctx, c.At.Add(-time.Nanosecond))
 			if err != nil {
 				return err
 			}

@@ -17,6 +17,8 @@ type polls struct {
 	nodes  [][]signals.Node
 	at     int
 	reads  int
+	// order is what was read, in order: "phase" and "trace".
+	order []string
 }
 
 func (p *polls) State(context.Context) (State, error) {
@@ -27,6 +29,7 @@ func (p *polls) State(context.Context) (State, error) {
 
 func (p *polls) Changed(_ context.Context, after time.Time) ([]signals.Node, error) {
 	p.reads++
+	p.order = append(p.order, "trace")
 	var out []signals.Node
 	for _, n := range p.nodes[p.at-1] {
 		if n.At.After(after) {
@@ -36,7 +39,10 @@ func (p *polls) Changed(_ context.Context, after time.Time) ([]signals.Node, err
 	return out, nil
 }
 
-func (p *polls) Phase(context.Context) (signals.Phase, error) { return signals.PhaseRunning, nil }
+func (p *polls) Phase(context.Context) (signals.Phase, error) {
+	p.order = append(p.order, "phase")
+	return signals.PhaseRunning, nil
+}
 
 // The trace is read only when the run's mark moved; text comes after the
 // node events of its poll, and none for a node that settled, even when a
@@ -71,4 +77,6 @@ func TestFollowReadsTheTraceOnlyWhenTheRunMoved(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"node running", "phase", "text Hel", "text lo", "node completed", "end"}, got)
 	require.Equal(t, 3, src.reads, "the second poll found the run where it was and read no trace")
+	require.Equal(t, []string{"phase", "trace", "phase", "trace", "phase", "trace"}, src.order,
+		"the phase is read before the nodes, so it is never told ahead of the nodes that led to it")
 }
