@@ -45,11 +45,13 @@ type Activities struct {
 	modelBreakers *modelBreakers
 	// tracer opens the model and tool spans (spans.go); nil: the global one.
 	tracer trace.Tracer
+	// emulator, when set, answers tool calls in place of the tools.
+	emulator ToolEmulator
 }
 
 // New builds the activity set over a loaded config and a Temporal client
 // (used only to query the calling run's conversation on a cache miss).
-func New(cfg *config.File, querier Querier) *Activities {
+func New(cfg *config.File, querier Querier, opts ...Option) *Activities {
 	a := &Activities{
 		config:  cfg,
 		querier: querier,
@@ -68,5 +70,8 @@ func New(cfg *config.File, querier Querier) *Activities {
 	a.history, _ = querier.(HistoryReader)
 	a.describer, _ = querier.(Describer)
 	a.signaler, _ = querier.(Signaler)
+	for _, o := range opts {
+		o(a)
+	}
 	return a
 }

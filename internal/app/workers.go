@@ -27,8 +27,9 @@ type Workers struct {
 // NewWorkers builds the workers of cfg for taskQueue. opts are the main
 // worker's options, with cfg's worker block applied over them; a tool's
 // worker takes them too, with its own slots (max_concurrent) and rate.
-// The sticky cache size is process-wide (ApplyStickyCacheSize).
-func NewWorkers(c client.Client, cfg *config.File, taskQueue string, opts worker.Options) (*Workers, error) {
+// The sticky cache size is process-wide (ApplyStickyCacheSize). acts
+// configure the activities (a tool emulator, for unstuck eval run).
+func NewWorkers(c client.Client, cfg *config.File, taskQueue string, opts worker.Options, acts ...activities.Option) (*Workers, error) {
 	ws := &Workers{Queues: []string{taskQueue}, fatal: make(chan error, 1)}
 	opts = tuned(opts, cfg.Worker)
 	if opts.MaxHeartbeatThrottleInterval == 0 {
@@ -45,10 +46,10 @@ func NewWorkers(c client.Client, cfg *config.File, taskQueue string, opts worker
 		default:
 		}
 	}
-	acts := activities.New(cfg, c)
+	set := activities.New(cfg, c, acts...)
 	main := worker.New(c, taskQueue, opts)
 	RegisterWorkflow(main)
-	main.RegisterActivity(acts)
+	main.RegisterActivity(set)
 	ws.workers = []worker.Worker{main}
 	for _, t := range cfg.Tools {
 		if !t.Limited() {
@@ -70,7 +71,7 @@ func NewWorkers(c client.Client, cfg *config.File, taskQueue string, opts worker
 		}
 		q := config.ToolTaskQueue(taskQueue, t.Name)
 		w := worker.New(c, q, topts)
-		w.RegisterActivity(acts)
+		w.RegisterActivity(set)
 		ws.Queues = append(ws.Queues, q)
 		ws.workers = append(ws.workers, w)
 	}
