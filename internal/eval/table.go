@@ -1,0 +1,59 @@
+package eval
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteTable writes sc as the terminal's scorecard: a line per case, its
+// figures (means over its runs) beside the recording's, then the suite.
+func WriteTable(w io.Writer, sc Scorecard) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CASE\tPASS\tPASS^K\tSTEPS\tREQUESTS\tTOKENS\tCOST\tLOOPS\tRUNGS\tREPAIRS\tDIVERGED\tRECORDED\tCHANGE")
+	for _, c := range sc.Cases {
+		recorded := "-"
+		if r := c.Recorded; r != nil {
+			recorded = fmt.Sprintf("%s, %s steps", passWord(r.Pass), num(r.Figures.Steps))
+		}
+		change := c.Change
+		if len(c.Notes) > 0 {
+			change += "; " + strings.Join(c.Notes, ", ")
+		}
+		m := c.Mean
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", c.Case, c.Passed, c.Runs, yesNo(c.PassK),
+			num(m.Steps), num(m.ModelRequests), num(m.InputTokens+m.OutputTokens), num(m.Cost),
+			num(m.Loops), num(m.Rungs), num(m.Repairs), c.Diverged, recorded, change)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, c := range sc.Cases {
+		for _, why := range c.Why {
+			fmt.Fprintf(w, "  %s: %s\n", c.Case, why)
+		}
+	}
+	s := sc.Suite
+	verdict := "not worse than the recording"
+	if s.Failed {
+		verdict = fmt.Sprintf("WORSE than the recording: %d of %d case(s) lost their pass (allowed: %s of the cases)", s.Worse, s.Cases, num(s.Threshold*100)+"%")
+	}
+	_, err := fmt.Fprintf(w, "suite: pass^k %d/%d cases, runs passed %d/%d, %d worse, %d better, %d diverged call(s), %s tokens, cost %s; %s\n",
+		s.PassK, s.Cases, s.Passed, s.Runs, s.Worse, s.Better, s.Diverged, num(s.Total.InputTokens+s.Total.OutputTokens), num(s.Total.Cost), verdict)
+	return err
+}
+
+func passWord(pass bool) string {
+	if pass {
+		return "pass"
+	}
+	return "fail"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
