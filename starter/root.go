@@ -69,6 +69,7 @@ Exit codes: 0 ok, 1 error, 2 usage error, 3 the agent stopped itself.`,
 		newForkCmd(c),
 		newConsoleCmd(c),
 		newLoadCmd(c),
+		newEvalCmd(c),
 		newDemoCmd(),
 	)
 	return root

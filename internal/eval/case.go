@@ -27,6 +27,8 @@ type Case struct {
 	Tools []ToolResult `yaml:"tools" json:"tools"`
 	// Recorded is what the recorded run did, the baseline of a first eval.
 	Recorded *Outcome `yaml:"recorded,omitempty" json:"recorded,omitempty"`
+	// Path is the file Load read the case from, for errors naming it.
+	Path string `yaml:"-" json:"-"`
 }
 
 // Match is how an output is compared with the expected one.
@@ -92,6 +94,7 @@ func Load(path string) (*Case, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
+	c.Path = path
 	if c.Name == "" {
 		c.Name = strings.TrimSuffix(filepath.Base(path), Ext)
 	}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/internal/eval"
+)
+
+// checkEvalCases refuses, naming the case file and field, a case the
+// candidate config cannot run as recorded: an agent it does not have, a
+// recorded tool the agent lacks there, or (with --unrecorded live) an
+// agent with a write tool, which a live call could reach.
+func checkEvalCases(cases []*eval.Case, cfg *config.File, configPath, unrecorded string) error {
+	for _, c := range cases {
+		if !hasAgent(cfg, c.Agent) {
+			return fmt.Errorf("%s: agent: %q is not an agent of %s", c.Path, c.Agent, configPath)
+		}
+		resolved, err := cfg.Resolve(c.Agent, nil)
+		if err != nil {
+			return fmt.Errorf("%s: agent: %s in %s: %w", c.Path, c.Agent, configPath, err)
+		}
+		for i, t := range c.Tools {
+			// An MCP server's tools are known once it is reached; its
+			// calls are checked by the worker as in any run.
+			if strings.Contains(t.Tool, "/") {
+				continue
+			}
+			if _, ok := resolved.Tool(t.Tool); !ok {
+				return fmt.Errorf("%s: tools[%d].tool: %s is not a tool of agent %s in %s", c.Path, i, t.Tool, c.Agent, configPath)
+			}
+		}
+		if unrecorded != eval.UnrecordedLive {
+			continue
+		}
+		for _, t := range resolved.Tools {
+			if t.Effect == config.EffectWrite {
+				return fmt.Errorf("%s: agent %s has the write tool %s (%s): --unrecorded live calls tools for real, so it runs only agents without write tools; use --unrecorded error",
+					c.Path, c.Agent, t.Name, configPath)
+			}
+		}
+	}
+	return nil
+}
+
+func hasAgent(cfg *config.File, name string) bool {
+	for _, a := range cfg.Agents {
+		if a.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/internal/eval"
+)
+
+// evalRunOptions are the flags of `unstuck eval run`.
+type evalRunOptions struct {
+	config, unrecorded, taskQueue string
+	repeat, concurrency           int
+	timeout                       time.Duration
+	threshold                     float64
+	json                          bool
+}
+
+func newEvalRunCmd(c *cli) *cobra.Command {
+	o := &evalRunOptions{}
+	cmd := &cobra.Command{
+		Use:   "run DIR --config FILE [--repeat k] [--concurrency n] [--unrecorded error|live] [--json]",
+		Short: "Replay a suite of eval cases as real runs against a candidate config and print a scorecard",
+		Long: `eval run reads the case files of DIR (*.yaml, see docs/eval.md) and the
+candidate config (--config, as unstuck-worker reads it), starts the real
+unstuck workers in this process on a task queue of their own, and runs each
+case --repeat times as a real AgentWorkflow, at most --concurrency at once.
+
+Every tool call is answered from the case's recording, by tool and
+arguments, in the order recorded (a call that failed and then succeeded
+fails, then succeeds); a recorded failure fails the call with its class, as
+the tool's own failure did. No tool is called. A call the recording does not
+have (another tool, other arguments):
+  --unrecorded error (default): fails with a persistent error saying the call
+    was not recorded, and the run is diverged (it does not pass).
+  --unrecorded live: is made for real, for a read tool only; a case whose
+    agent has a write tool is refused at the start.
+The model is the config's, for real: the candidate is the model, prompts and
+policies of --config. Endpoints and secrets come only from --config, never
+from a case file.
+
+A run passes when it completed, did not diverge, and its output is the
+case's expected one (expect.match exact or subset; judge is not supported
+yet). The scorecard gives per case its runs passed, pass^k (all k passed),
+the mean steps, model requests, tokens, cost, loops, rungs climbed, repairs
+and diverged calls, beside the recorded run's outcome (better: a pass gained;
+worse: a pass lost; steps and loops up or down). Progress goes to stderr,
+the scorecard to stdout (--json: the whole scorecard as JSON).
+
+Exit codes: 0 no worse than the recording, 1 more than --threshold of the
+cases (a share, default 0) lost their pass, or the eval could not run,
+2 usage error.`,
+		Example: `  # the suite against a candidate config, each case three times
+  unstuck eval run evals/ --config candidate.yaml --repeat 3
+
+  # as JSON, allowing one case in ten to get worse
+  unstuck eval run evals/ --config candidate.yaml --json --threshold 0.1`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("eval run takes one argument, the directory of case files (got %d)", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.check(); err != nil {
+				return err
+			}
+			return c.evalRun(cmd, args[0], o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.config, "config", "", "candidate agent config (YAML, as unstuck-worker reads it); required")
+	f.IntVar(&o.repeat, "repeat", 1, "runs of each case (k of pass^k)")
+	f.IntVar(&o.concurrency, "concurrency", 4, "runs at once, at most")
+	f.StringVar(&o.unrecorded, "unrecorded", eval.UnrecordedError, "a call the recording does not have: error (the run diverges) or live (read tools only)")
+	f.StringVar(&o.taskQueue, "task-queue", "", "task queue of the in-process workers (default eval-<timestamp>)")
+	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "longest wait for one run's result")
+	f.Float64Var(&o.threshold, "threshold", 0, "share of cases (0 to 1) allowed to lose their pass before exit status 1")
+	f.BoolVar(&o.json, "json", false, "print the scorecard as JSON")
+	return cmd
+}
+
+// check refuses flags out of range before anything is read.
+func (o *evalRunOptions) check() error {
+	switch {
+	case o.config == "":
+		return usageErrorf("--config is required: the candidate config the cases run against")
+	case o.repeat < 1:
+		return usageErrorf("--repeat must be at least 1, not %d", o.repeat)
+	case o.concurrency < 1:
+		return usageErrorf("--concurrency must be at least 1, not %d", o.concurrency)
+	case o.unrecorded != eval.UnrecordedError && o.unrecorded != eval.UnrecordedLive:
+		return usageErrorf("--unrecorded must be error or live, not %q", o.unrecorded)
+	case o.timeout <= 0:
+		return usageErrorf("--timeout must be positive, not %s", o.timeout)
+	case o.threshold < 0 || o.threshold > 1:
+		return usageErrorf("--threshold is a share of the cases, from 0 to 1, not %g", o.threshold)
+	}
+	return nil
+}
+
+// evalRun loads and checks the suite, runs it on in-process workers and
+// prints the scorecard.
+func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
+	cases, err := eval.LoadDir(dir)
+	if err != nil {
+		return err
+	}
+	cfg, err := app.LoadConfig(o.config)
+	if err != nil {
+		return fmt.Errorf("config refused:\n%w", err)
+	}
+	if err := checkEvalCases(cases, cfg, o.config, o.unrecorded); err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	tc, err := c.clientWithin(ctx, loadDialTimeout)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	// The workflow sets AgentName and AgentPhase, which must exist first.
+	if err := app.EnsureSearchAttributes(ctx, tc, c.namespace); err != nil {
+		return err
+	}
+	stamp := time.Now().UTC().Format("20060102-150405")
+	if o.taskQueue == "" {
+		o.taskQueue = "eval-" + stamp
+	}
+	emulator := eval.NewEmulator(o.unrecorded)
+	ws, err := app.NewWorkers(tc, cfg, o.taskQueue, worker.Options{}, activities.WithToolEmulator(emulator.Answer))
+	if err != nil {
+		return err
+	}
+	if err := ws.Start(); err != nil {
+		return err
+	}
+	defer ws.Stop()
+	stderr := cmd.ErrOrStderr()
+	fmt.Fprintf(stderr, "eval: %d case(s) × %d on task queue %s, tools answered from the recordings (--unrecorded %s)\n",
+		len(cases), o.repeat, o.taskQueue, o.unrecorded)
+	r := &evalRunner{c: tc, emulator: emulator, taskQueue: o.taskQueue, stamp: stamp, timeout: o.timeout, progress: stderr}
+	runs := r.runAll(ctx, cases, o.repeat, o.concurrency)
+	sc := eval.Score(cases, runs, o.threshold)
+	out := cmd.OutOrStdout()
+	if o.json {
+		err = printJSON(out, sc)
+	} else {
+		err = eval.WriteTable(out, sc)
+	}
+	if err != nil {
+		return err
+	}
+	if sc.Suite.Failed {
+		return &exitError{code: exitFailure, err: fmt.Errorf("eval: the candidate is worse than the recording: %d of %d case(s) lost their pass, over --threshold %g",
+			sc.Suite.Worse, sc.Suite.Cases, o.threshold)}
+	}
+	return nil
+}
