@@ -1,0 +1,141 @@
+package testsuite
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/internal/eval"
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+)
+
+// evalConfig is a candidate config: the agent finder, its model the
+// scripted model server (a test double) under {{NAME}}, its tools on the
+// loopback tool server.
+const evalConfig = `
+model: { base_url: "{{MODEL}}", name: {{NAME}} }
+tools:
+  - { name: search, http: { url: "{{TOOLS}}/search" }, parameters: { type: object } }
+  - { name: lookup, http: { url: "{{TOOLS}}/lookup" }, parameters: { type: object } }
+agents:
+  - { name: finder, instructions: Find things., tools: [search, lookup] }
+`
+
+// The suite: a search that failed once (transient) and then succeeded,
+// and a lookup whose output is expected; both passed when recorded.
+const (
+	flakyCase = `
+agent: finder
+task: Find a hotel in NYC.
+tools:
+  - { tool: search, args: { q: nyc }, error: { class: transient, message: "tool search: HTTP 503" } }
+  - { tool: search, args: { q: nyc }, result: { hotel: H1 } }
+recorded: { status: completed, output: { hotel: H1 }, steps: 2, model_requests: 2, tool_calls: 1, input_tokens: 0, output_tokens: 0, loops: 0, repairs: 0 }
+`
+	expectedCase = `
+agent: finder
+task: Look up the price of item 7.
+expect: { output: { price: 120 }, match: subset }
+tools:
+  - { tool: lookup, args: { id: 7 }, result: { price: 120, currency: USD } }
+recorded: { status: completed, output: { price: 120, currency: USD }, steps: 2, model_requests: 2, tool_calls: 1, input_tokens: 0, output_tokens: 0, loops: 0, repairs: 0 }
+`
+)
+
+// finder is the scripted model's script (a test double): one tool call,
+// then the output from its result. diverging searches Boston instead,
+// which the recording does not have.
+func finder(diverging bool) scriptedmodel.Script {
+	return func(req openaiRequest) scriptedmodel.Turn {
+		hotel := strings.Contains(scriptedmodel.Task(req), "hotel")
+		if scriptedmodel.AssistantTurns(req) == 0 {
+			if !hotel {
+				return scriptedmodel.CallTurn("lookup", map[string]any{"id": 7})
+			}
+			q := "nyc"
+			if diverging {
+				q = "boston"
+			}
+			return scriptedmodel.CallTurn("search", map[string]any{"q": q})
+		}
+		if hotel {
+			return scriptedmodel.CallTurn("final_output", map[string]any{"hotel": "H1"})
+		}
+		return scriptedmodel.CallTurn("final_output", map[string]any{"price": 120, "currency": "USD"})
+	}
+}
+
+// `unstuck eval run` replays a suite as real runs with every tool answered
+// from the recording (the retried search gets the recorded failure, then
+// the success; no request reaches the tool server); a candidate calling a
+// tool with arguments the recording lacks diverges, fails, and the eval
+// exits 1.
+func TestEvalRun(t *testing.T) {
+	t.Parallel()
+	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+		writeJSON(w, 500, map[string]string{"error": "an eval must not call a tool"})
+	})
+	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{
+		"candidate": finder(false), "diverging": finder(true)}, "", scriptedmodel.WithLogf(t.Logf))
+	require.NoError(t, err)
+	defer model.Close()
+	dir := t.TempDir()
+	cases := filepath.Join(dir, "cases")
+	require.NoError(t, os.Mkdir(cases, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(cases, "flaky.yaml"), []byte(flakyCase), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(cases, "expected.yaml"), []byte(expectedCase), 0o644))
+	config := func(name string) string {
+		p := filepath.Join(dir, name+".yaml")
+		text := strings.NewReplacer("{{MODEL}}", model.URL(), "{{TOOLS}}", tools.URL, "{{NAME}}", name).Replace(evalConfig)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	evalRun := func(cfg string, args ...string) (eval.Scorecard, int, string) {
+		cmd := exec.Command(filepath.Join(binaries(t), "unstuck"), append([]string{"eval", "run", cases, "--config", cfg, "--json", "--address", serverAddress}, args...)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		code := 0
+		if err := cmd.Run(); err != nil {
+			var exit *exec.ExitError
+			require.True(t, errors.As(err, &exit), "%v\n%s", err, stderr.String())
+			code = exit.ExitCode()
+		}
+		var sc eval.Scorecard
+		require.NoError(t, json.Unmarshal(stdout.Bytes(), &sc), "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
+		return sc, code, stderr.String()
+	}
+
+	sc, code, stderr := evalRun(config("candidate"), "--repeat", "2")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "eval: [4/4] ")
+	require.Equal(t, eval.Suite{Cases: 2, PassK: 2, Runs: 4, Passed: 4, Total: sc.Suite.Total}, sc.Suite, stderr)
+	for _, c := range sc.Cases {
+		require.True(t, c.PassK, "%s: %v", c.Case, c.Why)
+		require.Equal(t, 0, c.Diverged, c.Case)
+		require.Equal(t, eval.ChangeSame, c.Change, c.Case)
+		require.Equal(t, 2.0, c.Mean.Steps, c.Case)
+	}
+	require.Empty(t, tools.requests("/search"), "every call answered from the recording")
+	require.Empty(t, tools.requests("/lookup"), "every call answered from the recording")
+
+	sc, code, stderr = evalRun(config("diverging"))
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "the candidate is worse than the recording: 1 of 2 case(s) lost their pass")
+	byCase := map[string]eval.CaseScore{}
+	for _, c := range sc.Cases {
+		byCase[c.Case] = c
+	}
+	require.False(t, byCase["flaky"].PassK)
+	require.Equal(t, 1, byCase["flaky"].Diverged)
+	require.Equal(t, eval.ChangeLost, byCase["flaky"].Change)
+	require.True(t, byCase["expected"].PassK)
+	require.Empty(t, tools.requests("/search"), "the unrecorded call is not made")
+}
