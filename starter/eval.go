@@ -11,7 +11,7 @@ func newEvalCmd(c *cli) *cobra.Command {
 directory of case files as real runs against a candidate config, its tools
 answered from the recordings, and prints a scorecard (docs/eval.md).`,
 		Example: `  unstuck eval run evals/ --config candidate.yaml --repeat 3`,
-		Args:  noArgs,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return cmd.Help()
 		},

@@ -47,6 +47,8 @@ func TestCaseReadsAndWritesBack(t *testing.T) {
 	require.NoError(t, err)
 	again, err := Load(path)
 	require.NoError(t, err)
+	require.Equal(t, path, again.Path, "a case knows its file")
+	again.Path = c.Path
 	require.Equal(t, c, again)
 }
 
