@@ -17,6 +17,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/docstest"
+	"github.com/unstuck-dev/unstuck/internal/eval"
 )
 
 func pages(t *testing.T) []docstest.Page {
@@ -150,6 +151,7 @@ var yamlKinds = map[string]string{
 	"outline":        "a sketch of a config with alternatives and placeholders: parses, and every key is a config field",
 	"dynamic-config": "Temporal dynamic config: each key's values are those of the file its first comment names",
 	"compose":        "a Docker Compose file: parses",
+	"eval-case":      "an eval case file (docs/eval.md): loads as unstuck eval run reads it",
 }
 
 // Every ```yaml block of README.md and docs/*.md is what its info string
@@ -179,7 +181,7 @@ func TestDocsConfigExamplesLoad(t *testing.T) {
 				kind, root = "outline", strings.TrimPrefix(kind, "outline ")
 			}
 			if _, ok := yamlKinds[kind]; !ok {
-				t.Errorf("%s: unknown kind %q: one of none, fragment, outline [agent], dynamic-config, compose", b.Where(), kind)
+				t.Errorf("%s: unknown kind %q: one of none, fragment, outline [agent], dynamic-config, compose, eval-case", b.Where(), kind)
 				continue
 			}
 			seen[kind]++
@@ -223,8 +225,27 @@ func checkYAML(b docstest.Block, kind, root string, demo []byte, opts config.Opt
 		return knownKeys(top, t, "")
 	case "dynamic-config":
 		return sameAsFile(top, b.Body)
+	case "eval-case":
+		return loadsAsCase(b.Body)
 	}
 	return nil // compose: parses
+}
+
+// loadsAsCase reads body as a case file, as eval.Load reads one.
+func loadsAsCase(body string) error {
+	f, err := os.CreateTemp("", "docs-case-*"+eval.Ext)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.WriteString(body); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	_, err = eval.Load(f.Name())
+	return err
 }
 
 // mergeInto puts a fragment's top-level keys into the base config: a

@@ -63,8 +63,10 @@ type ToolError struct {
 // Outcome is what a run did, and how: the figures a scorecard compares.
 type Outcome struct {
 	// Run is the workflow id the case was exported from.
-	Run           string   `yaml:"run,omitempty" json:"run,omitempty"`
-	Status        string   `yaml:"status" json:"status"`
+	Run    string `yaml:"run,omitempty" json:"run,omitempty"`
+	Status string `yaml:"status" json:"status"`
+	// Error is why a run that did not complete ended (failed, terminated).
+	Error         string   `yaml:"error,omitempty" json:"error,omitempty"`
 	Output        any      `yaml:"output,omitempty" json:"output,omitempty"`
 	Steps         int      `yaml:"steps" json:"steps"`
 	ModelRequests int64    `yaml:"model_requests" json:"model_requests"`

@@ -1,0 +1,102 @@
+package testsuite
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/unstuck-dev/unstuck/internal/eval"
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// exportConfig is a travel-like agent whose search is on the loopback tool
+// server.
+const exportConfig = `
+model: { base_url: "{{MODEL}}", name: hotels }
+tools:
+  - { name: search, http: { url: "{{TOOLS}}/search" }, parameters: { type: object } }
+agents:
+  - { name: hotels, instructions: Find hotels., tools: [search] }
+`
+
+// exportSecret is the value the tool's answer holds, refused when an
+// environment variable named like a secret has it.
+const exportSecret = "ref-7f3a9c2e51d4"
+
+// `unstuck eval export` writes a closed run as a case: its agent and task,
+// both tool results in order (the failure with its class and message),
+// its recorded status and steps; a case holding the value of a secret
+// environment variable is refused naming the field, and a query matching
+// no run exits 1.
+func TestEvalExport(t *testing.T) {
+	t.Parallel()
+	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, n int) {
+		if n == 1 {
+			writeJSON(w, 403, map[string]string{"error": "quota exceeded"})
+			return
+		}
+		writeJSON(w, 200, map[string]string{"hotel": "H1", "ref": exportSecret})
+	})
+	// The model searches until the search answers, then gives its output.
+	hotels := func(req openaiRequest) scriptedmodel.Turn {
+		if scriptedmodel.AssistantTurns(req) < 2 {
+			return scriptedmodel.CallTurn("search", map[string]any{"q": "nyc"})
+		}
+		return scriptedmodel.CallTurn("final_output", map[string]any{"hotel": "H1"})
+	}
+	s := newStack(t, strings.ReplaceAll(exportConfig, "{{TOOLS}}", tools.URL), map[string]scriptedmodel.Script{"hotels": hotels})
+	run := s.start(workflows.AgentInput{Agent: "hotels", Task: "Find a hotel in NYC."})
+	res, err := s.result(run)
+	require.NoError(t, err)
+	s.awaitListed(run.GetID(), "ExecutionStatus = 'Completed'")
+
+	export := func(env []string, query string) (dir, out string, code int) {
+		dir = filepath.Join(t.TempDir(), "cases")
+		cmd := exec.Command(filepath.Join(binaries(t), "unstuck"), "eval", "export", "--query", query, "--to", dir, "--address", serverAddress)
+		cmd.Env = append(os.Environ(), env...)
+		var b bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &b, &b
+		if err := cmd.Run(); err != nil {
+			var exit *exec.ExitError
+			require.True(t, errors.As(err, &exit), "%v\n%s", err, b.String())
+			code = exit.ExitCode()
+		}
+		return dir, b.String(), code
+	}
+	query := "WorkflowId = '" + run.GetID() + "'"
+
+	dir, out, code := export(nil, query)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "wrote 1 case(s) to "+dir)
+	c, err := eval.Load(filepath.Join(dir, eval.CaseName(run.GetID())+eval.Ext))
+	require.NoError(t, err)
+	require.Equal(t, "hotels", c.Agent)
+	require.Equal(t, "Find a hotel in NYC.", c.Task)
+	require.Len(t, c.Tools, 2)
+	require.Equal(t, "search", c.Tools[0].Tool)
+	require.Equal(t, map[string]any{"q": "nyc"}, c.Tools[0].Args)
+	require.NotNil(t, c.Tools[0].Error)
+	require.Equal(t, "fatal", c.Tools[0].Error.Class, "403 is fatal by default")
+	require.Contains(t, c.Tools[0].Error.Message, "HTTP 403")
+	require.Equal(t, map[string]any{"hotel": "H1", "ref": exportSecret}, c.Tools[1].Result)
+	require.Equal(t, "completed", c.Recorded.Status)
+	require.Equal(t, res.Steps, c.Recorded.Steps)
+	require.Equal(t, run.GetID(), c.Recorded.Run)
+
+	_, out, code = export([]string{"HOTELS_API_KEY=" + exportSecret}, query)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "refused "+run.GetID()+": tools[1].result.ref holds the value of a secret environment variable")
+	require.Contains(t, out, "wrote 0 case(s) to ")
+
+	_, out, code = export(nil, "WorkflowId = 'no-such-run-"+run.GetID()+"'")
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "no run matches the query")
+}
