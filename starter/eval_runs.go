@@ -107,42 +107,13 @@ func (r *evalRunner) outcome(ctx context.Context, c *eval.Case, id string) (eval
 			reason += ": " + res.LastError
 		}
 	}
-	fill(&o, res)
-	o.Loops, o.Repairs = r.loopsAndRepairs(ctx, id)
-	return o, reason
-}
-
-// fill copies a run's result into its outcome.
-func fill(o *eval.Outcome, res workflows.AgentResult) {
-	o.Status, o.Steps = res.Status, res.Steps
+	// Measured as an export measures the recording (eval.OutcomeOf), so
+	// a run and its recording compare like for like; a trace the run
+	// does not answer leaves its loops and repairs at 0.
+	tr, _ := queryTrace(ctx, r.c, id, "")
+	o = eval.OutcomeOf(eval.Recording{WorkflowID: id, Result: &res, Nodes: tr.Nodes})
 	if o.Status == "" {
 		o.Status = "stopped"
 	}
-	if len(res.Output) > 0 {
-		o.Output = res.Output
-	}
-	if s := res.Spend; s != nil {
-		o.ModelRequests, o.ToolCalls = s.ModelRequests, s.ToolCalls
-		o.InputTokens, o.OutputTokens, o.Cost = s.InputTokens, s.OutputTokens, s.Cost
-	}
-	for _, e := range res.Escalations {
-		o.Rungs = append(o.Rungs, e.Action)
-	}
-}
-
-// loopsAndRepairs reads the loops a run met (its status) and the repairs
-// it made (its trace); a query that fails leaves its figure at 0.
-func (r *evalRunner) loopsAndRepairs(ctx context.Context, id string) (loops, repairs int) {
-	var st signals.Status
-	if err := queryLatest(ctx, r.c, id, signals.QueryStatus, &st); err == nil {
-		loops = len(st.Loops) + st.LoopsDropped
-	}
-	if tr, err := queryTrace(ctx, r.c, id, ""); err == nil {
-		for _, n := range tr.Nodes {
-			if n.Kind == signals.KindRepair {
-				repairs++
-			}
-		}
-	}
-	return loops, repairs
+	return o, reason
 }

@@ -2,6 +2,7 @@ package testsuite
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
@@ -33,7 +34,8 @@ const exportSecret = "ref-7f3a9c2e51d4"
 
 // `unstuck eval export` writes a closed run as a case: its agent and task,
 // both tool results in order (the failure with its class and message),
-// its recorded status and steps; a case holding the value of a secret
+// its recorded status and steps, and replays with the same config as a
+// pass with no tool called; a case holding the value of a secret
 // environment variable is refused naming the field, and a query matching
 // no run exits 1.
 func TestEvalExport(t *testing.T) {
@@ -90,6 +92,23 @@ func TestEvalExport(t *testing.T) {
 	require.Equal(t, "completed", c.Recorded.Status)
 	require.Equal(t, res.Steps, c.Recorded.Steps)
 	require.Equal(t, run.GetID(), c.Recorded.Run)
+
+	// The case replays: the same config passes it as the recording did,
+	// every call answered from the recording, none reaching the tool.
+	cfg := filepath.Join(t.TempDir(), "same.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(strings.NewReplacer("{{MODEL}}", s.model.URL(), "{{TOOLS}}", tools.URL).Replace(exportConfig)), 0o644))
+	replay := exec.Command(filepath.Join(binaries(t), "unstuck"), "eval", "run", dir, "--config", cfg, "--json", "--address", serverAddress)
+	var stdout, stderr bytes.Buffer
+	replay.Stdout, replay.Stderr = &stdout, &stderr
+	require.NoError(t, replay.Run(), stderr.String())
+	var sc eval.Scorecard
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &sc), stderr.String())
+	require.Len(t, sc.Cases, 1)
+	require.True(t, sc.Cases[0].PassK, "%v", sc.Cases[0].Why)
+	require.Equal(t, 0, sc.Cases[0].Diverged)
+	require.Equal(t, eval.ChangeSame, sc.Cases[0].Change)
+	require.Equal(t, float64(res.Steps), sc.Cases[0].Mean.Steps, "the replay took the recording's steps")
+	require.Len(t, tools.requests("/search"), 2, "the replay called no tool")
 
 	_, out, code = export([]string{"HOTELS_API_KEY=" + exportSecret}, query)
 	require.Equal(t, 1, code, out)
