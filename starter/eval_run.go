@@ -15,6 +15,7 @@ import (
 // evalRunOptions are the flags of `unstuck eval run`.
 type evalRunOptions struct {
 	config, unrecorded, taskQueue string
+	baseline, report              string
 	repeat, concurrency           int
 	timeout                       time.Duration
 	threshold                     float64
@@ -24,7 +25,7 @@ type evalRunOptions struct {
 func newEvalRunCmd(c *cli) *cobra.Command {
 	o := &evalRunOptions{}
 	cmd := &cobra.Command{
-		Use:   "run DIR --config FILE [--repeat k] [--concurrency n] [--unrecorded error|live] [--json]",
+		Use:   "run DIR --config FILE [--repeat k] [--concurrency n] [--unrecorded error|live] [--baseline REPORT] [--json] [--report FILE.html|.md]",
 		Short: "Replay a suite of eval cases as real runs against a candidate config and print a scorecard",
 		Long: `eval run reads the case files of DIR (*.yaml, see docs/eval.md) and the
 candidate config (--config, as unstuck-worker reads it), starts the real
@@ -52,14 +53,27 @@ and diverged calls, beside the recorded run's outcome (better: a pass gained;
 worse: a pass lost; steps and loops up or down). Progress goes to stderr,
 the scorecard to stdout (--json: the whole scorecard as JSON).
 
-Exit codes: 0 no worse than the recording, 1 more than --threshold of the
-cases (a share, default 0) lost their pass, or the eval could not run,
+--baseline REPORT compares with an earlier eval instead of the recordings:
+REPORT is the scorecard JSON --json printed then. Cases are matched by name;
+one the baseline lacks is "not in baseline". A baseline that is not such
+JSON, or names no case of the suite, is refused before anything runs.
+--report FILE.md or FILE.html also writes the scorecard as a report, the
+extension saying the format: the suite, then each case beside its baseline;
+the HTML one is a single page with a bar plot per case (pass rate, loops,
+cost). Another extension is refused before anything runs.
+
+Exit codes: 0 no worse than the baseline (the recording, or --baseline),
+1 the candidate is worse than the baseline by more than --threshold (a share
+of the cases that lost their pass, default 0), or the eval could not run,
 2 usage error.`,
 		Example: `  # the suite against a candidate config, each case three times
   unstuck eval run evals/ --config candidate.yaml --repeat 3
 
   # as JSON, allowing one case in ten to get worse
-  unstuck eval run evals/ --config candidate.yaml --json --threshold 0.1`,
+  unstuck eval run evals/ --config candidate.yaml --json --threshold 0.1
+
+  # against last release's scorecard, with an HTML report for the CI job
+  unstuck eval run evals/ --config candidate.yaml --baseline release.json --report eval.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("eval run takes one argument, the directory of case files (got %d)", len(args))
@@ -81,7 +95,9 @@ cases (a share, default 0) lost their pass, or the eval could not run,
 	f.StringVar(&o.taskQueue, "task-queue", "", "task queue of the in-process workers (default eval-<timestamp>)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "longest wait for one run's result")
 	f.Float64Var(&o.threshold, "threshold", 0, "share of cases (0 to 1) allowed to lose their pass before exit status 1")
-	f.BoolVar(&o.json, "json", false, "print the scorecard as JSON")
+	f.BoolVar(&o.json, "json", false, "print the scorecard as JSON (what --baseline reads)")
+	f.StringVar(&o.baseline, "baseline", "", "compare with this earlier scorecard (JSON from --json) instead of the recordings")
+	f.StringVar(&o.report, "report", "", "also write the scorecard as a report: FILE.md (Markdown) or FILE.html")
 	return cmd
 }
 
@@ -101,6 +117,11 @@ func (o *evalRunOptions) check() error {
 	case o.threshold < 0 || o.threshold > 1:
 		return usageErrorf("--threshold is a share of the cases, from 0 to 1, not %g", o.threshold)
 	}
+	if o.report != "" {
+		if _, err := eval.ReportKind(o.report); err != nil {
+			return usageErrorf("--report: %v", err)
+		}
+	}
 	return nil
 }
 
@@ -117,6 +138,14 @@ func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
 	}
 	if err := checkEvalCases(cases, cfg, o.config, o.unrecorded); err != nil {
 		return err
+	}
+	var base *eval.Scorecard
+	if o.baseline != "" {
+		b, err := eval.LoadBaseline(o.baseline, cases)
+		if err != nil {
+			return err
+		}
+		base = &b
 	}
 	ctx := cmd.Context()
 	tc, err := c.clientWithin(ctx, loadDialTimeout)
@@ -147,7 +176,17 @@ func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
 	r := &evalRunner{c: tc, emulator: emulator, taskQueue: o.taskQueue, stamp: stamp, timeout: o.timeout, progress: stderr}
 	runs := r.runAll(ctx, cases, o.repeat, o.concurrency)
 	sc := eval.Score(cases, runs, o.threshold)
+	if base != nil {
+		sc = eval.Compare(sc, *base, o.baseline)
+	}
+	return finishEval(cmd, sc, o)
+}
+
+// finishEval prints sc, writes its report, and fails when the candidate
+// is worse than its baseline by more than the threshold.
+func finishEval(cmd *cobra.Command, sc eval.Scorecard, o *evalRunOptions) error {
 	out := cmd.OutOrStdout()
+	var err error
 	if o.json {
 		err = printJSON(out, sc)
 	} else {
@@ -156,9 +195,15 @@ func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.report != "" {
+		if err := eval.WriteReport(o.report, sc); err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "eval: wrote the report %s\n", o.report)
+	}
 	if sc.Suite.Failed {
-		return &exitError{code: exitFailure, err: fmt.Errorf("eval: the candidate is worse than the recording: %d of %d case(s) lost their pass, over --threshold %g",
-			sc.Suite.Worse, sc.Suite.Cases, o.threshold)}
+		return &exitError{code: exitFailure, err: fmt.Errorf("eval: the candidate is worse than %s: %d of %d case(s) lost their pass, over --threshold %g",
+			sc.Against(), sc.Suite.Worse, sc.Suite.Cases, o.threshold)}
 	}
 	return nil
 }

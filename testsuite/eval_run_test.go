@@ -98,7 +98,7 @@ func TestEvalRun(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 		return p
 	}
-	evalRun := func(cfg string, args ...string) (eval.Scorecard, int, string) {
+	unstuck := func(cfg string, args ...string) (string, int, string) {
 		cmd := exec.Command(filepath.Join(binaries(t), "unstuck"), append([]string{"eval", "run", cases, "--config", cfg, "--json", "--address", serverAddress}, args...)...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -108,12 +108,20 @@ func TestEvalRun(t *testing.T) {
 			require.True(t, errors.As(err, &exit), "%v\n%s", err, stderr.String())
 			code = exit.ExitCode()
 		}
-		var sc eval.Scorecard
-		require.NoError(t, json.Unmarshal(stdout.Bytes(), &sc), "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
-		return sc, code, stderr.String()
+		return stdout.String(), code, stderr.String()
 	}
+	evalRun := func(cfg string, args ...string) (eval.Scorecard, int, string) {
+		stdout, code, stderr := unstuck(cfg, args...)
+		var sc eval.Scorecard
+		require.NoError(t, json.Unmarshal([]byte(stdout), &sc), "stdout: %s\nstderr: %s", stdout, stderr)
+		return sc, code, stderr
+	}
+	baseline := filepath.Join(dir, "baseline.json")
 
-	sc, code, stderr := evalRun(config("candidate"), "--repeat", "2")
+	stdout, code, stderr := unstuck(config("candidate"), "--repeat", "2")
+	require.NoError(t, os.WriteFile(baseline, []byte(stdout), 0o644))
+	var sc eval.Scorecard
+	require.NoError(t, json.Unmarshal([]byte(stdout), &sc), "stdout: %s\nstderr: %s", stdout, stderr)
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, "eval: [4/4] ")
 	require.Equal(t, eval.Suite{Cases: 2, PassK: 2, Runs: 4, Passed: 4, Total: sc.Suite.Total}, sc.Suite, stderr)
@@ -138,4 +146,27 @@ func TestEvalRun(t *testing.T) {
 	require.Equal(t, eval.ChangeLost, byCase["flaky"].Change)
 	require.True(t, byCase["expected"].PassK)
 	require.Empty(t, tools.requests("/search"), "the unrecorded call is not made")
+
+	// Against the first eval's scorecard (--baseline) instead of the
+	// recordings, with a report: the lost case fails the eval the same way.
+	report := filepath.Join(dir, "eval.html")
+	sc, code, stderr = evalRun(config("diverging"), "--baseline", baseline, "--report", report)
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "the candidate is worse than the baseline "+baseline+": 1 of 2 case(s) lost their pass")
+	require.Equal(t, baseline, sc.Suite.Baseline)
+	for _, c := range sc.Cases {
+		require.NotNil(t, c.Baseline, c.Case)
+		require.Equal(t, 2, c.Baseline.Runs, c.Case)
+	}
+	page, err := os.ReadFile(report)
+	require.NoError(t, err, stderr)
+	require.Contains(t, string(page), `<section class="case lost" data-case="flaky">`)
+
+	// A baseline that is not a scorecard is refused before anything runs.
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte("not json"), 0o644))
+	_, code, stderr = unstuck(config("candidate"), "--baseline", bad)
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "baseline "+bad+" is not a scorecard")
+	require.NotContains(t, stderr, "eval: [1/")
 }

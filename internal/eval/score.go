@@ -89,8 +89,12 @@ type CaseScore struct {
 	// Recorded is the recorded run's figures and whether it passed;
 	// absent when the case has no recorded outcome.
 	Recorded *RecordedScore `json:"recorded,omitempty"`
+	// Baseline is the case in the --baseline scorecard, when there is
+	// one; Change and Notes are then against it, not the recording.
+	Baseline *BaselineScore `json:"baseline,omitempty"`
 	Change   string         `json:"change"`
-	// Notes say what moved against the recording (steps, loops).
+	// Notes say what moved against the recording (steps, loops) or the
+	// baseline (steps, loops, cost).
 	Notes []string `json:"notes,omitempty"`
 	// Why are the distinct reasons its runs did not pass.
 	Why []string `json:"why,omitempty"`
@@ -117,6 +121,9 @@ type Suite struct {
 	Failed     bool    `json:"failed"`
 	Diverged   int     `json:"diverged"`
 	Total      Figures `json:"total"`
+	// Baseline is the --baseline file the cases are compared with;
+	// empty, they are compared with their recordings.
+	Baseline string `json:"baseline,omitempty"`
 }
 
 // Scorecard is an eval's result: each run, each case, the suite.

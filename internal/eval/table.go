@@ -11,10 +11,16 @@ import (
 // figures (means over its runs) beside the recording's, then the suite.
 func WriteTable(w io.Writer, sc Scorecard) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CASE\tPASS\tPASS^K\tSTEPS\tREQUESTS\tTOKENS\tCOST\tLOOPS\tRUNGS\tREPAIRS\tDIVERGED\tRECORDED\tCHANGE")
+	then := "RECORDED"
+	if sc.Suite.Baseline != "" {
+		then = "BASELINE"
+	}
+	fmt.Fprintln(tw, "CASE\tPASS\tPASS^K\tSTEPS\tREQUESTS\tTOKENS\tCOST\tLOOPS\tRUNGS\tREPAIRS\tDIVERGED\t"+then+"\tCHANGE")
 	for _, c := range sc.Cases {
 		recorded := "-"
-		if r := c.Recorded; r != nil {
+		if b := c.Baseline; b != nil {
+			recorded = fmt.Sprintf("%d/%d, %s steps", b.Passed, b.Runs, num(b.Mean.Steps))
+		} else if r := c.Recorded; r != nil && sc.Suite.Baseline == "" {
 			recorded = fmt.Sprintf("%s, %s steps", passWord(r.Pass), num(r.Figures.Steps))
 		}
 		change := c.Change
@@ -35,9 +41,9 @@ func WriteTable(w io.Writer, sc Scorecard) error {
 		}
 	}
 	s := sc.Suite
-	verdict := "not worse than the recording"
+	verdict := "not worse than " + sc.Against()
 	if s.Failed {
-		verdict = fmt.Sprintf("WORSE than the recording: %d of %d case(s) lost their pass (allowed: %s of the cases)", s.Worse, s.Cases, num(s.Threshold*100)+"%")
+		verdict = fmt.Sprintf("WORSE than %s: %d of %d case(s) lost their pass (allowed: %s of the cases)", sc.Against(), s.Worse, s.Cases, num(s.Threshold*100)+"%")
 	}
 	_, err := fmt.Fprintf(w, "suite: pass^k %d/%d cases, runs passed %d/%d, %d worse, %d better, %d diverged call(s), %s tokens, cost %s; %s\n",
 		s.PassK, s.Cases, s.Passed, s.Runs, s.Worse, s.Better, s.Diverged, num(s.Total.InputTokens+s.Total.OutputTokens), num(s.Total.Cost), verdict)
