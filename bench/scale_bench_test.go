@@ -312,12 +312,18 @@ agents:
 // buildWorker builds bin/unstuck-worker from this tree into a temp dir.
 func buildWorker(b *testing.B) string {
 	b.Helper()
+	return buildBinary(b, "unstuck-worker", "./worker")
+}
+
+// buildBinary builds the package pkg of this tree into a temp dir as name.
+func buildBinary(b *testing.B, name, pkg string) string {
+	b.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	bin := filepath.Join(b.TempDir(), "unstuck-worker")
-	cmd := exec.Command("go", "build", "-o", bin, "./worker")
+	bin := filepath.Join(b.TempDir(), name)
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
 	cmd.Dir = filepath.Dir(filepath.Dir(file))
 	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("build the worker: %v\n%s", err, out)
+		b.Fatalf("build %s: %v\n%s", pkg, err, out)
 	}
 	return bin
 }
