@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/rand"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -157,7 +159,14 @@ func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
 	if err := app.EnsureSearchAttributes(ctx, tc, c.namespace); err != nil {
 		return err
 	}
-	stamp := time.Now().UTC().Format("20060102-150405")
+	// Two evals started in the same second (two CI jobs) must not share a
+	// queue, whose workers would serve each other's runs, nor workflow
+	// ids: the stamp is the time and 6 random hex digits.
+	stamp, err := workflowIDAt("", time.Now(), rand.Read)
+	if err != nil {
+		return err
+	}
+	stamp = strings.TrimPrefix(stamp, "-")
 	if o.taskQueue == "" {
 		o.taskQueue = "eval-" + stamp
 	}
