@@ -198,6 +198,11 @@ func cutInMakesNoWriteTwice(t *testing.T, shape, policy string) {
 	message := messageNode(t, tr, "window seat, please")
 	require.Equal(t, []string{message.ID}, reqs[2].Parents, "the message joins at once: the next request follows it")
 	requireEveryCallAnswered(t, s.model.Requests())
+	if policy == config.DoubleTextInterrupt {
+		// The ledger answering a write the cut turn made (gate
+		// cut-in-ledger), kept so later releases replay it.
+		recordAndReplay(t, run, "double_text_interrupt_"+strings.ReplaceAll(shape, "-", "_"))
+	}
 	if policy == config.DoubleTextRollback {
 		require.Equal(t, signals.StatusInvalidated, books[0].Status, "rolled back")
 		require.Equal(t, signals.StatusInvalidated, reqs[1].Status)
