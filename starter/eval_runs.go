@@ -57,7 +57,7 @@ func (r *evalRunner) run(ctx context.Context, c *eval.Case, i, total int) eval.R
 	run := eval.Run{Case: c.Name, Repeat: i, WorkflowID: id}
 	r.emulator.Add(id, c)
 	run.Outcome, run.Reason = r.outcome(ctx, c, id)
-	run.Diverged, run.Live = r.emulator.OffRecord(id)
+	run.Diverged, run.Live = r.emulator.Done(id)
 	eval.Judge(c, &run)
 	r.mu.Lock()
 	r.done++

@@ -49,28 +49,32 @@ func (e *Emulator) Add(workflowID string, c *Case) {
 	e.runs[workflowID] = &emulatedRun{replay: NewReplay(c)}
 }
 
-// OffRecord are the calls of workflowID the recording did not have:
-// those answered with an error (diverged) and those made live.
-func (e *Emulator) OffRecord(workflowID string) (diverged, live []string) {
+// Done ends workflowID's run once it is judged: it returns the run's calls
+// the recording did not have (those answered with an error, diverged, and
+// those made live) and forgets the run, so an eval of many repeats does
+// not keep every run's replay. A call of the run after Done is off the
+// record.
+func (e *Emulator) Done(workflowID string) (diverged, live []string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	r := e.runs[workflowID]
+	delete(e.runs, workflowID)
 	if r == nil {
 		return nil, nil
 	}
-	return append([]string(nil), r.diverged...), append([]string(nil), r.live...)
+	return r.diverged, r.live
 }
 
 // Answer is the emulator's answer to a call (an activities.ToolEmulator).
-// A run the emulator was not given (a child workflow) has no recording:
-// every call of it is off the record, so none reaches a tool that writes.
+// A run the emulator was not given (a child workflow, or a run already
+// Done) has no recording: every call of it is off the record, so none
+// reaches a tool that writes, and it is not kept, as no one asks for it.
 func (e *Emulator) Answer(call activities.EmulatedCall) activities.Emulation {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	r := e.runs[call.WorkflowID]
 	if r == nil {
 		r = &emulatedRun{replay: NewReplay(&Case{})}
-		e.runs[call.WorkflowID] = r
 	}
 	if t, ok := r.replay.Answer(call.Tool, call.Args); ok {
 		return recorded(t)

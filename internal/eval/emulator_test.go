@@ -39,7 +39,7 @@ func TestEmulator(t *testing.T) {
 			e := NewEmulator(tc.unrecorded)
 			e.Add("w", c)
 			require.Equal(t, tc.want, call(e, tc.tool, tc.effect, tc.args))
-			diverged, live := e.OffRecord("w")
+			diverged, live := e.Done("w")
 			require.Len(t, diverged, tc.diverged)
 			require.Len(t, live, tc.live)
 		})
@@ -50,4 +50,36 @@ func TestEmulator(t *testing.T) {
 	require.Equal(t, activities.Emulation{Result: json.RawMessage(`{"hits":1}`)}, call(e, "search", "read", `{"q":"x"}`), "the retry gets the recorded success")
 	other := e.Answer(activities.EmulatedCall{WorkflowID: "child", Tool: "search", Effect: "read", Args: json.RawMessage(`{"q":"x"}`)})
 	require.Equal(t, policies.Persistent, other.ErrorClass, "a run without a case has no recording")
+}
+
+// A run's replay is forgotten once the run is done, and a call of it
+// after that, or of a run never added, is off the record and not kept:
+// an eval of many repeats ends with nothing held.
+func TestEmulatorForgetsDoneRuns(t *testing.T) {
+	// The call is recorded twice, so a run kept would answer it again.
+	found := ToolResult{Tool: "search", Args: map[string]any{"q": "x"}, Result: map[string]any{"hits": 1}}
+	c := &Case{Tools: []ToolResult{found, found}}
+	e := NewEmulator(UnrecordedError)
+	call := func(id string) activities.Emulation {
+		return e.Answer(activities.EmulatedCall{WorkflowID: id, Tool: "search", Effect: "read", Args: json.RawMessage(`{"q":"x"}`)})
+	}
+	for _, id := range []string{"run-1", "run-2"} {
+		e.Add(id, c)
+		require.Equal(t, activities.Emulation{Result: json.RawMessage(`{"hits":1}`)}, call(id), id)
+	}
+	require.Len(t, e.runs, 2)
+
+	diverged, live := e.Done("run-1")
+	require.Empty(t, diverged)
+	require.Empty(t, live)
+	require.Len(t, e.runs, 1)
+	require.Equal(t, policies.Persistent, call("run-1").ErrorClass, "a call after Done has no recording")
+	require.Equal(t, policies.Persistent, call("child").ErrorClass, "a run never added has no recording")
+	require.Len(t, e.runs, 1, "neither is kept")
+
+	e.Done("run-2")
+	require.Empty(t, e.runs)
+	diverged, live = e.Done("run-2")
+	require.Nil(t, diverged, "a run done twice has nothing left")
+	require.Nil(t, live)
 }
