@@ -44,6 +44,18 @@ func checkEvalCases(cases []*eval.Case, cfg *config.File, configPath, unrecorded
 	return nil
 }
 
+// checkEvalSecrets refuses, naming the case file and field, a case
+// holding one of secrets: a suite is shared and its cases are given to
+// the model, and endpoints and secrets come only from the config.
+func checkEvalSecrets(cases []*eval.Case, secrets []string) error {
+	for _, c := range cases {
+		if field := eval.FindSecret(c, secrets); field != "" {
+			return fmt.Errorf("%s: %s holds the value of a secret environment variable; a case file never holds a secret: take it out", c.Path, field)
+		}
+	}
+	return nil
+}
+
 func hasAgent(cfg *config.File, name string) bool {
 	for _, a := range cfg.Agents {
 		if a.Name == name {

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -45,7 +46,9 @@ have (another tool, other arguments):
     agent has a write tool is refused at the start.
 The model is the config's, for real: the candidate is the model, prompts and
 policies of --config. Endpoints and secrets come only from --config, never
-from a case file.
+from a case file: a case holding the value of an environment variable of this
+process named like a secret (KEY, TOKEN, SECRET, PASSWORD, AUTH) is refused,
+naming the file and the field.
 
 A run passes when it completed, did not diverge, and its output is the
 case's expected one (expect.match exact or subset; judge is not supported
@@ -66,7 +69,8 @@ cost). Another extension is refused before anything runs.
 
 Exit codes: 0 no worse than the baseline (the recording, or --baseline),
 1 the candidate is worse than the baseline by more than --threshold (a share
-of the cases that lost their pass, default 0), or the eval could not run,
+of the cases that lost their pass, default 0), or the eval could not run
+(a case file, the config or the baseline refused before anything runs),
 2 usage error.`,
 		Example: `  # the suite against a candidate config, each case three times
   unstuck eval run evals/ --config candidate.yaml --repeat 3
@@ -139,6 +143,9 @@ func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
 		return fmt.Errorf("config refused:\n%w", err)
 	}
 	if err := checkEvalCases(cases, cfg, o.config, o.unrecorded); err != nil {
+		return err
+	}
+	if err := checkEvalSecrets(cases, eval.EnvSecrets(os.Environ())); err != nil {
 		return err
 	}
 	var base *eval.Scorecard
