@@ -36,8 +36,9 @@ const exportSecret = "ref-7f3a9c2e51d4"
 // both tool results in order (the failure with its class and message),
 // its recorded status and steps, and replays with the same config as a
 // pass with no tool called; a case holding the value of a secret
-// environment variable is refused naming the field, and a query matching
-// no run exits 1.
+// environment variable is refused naming the field, a query matching no
+// run exits 1, and so does a run no worker can answer the trace query
+// of, refused naming its task queue.
 func TestEvalExport(t *testing.T) {
 	t.Parallel()
 	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, n int) {
@@ -115,7 +116,24 @@ func TestEvalExport(t *testing.T) {
 	require.Contains(t, out, "refused "+run.GetID()+": tools[1].result.ref holds the value of a secret environment variable")
 	require.Contains(t, out, "wrote 0 case(s) to ")
 
-	_, out, code = export(nil, "WorkflowId = 'no-such-run-"+run.GetID()+"'")
+	none := "WorkflowId = 'no-such-run-" + run.GetID() + "'"
+	_, out, code = export(nil, none)
 	require.Equal(t, 1, code, out)
-	require.Contains(t, out, "no run matches the query")
+	require.Contains(t, out, `unstuck: no run matches the query "`+none+`" in namespace "default"`)
+
+	// A run whose worker stopped after it closed: no worker polls its
+	// task queue, so its trace cannot be read and it is refused, naming
+	// the run and the task queue.
+	gone := newPausable(t, strings.ReplaceAll(exportConfig, "{{TOOLS}}", tools.URL), map[string]scriptedmodel.Script{"hotels": hotels})
+	orphan := gone.start(workflows.AgentInput{Agent: "hotels", Task: "Find a hotel in NYC."})
+	_, err = gone.result(orphan)
+	require.NoError(t, err)
+	gone.pause()
+	gone.awaitListed(orphan.GetID(), "ExecutionStatus = 'Completed'")
+	dir, out, code = export(nil, "WorkflowId = '"+orphan.GetID()+"'")
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "refused "+orphan.GetID()+": cannot read its trace (run "+orphan.GetRunID()+")")
+	require.Contains(t, out, `a closed run's trace query is answered by a worker of its task queue "`+gone.queue+`": start one polling it`)
+	require.Contains(t, out, "wrote 0 case(s) to "+dir+"; 1 refused")
+	require.NoFileExists(t, filepath.Join(dir, eval.CaseName(orphan.GetID())+eval.Ext))
 }

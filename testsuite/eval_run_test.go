@@ -77,11 +77,12 @@ func finder(diverging bool) scriptedmodel.Script {
 // from the recording (the retried search gets the recorded failure, then
 // the success; no request reaches the tool server); a candidate calling a
 // tool with arguments the recording lacks diverges, fails, and the eval
-// exits 1.
+// exits 1, unless --unrecorded live makes that call (a read) for real.
 func TestEvalRun(t *testing.T) {
 	t.Parallel()
+	// Only a live call (--unrecorded live) reaches the tool server.
 	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
-		writeJSON(w, 500, map[string]string{"error": "an eval must not call a tool"})
+		writeJSON(w, 200, map[string]string{"hotel": "H1"})
 	})
 	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{
 		"candidate": finder(false), "diverging": finder(true)}, "", scriptedmodel.WithLogf(t.Logf))
@@ -134,17 +135,18 @@ func TestEvalRun(t *testing.T) {
 	require.Empty(t, tools.requests("/search"), "every call answered from the recording")
 	require.Empty(t, tools.requests("/lookup"), "every call answered from the recording")
 
+	boston := `search {"q":"boston"}`
 	sc, code, stderr = evalRun(config("diverging"))
 	require.Equal(t, 1, code, stderr)
 	require.Contains(t, stderr, "the candidate is worse than the recording: 1 of 2 case(s) lost their pass")
-	byCase := map[string]eval.CaseScore{}
-	for _, c := range sc.Cases {
-		byCase[c.Case] = c
-	}
+	byCase := scoresByCase(sc)
 	require.False(t, byCase["flaky"].PassK)
 	require.Equal(t, 1, byCase["flaky"].Diverged)
 	require.Equal(t, eval.ChangeLost, byCase["flaky"].Change)
 	require.True(t, byCase["expected"].PassK)
+	flaky := runOf(t, sc, "flaky")
+	require.Equal(t, []string{boston}, flaky.Diverged)
+	require.Empty(t, flaky.Live)
 	require.Empty(t, tools.requests("/search"), "the unrecorded call is not made")
 
 	// Against the first eval's scorecard (--baseline) instead of the
@@ -169,4 +171,43 @@ func TestEvalRun(t *testing.T) {
 	require.Equal(t, 1, code, stderr)
 	require.Contains(t, stderr, "baseline "+bad+" is not a scorecard")
 	require.NotContains(t, stderr, "eval: [1/")
+
+	// --unrecorded live: the agent's tools are reads (the default effect),
+	// so the call the recording lacks is made for real, once, and the run
+	// passes with it listed as live, not diverged.
+	sc, code, stderr = evalRun(config("diverging"), "--unrecorded", "live")
+	require.Equal(t, 0, code, stderr)
+	byCase = scoresByCase(sc)
+	require.True(t, byCase["flaky"].PassK, "%v", byCase["flaky"].Why)
+	require.Equal(t, 0, byCase["flaky"].Diverged)
+	require.Equal(t, 1, byCase["flaky"].Live)
+	flaky = runOf(t, sc, "flaky")
+	require.Equal(t, []string{boston}, flaky.Live)
+	require.Empty(t, flaky.Diverged)
+	searches := tools.requests("/search")
+	require.Len(t, searches, 1, "the live call is made once")
+	require.JSONEq(t, `{"q":"boston"}`, searches[0].Body)
+	require.Equal(t, flaky.WorkflowID, searches[0].WorkflowID)
+	require.Empty(t, tools.requests("/lookup"), "a recorded call is answered from the recording")
+}
+
+func scoresByCase(sc eval.Scorecard) map[string]eval.CaseScore {
+	byCase := map[string]eval.CaseScore{}
+	for _, c := range sc.Cases {
+		byCase[c.Case] = c
+	}
+	return byCase
+}
+
+// runOf is the one run of the named case in sc.
+func runOf(t *testing.T, sc eval.Scorecard, name string) eval.Run {
+	t.Helper()
+	var runs []eval.Run
+	for _, r := range sc.Runs {
+		if r.Case == name {
+			runs = append(runs, r)
+		}
+	}
+	require.Len(t, runs, 1, name)
+	return runs[0]
 }
