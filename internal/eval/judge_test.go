@@ -116,7 +116,7 @@ func TestScoreJudgesTheRecording(t *testing.T) {
 
 	c.RecordedJudgement = &Judgement{Run: "r", Verdict: &Verdict{Why: "wrong then too"}}
 	cs := Score([]*Case{c}, []Run{failed}, 0).Cases[0]
-	require.Equal(t, &RecordedScore{Why: "judge grader: wrong then too"}, cs.Recorded)
+	require.Equal(t, &RecordedScore{Why: "judge grader: wrong then too", Judgement: c.RecordedJudgement}, cs.Recorded)
 	require.Equal(t, ChangeSame, cs.Change)
 
 	c.RecordedJudgement = &Judgement{Run: "r", Verdict: &Verdict{Pass: true}}

@@ -111,6 +111,8 @@ type RecordedScore struct {
 	Pass    bool    `json:"pass"`
 	Why     string  `json:"why,omitempty"`
 	Figures Figures `json:"figures"`
+	// Judgement is the judge run on the recorded output, for a judge case.
+	Judgement *Judgement `json:"judgement,omitempty"`
 }
 
 // Suite is the whole eval's score.
@@ -195,7 +197,7 @@ func scoreCase(c *Case, runs []Run) CaseScore {
 	cs.Change = ChangeNone
 	if o := c.Recorded; o != nil {
 		pass, why := passed(c, *o, "", 0, c.RecordedJudgement)
-		cs.Recorded = &RecordedScore{Pass: pass, Why: why, Figures: figures(*o)}
+		cs.Recorded = &RecordedScore{Pass: pass, Why: why, Figures: figures(*o), Judgement: c.RecordedJudgement}
 		cs.Change = change(pass, cs.PassK)
 		cs.Notes = moved(cs.Recorded.Figures, cs.Mean)
 	}
