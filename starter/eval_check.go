@@ -50,7 +50,8 @@ func checkEvalCases(cases []*eval.Case, cfg *config.File, configPath, unrecorded
 
 // checkJudge refuses a judge case whose judge agent the config lacks, or
 // has tools or handoffs: a judge answers from the text of its task alone,
-// and a call of it would be off every recording.
+// and a call of it would be off every recording; or keeps a conversation,
+// whose run does not end with its output.
 func checkJudge(c *eval.Case, cfg *config.File, configPath string) error {
 	if !eval.IsJudged(c) {
 		return nil
@@ -69,6 +70,10 @@ func checkJudge(c *eval.Case, cfg *config.File, configPath string) error {
 	}
 	if resolved.Agent.CanHandOff() {
 		return fmt.Errorf("%s: expect.judge: agent %s can hand off (a person, or handoffs) in %s: a judge answers on its own; name an agent without handoffs",
+			c.Path, judge, configPath)
+	}
+	if resolved.Agent.Conversation != nil {
+		return fmt.Errorf("%s: expect.judge: agent %s keeps a conversation in %s: its run would wait for a next message after its verdict; name an agent without conversation",
 			c.Path, judge, configPath)
 	}
 	return nil

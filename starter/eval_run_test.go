@@ -40,11 +40,13 @@ agents:
   - { name: grader, instructions: Judge answers. }
   - { name: searching-grader, instructions: Judge answers., tools: [search] }
   - { name: passing-grader, instructions: Judge answers., handoffs: [grader] }
+  - { name: chatting-grader, instructions: Judge answers., conversation: { idle_timeout: 1h } }
 `), 0o644))
 	for _, tc := range []struct{ judge, want string }{
 		{"nobody", `expect.judge: "nobody" is not an agent of ` + cfg},
 		{"searching-grader", "expect.judge: agent searching-grader has tools (search) in " + cfg},
 		{"passing-grader", "expect.judge: agent passing-grader can hand off (a person, or handoffs) in " + cfg},
+		{"chatting-grader", "expect.judge: agent chatting-grader keeps a conversation in " + cfg},
 	} {
 		cases := filepath.Join(dir, tc.judge)
 		require.NoError(t, os.Mkdir(cases, 0o755))
