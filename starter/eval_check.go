@@ -10,10 +10,14 @@ import (
 
 // checkEvalCases refuses, naming the case file and field, a case the
 // candidate config cannot run as recorded: an agent it does not have, a
-// recorded tool the agent lacks there, or (with --unrecorded live) an
-// agent with a write tool, which a live call could reach.
+// recorded tool the agent lacks there, (with --unrecorded live) an agent
+// with a write tool, which a live call could reach, or a judge it cannot
+// run (checkJudge).
 func checkEvalCases(cases []*eval.Case, cfg *config.File, configPath, unrecorded string) error {
 	for _, c := range cases {
+		if err := checkJudge(c, cfg, configPath); err != nil {
+			return err
+		}
 		if !hasAgent(cfg, c.Agent) {
 			return fmt.Errorf("%s: agent: %q is not an agent of %s", c.Path, c.Agent, configPath)
 		}
@@ -52,6 +56,37 @@ func checkEvalSecrets(cases []*eval.Case, secrets []string) error {
 		if field := eval.FindSecret(c, secrets); field != "" {
 			return fmt.Errorf("%s: %s holds the value of a secret environment variable; a case file never holds a secret: take it out", c.Path, field)
 		}
+	}
+	return nil
+}
+
+// checkJudge refuses a judge case whose judge agent the config lacks, or
+// has tools or handoffs: a judge answers from the text of its task alone,
+// and a call of it would be off every recording; or keeps a conversation,
+// whose run does not end with its output.
+func checkJudge(c *eval.Case, cfg *config.File, configPath string) error {
+	if !eval.IsJudged(c) {
+		return nil
+	}
+	judge := c.Expect.Judge
+	if !hasAgent(cfg, judge) {
+		return fmt.Errorf("%s: expect.judge: %q is not an agent of %s", c.Path, judge, configPath)
+	}
+	resolved, err := cfg.Resolve(judge, nil)
+	if err != nil {
+		return fmt.Errorf("%s: expect.judge: %s in %s: %w", c.Path, judge, configPath, err)
+	}
+	if len(resolved.Tools) > 0 {
+		return fmt.Errorf("%s: expect.judge: agent %s has tools (%s) in %s: a judge answers from the output alone; name an agent without tools",
+			c.Path, judge, resolved.Tools[0].Name, configPath)
+	}
+	if resolved.Agent.CanHandOff() {
+		return fmt.Errorf("%s: expect.judge: agent %s can hand off (a person, or handoffs) in %s: a judge answers on its own; name an agent without handoffs",
+			c.Path, judge, configPath)
+	}
+	if resolved.Agent.Conversation != nil {
+		return fmt.Errorf("%s: expect.judge: agent %s keeps a conversation in %s: its run would wait for a next message after its verdict; name an agent without conversation",
+			c.Path, judge, configPath)
 	}
 	return nil
 }

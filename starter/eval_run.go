@@ -51,12 +51,17 @@ process named like a secret (KEY, TOKEN, SECRET, PASSWORD, AUTH) is refused,
 naming the file and the field.
 
 A run passes when it completed, did not diverge, and its output is the
-case's expected one (expect.match exact or subset; judge is not supported
-yet). The scorecard gives per case its runs passed, pass^k (all k passed),
-the mean steps, model requests, tokens, cost, loops, rungs climbed, repairs
-and diverged calls, beside the recorded run's outcome (better: a pass gained;
-worse: a pass lost; steps and loops up or down). Progress goes to stderr,
-the scorecard to stdout (--json: the whole scorecard as JSON).
+case's expected one: expect.match exact or subset compare it with
+expect.output; judge has the agent expect.judge of --config (one without
+tools, handoffs or conversation) judge it in a run of its own
+(eval-judge-<case>-<i>-<stamp>) on the task, input, output and the
+reference answer expect.output if any. A judge case's recorded output is
+judged too, once per eval. The scorecard gives per case its runs passed,
+pass^k (all k passed), the mean steps, model requests, tokens, cost, loops,
+rungs climbed, repairs and diverged calls, beside the recorded run's outcome
+(better: a pass gained; worse: a pass lost; steps and loops up or down).
+Progress goes to stderr, the scorecard to stdout (--json: the whole
+scorecard as JSON).
 
 --baseline REPORT compares with an earlier eval instead of the recordings:
 REPORT is the scorecard JSON --json printed then. Cases are matched by name;

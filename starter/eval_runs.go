@@ -30,21 +30,28 @@ type evalRunner struct {
 	done      int
 }
 
-// runAll runs every case repeat times, at most concurrency at once, and
-// answers the judged runs in case order.
+// runAll runs every case repeat times, and has a judge case's recorded
+// output judged, at most concurrency runs at once; it answers the judged
+// runs in case order.
 func (r *evalRunner) runAll(ctx context.Context, cases []*eval.Case, repeat, concurrency int) []eval.Run {
 	runs := make([]eval.Run, len(cases)*repeat)
 	slots := make(chan struct{}, concurrency)
 	var wg sync.WaitGroup
+	spawn := func(do func()) {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			do()
+		}()
+	}
 	for ci, c := range cases {
+		if o := c.Recorded; o != nil && eval.WantsJudge(c, *o, 0) {
+			spawn(func() { c.RecordedJudgement = r.judgeRecorded(ctx, c) })
+		}
 		for i := range repeat {
-			wg.Add(1)
-			slots <- struct{}{}
-			go func() {
-				defer wg.Done()
-				defer func() { <-slots }()
-				runs[ci*repeat+i] = r.run(ctx, c, i+1, len(runs))
-			}()
+			spawn(func() { runs[ci*repeat+i] = r.run(ctx, c, i+1, len(runs)) })
 		}
 	}
 	wg.Wait()
@@ -58,32 +65,65 @@ func (r *evalRunner) run(ctx context.Context, c *eval.Case, i, total int) eval.R
 	r.emulator.Add(id, c)
 	run.Outcome, run.Reason = r.outcome(ctx, c, id)
 	run.Diverged, run.Live = r.emulator.Done(id)
+	judged := ""
+	if eval.WantsJudge(c, run.Outcome, len(run.Diverged)) {
+		run.Judgement = r.judge(ctx, c, fmt.Sprintf("eval-judge-%s-%d-%s", c.Name, i, r.stamp), run.Outcome.Output)
+		judged = fmt.Sprintf(", judged by %s (%s)", c.Expect.Judge, run.Judgement.Run)
+	}
 	eval.Judge(c, &run)
 	r.mu.Lock()
 	r.done++
-	verdict := "pass"
-	if !run.Pass {
-		verdict = "FAIL: " + run.Why
-	}
-	fmt.Fprintf(r.progress, "eval: [%d/%d] %s #%d (%s): %s\n", r.done, total, c.Name, i, id, verdict)
+	fmt.Fprintf(r.progress, "eval: [%d/%d] %s #%d (%s%s): %s\n", r.done, total, c.Name, i, id, judged, verdict(run.Pass, run.Why))
 	r.mu.Unlock()
 	return run
 }
 
-// outcome starts the run of c as id, waits for its end (at most the
-// runner's timeout) and reads what it did; reason says why a run that did
-// not complete stopped.
+// judgeRecorded has c's judge judge the recorded output, once per eval,
+// so the recording's pass is the judge's as the runs' are.
+func (r *evalRunner) judgeRecorded(ctx context.Context, c *eval.Case) *eval.Judgement {
+	j := r.judge(ctx, c, fmt.Sprintf("eval-judge-%s-recorded-%s", c.Name, r.stamp), c.Recorded.Output)
+	pass, why := eval.Judged(c.Expect.Judge, j)
+	r.mu.Lock()
+	fmt.Fprintf(r.progress, "eval: %s's recording, judged by %s (%s): %s\n", c.Name, c.Expect.Judge, j.Run, verdict(pass, why))
+	r.mu.Unlock()
+	return j
+}
+
+// judge runs c's judge agent as id on output, a run's output for c. Its
+// figures are not the case's: only its verdict is kept.
+func (r *evalRunner) judge(ctx context.Context, c *eval.Case, id string, output any) *eval.Judgement {
+	in := workflows.AgentInput{Agent: c.Expect.Judge, Task: eval.JudgeTask(c, output), OutputSchema: eval.VerdictSchema()}
+	o, reason := r.execute(ctx, id, in)
+	return eval.JudgementOf(id, o, reason)
+}
+
+// verdict is a progress line's end: pass, or FAIL and why.
+func verdict(pass bool, why string) string {
+	if pass {
+		return "pass"
+	}
+	return "FAIL: " + why
+}
+
+// outcome runs c as id and reads what it did; reason says why a run
+// that did not complete stopped.
 func (r *evalRunner) outcome(ctx context.Context, c *eval.Case, id string) (eval.Outcome, string) {
-	o := eval.Outcome{Run: id}
 	in := workflows.AgentInput{Agent: c.Agent, Task: c.Task, OutputSchema: c.OutputSchema}
 	if c.Input != nil {
 		b, err := json.Marshal(c.Input)
 		if err != nil {
-			o.Status = "not started"
-			return o, fmt.Sprintf("%s: input: %v", c.Path, err)
+			return eval.Outcome{Run: id, Status: "not started"}, fmt.Sprintf("%s: input: %v", c.Path, err)
 		}
 		in.Input = b
 	}
+	return r.execute(ctx, id, in)
+}
+
+// execute starts a run of in as id, waits for its end (at most the
+// runner's timeout) and reads what it did; reason says why a run that
+// did not complete stopped.
+func (r *evalRunner) execute(ctx context.Context, id string, in workflows.AgentInput) (eval.Outcome, string) {
+	o := eval.Outcome{Run: id}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	wr, err := r.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: r.taskQueue}, workflows.WorkflowName, in)

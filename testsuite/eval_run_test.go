@@ -89,33 +89,15 @@ func TestEvalRun(t *testing.T) {
 	require.NoError(t, err)
 	defer model.Close()
 	dir := t.TempDir()
-	cases := filepath.Join(dir, "cases")
-	require.NoError(t, os.Mkdir(cases, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(cases, "flaky.yaml"), []byte(flakyCase), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(cases, "expected.yaml"), []byte(expectedCase), 0o644))
+	cases := writeEvalCases(t, dir, map[string]string{"flaky": flakyCase, "expected": expectedCase})
 	config := func(name string) string {
-		p := filepath.Join(dir, name+".yaml")
-		text := strings.NewReplacer("{{MODEL}}", model.URL(), "{{TOOLS}}", tools.URL, "{{NAME}}", name).Replace(evalConfig)
-		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
-		return p
+		return writeEvalConfig(t, dir, name, model.URL(), tools.URL, "")
 	}
 	unstuck := func(cfg string, args ...string) (string, int, string) {
-		cmd := exec.Command(filepath.Join(binaries(t), "unstuck"), append([]string{"eval", "run", cases, "--config", cfg, "--json", "--address", serverAddress}, args...)...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		code := 0
-		if err := cmd.Run(); err != nil {
-			var exit *exec.ExitError
-			require.True(t, errors.As(err, &exit), "%v\n%s", err, stderr.String())
-			code = exit.ExitCode()
-		}
-		return stdout.String(), code, stderr.String()
+		return unstuckEval(t, cases, cfg, args...)
 	}
 	evalRun := func(cfg string, args ...string) (eval.Scorecard, int, string) {
-		stdout, code, stderr := unstuck(cfg, args...)
-		var sc eval.Scorecard
-		require.NoError(t, json.Unmarshal([]byte(stdout), &sc), "stdout: %s\nstderr: %s", stdout, stderr)
-		return sc, code, stderr
+		return evalScorecard(t, cases, cfg, args...)
 	}
 	baseline := filepath.Join(dir, "baseline.json")
 
@@ -210,4 +192,50 @@ func runOf(t *testing.T, sc eval.Scorecard, name string) eval.Run {
 	}
 	require.Len(t, runs, 1, name)
 	return runs[0]
+}
+
+// writeEvalCases writes cases (name to case file text) into dir/cases.
+func writeEvalCases(t *testing.T, dir string, cases map[string]string) string {
+	t.Helper()
+	path := filepath.Join(dir, "cases")
+	require.NoError(t, os.Mkdir(path, 0o755))
+	for name, text := range cases {
+		require.NoError(t, os.WriteFile(filepath.Join(path, name+".yaml"), []byte(text), 0o644))
+	}
+	return path
+}
+
+// writeEvalConfig writes evalConfig into dir as name.yaml, its model
+// named name, with moreAgents (lines of its agents list) after finder.
+func writeEvalConfig(t *testing.T, dir, name, modelURL, toolsURL, moreAgents string) string {
+	t.Helper()
+	p := filepath.Join(dir, name+".yaml")
+	text := strings.NewReplacer("{{MODEL}}", modelURL, "{{TOOLS}}", toolsURL, "{{NAME}}", name).Replace(evalConfig) + moreAgents
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	return p
+}
+
+// unstuckEval runs `unstuck eval run cases --config cfg --json` against
+// the test server: its stdout, exit code and stderr.
+func unstuckEval(t *testing.T, cases, cfg string, args ...string) (string, int, string) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(binaries(t), "unstuck"), append([]string{"eval", "run", cases, "--config", cfg, "--json", "--address", serverAddress}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	code := 0
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		require.True(t, errors.As(err, &exit), "%v\n%s", err, stderr.String())
+		code = exit.ExitCode()
+	}
+	return stdout.String(), code, stderr.String()
+}
+
+// evalScorecard is unstuckEval with its stdout read as the scorecard.
+func evalScorecard(t *testing.T, cases, cfg string, args ...string) (eval.Scorecard, int, string) {
+	t.Helper()
+	stdout, code, stderr := unstuckEval(t, cases, cfg, args...)
+	var sc eval.Scorecard
+	require.NoError(t, json.Unmarshal([]byte(stdout), &sc), "stdout: %s\nstderr: %s", stdout, stderr)
+	return sc, code, stderr
 }

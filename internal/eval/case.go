@@ -29,6 +29,10 @@ type Case struct {
 	Recorded *Outcome `yaml:"recorded,omitempty" json:"recorded,omitempty"`
 	// Path is the file Load read the case from, for errors naming it.
 	Path string `yaml:"-" json:"-"`
+	// RecordedJudgement is the judge's judgement of the recorded output,
+	// made by an eval run of a judge case: the recording's pass then
+	// compares like with like.
+	RecordedJudgement *Judgement `yaml:"-" json:"-"`
 }
 
 // Match is how an output is compared with the expected one.
@@ -38,10 +42,13 @@ const (
 	MatchJudge  = "judge"  // a judge model says whether it answers the task
 )
 
-// Expect is the output a case expects, and how it is compared.
+// Expect is the output a case expects, and how it is compared. With
+// match judge, Judge names the agent of the candidate config that judges
+// the output, and Output, if any, is a reference answer it is shown.
 type Expect struct {
-	Output any    `yaml:"output" json:"output"`
+	Output any    `yaml:"output,omitempty" json:"output,omitempty"`
 	Match  string `yaml:"match" json:"match"`
+	Judge  string `yaml:"judge,omitempty" json:"judge,omitempty"`
 }
 
 // ToolResult is one tool call of the recording and how it ended: its
@@ -114,14 +121,8 @@ func (c *Case) check() error {
 	case strings.TrimSpace(c.Task) == "":
 		return fmt.Errorf("task: missing")
 	}
-	if e := c.Expect; e != nil {
-		switch e.Match {
-		case MatchExact, MatchSubset, MatchJudge:
-		case "":
-			e.Match = MatchExact
-		default:
-			return fmt.Errorf("expect.match: %q is not exact, subset or judge", e.Match)
-		}
+	if err := c.Expect.check(); err != nil {
+		return err
 	}
 	for i, t := range c.Tools {
 		if t.Tool == "" {
@@ -133,6 +134,29 @@ func (c *Case) check() error {
 		if _, err := Key(t.Tool, t.Args); err != nil {
 			return fmt.Errorf("tools[%d].args: %v", i, err)
 		}
+	}
+	return nil
+}
+
+// check refuses an unknown match, a judge case without its judge, and a
+// judge named for another match. A judge alone means match judge.
+func (e *Expect) check() error {
+	if e == nil {
+		return nil
+	}
+	if e.Match == "" {
+		e.Match = MatchExact
+		if e.Judge != "" {
+			e.Match = MatchJudge
+		}
+	}
+	switch {
+	case e.Match != MatchExact && e.Match != MatchSubset && e.Match != MatchJudge:
+		return fmt.Errorf("expect.match: %q is not exact, subset or judge", e.Match)
+	case e.Match == MatchJudge && e.Judge == "":
+		return fmt.Errorf("expect.judge: missing: match judge needs the agent of the config that judges the output")
+	case e.Match != MatchJudge && e.Judge != "":
+		return fmt.Errorf("expect.judge: %s judges only with match judge, not %s", e.Judge, e.Match)
 	}
 	return nil
 }

@@ -61,6 +61,8 @@ func TestCaseRefusedNamesTheFileAndField(t *testing.T) {
 		{"tool without name", "agent: a\ntask: x\ntools: [{args: {}}]\n", "tools[0].tool: missing"},
 		{"result and error", "agent: a\ntask: x\ntools: [{tool: t, args: {}, result: 1, error: {class: fatal, message: m}}]\n", "tools[0]: a result and an error"},
 		{"unknown match", "agent: a\ntask: x\nexpect: {output: 1, match: fuzzy}\ntools: []\n", `expect.match: "fuzzy"`},
+		{"judge without its agent", "agent: a\ntask: x\nexpect: {match: judge}\ntools: []\n", "expect.judge: missing"},
+		{"judge with another match", "agent: a\ntask: x\nexpect: {output: 1, match: subset, judge: grader}\ntools: []\n", "expect.judge: grader judges only with match judge, not subset"},
 		{"not YAML", "agent: [\n", "c.yaml"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,12 +6,9 @@ import (
 	"reflect"
 )
 
-// JudgeUnsupported is why a case matched by a judge does not pass: this
-// version has no judge model.
-const JudgeUnsupported = "expect.match judge is not supported yet in this version (use exact or subset)"
-
 // Matches says whether output is the output e expects, and why not. A
-// case without expect takes any output.
+// case without expect takes any output; a judge case's output is passed
+// by its judge's verdict (passed), never here.
 func Matches(e *Expect, output any) (bool, string) {
 	if e == nil {
 		return true, ""
@@ -36,7 +33,7 @@ func Matches(e *Expect, output any) (bool, string) {
 		}
 		return true, ""
 	case MatchJudge:
-		return false, JudgeUnsupported
+		return false, "expect.match judge: only a judge run's verdict passes the output"
 	}
 	return false, fmt.Sprintf("expect.match: %q is not exact, subset or judge", e.Match)
 }

@@ -24,7 +24,7 @@ func TestMatches(t *testing.T) {
 		{"subset: a missing field is named", &Expect{Output: map[string]any{"a": map[string]any{"b": 2}}, Match: MatchSubset}, obj(`{"a":{"c":3}}`), false, `output.a.b differs from the expected {"a":{"b":2}}`},
 		{"subset: arrays element by element", &Expect{Output: map[string]any{"l": []any{map[string]any{"x": 1}}}, Match: MatchSubset}, obj(`{"l":[{"x":1,"y":2}]}`), true, ""},
 		{"subset: an array of another length fails", &Expect{Output: map[string]any{"l": []any{1}}, Match: MatchSubset}, obj(`{"l":[1,2]}`), false, `output.l differs from the expected {"l":[1]}`},
-		{"judge is not supported yet", &Expect{Output: "anything", Match: MatchJudge}, obj(`"anything"`), false, JudgeUnsupported},
+		{"judge: only a verdict passes", &Expect{Output: "anything", Match: MatchJudge, Judge: "grader"}, obj(`"anything"`), false, "expect.match judge: only a judge run's verdict passes the output"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pass, why := Matches(tc.expect, tc.output)

@@ -22,20 +22,23 @@ type Run struct {
 	// error; Live those made for real (--unrecorded live).
 	Diverged []string `json:"diverged,omitempty"`
 	Live     []string `json:"live,omitempty"`
-	Pass     bool     `json:"pass"`
+	// Judgement is the judge run on the output, for a judge case.
+	Judgement *Judgement `json:"judgement,omitempty"`
+	Pass      bool       `json:"pass"`
 	// Why is why the run did not pass.
 	Why string `json:"why,omitempty"`
 }
 
 // Judge sets r.Pass and r.Why: a run passes when it completed, made no
 // call off the recording that was answered with an error, and gave the
-// output c expects.
+// output c expects (for a judge case: the judge's verdict passed it).
 func Judge(c *Case, r *Run) {
-	r.Pass, r.Why = passed(c, r.Outcome, r.Reason, len(r.Diverged))
+	r.Pass, r.Why = passed(c, r.Outcome, r.Reason, len(r.Diverged), r.Judgement)
 }
 
-// passed says whether an outcome passes c, and why not.
-func passed(c *Case, o Outcome, reason string, diverged int) (bool, string) {
+// passed says whether an outcome passes c, and why not; j is the judge's
+// judgement of its output, for a judge case.
+func passed(c *Case, o Outcome, reason string, diverged int, j *Judgement) (bool, string) {
 	if o.Status != StatusCompleted {
 		why := "status " + orNone(o.Status)
 		if reason != "" {
@@ -45,6 +48,9 @@ func passed(c *Case, o Outcome, reason string, diverged int) (bool, string) {
 	}
 	if diverged > 0 {
 		return false, fmt.Sprintf("diverged: %d tool call(s) not in the recording", diverged)
+	}
+	if IsJudged(c) {
+		return Judged(c.Expect.Judge, j)
 	}
 	return Matches(c.Expect, o.Output)
 }
@@ -105,6 +111,8 @@ type RecordedScore struct {
 	Pass    bool    `json:"pass"`
 	Why     string  `json:"why,omitempty"`
 	Figures Figures `json:"figures"`
+	// Judgement is the judge run on the recorded output, for a judge case.
+	Judgement *Judgement `json:"judgement,omitempty"`
 }
 
 // Suite is the whole eval's score.
@@ -188,8 +196,8 @@ func scoreCase(c *Case, runs []Run) CaseScore {
 	}
 	cs.Change = ChangeNone
 	if o := c.Recorded; o != nil {
-		pass, why := passed(c, *o, "", 0)
-		cs.Recorded = &RecordedScore{Pass: pass, Why: why, Figures: figures(*o)}
+		pass, why := passed(c, *o, "", 0, c.RecordedJudgement)
+		cs.Recorded = &RecordedScore{Pass: pass, Why: why, Figures: figures(*o), Judgement: c.RecordedJudgement}
 		cs.Change = change(pass, cs.PassK)
 		cs.Notes = moved(cs.Recorded.Figures, cs.Mean)
 	}
