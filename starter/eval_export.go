@@ -35,7 +35,8 @@ id>.yaml (docs/eval.md): the agent, task, input and output schema it was
 started with; every tool call that reached its tool, in order, keyed by tool
 and arguments, with its result or its error (class and message); and the
 recorded outcome (status, output, steps, model requests, tool calls, tokens,
-cost, loops, rungs climbed, repairs) with a trace summary.
+cost, loops, seconds from a loop to progress, rungs climbed, repairs) with
+a trace summary.
 
 A running run is skipped, with a line saying so; so are other workflow
 types and the earlier generations of a run that continued as new (its

@@ -50,9 +50,11 @@ from a case file.
 A run passes when it completed, did not diverge, and its output is the
 case's expected one (expect.match exact or subset; judge is not supported
 yet). The scorecard gives per case its runs passed, pass^k (all k passed),
-the mean steps, model requests, tokens, cost, loops, rungs climbed, repairs
-and diverged calls, beside the recorded run's outcome (better: a pass gained;
-worse: a pass lost; steps and loops up or down). Progress goes to stderr,
+the mean steps, model requests, tokens, cost, loops, time from a loop's
+first event to progress (TO-PROGRESS; loops no progress followed are
+"stuck"), rungs climbed, repairs and diverged calls, beside the recorded
+run's outcome (better: a pass gained; worse: a pass lost; steps, loops and
+loops without progress up or down). Progress goes to stderr,
 the scorecard to stdout (--json: the whole scorecard as JSON).
 
 --baseline REPORT compares with an earlier eval instead of the recordings:

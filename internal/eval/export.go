@@ -92,8 +92,8 @@ func toolClass(class string) string {
 
 // OutcomeOf is what a recorded run did: its status, output and spend from
 // its result, the rungs it climbed, and from its trace the loops it met
-// (escalations for a loop) and the repairs it made, invalidated nodes
-// left out.
+// (escalations for a loop), how long they took to give way to progress,
+// and the repairs it made, invalidated nodes left out.
 func OutcomeOf(r Recording) Outcome {
 	o := Outcome{Run: r.WorkflowID, Status: r.Status, Error: r.Error}
 	if res := r.Result; res != nil {
@@ -117,24 +117,20 @@ func OutcomeOf(r Recording) Outcome {
 		if n.Status == signals.StatusInvalidated {
 			continue
 		}
-		switch n.Kind {
-		case signals.KindRepair:
+		if n.Kind == signals.KindRepair {
 			o.Repairs++
-		case signals.KindEscalation:
-			var args struct {
-				Rung string          `json:"rung"`
-				Loop json.RawMessage `json:"loop"`
-			}
-			_ = json.Unmarshal(n.Args, &args)
-			if len(args.Loop) > 0 && string(args.Loop) != "null" {
-				o.Loops++
-			}
-			// A run without a result has its rungs only in its trace.
-			if fromTrace && args.Rung != "" {
-				o.Rungs = append(o.Rungs, args.Rung)
-			}
+		}
+		rung, loop := escalationOf(n)
+		if loop {
+			o.Loops++
+		}
+		// A run without a result has its rungs only in its trace.
+		if fromTrace && rung != "" {
+			o.Rungs = append(o.Rungs, rung)
 		}
 	}
+	seconds, stuck := loopsToProgress(r.Nodes)
+	o.LoopToProgress, o.LoopsWithoutProgress = meanSeconds(seconds), stuck
 	if o.Status == "" {
 		o.Status = "unknown"
 	}
