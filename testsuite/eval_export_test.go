@@ -59,23 +59,9 @@ func TestEvalExport(t *testing.T) {
 	res, err := s.result(run)
 	require.NoError(t, err)
 	s.awaitListed(run.GetID(), "ExecutionStatus = 'Completed'")
-
-	export := func(env []string, query string) (dir, out string, code int) {
-		dir = filepath.Join(t.TempDir(), "cases")
-		cmd := exec.Command(filepath.Join(binaries(t), "unstuck"), "eval", "export", "--query", query, "--to", dir, "--address", serverAddress)
-		cmd.Env = append(os.Environ(), env...)
-		var b bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &b, &b
-		if err := cmd.Run(); err != nil {
-			var exit *exec.ExitError
-			require.True(t, errors.As(err, &exit), "%v\n%s", err, b.String())
-			code = exit.ExitCode()
-		}
-		return dir, b.String(), code
-	}
 	query := "WorkflowId = '" + run.GetID() + "'"
 
-	dir, out, code := export(nil, query)
+	dir, out, code := exportCases(t, nil, query)
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "wrote 1 case(s) to "+dir)
 	c, err := eval.Load(filepath.Join(dir, eval.CaseName(run.GetID())+eval.Ext))
@@ -97,12 +83,7 @@ func TestEvalExport(t *testing.T) {
 	// every call answered from the recording, none reaching the tool.
 	cfg := filepath.Join(t.TempDir(), "same.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte(strings.NewReplacer("{{MODEL}}", s.model.URL(), "{{TOOLS}}", tools.URL).Replace(exportConfig)), 0o644))
-	replay := exec.Command(filepath.Join(binaries(t), "unstuck"), "eval", "run", dir, "--config", cfg, "--json", "--address", serverAddress)
-	var stdout, stderr bytes.Buffer
-	replay.Stdout, replay.Stderr = &stdout, &stderr
-	require.NoError(t, replay.Run(), stderr.String())
-	var sc eval.Scorecard
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &sc), stderr.String())
+	sc := replayCases(t, dir, cfg)
 	require.Len(t, sc.Cases, 1)
 	require.True(t, sc.Cases[0].PassK, "%v", sc.Cases[0].Why)
 	require.Equal(t, 0, sc.Cases[0].Diverged)
@@ -110,12 +91,43 @@ func TestEvalExport(t *testing.T) {
 	require.Equal(t, float64(res.Steps), sc.Cases[0].Mean.Steps, "the replay took the recording's steps")
 	require.Len(t, tools.requests("/search"), 2, "the replay called no tool")
 
-	_, out, code = export([]string{"HOTELS_API_KEY=" + exportSecret}, query)
+	_, out, code = exportCases(t, []string{"HOTELS_API_KEY=" + exportSecret}, query)
 	require.Equal(t, 1, code, out)
 	require.Contains(t, out, "refused "+run.GetID()+": tools[1].result.ref holds the value of a secret environment variable")
 	require.Contains(t, out, "wrote 0 case(s) to ")
 
-	_, out, code = export(nil, "WorkflowId = 'no-such-run-"+run.GetID()+"'")
+	_, out, code = exportCases(t, nil, "WorkflowId = 'no-such-run-"+run.GetID()+"'")
 	require.Equal(t, 1, code, out)
 	require.Contains(t, out, "no run matches the query")
+}
+
+// exportCases runs `unstuck eval export` of the runs query matches into a
+// new directory, env added to this process's environment: the directory,
+// what it printed, and its exit status.
+func exportCases(t *testing.T, env []string, query string) (dir, out string, code int) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), "cases")
+	cmd := exec.Command(filepath.Join(binaries(t), "unstuck"), "eval", "export", "--query", query, "--to", dir, "--address", serverAddress)
+	cmd.Env = append(os.Environ(), env...)
+	var b bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &b, &b
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		require.True(t, errors.As(err, &exit), "%v\n%s", err, b.String())
+		code = exit.ExitCode()
+	}
+	return dir, b.String(), code
+}
+
+// replayCases runs `unstuck eval run` of the cases of dir against the
+// config file cfg, which must pass, and answers its scorecard.
+func replayCases(t *testing.T, dir, cfg string) eval.Scorecard {
+	t.Helper()
+	replay := exec.Command(filepath.Join(binaries(t), "unstuck"), "eval", "run", dir, "--config", cfg, "--json", "--address", serverAddress)
+	var stdout, stderr bytes.Buffer
+	replay.Stdout, replay.Stderr = &stdout, &stderr
+	require.NoError(t, replay.Run(), stderr.String())
+	var sc eval.Scorecard
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &sc), stderr.String())
+	return sc
 }
