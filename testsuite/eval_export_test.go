@@ -2,6 +2,7 @@ package testsuite
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -107,7 +109,9 @@ func TestEvalExport(t *testing.T) {
 func exportCases(t *testing.T, env []string, query string) (dir, out string, code int) {
 	t.Helper()
 	dir = filepath.Join(t.TempDir(), "cases")
-	cmd := exec.Command(filepath.Join(binaries(t), "unstuck"), "eval", "export", "--query", query, "--to", dir, "--address", serverAddress)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(binaries(t), "unstuck"), "eval", "export", "--query", query, "--to", dir, "--address", serverAddress)
 	cmd.Env = append(os.Environ(), env...)
 	var b bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &b, &b

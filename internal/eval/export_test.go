@@ -52,9 +52,21 @@ func TestFromRecordingTools(t *testing.T) {
 			},
 		},
 		{
-			name: "invalidated, unsettled, ledger-answered and engine calls are left out",
+			name: "calls invalidated after they ended are kept, as they ended, with the class of the failure",
 			nodes: []signals.Node{
-				call("n2", "search", signals.StatusInvalidated, `{"q":"a"}`, `{}`, ""),
+				call("n2", "hold", signals.StatusInvalidated, `{"seat":"12A"}`, "", "tool hold: HTTP 503"),
+				call("n3", "pick", signals.StatusInvalidated, `{"seat":"12A"}`, `{"id":"12A"}`, ""),
+			},
+			classes: map[string]string{"n2": "transient"},
+			want: []ToolResult{
+				{Tool: "hold", Args: map[string]any{"seat": "12A"}, Error: &ToolError{Class: "transient", Message: "tool hold: HTTP 503"}},
+				{Tool: "pick", Args: map[string]any{"seat": "12A"}, Result: map[string]any{"id": "12A"}},
+			},
+		},
+		{
+			name: "unsettled (invalidated before they ended too), ledger-answered and engine calls are left out",
+			nodes: []signals.Node{
+				call("n2", "search", signals.StatusInvalidated, `{"q":"a"}`, "", ""),
 				call("n3", "search", signals.StatusRunning, `{"q":"b"}`, "", ""),
 				call("n4", signals.FinalOutputTool, signals.StatusCompleted, `{"x":1}`, `{"x":1}`, ""),
 				call("n5", signals.HandoffTool, signals.StatusCompleted, `{"to":"b"}`, `{}`, ""),

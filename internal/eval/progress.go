@@ -73,10 +73,12 @@ func callKey(n signals.Node) string {
 }
 
 // firstCall is the first call of stretch, else the escalation itself (a
-// loop of model requests that called nothing).
+// loop of model requests that called nothing, or one a rollback took
+// back). Invalidated calls are left out: their `at` is when they were
+// invalidated.
 func firstCall(stretch []signals.Node, escalation signals.Node) signals.Node {
 	for _, n := range stretch {
-		if n.Kind == signals.KindCall {
+		if n.Kind == signals.KindCall && n.Status != signals.StatusInvalidated {
 			return n
 		}
 	}

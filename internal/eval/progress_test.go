@@ -81,6 +81,8 @@ func TestLoopsToProgress(t *testing.T) {
 			[]signals.Node{found(1), request(2), request(3), loopAt(4), output}, []float64{56}, 0},
 		{"two loops of one stretch share its first event",
 			[]signals.Node{failed(2), failed(3), loopAt(3), failed(4), loopAt(4), found(8)}, []float64{6, 6}, 0},
+		{"calls a rollback invalidated are left out: the loop counts from its escalation",
+			[]signals.Node{found(1), at(call("", "search", signals.StatusInvalidated, `{"q":"nyc"}`, "", "503"), 6), loopAt(5), output}, []float64{55}, 0},
 		{"a loop no progress followed is stuck",
 			[]signals.Node{found(1), failed(2), failed(3), loopAt(3), failed(4)}, nil, 1},
 		{"an invalidated escalation is no loop",
