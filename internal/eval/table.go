@@ -51,16 +51,19 @@ func WriteTable(w io.Writer, sc Scorecard) error {
 }
 
 // progressText is the time from a loop to progress and the loops stuck
-// (no progress after them): "2.5s", "2.5s, 1 stuck", "-" without loops.
+// (no progress after them): "2.5s", "2.5s, 1 stuck", "1 stuck", or "-".
 func progressText(f Figures) string {
-	text := "-"
+	var parts []string
 	if s := f.LoopToProgress; s != nil {
-		text = num(*s) + "s"
+		parts = append(parts, num(*s)+"s")
 	}
 	if f.LoopsWithoutProgress > 0 {
-		text += fmt.Sprintf(", %s stuck", num(f.LoopsWithoutProgress))
+		parts = append(parts, num(f.LoopsWithoutProgress)+" stuck")
 	}
-	return text
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func passWord(pass bool) string {

@@ -32,3 +32,18 @@ func TestWriteTable(t *testing.T) {
 	require.Contains(t, lines[4], "loop to progress 2.5s, 1 stuck")
 	require.Contains(t, lines[4], "WORSE than the recording: 1 of 2 case(s) lost their pass")
 }
+
+func TestProgressText(t *testing.T) {
+	seconds := 2.5
+	for _, tc := range []struct {
+		figures Figures
+		want    string
+	}{
+		{Figures{}, "-"},
+		{Figures{Loops: 1, LoopToProgress: &seconds}, "2.5s"},
+		{Figures{Loops: 2, LoopToProgress: &seconds, LoopsWithoutProgress: 0.5}, "2.5s, 0.5 stuck"},
+		{Figures{Loops: 1, LoopsWithoutProgress: 1}, "1 stuck"},
+	} {
+		require.Equal(t, tc.want, progressText(tc.figures))
+	}
+}
