@@ -71,6 +71,8 @@ func demoFaults() []demoFault {
 			shows: func(t *testing.T, _ *stack, c *eval.Case) {
 				require.GreaterOrEqual(t, c.Recorded.Loops, 1, "the loop was met")
 				require.NotEmpty(t, c.Recorded.Rungs, "the ladder climbed")
+				require.NotNil(t, c.Recorded.LoopToProgress, "the booking is progress after the loops")
+				require.Zero(t, c.Recorded.LoopsWithoutProgress)
 			},
 		},
 		{

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"encoding/json"
+	"math"
 
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -109,7 +110,8 @@ func escalationOf(n signals.Node) (rung string, loop bool) {
 	return args.Rung, len(args.Loop) > 0 && string(args.Loop) != "null"
 }
 
-// meanSeconds is the mean of seconds, nil when there are none.
+// meanSeconds is the mean of seconds to the millisecond (a case file
+// stays readable), nil when there are none.
 func meanSeconds(seconds []float64) *float64 {
 	if len(seconds) == 0 {
 		return nil
@@ -118,7 +120,7 @@ func meanSeconds(seconds []float64) *float64 {
 	for _, s := range seconds {
 		sum += s
 	}
-	mean := sum / float64(len(seconds))
+	mean := math.Round(sum/float64(len(seconds))*1000) / 1000
 	return &mean
 }
 

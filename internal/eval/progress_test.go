@@ -104,4 +104,5 @@ func TestMeanLoopToProgress(t *testing.T) {
 	require.Nil(t, meanLoopToProgress([]Run{{Outcome: Outcome{Loops: 1, LoopsWithoutProgress: 1}}}))
 	runs := []Run{{Outcome: Outcome{LoopToProgress: s(2)}}, {}, {Outcome: Outcome{LoopToProgress: s(5)}}}
 	require.Equal(t, s(3.5), meanLoopToProgress(runs), "the runs without one are left out, not counted as 0")
+	require.Equal(t, s(1.167), meanSeconds([]float64{1.1661, 1.1671}), "to the millisecond")
 }

@@ -86,6 +86,8 @@ func TestWriteHTML(t *testing.T) {
 		`<section class="case lost"`,
 		`<section class="case gained"`,
 		`class="verdict failed"`,
+		"<th>loops</th><th>loop to progress</th><th>cost</th>",
+		"<tr><th>loop to progress</th><td>-</td>",
 		// The lost case's candidate loops (3) are the suite's most: a full bar.
 		`<rect class="bar candidate" data-metric="loops" x="182.0" y="18.0" width="40.0" height="104.0">`,
 	} {
