@@ -32,14 +32,17 @@ func newEvalExportCmd(c *cli) *cobra.Command {
 		Long: `eval export lists the runs matching a Temporal visibility query (--query)
 and writes, for each closed AgentWorkflow run, a case file DIR/<workflow
 id>.yaml (docs/eval.md): the agent, task, input and output schema it was
-started with; every tool call that reached its tool, in order, keyed by tool
-and arguments, with its result or its error (class and message); and the
+started with; every tool call that reached its tool, in order (those a
+rollback or an edit invalidated too), keyed by tool and arguments, with its
+result or its error (class and message); and the
 recorded outcome (status, output, steps, model requests, tool calls, tokens,
-cost, loops, rungs climbed, repairs) with a trace summary.
+cost, loops, seconds from a loop to progress, rungs climbed, repairs) with
+a trace summary.
 
 A running run is skipped, with a line saying so; so are other workflow
 types and the earlier generations of a run that continued as new (its
-latest run is exported, with the trace of them all). --task-queue keeps
+latest run is exported, with the trace and the failures' classes of them
+all). --task-queue keeps
 only the runs of that task queue. DIR is created if missing.
 
 The trace is read with the run's trace query: a closed run's query is

@@ -26,35 +26,52 @@ const toolActivity = "RunTool"
 // readHistory fills rec from a closed run's history: the input of its
 // first event, how it ended (its result, a stopped run's report, or the
 // failure) from its last, and the class of every tool activity that
-// failed, by its call id. The classes are the activities' own failure
-// types: a trace node keeps only the message.
+// failed, by its call id, in it and in the generations it continued
+// (a rollback's calls were made in the generation before it). The classes
+// are the activities' own failure types: a trace node keeps only the
+// message.
 func readHistory(ctx context.Context, tc client.Client, workflowID, runID string, rec *eval.Recording) error {
+	rec.Classes = map[string]string{}
+	continued, err := readGeneration(ctx, tc, workflowID, runID, rec, true)
+	for err == nil && continued != "" {
+		continued, err = readGeneration(ctx, tc, workflowID, continued, rec, false)
+	}
+	return err
+}
+
+// readGeneration reads one generation's history into rec: the input from
+// its first event when latest; an earlier one ends continued as new, so
+// only its tool failures' classes are read. It answers the run id of the
+// generation it continued, "" for the first.
+func readGeneration(ctx context.Context, tc client.Client, workflowID, runID string, rec *eval.Recording, latest bool) (continued string, err error) {
 	dc := converter.GetDefaultDataConverter()
 	callIDs := map[int64]string{} // scheduled event id -> call id
-	rec.Classes = map[string]string{}
 	it := tc.GetWorkflowHistory(ctx, workflowID, runID, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	first := true
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
-			return fmt.Errorf("read the history of %s (run %s): %w", workflowID, runID, err)
+			return "", fmt.Errorf("read the history of %s (run %s): %w", workflowID, runID, err)
 		}
 		if first {
 			first = false
 			started := ev.GetWorkflowExecutionStartedEventAttributes()
 			if started == nil {
-				return fmt.Errorf("the history of %s (run %s) does not begin with its start", workflowID, runID)
+				return "", fmt.Errorf("the history of %s (run %s) does not begin with its start", workflowID, runID)
 			}
-			if err := decodeFirst(dc, started.GetInput(), &rec.Input); err != nil {
-				return fmt.Errorf("the input of %s (run %s) is not an AgentInput: %w", workflowID, runID, err)
+			continued = started.GetContinuedExecutionRunId()
+			if latest {
+				if err := decodeFirst(dc, started.GetInput(), &rec.Input); err != nil {
+					return "", fmt.Errorf("the input of %s (run %s) is not an AgentInput: %w", workflowID, runID, err)
+				}
 			}
 			continue
 		}
 		if err := readEvent(dc, ev, rec, callIDs); err != nil {
-			return fmt.Errorf("%s (run %s), event %d: %w", workflowID, runID, ev.GetEventId(), err)
+			return "", fmt.Errorf("%s (run %s), event %d: %w", workflowID, runID, ev.GetEventId(), err)
 		}
 	}
-	return nil
+	return continued, nil
 }
 
 // readEvent reads one event after the first: a tool activity scheduled or

@@ -58,10 +58,11 @@ tools, handoffs or conversation) judge it in a run of its own
 reference answer expect.output if any. A judge case's recorded output is
 judged too, once per eval. The scorecard gives per case its runs passed,
 pass^k (all k passed), the mean steps, model requests, tokens, cost, loops,
-rungs climbed, repairs and diverged calls, beside the recorded run's outcome
-(better: a pass gained; worse: a pass lost; steps and loops up or down).
-Progress goes to stderr, the scorecard to stdout (--json: the whole
-scorecard as JSON).
+time from a loop's first event to progress (TO-PROGRESS; loops no progress
+followed are "stuck"), rungs climbed, repairs and diverged calls, beside
+the recorded run's outcome (better: a pass gained; worse: a pass lost;
+steps, loops and loops without progress up or down). Progress goes to
+stderr, the scorecard to stdout (--json: the whole scorecard as JSON).
 
 --baseline REPORT compares with an earlier eval instead of the recordings:
 REPORT is the scorecard JSON --json printed then. Cases are matched by name;

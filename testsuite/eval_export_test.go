@@ -2,6 +2,7 @@ package testsuite
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -60,23 +62,9 @@ func TestEvalExport(t *testing.T) {
 	res, err := s.result(run)
 	require.NoError(t, err)
 	s.awaitListed(run.GetID(), "ExecutionStatus = 'Completed'")
-
-	export := func(env []string, query string) (dir, out string, code int) {
-		dir = filepath.Join(t.TempDir(), "cases")
-		cmd := exec.Command(filepath.Join(binaries(t), "unstuck"), "eval", "export", "--query", query, "--to", dir, "--address", serverAddress)
-		cmd.Env = append(os.Environ(), env...)
-		var b bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &b, &b
-		if err := cmd.Run(); err != nil {
-			var exit *exec.ExitError
-			require.True(t, errors.As(err, &exit), "%v\n%s", err, b.String())
-			code = exit.ExitCode()
-		}
-		return dir, b.String(), code
-	}
 	query := "WorkflowId = '" + run.GetID() + "'"
 
-	dir, out, code := export(nil, query)
+	dir, out, code := exportCases(t, nil, query)
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "wrote 1 case(s) to "+dir)
 	c, err := eval.Load(filepath.Join(dir, eval.CaseName(run.GetID())+eval.Ext))
@@ -98,12 +86,7 @@ func TestEvalExport(t *testing.T) {
 	// every call answered from the recording, none reaching the tool.
 	cfg := filepath.Join(t.TempDir(), "same.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte(strings.NewReplacer("{{MODEL}}", s.model.URL(), "{{TOOLS}}", tools.URL).Replace(exportConfig)), 0o644))
-	replay := exec.Command(filepath.Join(binaries(t), "unstuck"), "eval", "run", dir, "--config", cfg, "--json", "--address", serverAddress)
-	var stdout, stderr bytes.Buffer
-	replay.Stdout, replay.Stderr = &stdout, &stderr
-	require.NoError(t, replay.Run(), stderr.String())
-	var sc eval.Scorecard
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &sc), stderr.String())
+	sc := replayCases(t, dir, cfg)
 	require.Len(t, sc.Cases, 1)
 	require.True(t, sc.Cases[0].PassK, "%v", sc.Cases[0].Why)
 	require.Equal(t, 0, sc.Cases[0].Diverged)
@@ -111,13 +94,13 @@ func TestEvalExport(t *testing.T) {
 	require.Equal(t, float64(res.Steps), sc.Cases[0].Mean.Steps, "the replay took the recording's steps")
 	require.Len(t, tools.requests("/search"), 2, "the replay called no tool")
 
-	_, out, code = export([]string{"HOTELS_API_KEY=" + exportSecret}, query)
+	_, out, code = exportCases(t, []string{"HOTELS_API_KEY=" + exportSecret}, query)
 	require.Equal(t, 1, code, out)
 	require.Contains(t, out, "refused "+run.GetID()+": tools[1].result.ref holds the value of a secret environment variable")
 	require.Contains(t, out, "wrote 0 case(s) to ")
 
 	none := "WorkflowId = 'no-such-run-" + run.GetID() + "'"
-	_, out, code = export(nil, none)
+	_, out, code = exportCases(t, nil, none)
 	require.Equal(t, 1, code, out)
 	require.Contains(t, out, `unstuck: no run matches the query "`+none+`" in namespace "default"`)
 
@@ -130,10 +113,43 @@ func TestEvalExport(t *testing.T) {
 	require.NoError(t, err)
 	gone.pause()
 	gone.awaitListed(orphan.GetID(), "ExecutionStatus = 'Completed'")
-	dir, out, code = export(nil, "WorkflowId = '"+orphan.GetID()+"'")
+	dir, out, code = exportCases(t, nil, "WorkflowId = '"+orphan.GetID()+"'")
 	require.Equal(t, 1, code, out)
 	require.Contains(t, out, "refused "+orphan.GetID()+": cannot read its trace (run "+orphan.GetRunID()+")")
 	require.Contains(t, out, `a closed run's trace query is answered by a worker of its task queue "`+gone.queue+`": start one polling it`)
 	require.Contains(t, out, "wrote 0 case(s) to "+dir+"; 1 refused")
 	require.NoFileExists(t, filepath.Join(dir, eval.CaseName(orphan.GetID())+eval.Ext))
+}
+
+// exportCases runs `unstuck eval export` of the runs query matches into a
+// new directory, env added to this process's environment: the directory,
+// what it printed, and its exit status.
+func exportCases(t *testing.T, env []string, query string) (dir, out string, code int) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), "cases")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(binaries(t), "unstuck"), "eval", "export", "--query", query, "--to", dir, "--address", serverAddress)
+	cmd.Env = append(os.Environ(), env...)
+	var b bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &b, &b
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		require.True(t, errors.As(err, &exit), "%v\n%s", err, b.String())
+		code = exit.ExitCode()
+	}
+	return dir, b.String(), code
+}
+
+// replayCases runs `unstuck eval run` of the cases of dir against the
+// config file cfg, which must pass, and answers its scorecard.
+func replayCases(t *testing.T, dir, cfg string) eval.Scorecard {
+	t.Helper()
+	replay := exec.Command(filepath.Join(binaries(t), "unstuck"), "eval", "run", dir, "--config", cfg, "--json", "--address", serverAddress)
+	var stdout, stderr bytes.Buffer
+	replay.Stdout, replay.Stderr = &stdout, &stderr
+	require.NoError(t, replay.Run(), stderr.String())
+	var sc eval.Scorecard
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &sc), stderr.String())
+	return sc
 }

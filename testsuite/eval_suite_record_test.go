@@ -1,16 +1,12 @@
 package testsuite
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -75,6 +71,8 @@ func demoFaults() []demoFault {
 			shows: func(t *testing.T, _ *stack, c *eval.Case) {
 				require.GreaterOrEqual(t, c.Recorded.Loops, 1, "the loop was met")
 				require.NotEmpty(t, c.Recorded.Rungs, "the ladder climbed")
+				require.NotNil(t, c.Recorded.LoopToProgress, "the booking is progress after the loops")
+				require.Zero(t, c.Recorded.LoopsWithoutProgress)
 			},
 		},
 		{
@@ -172,7 +170,7 @@ func TestRecordEvalExampleSuite(t *testing.T) {
 			require.Equal(t, "completed", res.Status)
 			s.awaitListed(run.GetID(), "ExecutionStatus = 'Completed'")
 
-			c := exportCase(t, run.GetID())
+			_, c := exportCase(t, run.GetID())
 			c.Name = f.name
 			c.Recorded.Run = f.name
 			c.Expect = &eval.Expect{Output: c.Recorded.Output, Match: eval.MatchExact}
@@ -186,18 +184,13 @@ func TestRecordEvalExampleSuite(t *testing.T) {
 	}
 }
 
-// exportCase exports the closed run id with `unstuck eval export`.
-func exportCase(t *testing.T, id string) *eval.Case {
+// exportCase exports the closed run id with `unstuck eval export`: the
+// directory of its case, and the case.
+func exportCase(t *testing.T, id string) (string, *eval.Case) {
 	t.Helper()
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(binaries(t), "unstuck"), "eval", "export",
-		"--query", "WorkflowId = '"+id+"'", "--to", dir, "--address", serverAddress)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Run(), out.String())
+	dir, out, code := exportCases(t, nil, "WorkflowId = '"+id+"'")
+	require.Equal(t, 0, code, out)
 	c, err := eval.Load(filepath.Join(dir, eval.CaseName(id)+eval.Ext))
 	require.NoError(t, err)
-	return c
+	return dir, c
 }

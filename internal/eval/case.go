@@ -73,17 +73,22 @@ type Outcome struct {
 	Run    string `yaml:"run,omitempty" json:"run,omitempty"`
 	Status string `yaml:"status" json:"status"`
 	// Error is why a run that did not complete ended (failed, terminated).
-	Error         string   `yaml:"error,omitempty" json:"error,omitempty"`
-	Output        any      `yaml:"output,omitempty" json:"output,omitempty"`
-	Steps         int      `yaml:"steps" json:"steps"`
-	ModelRequests int64    `yaml:"model_requests" json:"model_requests"`
-	ToolCalls     int64    `yaml:"tool_calls" json:"tool_calls"`
-	InputTokens   int64    `yaml:"input_tokens" json:"input_tokens"`
-	OutputTokens  int64    `yaml:"output_tokens" json:"output_tokens"`
-	Cost          float64  `yaml:"cost,omitempty" json:"cost,omitempty"`
-	Loops         int      `yaml:"loops" json:"loops"`
-	Rungs         []string `yaml:"rungs,omitempty" json:"rungs,omitempty"`
-	Repairs       int      `yaml:"repairs" json:"repairs"`
+	Error         string  `yaml:"error,omitempty" json:"error,omitempty"`
+	Output        any     `yaml:"output,omitempty" json:"output,omitempty"`
+	Steps         int     `yaml:"steps" json:"steps"`
+	ModelRequests int64   `yaml:"model_requests" json:"model_requests"`
+	ToolCalls     int64   `yaml:"tool_calls" json:"tool_calls"`
+	InputTokens   int64   `yaml:"input_tokens" json:"input_tokens"`
+	OutputTokens  int64   `yaml:"output_tokens" json:"output_tokens"`
+	Cost          float64 `yaml:"cost,omitempty" json:"cost,omitempty"`
+	Loops         int     `yaml:"loops" json:"loops"`
+	// LoopToProgress is the mean seconds from a loop's first event to the
+	// progress after it, over the loops progress followed; nil when none
+	// did. LoopsWithoutProgress counts the loops none followed.
+	LoopToProgress       *float64 `yaml:"loop_to_progress,omitempty" json:"loop_to_progress,omitempty"`
+	LoopsWithoutProgress int      `yaml:"loops_without_progress,omitempty" json:"loops_without_progress,omitempty"`
+	Rungs                []string `yaml:"rungs,omitempty" json:"rungs,omitempty"`
+	Repairs              int      `yaml:"repairs" json:"repairs"`
 }
 
 // Ext is a case file's extension.

@@ -28,7 +28,7 @@ type Recording struct {
 
 // FromRecording is the case of a recorded run: the agent, task, input and
 // output schema it was started with, every tool call that reached its
-// tool and ended (in trace order, invalidated ones left out), and its
+// tool and ended (in trace order, invalidated ones included), and its
 // outcome.
 func FromRecording(r Recording) *Case {
 	c := &Case{
@@ -57,6 +57,9 @@ func FromRecording(r Recording) *Case {
 // toolResult is a call node as a recorded tool result: only calls of a
 // tool (not the engine's final_output and handoff) that completed or
 // failed, and were answered by their tool rather than the effect ledger.
+// A call a rollback or an edit invalidated after it ended is kept: its
+// tool answered it, and a replay making it again (a rolled-back loop) is
+// answered the same.
 func toolResult(n signals.Node, classes map[string]string) (ToolResult, bool) {
 	if n.Kind != signals.KindCall || n.Tool == signals.FinalOutputTool || n.Tool == signals.HandoffTool || n.ReusedFrom != "" {
 		return ToolResult{}, false
@@ -65,7 +68,7 @@ func toolResult(n signals.Node, classes map[string]string) (ToolResult, bool) {
 	if t.Args == nil {
 		t.Args = map[string]any{}
 	}
-	switch n.Status {
+	switch endedAs(n) {
 	case signals.StatusCompleted:
 		t.Result = decoded(n.Output)
 	case signals.StatusFailed:
@@ -74,6 +77,22 @@ func toolResult(n signals.Node, classes map[string]string) (ToolResult, bool) {
 		return ToolResult{}, false
 	}
 	return t, true
+}
+
+// endedAs is how a call ended: its status, or for an invalidated call,
+// failed when it has an error, completed when it has an output, else ""
+// (it was invalidated before it ended).
+func endedAs(n signals.Node) signals.NodeStatus {
+	if n.Status != signals.StatusInvalidated {
+		return n.Status
+	}
+	switch {
+	case n.Error != "":
+		return signals.StatusFailed
+	case len(n.Output) > 0:
+		return signals.StatusCompleted
+	}
+	return ""
 }
 
 // toolClass is the class a recorded failure is given again with: the
@@ -92,8 +111,8 @@ func toolClass(class string) string {
 
 // OutcomeOf is what a recorded run did: its status, output and spend from
 // its result, the rungs it climbed, and from its trace the loops it met
-// (escalations for a loop) and the repairs it made, invalidated nodes
-// left out.
+// (escalations for a loop), how long they took to give way to progress,
+// and the repairs it made, invalidated nodes left out.
 func OutcomeOf(r Recording) Outcome {
 	o := Outcome{Run: r.WorkflowID, Status: r.Status, Error: r.Error}
 	if res := r.Result; res != nil {
@@ -117,24 +136,20 @@ func OutcomeOf(r Recording) Outcome {
 		if n.Status == signals.StatusInvalidated {
 			continue
 		}
-		switch n.Kind {
-		case signals.KindRepair:
+		if n.Kind == signals.KindRepair {
 			o.Repairs++
-		case signals.KindEscalation:
-			var args struct {
-				Rung string          `json:"rung"`
-				Loop json.RawMessage `json:"loop"`
-			}
-			_ = json.Unmarshal(n.Args, &args)
-			if len(args.Loop) > 0 && string(args.Loop) != "null" {
-				o.Loops++
-			}
-			// A run without a result has its rungs only in its trace.
-			if fromTrace && args.Rung != "" {
-				o.Rungs = append(o.Rungs, args.Rung)
-			}
+		}
+		rung, loop := escalationOf(n)
+		if loop {
+			o.Loops++
+		}
+		// A run without a result has its rungs only in its trace.
+		if fromTrace && rung != "" {
+			o.Rungs = append(o.Rungs, rung)
 		}
 	}
+	seconds, stuck := loopsToProgress(r.Nodes)
+	o.LoopToProgress, o.LoopsWithoutProgress = meanSeconds(seconds), stuck
 	if o.Status == "" {
 		o.Status = "unknown"
 	}

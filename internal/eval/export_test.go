@@ -2,6 +2,7 @@ package eval
 
 import (
 	"encoding/json"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -51,9 +52,21 @@ func TestFromRecordingTools(t *testing.T) {
 			},
 		},
 		{
-			name: "invalidated, unsettled, ledger-answered and engine calls are left out",
+			name: "calls invalidated after they ended are kept, as they ended, with the class of the failure",
 			nodes: []signals.Node{
-				call("n2", "search", signals.StatusInvalidated, `{"q":"a"}`, `{}`, ""),
+				call("n2", "hold", signals.StatusInvalidated, `{"seat":"12A"}`, "", "tool hold: HTTP 503"),
+				call("n3", "pick", signals.StatusInvalidated, `{"seat":"12A"}`, `{"id":"12A"}`, ""),
+			},
+			classes: map[string]string{"n2": "transient"},
+			want: []ToolResult{
+				{Tool: "hold", Args: map[string]any{"seat": "12A"}, Error: &ToolError{Class: "transient", Message: "tool hold: HTTP 503"}},
+				{Tool: "pick", Args: map[string]any{"seat": "12A"}, Result: map[string]any{"id": "12A"}},
+			},
+		},
+		{
+			name: "unsettled (invalidated before they ended too), ledger-answered and engine calls are left out",
+			nodes: []signals.Node{
+				call("n2", "search", signals.StatusInvalidated, `{"q":"a"}`, "", ""),
 				call("n3", "search", signals.StatusRunning, `{"q":"b"}`, "", ""),
 				call("n4", signals.FinalOutputTool, signals.StatusCompleted, `{"x":1}`, `{"x":1}`, ""),
 				call("n5", signals.HandoffTool, signals.StatusCompleted, `{"to":"b"}`, `{}`, ""),
@@ -74,6 +87,7 @@ func TestOutcomeOf(t *testing.T) {
 	fallback := signals.Node{Kind: signals.KindEscalation, Status: signals.StatusCompleted, Args: json.RawMessage(`{"action":"model_fallback"}`)}
 	repair := signals.Node{Kind: signals.KindRepair, Status: signals.StatusCompleted}
 	gone := signals.Node{Kind: signals.KindRepair, Status: signals.StatusInvalidated}
+	three := 3.0
 	for _, tc := range []struct {
 		name string
 		rec  Recording
@@ -87,12 +101,22 @@ func TestOutcomeOf(t *testing.T) {
 				Spend:       &signals.SpendStatus{ModelRequests: 3, ToolCalls: 2, InputTokens: 10, OutputTokens: 5, Cost: 0.5},
 			}},
 			want: Outcome{Run: "w1", Status: "completed", Output: map[string]any{"ok": true}, Steps: 4, ModelRequests: 3, ToolCalls: 2,
-				InputTokens: 10, OutputTokens: 5, Cost: 0.5, Loops: 1, Rungs: []string{"retry"}, Repairs: 1},
+				InputTokens: 10, OutputTokens: 5, Cost: 0.5, Loops: 1, LoopsWithoutProgress: 1, Rungs: []string{"retry"}, Repairs: 1},
+		},
+		{
+			name: "a loop the run got out of: the seconds from its first failure to the call that answered",
+			rec: Recording{WorkflowID: "w3", Status: "completed", Nodes: []signals.Node{
+				at(call("n2", "search", signals.StatusFailed, `{"q":"nyc"}`, "", "503"), 1),
+				at(call("n3", "search", signals.StatusFailed, `{"q":"nyc"}`, "", "503"), 2),
+				loopAt(2),
+				at(call("n5", "search", signals.StatusCompleted, `{"q":"nyc"}`, `{}`, ""), 4),
+			}},
+			want: Outcome{Run: "w3", Status: "completed", Loops: 1, LoopToProgress: &three, Rungs: []string{"retry"}},
 		},
 		{
 			name: "a failed run: its status and error, its rungs from the trace",
 			rec:  Recording{WorkflowID: "w2", Status: "failed", Error: "boom", Nodes: []signals.Node{loop}},
-			want: Outcome{Run: "w2", Status: "failed", Error: "boom", Loops: 1, Rungs: []string{"retry"}},
+			want: Outcome{Run: "w2", Status: "failed", Error: "boom", Loops: 1, LoopsWithoutProgress: 1, Rungs: []string{"retry"}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,4 +150,18 @@ func TestFromRecordingWrites(t *testing.T) {
 	require.Equal(t, "w_1", back.Name)
 	require.Equal(t, map[string]any{"n": 1}, back.Input)
 	require.Equal(t, []any{1, 2}, back.Tools[0].Result)
+	text, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NotContains(t, string(text), "progress", "a run without a loop has no time to progress")
+
+	// A loop's time to progress is written, and read back.
+	c.Recorded = &Outcome{Status: "completed", Loops: 2, LoopToProgress: &[]float64{1.5}[0], LoopsWithoutProgress: 1}
+	path, err = Write(dir, c)
+	require.NoError(t, err)
+	text, err = os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(text), "  loops: 2\n  loop_to_progress: 1.5\n  loops_without_progress: 1\n")
+	back, err = Load(path)
+	require.NoError(t, err)
+	require.Equal(t, c.Recorded, back.Recorded)
 }

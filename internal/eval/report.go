@@ -115,6 +115,7 @@ func newReport(sc Scorecard) report {
 			{Name: "diverged calls", Now: fmt.Sprint(s.Diverged)},
 			{Name: "tokens", Now: num(s.Total.InputTokens + s.Total.OutputTokens)},
 			{Name: "cost", Now: money(s.Total.Cost)},
+			{Name: "loop to progress", Now: progressText(s.Total)},
 		},
 	}
 	if s.Failed {
@@ -135,6 +136,7 @@ func newReport(sc Scorecard) report {
 			{"pass^k", func(s side) string { return yesNo(s.PassK) }},
 			{"steps", func(s side) string { return num(s.Figures.Steps) }},
 			{"loops", func(s side) string { return num(s.Figures.Loops) }},
+			{"loop to progress", func(s side) string { return progressText(s.Figures) }},
 			{"cost", func(s side) string { return money(s.Figures.Cost) }},
 			{"diverged", func(s side) string { return fmt.Sprint(s.Diverged) }},
 		} {

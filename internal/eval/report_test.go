@@ -57,7 +57,7 @@ func TestWriteMarkdown(t *testing.T) {
 		"| &lt;script&gt;alert(1)&lt;/script&gt;\\|x | no | lost; steps up 4→9, loops up 1→3, cost up 0.03→0.05 |",
 		"| gained | yes | gained; steps down 5→3, loops down 2→0 |",
 		"| new | yes | not in baseline |",
-		"## kept\n\n| | candidate | baseline |\n|---|---|---|\n| pass | 1/1 | 1/1 |\n| pass^k | yes | yes |\n| steps | 2 | 2 |\n| loops | 0 | 0 |\n| cost | 0.01 | 0.02 |\n| diverged | 0 | 0 |\n",
+		"## kept\n\n| | candidate | baseline |\n|---|---|---|\n| pass | 1/1 | 1/1 |\n| pass^k | yes | yes |\n| steps | 2 | 2 |\n| loops | 0 | 0 |\n| loop to progress | - | - |\n| cost | 0.01 | 0.02 |\n| diverged | 0 | 0 |\n",
 		"## new\n\n| | candidate | baseline |\n|---|---|---|\n| pass | 1/1 | - |",
 		"- output &lt;b&gt;bold&lt;/b&gt; is not the expected",
 	} {
@@ -67,10 +67,11 @@ func TestWriteMarkdown(t *testing.T) {
 	require.NotContains(t, md, "<b>")
 
 	// Without --baseline, the recording is the baseline.
-	cases := []*Case{{Name: "c", Recorded: &Outcome{Status: StatusCompleted, Steps: 2, Loops: 1}}}
+	seconds := 4.0
+	cases := []*Case{{Name: "c", Recorded: &Outcome{Status: StatusCompleted, Steps: 2, Loops: 1, LoopToProgress: &seconds}}}
 	md = render(t, WriteMarkdown, Score(cases, []Run{{Case: "c", Pass: true, Outcome: Outcome{Status: StatusCompleted, Steps: 3}}}, 0))
 	require.Contains(t, md, "Compared with the recording: **not worse than the recording**.")
-	require.Contains(t, md, "| steps | 3 | 2 |\n| loops | 0 | 1 |")
+	require.Contains(t, md, "| steps | 3 | 2 |\n| loops | 0 | 1 |\n| loop to progress | - | 4s |")
 }
 
 // The HTML report: the same content, a bar per side and metric in each
@@ -85,6 +86,8 @@ func TestWriteHTML(t *testing.T) {
 		`<section class="case lost"`,
 		`<section class="case gained"`,
 		`class="verdict failed"`,
+		"<th>loops</th><th>loop to progress</th><th>cost</th>",
+		"<tr><th>loop to progress</th><td>-</td>",
 		// The lost case's candidate loops (3) are the suite's most: a full bar.
 		`<rect class="bar candidate" data-metric="loops" x="182.0" y="18.0" width="40.0" height="104.0">`,
 	} {

@@ -65,13 +65,18 @@ type Figures struct {
 	Loops         float64 `json:"loops"`
 	Rungs         float64 `json:"rungs"`
 	Repairs       float64 `json:"repairs"`
+	// LoopToProgress is the mean of the runs' own, over the runs that have
+	// one (in a suite's total too); nil when none has.
+	LoopToProgress       *float64 `json:"loop_to_progress,omitempty"`
+	LoopsWithoutProgress float64  `json:"loops_without_progress"`
 }
 
 // figures are o's figures.
 func figures(o Outcome) Figures {
 	return Figures{Steps: float64(o.Steps), ModelRequests: float64(o.ModelRequests),
 		InputTokens: float64(o.InputTokens), OutputTokens: float64(o.OutputTokens), Cost: o.Cost,
-		Loops: float64(o.Loops), Rungs: float64(len(o.Rungs)), Repairs: float64(o.Repairs)}
+		Loops: float64(o.Loops), Rungs: float64(len(o.Rungs)), Repairs: float64(o.Repairs),
+		LoopToProgress: o.LoopToProgress, LoopsWithoutProgress: float64(o.LoopsWithoutProgress)}
 }
 
 // Changes of a case against its recording.
@@ -165,6 +170,7 @@ func Score(cases []*Case, runs []Run, threshold float64) Scorecard {
 	for _, r := range runs {
 		sc.Suite.Total = add(sc.Suite.Total, figures(r.Outcome), 1)
 	}
+	sc.Suite.Total.LoopToProgress = meanLoopToProgress(runs)
 	if sc.Suite.Cases > 0 {
 		sc.Suite.WorseShare = float64(sc.Suite.Worse) / float64(sc.Suite.Cases)
 	}
@@ -176,10 +182,12 @@ func Score(cases []*Case, runs []Run, threshold float64) Scorecard {
 func scoreCase(c *Case, runs []Run) CaseScore {
 	cs := CaseScore{Case: c.Name}
 	var sum Figures
+	var own []Run
 	for _, r := range runs {
 		if r.Case != c.Name {
 			continue
 		}
+		own = append(own, r)
 		cs.Runs++
 		if r.Pass {
 			cs.Passed++
@@ -194,6 +202,7 @@ func scoreCase(c *Case, runs []Run) CaseScore {
 	if cs.Runs > 0 {
 		cs.Mean = add(Figures{}, sum, 1/float64(cs.Runs))
 	}
+	cs.Mean.LoopToProgress = meanLoopToProgress(own)
 	cs.Change = ChangeNone
 	if o := c.Recorded; o != nil {
 		pass, why := passed(c, *o, "", 0, c.RecordedJudgement)
@@ -216,13 +225,14 @@ func change(then, now bool) string {
 	return ChangeSame
 }
 
-// moved says which of steps and loops went up or down from then to now.
+// moved says which of steps, loops and loops without progress went up or
+// down from then to now.
 func moved(then, now Figures) []string {
 	var out []string
 	for _, f := range []struct {
 		name      string
 		then, now float64
-	}{{"steps", then.Steps, now.Steps}, {"loops", then.Loops, now.Loops}} {
+	}{{"steps", then.Steps, now.Steps}, {"loops", then.Loops, now.Loops}, {"loops without progress", then.LoopsWithoutProgress, now.LoopsWithoutProgress}} {
 		switch {
 		case f.now > f.then:
 			out = append(out, fmt.Sprintf("%s up %s→%s", f.name, num(f.then), num(f.now)))
@@ -233,12 +243,14 @@ func moved(then, now Figures) []string {
 	return out
 }
 
-// add is a plus b times k.
+// add is a plus b times k; its LoopToProgress is unset, a mean of the
+// runs' that a sum does not give (meanLoopToProgress).
 func add(a, b Figures, k float64) Figures {
 	return Figures{
 		Steps: a.Steps + k*b.Steps, ModelRequests: a.ModelRequests + k*b.ModelRequests,
 		InputTokens: a.InputTokens + k*b.InputTokens, OutputTokens: a.OutputTokens + k*b.OutputTokens,
 		Cost: a.Cost + k*b.Cost, Loops: a.Loops + k*b.Loops, Rungs: a.Rungs + k*b.Rungs, Repairs: a.Repairs + k*b.Repairs,
+		LoopsWithoutProgress: a.LoopsWithoutProgress + k*b.LoopsWithoutProgress,
 	}
 }
 

@@ -78,3 +78,27 @@ func TestScore(t *testing.T) {
 		Total: Figures{Steps: 18, ModelRequests: 16, InputTokens: 80, OutputTokens: 40, Cost: 4, Rungs: 8}}, s)
 	require.False(t, Score(cases, runs, 0.25).Suite.Failed, "a quarter worse is allowed at --threshold 0.25")
 }
+
+// The time from a loop to progress is a mean over the runs that have one,
+// per case and for the suite; loops without progress a mean over all runs.
+func TestScoreLoopToProgress(t *testing.T) {
+	s := func(f float64) *float64 { return &f }
+	cases := []*Case{{Name: "a", Recorded: &Outcome{Status: StatusCompleted}}, {Name: "b"}}
+	runs := []Run{
+		{Case: "a", Outcome: Outcome{Loops: 1, LoopToProgress: s(2)}},
+		{Case: "a", Outcome: Outcome{Loops: 1, LoopsWithoutProgress: 1}},
+		{Case: "b", Outcome: Outcome{Loops: 2, LoopToProgress: s(8)}},
+		{Case: "b"},
+	}
+	sc := Score(cases, runs, 0)
+	require.Equal(t, s(2), sc.Cases[0].Mean.LoopToProgress, "the stuck run is left out, not counted as 0")
+	require.Equal(t, 0.5, sc.Cases[0].Mean.LoopsWithoutProgress)
+	require.Equal(t, []string{"loops up 0→1", "loops without progress up 0→0.5"}, sc.Cases[0].Notes)
+	require.Equal(t, s(8), sc.Cases[1].Mean.LoopToProgress)
+	require.Equal(t, s(5), sc.Suite.Total.LoopToProgress)
+	require.Equal(t, 1.0, sc.Suite.Total.LoopsWithoutProgress)
+
+	none, err := json.Marshal(Score(cases, nil, 0).Suite.Total)
+	require.NoError(t, err)
+	require.NotContains(t, string(none), "loop_to_progress", "absent, not 0 seconds, when no loop gave way to progress")
+}

@@ -15,7 +15,7 @@ func WriteTable(w io.Writer, sc Scorecard) error {
 	if sc.Suite.Baseline != "" {
 		then = "BASELINE"
 	}
-	fmt.Fprintln(tw, "CASE\tPASS\tPASS^K\tSTEPS\tREQUESTS\tTOKENS\tCOST\tLOOPS\tRUNGS\tREPAIRS\tDIVERGED\t"+then+"\tCHANGE")
+	fmt.Fprintln(tw, "CASE\tPASS\tPASS^K\tSTEPS\tREQUESTS\tTOKENS\tCOST\tLOOPS\tTO-PROGRESS\tRUNGS\tREPAIRS\tDIVERGED\t"+then+"\tCHANGE")
 	for _, c := range sc.Cases {
 		recorded := "-"
 		if b := c.Baseline; b != nil {
@@ -28,9 +28,9 @@ func WriteTable(w io.Writer, sc Scorecard) error {
 			change += "; " + strings.Join(c.Notes, ", ")
 		}
 		m := c.Mean
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", c.Case, c.Passed, c.Runs, yesNo(c.PassK),
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", c.Case, c.Passed, c.Runs, yesNo(c.PassK),
 			num(m.Steps), num(m.ModelRequests), num(m.InputTokens+m.OutputTokens), num(m.Cost),
-			num(m.Loops), num(m.Rungs), num(m.Repairs), c.Diverged, recorded, change)
+			num(m.Loops), progressText(m), num(m.Rungs), num(m.Repairs), c.Diverged, recorded, change)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -45,9 +45,25 @@ func WriteTable(w io.Writer, sc Scorecard) error {
 	if s.Failed {
 		verdict = fmt.Sprintf("WORSE than %s: %d of %d case(s) lost their pass (allowed: %s of the cases)", sc.Against(), s.Worse, s.Cases, num(s.Threshold*100)+"%")
 	}
-	_, err := fmt.Fprintf(w, "suite: pass^k %d/%d cases, runs passed %d/%d, %d worse, %d better, %d diverged call(s), %s tokens, cost %s; %s\n",
-		s.PassK, s.Cases, s.Passed, s.Runs, s.Worse, s.Better, s.Diverged, num(s.Total.InputTokens+s.Total.OutputTokens), num(s.Total.Cost), verdict)
+	_, err := fmt.Fprintf(w, "suite: pass^k %d/%d cases, runs passed %d/%d, %d worse, %d better, %d diverged call(s), %s tokens, cost %s, loop to progress %s; %s\n",
+		s.PassK, s.Cases, s.Passed, s.Runs, s.Worse, s.Better, s.Diverged, num(s.Total.InputTokens+s.Total.OutputTokens), num(s.Total.Cost), progressText(s.Total), verdict)
 	return err
+}
+
+// progressText is the time from a loop to progress and the loops stuck
+// (no progress after them): "2.5s", "2.5s, 1 stuck", "1 stuck", or "-".
+func progressText(f Figures) string {
+	var parts []string
+	if s := f.LoopToProgress; s != nil {
+		parts = append(parts, num(*s)+"s")
+	}
+	if f.LoopsWithoutProgress > 0 {
+		parts = append(parts, num(f.LoopsWithoutProgress)+" stuck")
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func passWord(pass bool) string {
