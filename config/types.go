@@ -125,6 +125,10 @@ type Tool struct {
 	Repeatable bool `yaml:"repeatable" json:"repeatable,omitempty"`
 }
 
+// Checked reports whether the tool's results are checked (result_schema
+// or verify).
+func (t Tool) Checked() bool { return t.ResultSchema != nil || t.Verify != nil }
+
 // HTTPTool is how an HTTP tool is reached.
 type HTTPTool struct {
 	Method  string   `yaml:"method" json:"method"`
