@@ -65,10 +65,12 @@ func toolResult(n signals.Node, classes map[string]string) (ToolResult, bool) {
 	if t.Args == nil {
 		t.Args = map[string]any{}
 	}
-	switch n.Status {
-	case signals.StatusCompleted:
+	switch {
+	case n.Status == signals.StatusCompleted, n.Status == signals.StatusFailed && n.Check != nil && len(n.Output) > 0:
+		// A call that failed its check (unverified) is recorded as what
+		// its tool answered: a replay checks that answer again.
 		t.Result = decoded(n.Output)
-	case signals.StatusFailed:
+	case n.Status == signals.StatusFailed:
 		t.Error = &ToolError{Class: toolClass(classes[n.ID]), Message: n.Error}
 	default:
 		return ToolResult{}, false
