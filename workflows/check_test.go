@@ -3,6 +3,7 @@ package workflows
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -248,4 +249,43 @@ func TestARunBeforeCheckedCallsDoesNotCheck(t *testing.T) {
 	n := callNode(t, h.trace(), "n3")
 	require.Equal(t, signals.StatusCompleted, n.Status)
 	require.Nil(t, n.Check)
+}
+
+// An edit that brings back an unverified write respects its verdict: the
+// write's read-back runs first, finds that the write acted after all, and
+// the write is not made again.
+func TestAnEditRespectsAnUnverifiedWrite(t *testing.T) {
+	spec := checkSpec()
+	spec.Tools = append(spec.Tools,
+		config.Tool{Name: "a", Builtin: "echo", Parameters: map[string]any{"type": "object"}},
+		config.Tool{Name: "hold", Builtin: "echo", Parameters: map[string]any{"type": "object"}, Approval: config.ApprovalAlways})
+	spec.Agent.Tools = append(spec.Agent.Tools, "a", "hold")
+	spec.Agent.Policies.HumanTimeout = config.Duration(time.Hour)
+	h := newHarness(t, spec, []activities.ModelReply{
+		{ToolCalls: []activities.ToolCall{call("k1", "a", `{"q":"room"}`)}},
+		{ToolCalls: []activities.ToolCall{call("k2", "reserve", `{"room":"12"}`)}},
+		{ToolCalls: []activities.ToolCall{call("k3", "hold", `{}`)}},
+	}, answers(t, map[string][]string{"a": {`{"q":"room"}`}, "reserve": {`{"id":"b1"}`}, "get_booking": {`{"state":"missing"}`}}))
+	var got updateResult
+	h.edit(time.Minute, signals.EditRequest{NodeID: "n3", Output: json.RawMessage(`{"q":"room 12, checked"}`)}, &got)
+	h.env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, got.rejected)
+	require.Equal(t, []string{"a", "reserve", "get_booking"}, toolNamesOf(h.toolReqs))
+	next := continuedInput(t, h)
+
+	h2 := newHarness(t, spec, []activities.ModelReply{
+		{ToolCalls: []activities.ToolCall{call("k4", "reserve", `{"room":"12"}`)}},
+		{Content: "done"},
+	}, answers(t, map[string][]string{"get_booking": {`{"state":"confirmed"}`}}))
+	_, err := h2.run(next)
+	require.NoError(t, err)
+	require.Equal(t, []string{"get_booking"}, toolNamesOf(h2.toolReqs), "only the read-back: the write is not made again")
+	var again signals.Node
+	for _, n := range h2.trace().Nodes {
+		if n.Tool == "reserve" && n.Status == signals.StatusCompleted {
+			again = n
+		}
+	}
+	require.Equal(t, "n5", again.ReusedFrom)
+	require.JSONEq(t, `{"id":"b1"}`, string(again.Output))
 }
