@@ -111,6 +111,10 @@ func (p *pipeline) readBack(ctx workflow.Context, c *stepCall, tool config.Tool,
 		var out json.RawMessage
 		if err := f.Get(ctx, &out); err != nil {
 			r.finishNode(ctx, id, nil, errorText(err))
+			if cancelled(ctx, err) {
+				p.settle(ctx, c, tool, nil, err) // the run's end, not the call's verdict
+				return
+			}
 			failed(fmt.Sprintf("read-back %s failed, so the call is not known to have worked: %s", v.Tool, errorText(err)), id)
 			return
 		}
