@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -57,13 +58,21 @@ func SeenValues(tree ast.Node, args, result any) []Seen {
 			continue
 		}
 		v, _ := valueAt(p, args, result)
-		raw, err := json.Marshal(v)
-		if err != nil {
-			raw = []byte("null")
-		}
-		seen = append(seen, Seen{Path: p, Value: raw})
+		seen = append(seen, Seen{Path: p, Value: plainJSON(v)})
 	}
 	return seen
+}
+
+// plainJSON is v as JSON with <, > and & as they are: the reason quotes
+// it to the model and to people, not to an HTML page.
+func plainJSON(v any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return json.RawMessage("null")
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
 }
 
 type visitor func(ast.Node)

@@ -11,16 +11,18 @@ import (
 
 func TestSeenValues(t *testing.T) {
 	args := map[string]any{"date": "2026-12-01", "legs": []any{"LHR", "JFK"}}
-	result := map[string]any{"status": "pending", "booking": map[string]any{"id": "b1", "seats": []any{"12A"}}}
+	result := map[string]any{"status": "pending", "html": "<b>&</b>", "booking": map[string]any{"id": "b1", "seats": []any{"12A"}}}
 	for _, tc := range []struct {
 		condition string
 		want      []string // path=value
 	}{
 		{"result.status == 'booked' && result.date == args.date", []string{`result.status="pending"`, `result.date=null`, `args.date="2026-12-01"`}},
 		{"result.booking.id != '' && len(result.booking.seats) > 1", []string{`result.booking.id="b1"`, `result.booking.seats=["12A"]`}},
-		{"args.legs[1] == 'JFK' && result != nil", []string{`args.legs[1]="JFK"`, `result={"booking":{"id":"b1","seats":["12A"]},"status":"pending"}`}},
+		{"args.legs[1] == 'JFK' && result != nil", []string{`args.legs[1]="JFK"`, `result={"booking":{"id":"b1","seats":["12A"]},"html":"<b>&</b>","status":"pending"}`}},
 		{"result.status in ['booked', 'confirmed']", []string{`result.status="pending"`}},
+		{"result.html == ''", []string{`result.html="<b>&</b>"`}},
 		{"true", nil},
+		{"result.note == '<b>'", []string{`result.note=null`}},
 	} {
 		t.Run(tc.condition, func(t *testing.T) {
 			prog, err := config.CompileVerify(tc.condition)
