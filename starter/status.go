@@ -11,10 +11,10 @@ func newStatusCmd(c *cli) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "status WORKFLOW_ID",
-		Short: "Show where a run is: phase, step, pending approvals, breakers, loops",
+		Short: "Show where a run is: phase, step, pending approvals, breakers, loops, unverified calls",
 		Long: `Query a run's status (the "status" query of AgentWorkflow) and print its
 agent, phase, step, generation, last error, pending approvals, circuit
-breakers, detected loops and handoff path. Works on running and closed runs
+breakers, detected loops, handoff path and the count of unverified calls. Works on running and closed runs
 while a worker is polling the task queue. --json prints the answer as is.
 
 Equivalent temporal command:
