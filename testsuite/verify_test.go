@@ -60,9 +60,10 @@ agents:
 
 // hotelDesk is the state of the tool server: the bookings it holds, and
 // how book_room misbehaves. A late booking is missing at the first
-// read; a dropped first write answers as if it booked.
+// read; a dropped first write answers as if it booked; a desk whose
+// reads are gone answers get_booking 404.
 type hotelDesk struct {
-	late, dropFirst bool
+	late, dropFirst, readsGone bool
 	mu              sync.Mutex
 	rooms           map[string]string // confirmation -> room
 }
@@ -93,6 +94,10 @@ func newHotelServer(t *testing.T, desk *hotelDesk) *toolServer {
 			desk.book(n, args)
 			writeJSON(w, 200, map[string]string{"confirmation": "B1"})
 		case "/get_booking":
+			if desk.readsGone {
+				writeJSON(w, 404, map[string]string{"error": "no such endpoint"})
+				return
+			}
 			writeJSON(w, 200, desk.read(n, args))
 		default:
 			writeJSON(w, 200, map[string]bool{"ok": true})
@@ -197,6 +202,7 @@ func TestParityOfCheckedCalls(t *testing.T) {
 			parityCell{capability: "verify expression fails, then holds", shape: shape, run: func(t *testing.T) { expressionFailsThenHolds(t, shape) }},
 			parityCell{capability: "result_schema: an empty object", shape: shape, run: func(t *testing.T) { emptyResultFailsSchema(t, shape) }},
 			parityCell{capability: "read-back passes", shape: shape, run: func(t *testing.T) { readBackPasses(t, shape) }},
+			parityCell{capability: "read-back itself fails", shape: shape, run: func(t *testing.T) { readBackFails(t, shape) }},
 			parityCell{capability: "unverified write that did happen", shape: shape, run: func(t *testing.T) { unverifiedWriteDidHappen(t, shape) }},
 			parityCell{capability: "unverified write that did not happen", shape: shape, run: func(t *testing.T) { unverifiedWriteDidNotHappen(t, shape) }},
 			parityCell{capability: "no-op write", shape: shape, run: func(t *testing.T) { noOpWriteLoops(t, shape) }},

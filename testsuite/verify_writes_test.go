@@ -44,6 +44,25 @@ func readBackPasses(t *testing.T, shape string) {
 	require.Zero(t, s.status(run).Unverified)
 }
 
+// get_booking answers 404: the call is not known to have worked, so it is
+// unverified, naming the read-back that failed.
+func readBackFails(t *testing.T, shape string) {
+	tools := newHotelServer(t, &hotelDesk{readsGone: true})
+	s, run := startChecker(t, shape, tools, scriptedmodel.Sequence(bookRoom, done))
+	requireOutput(t, s, run)
+
+	tr := s.trace(run)
+	call := callsOf(tr, "book_room")[0]
+	require.Equal(t, signals.StatusFailed, call.Status)
+	require.Contains(t, call.Error, "read-back get_booking failed, so the call is not known to have worked: ")
+	read := callsOf(tr, "get_booking")[0]
+	require.Equal(t, signals.StatusFailed, read.Status)
+	require.Equal(t, read.ID, call.Check.ReadBack)
+	requireUnverifiedEnvelope(t, envelope(t, s, 1), call)
+	require.Len(t, tools.requests("/book_room"), 1)
+	require.Equal(t, 1, s.status(run).Unverified)
+}
+
 // The booking lands late: the first read-back finds nothing, so the call
 // is unverified. The model books again: the read-back runs first, finds
 // the booking, and the call is answered with the first try's result;
