@@ -64,8 +64,8 @@ agents:
 // reads are gone answers get_booking 404.
 type hotelDesk struct {
 	late, dropFirst, readsGone bool
-	mu              sync.Mutex
-	rooms           map[string]string // confirmation -> room
+	mu                         sync.Mutex
+	rooms                      map[string]string // confirmation -> room
 }
 
 // newHotelServer serves the tools of verifyConfig: pay answers pending
