@@ -133,9 +133,9 @@ func startChecker(t *testing.T, shape string, tools *toolServer, script scripted
 	return s, s.start(workflows.AgentInput{Agent: shape + "-checker", Task: "do it"})
 }
 
-// done is the scripted model's final output; done ends the graph twin's
+// finished is the scripted model's final output; {"done": true} ends the graph twin's
 // llm loop.
-var done = finalOutput(map[string]any{"done": true})
+var finished = finalOutput(map[string]any{"done": true})
 
 // requireOutput waits for the run to complete with its final output.
 func requireOutput(t *testing.T, s *stack, run client.WorkflowRun) {
@@ -219,7 +219,7 @@ func TestParityOfCheckedCalls(t *testing.T) {
 func expressionFailsThenHolds(t *testing.T, shape string) {
 	pay := scriptedmodel.CallTurn("pay", map[string]any{"amount": 120})
 	tools := newHotelServer(t, &hotelDesk{})
-	s, run := startChecker(t, shape, tools, scriptedmodel.Sequence(pay, pay, done))
+	s, run := startChecker(t, shape, tools, scriptedmodel.Sequence(pay, pay, finished))
 	requireOutput(t, s, run)
 
 	calls := callsOf(s.trace(run), "pay")
@@ -252,7 +252,7 @@ func expressionFailsThenHolds(t *testing.T, shape string) {
 func emptyResultFailsSchema(t *testing.T, shape string) {
 	find := scriptedmodel.CallTurn("find_hotel", map[string]any{"city": "Paris"})
 	tools := newHotelServer(t, &hotelDesk{})
-	s, run := startChecker(t, shape, tools, scriptedmodel.Sequence(find, find, done))
+	s, run := startChecker(t, shape, tools, scriptedmodel.Sequence(find, find, finished))
 	requireOutput(t, s, run)
 
 	calls := callsOf(s.trace(run), "find_hotel")

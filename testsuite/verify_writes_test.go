@@ -21,7 +21,7 @@ var bookRoom = scriptedmodel.CallTurn("book_room", map[string]any{"room": "12"})
 // read-back, a call of its own in the trace that the model never sees.
 func readBackPasses(t *testing.T, shape string) {
 	tools := newHotelServer(t, &hotelDesk{})
-	s, run := startChecker(t, shape, tools, scriptedmodel.Sequence(bookRoom, done))
+	s, run := startChecker(t, shape, tools, scriptedmodel.Sequence(bookRoom, finished))
 	requireOutput(t, s, run)
 
 	tr := s.trace(run)
@@ -48,7 +48,7 @@ func readBackPasses(t *testing.T, shape string) {
 // unverified, naming the read-back that failed.
 func readBackFails(t *testing.T, shape string) {
 	tools := newHotelServer(t, &hotelDesk{readsGone: true})
-	s, run := startChecker(t, shape, tools, scriptedmodel.Sequence(bookRoom, done))
+	s, run := startChecker(t, shape, tools, scriptedmodel.Sequence(bookRoom, finished))
 	requireOutput(t, s, run)
 
 	tr := s.trace(run)
@@ -69,7 +69,7 @@ func readBackFails(t *testing.T, shape string) {
 // the tool server got the write once.
 func unverifiedWriteDidHappen(t *testing.T, shape string) {
 	tools := newHotelServer(t, &hotelDesk{late: true})
-	s, run := startChecker(t, shape, tools, scriptedmodel.Sequence(bookRoom, bookRoom, done))
+	s, run := startChecker(t, shape, tools, scriptedmodel.Sequence(bookRoom, bookRoom, finished))
 	requireOutput(t, s, run)
 
 	require.Len(t, tools.requests("/book_room"), 1, "the write happened once")
@@ -102,7 +102,7 @@ func unverifiedWriteDidHappen(t *testing.T, shape string) {
 // verifies.
 func unverifiedWriteDidNotHappen(t *testing.T, shape string) {
 	tools := newHotelServer(t, &hotelDesk{dropFirst: true})
-	s, run := startChecker(t, shape, tools, scriptedmodel.Sequence(bookRoom, bookRoom, done))
+	s, run := startChecker(t, shape, tools, scriptedmodel.Sequence(bookRoom, bookRoom, finished))
 	requireOutput(t, s, run)
 
 	writes := tools.requests("/book_room")
