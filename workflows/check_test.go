@@ -289,3 +289,19 @@ func TestAnEditRespectsAnUnverifiedWrite(t *testing.T) {
 	require.Equal(t, "n5", again.ReusedFrom)
 	require.JSONEq(t, `{"id":"b1"}`, string(again.Output))
 }
+
+// In a graph, an llm node whose calls are writes that change nothing is
+// no progress too: the third such visit is a no_op loop, as in a
+// free-form run (the llm node's own event carries the class).
+func TestAnLLMNodeWhoseWritesChangeNothingIsNoProgress(t *testing.T) {
+	c := call("k", "w", `{"order":7}`)
+	h := newHarness(t, chatGraph(checkSpec()), repeat(4, c, activities.ModelReply{Content: "done"}),
+		answers(t, map[string][]string{"w": {`{"ok":true}`, `{"ok":true}`, `{"ok":true}`, `{"ok":true}`}}))
+	_, _ = h.run(AgentInput{Agent: "agent", Task: "t"})
+	escalations := nodesByKind(h.trace(), signals.KindEscalation)
+	require.NotEmpty(t, escalations)
+	var args struct{ Loop policies.Loop }
+	require.NoError(t, json.Unmarshal(escalations[0].Args, &args))
+	require.Equal(t, policies.LoopNoProgress, args.Loop.Kind)
+	require.Equal(t, string(policies.NoOp), args.Loop.Class)
+}

@@ -31,3 +31,16 @@ func (r *runner) repeatsItself(ctx workflow.Context, c *stepCall, tool config.To
 	}
 	return versionOf(ctx, versionNoOpWrites, 1) >= 1
 }
+
+// changedNothing: every call of an llm node's visit was a write that
+// answered as its previous try did (repeatsItself), so the visit made no
+// progress, as those calls in a free-form step make none. Only writes
+// past the no-op-writes gate are ever so.
+func changedNothing(calls []*stepCall) bool {
+	for _, c := range calls {
+		if !c.final && !c.noOp {
+			return false
+		}
+	}
+	return len(calls) > 0
+}
