@@ -186,6 +186,8 @@ func typeWord(t reflect.Type) string {
 	switch {
 	case t == reflect.TypeFor[Duration]():
 		return "duration"
+	case t == reflect.TypeFor[Verify]():
+		return "string" // or a read-back block: the row says both
 	case readsItself(t):
 		panic("typeWord: say how the reference writes " + t.String())
 	}

@@ -66,8 +66,8 @@ func (r *Resolved) Peer(name string) (Peer, bool) {
 // Resolve looks an agent up. Its Model is the agent's own fields over the
 // file's, then OPENAI_BASE_URL (when set and not empty) over base_url, as
 // docs/contract.md promises. Its Tools are the agent's tools and, transitively,
-// their fallbacks, since a substitute must be callable when a breaker
-// opens. getenv nil is os.LookupEnv.
+// their fallbacks and read-back tools, since a substitute must be callable
+// when a breaker opens and a read-back when a call is checked. getenv nil is os.LookupEnv.
 func (f *File) Resolve(agent string, getenv func(string) (string, bool)) (*Resolved, error) {
 	if getenv == nil {
 		getenv = os.LookupEnv
@@ -234,8 +234,8 @@ func (r *Resolved) WithoutEndpoints() *Resolved {
 	return &out
 }
 
-// toolClosure is the named tools plus their fallback chains, sorted by
-// name. Unknown names are skipped: validation has refused them already.
+// toolClosure is the named tools plus, transitively, their fallbacks
+// and read-back tools (verify.tool), sorted by name. Unknown names are skipped: validation has refused them already.
 func (f *File) toolClosure(names []string) []Tool {
 	byName := make(map[string]Tool, len(f.Tools))
 	for _, t := range f.Tools {
@@ -244,12 +244,19 @@ func (f *File) toolClosure(names []string) []Tool {
 		}
 	}
 	picked := map[string]Tool{}
-	for _, n := range names {
-		for t, ok := byName[n]; ok; t, ok = byName[t.Fallback] {
-			if _, seen := picked[t.Name]; seen {
-				break
-			}
-			picked[t.Name] = t
+	for todo := names; len(todo) > 0; {
+		n := todo[0]
+		todo = todo[1:]
+		t, ok := byName[n]
+		if _, seen := picked[n]; seen || !ok {
+			continue
+		}
+		picked[n] = t
+		if t.Fallback != "" {
+			todo = append(todo, t.Fallback)
+		}
+		if t.Verify.ReadBack() {
+			todo = append(todo, t.Verify.Tool)
 		}
 	}
 	out := make([]Tool, 0, len(picked))

@@ -113,7 +113,21 @@ type Tool struct {
 	// worker (tool_local.go). Unset: built-ins that do not write do, other
 	// tools do not.
 	Local *bool `yaml:"local" json:"local,omitempty"`
+	// ResultSchema: a result (a 2xx body) that does not match it is not a
+	// success but a failure of class unverified (verify.go).
+	ResultSchema map[string]any `yaml:"result_schema" json:"result_schema,omitempty"`
+	// Verify is the call's postcondition (verify.go).
+	Verify *Verify `yaml:"verify" json:"verify,omitempty"`
+	// Repeatable: a write whose identical call may rightly be made again
+	// with the same answer (a reminder, a ping). Without it, a write that
+	// answers a repeat of itself as it answered the call before is no
+	// progress to the loop detector.
+	Repeatable bool `yaml:"repeatable" json:"repeatable,omitempty"`
 }
+
+// Checked reports whether the tool's results are checked (result_schema
+// or verify).
+func (t Tool) Checked() bool { return t.ResultSchema != nil || t.Verify != nil }
 
 // HTTPTool is how an HTTP tool is reached.
 type HTTPTool struct {

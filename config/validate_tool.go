@@ -36,6 +36,7 @@ func (c *checker) tools(ts []Tool) map[string]int {
 	}
 	for i := range ts {
 		c.tool(path{"tools", i}, &ts[i], names)
+		c.checks(path{"tools", i}, ts[i], ts, names)
 	}
 	c.fallbackCycles(ts, names)
 	return names

@@ -21,15 +21,18 @@ type WhenEnv struct {
 // deterministic: now() is disabled and date() parses in UTC, whatever the
 // worker's time zone.
 func CompileWhen(when string) (*vm.Program, error) {
-	return expr.Compile(when,
-		expr.Env(WhenEnv{}),
-		expr.AsBool(),
-		expr.DisableBuiltin("now"),
-		// keys, values and toPairs answer a map in Go's random order, which
-		// would let an edge go another way on replay.
-		expr.DisableBuiltin("keys"),
-		expr.DisableBuiltin("values"),
-		expr.DisableBuiltin("toPairs"),
-		expr.Timezone("UTC"),
-	)
+	return expr.Compile(when, append([]expr.Option{expr.Env(WhenEnv{})}, deterministic...)...)
+}
+
+// deterministic are the options of an expression evaluated in workflow
+// code: a bool, no now(), dates in UTC.
+var deterministic = []expr.Option{
+	expr.AsBool(),
+	expr.DisableBuiltin("now"),
+	// keys, values and toPairs answer a map in Go's random order, which
+	// would let an edge go another way on replay.
+	expr.DisableBuiltin("keys"),
+	expr.DisableBuiltin("values"),
+	expr.DisableBuiltin("toPairs"),
+	expr.Timezone("UTC"),
 }

@@ -34,7 +34,8 @@ type graphNode struct {
 }
 
 // Class is the node's classes: "node", its kind and status, and
-// "invalidated", "archived" or "loop" when they apply.
+// "invalidated", "archived", "loop", "verified", "unverified" or
+// "read-back" when they apply.
 func (n graphNode) Class() string {
 	c := "node kind-" + string(n.Kind) + " status-" + string(n.Status)
 	if n.Status == signals.StatusInvalidated {
@@ -46,8 +47,18 @@ func (n graphNode) Class() string {
 	if n.Loop != "" {
 		c += " loop"
 	}
+	if n.Check != nil {
+		c += " " + checkVerdict(n.Check.Passed)
+	}
+	if n.CheckOf != "" {
+		c += " read-back"
+	}
 	return c
 }
+
+// CheckMark is the call's check in the graph: "✗ unverified",
+// "✓ verified", or "" for a call with none.
+func (n graphNode) CheckMark() string { return checkMark(n.Check) }
 
 type graphEdge struct {
 	From, To string
@@ -150,14 +161,26 @@ func nodeTitle(n signals.Node) string {
 	if n.Archived {
 		t += "\narchived: held by a closed generation of the run"
 	}
+	if n.CheckOf != "" {
+		t += "\nread-back of " + n.CheckOf
+	}
 	if n.Error != "" {
 		t += "\nerror: " + clip(n.Error, 300)
+	}
+	if n.Check != nil {
+		t += "\ncheck: " + checkVerdict(n.Check.Passed)
 	}
 	return t
 }
 
-// Label is the node's visible label: "id kind", then the tool.
-func (n graphNode) Label() string { return n.ID + " " + string(n.Kind) }
+// Label is the node's visible label: "id kind", or for a read-back
+// "id read-back of nX": it checks that call, the model never asked it.
+func (n graphNode) Label() string {
+	if n.CheckOf != "" {
+		return n.ID + " read-back of " + n.CheckOf
+	}
+	return n.ID + " " + string(n.Kind)
+}
 
 // ToolLabel is the tool line: the tool, "(fallback for x)" when a fallback
 // served it; for a handoff, where it went.

@@ -30,6 +30,7 @@ type runView struct {
 	Status      signals.Status
 	Trace       signals.Trace
 	Graph       graph
+	Checks      []checkView
 	Breakers    []breaker
 	Escalations []escalationView
 	Editable    []signals.Node
@@ -62,6 +63,7 @@ func (c *Console) loadRun(ctx context.Context, id string) (runView, error) {
 	}
 	v.Trace = tr
 	v.Graph = layoutGraph(tr, v.Status.Loops)
+	v.Checks = checksOf(tr)
 	for tool, state := range v.Status.Breakers {
 		v.Breakers = append(v.Breakers, breaker{Tool: tool, State: state})
 	}

@@ -74,12 +74,22 @@ func HumanNodeEvent(at string, replied bool) LoopEvent {
 // LLMNodeEvent is the event of a graph llm node at `at`. Its key is what
 // the model asked for (its calls as JSON and its content), so an llm node
 // visited again with new calls is progress, not a cycle. outcome is
-// "content" (a reply without calls), "ok" (its calls succeeded) or
-// "failed" (one of them failed); only "failed" is a failure, without a
-// class (the calls' classes are their own events).
+// "content" (a reply without calls), "ok" (its calls succeeded),
+// "failed" (one of them failed), or "no_op" (its calls were writes that
+// changed nothing, NoOp). "failed" is a failure without a class (the
+// calls' classes are their own events); "no_op" is one of class no_op,
+// so an llm node repeating writes that do nothing is no progress, as the
+// same calls in a free-form run are.
 func LLMNodeEvent(at, callsJSON, content, outcome string) LoopEvent {
-	key := Signature(at, "llm", callsJSON, content)
-	return LoopEvent{Signature: key + ":" + outcome, Key: key, Failed: outcome == "failed"}
+	return llmNodeEvent(Signature(at, "llm", callsJSON, content), outcome)
+}
+
+func llmNodeEvent(key, outcome string) LoopEvent {
+	ev := LoopEvent{Signature: key + ":" + outcome, Key: key, Failed: outcome == "failed"}
+	if outcome == string(NoOp) {
+		ev.Failed, ev.Class = true, outcome
+	}
+	return ev
 }
 
 // LLMCall is one call of an llm node's reply as its event sees it: the
@@ -103,8 +113,7 @@ func StableLLMNodeEvent(at string, calls []LLMCall, content, outcome string) Loo
 		signed[i] = Signature(c.Tool, canonicalArgs(c.Args, volatileOf(c.Volatile)))
 	}
 	slices.Sort(signed)
-	key := Signature(append([]string{at, "llm-calls", content}, signed...)...)
-	return LoopEvent{Signature: key + ":" + outcome, Key: key, Failed: outcome == "failed"}
+	return llmNodeEvent(Signature(append([]string{at, "llm-calls", content}, signed...)...), outcome)
 }
 
 // UnknownToolEvent is the event of a graph tool node whose tool the run

@@ -109,6 +109,7 @@ func TestNodeEvents(t *testing.T) {
 		{"llm content", LLMNodeEvent("think", `[]`, "hello", "content"), LoopEvent{Signature: llm + ":content", Key: llm}},
 		{"llm calls ok", LLMNodeEvent("think", `[]`, "hello", "ok"), LoopEvent{Signature: llm + ":ok", Key: llm}},
 		{"llm calls failed", LLMNodeEvent("think", `[]`, "hello", "failed"), LoopEvent{Signature: llm + ":failed", Key: llm, Failed: true}},
+		{"llm writes changed nothing", LLMNodeEvent("think", `[]`, "hello", "no_op"), LoopEvent{Signature: llm + ":no_op", Key: llm, Failed: true, Class: "no_op"}},
 		{"unknown tool", UnknownToolEvent("fetch"), LoopEvent{Signature: "fetch:unknown", Key: "fetch", Failed: true}},
 	}
 	for _, tc := range cases {

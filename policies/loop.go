@@ -169,13 +169,16 @@ func (d *LoopDetector) cycle(sig string, fp uint64) int {
 	return period
 }
 
-// streak counts the failures in a row of one call with one class.
+// streak counts the failures in a row of one call with one class. A
+// no-op starts at 2: it repeats the call before it, which did as little.
 func (d *LoopDetector) streak(e LoopEvent) int {
 	switch {
 	case !e.Failed || e.Key == "":
 		d.Streak, d.StreakKey, d.StreakClass = 0, "", ""
 	case d.Streak > 0 && e.Key == d.StreakKey && e.Class == d.StreakClass:
 		d.Streak++
+	case e.Class == string(NoOp):
+		d.Streak, d.StreakKey, d.StreakClass = 2, e.Key, e.Class
 	default:
 		d.Streak, d.StreakKey, d.StreakClass = 1, e.Key, e.Class
 	}

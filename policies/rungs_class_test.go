@@ -147,6 +147,8 @@ func TestClassRules(t *testing.T) {
 		{Fatal, false, true, false, false},
 		{InvalidArgs, false, false, false, false},
 		{Blocked, false, false, false, false},
+		{Unverified, true, false, false, false},
+		{NoOp, false, false, false, false},
 	} {
 		t.Run(string(tc.class), func(t *testing.T) {
 			require.Equal(t, tc.cure, TimeMayCure(tc.class), "TimeMayCure")

@@ -68,4 +68,6 @@ func TestStableLLMNodeEvent(t *testing.T) {
 	require.Equal(t, base.Key, failed.Key)
 	require.True(t, failed.Failed)
 	require.NotEqual(t, base.Signature, failed.Signature)
+	noOp := ev("", "no_op", a)
+	require.Equal(t, LoopEvent{Signature: base.Key + ":no_op", Key: base.Key, Failed: true, Class: "no_op"}, noOp, "no progress, of class no_op")
 }

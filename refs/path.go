@@ -2,6 +2,7 @@ package refs
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -41,8 +42,15 @@ func (p Path) Overlaps(q Path) bool {
 	return true
 }
 
-// parsePath reads one alternative: †state.a.b or †input.x.
-func parsePath(s string) (Path, error) {
+// runRoots are the roots of a run's references.
+var runRoots = []string{RootState, RootInput}
+
+// parsePath reads one alternative of a run's reference: †state.a.b or
+// †input.x.
+func parsePath(s string) (Path, error) { return parsePathIn(s, runRoots) }
+
+// parsePathIn reads one alternative whose root is one of roots.
+func parsePathIn(s string, roots []string) (Path, error) {
 	// Spaces are allowed around "||" only.
 	s = strings.Trim(s, " ")
 	if !strings.HasPrefix(s, Prefix) {
@@ -50,8 +58,8 @@ func parsePath(s string) (Path, error) {
 	}
 	parts := strings.Split(strings.TrimPrefix(s, Prefix), ".")
 	root := parts[0]
-	if root != RootState && root != RootInput {
-		return Path{}, fmt.Errorf("%q: a reference starts with %q or %q", s, Prefix+RootState+".", Prefix+RootInput+".")
+	if !slices.Contains(roots, root) {
+		return Path{}, fmt.Errorf("%q: a reference starts with %s", s, rootList(roots))
 	}
 	steps := parts[1:]
 	if len(steps) == 0 {
@@ -69,4 +77,13 @@ func parsePath(s string) (Path, error) {
 // inside a path step.
 func badStepRune(r rune) bool {
 	return r == '|' || unicode.IsSpace(r) || unicode.IsControl(r)
+}
+
+// rootList names the roots a reference may start from: "†state." or "†input.".
+func rootList(roots []string) string {
+	quoted := make([]string, len(roots))
+	for i, r := range roots {
+		quoted[i] = fmt.Sprintf("%q", Prefix+r+".")
+	}
+	return strings.Join(quoted, " or ")
 }

@@ -22,13 +22,16 @@ func (r Ref) String() string {
 // Parse reads a string argument. ok is false when it is not a reference at
 // all (it does not start with †); err says why one that starts with † is
 // malformed, so the model learns of a typo instead of sending it verbatim.
-func Parse(s string) (ref Ref, ok bool, err error) {
+func Parse(s string) (ref Ref, ok bool, err error) { return parseIn(s, runRoots) }
+
+// parseIn is Parse for references whose roots are roots.
+func parseIn(s string, roots []string) (ref Ref, ok bool, err error) {
 	// Exactly a reference: leading space makes it a literal string.
 	if !strings.HasPrefix(s, Prefix) {
 		return Ref{}, false, nil
 	}
 	for _, alt := range strings.Split(s, "||") {
-		p, err := parsePath(alt)
+		p, err := parsePathIn(alt, roots)
 		if err != nil {
 			return Ref{}, true, fmt.Errorf("malformed reference: %v", err)
 		}

@@ -13,10 +13,15 @@ func Lookup(p Path, state, input any) (any, bool) {
 	if p.Root == RootInput {
 		cur = input
 	}
+	return at(cur, p.Steps)
+}
+
+// at is the value steps lead to from cur, if any.
+func at(cur any, steps []string) (any, bool) {
 	if s, ok := cur.(State); ok {
 		cur = map[string]any(s)
 	}
-	for _, step := range p.Steps {
+	for _, step := range steps {
 		switch x := cur.(type) {
 		case map[string]any:
 			v, ok := x[step]
@@ -44,14 +49,21 @@ func Lookup(p Path, state, input any) (any, bool) {
 // malformed reference, or one whose paths exist nowhere.
 func Resolve(args any, state, input any) (any, []error) {
 	var errs []error
-	out := resolve(args, "", state, input, &errs)
+	out := resolver{roots: runRoots, in: "the run", lookup: func(p Path) (any, bool) { return Lookup(p, state, input) }}.resolve(args, "", &errs)
 	return out, errs
 }
 
-func resolve(v any, at string, state, input any, errs *[]error) any {
+// resolver replaces the references of one set of roots.
+type resolver struct {
+	roots  []string
+	in     string // where the values are, for errors
+	lookup func(Path) (any, bool)
+}
+
+func (r resolver) resolve(v any, at string, errs *[]error) any {
 	switch x := v.(type) {
 	case string:
-		ref, ok, err := Parse(x)
+		ref, ok, err := parseIn(x, r.roots)
 		if !ok {
 			return x
 		}
@@ -60,11 +72,11 @@ func resolve(v any, at string, state, input any, errs *[]error) any {
 			return x
 		}
 		for _, alt := range ref.Alts {
-			if val, found := Lookup(alt, state, input); found {
+			if val, found := r.lookup(alt); found {
 				return val
 			}
 		}
-		*errs = append(*errs, fmt.Errorf("argument %s: unresolved reference %s: no such value in the run", pointer(at), ref))
+		*errs = append(*errs, fmt.Errorf("argument %s: unresolved reference %s: no such value in %s", pointer(at), ref, r.in))
 		return x
 	case map[string]any:
 		keys := make([]string, 0, len(x))
@@ -74,13 +86,13 @@ func resolve(v any, at string, state, input any, errs *[]error) any {
 		sort.Strings(keys)
 		m := make(map[string]any, len(x))
 		for _, k := range keys {
-			m[k] = resolve(x[k], at+"/"+escape(k), state, input, errs)
+			m[k] = r.resolve(x[k], at+"/"+escape(k), errs)
 		}
 		return m
 	case []any:
 		s := make([]any, len(x))
 		for i, e := range x {
-			s[i] = resolve(e, at+"/"+strconv.Itoa(i), state, input, errs)
+			s[i] = r.resolve(e, at+"/"+strconv.Itoa(i), errs)
 		}
 		return s
 	default:

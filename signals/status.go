@@ -22,6 +22,9 @@ type Status struct {
 	// ModelFallbacks counts the model requests turned to a fallback model
 	// (model.fallbacks); absent when none was.
 	ModelFallbacks int `json:"model_fallbacks,omitempty"`
+	// Unverified counts the calls that failed their check (a tool's
+	// result_schema or verify); absent when none did.
+	Unverified int `json:"unverified,omitempty"`
 	// Spend is what the run spent, per kind and per agent, against its
 	// budget's limits (policies.budget); absent before it spent anything.
 	Spend *SpendStatus `json:"spend,omitempty"`

@@ -164,4 +164,9 @@ type Node struct {
 	// Note says something the run settled about the node that its status
 	// and error do not: a streamed call the whole reply did not ask for.
 	Note string `json:"note,omitempty"`
+	// Check is how a call's result was checked (its tool's result_schema
+	// or verify), and CheckOf marks a read-back: the call it checks (both
+	// additions to docs/contract.md's fields).
+	Check   *Check `json:"check,omitempty"`
+	CheckOf string `json:"check_of,omitempty"`
 }

@@ -26,6 +26,10 @@ func renderStatus(w io.Writer, st signals.Status) error {
 	}
 	fmt.Fprintf(tw, "handoff path:\t%s\n", handoffs)
 	fmt.Fprintf(tw, "fallbacks:\t%d\n", st.Fallbacks)
+	if st.Unverified > 0 {
+		// Only when some call failed its check: most runs check nothing.
+		fmt.Fprintf(tw, "unverified:\t%d\n", st.Unverified)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}

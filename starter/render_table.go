@@ -12,7 +12,7 @@ import (
 )
 
 // renderTable writes one row per trace node, in trace (creation) order,
-// then the edits in full (their before and after hardly fit a row).
+// then the failed checks and the edits in full (they hardly fit a row).
 func renderTable(w io.Writer, tr signals.Trace) error {
 	head := fmt.Sprintf("generation %d, %d nodes", tr.Generation, len(tr.Nodes))
 	if n := countStatus(tr.Nodes, signals.StatusInvalidated); n > 0 {
@@ -38,14 +38,19 @@ func renderTable(w io.Writer, tr signals.Trace) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	renderChecks(w, tr.Nodes)
 	return renderEdits(w, tr.Nodes)
 }
 
 // toolOf is the tool that ran a call and, when a fallback served it, the
-// tool the call asked for: "backup (fallback of book)".
+// tool the call asked for: "backup (fallback of book)"; for a read-back,
+// the call it checks: "get_booking (read-back of n3)".
 func toolOf(n signals.Node) string {
-	if n.FallbackOf != "" {
+	switch {
+	case n.FallbackOf != "":
 		return n.Tool + " (fallback of " + n.FallbackOf + ")"
+	case n.CheckOf != "":
+		return n.Tool + " (read-back of " + n.CheckOf + ")"
 	}
 	return n.Tool
 }
@@ -112,6 +117,9 @@ func cell[S ~string](v S) string {
 func nodeSummary(n signals.Node) string {
 	var s string
 	switch {
+	case n.Check != nil && !n.Check.Passed:
+		// The whole check follows the table (renderChecks).
+		s = "unverified: " + n.Check.Reason
 	case n.Error != "":
 		s = "error: " + n.Error
 	case n.Kind == signals.KindHandoff && n.To != "":
@@ -127,6 +135,9 @@ func nodeSummary(n signals.Node) string {
 		s = "output: " + compactJSON(n.Output)
 	case len(n.Args) > 0 && string(n.Args) != "null":
 		s = "args: " + compactJSON(n.Args)
+	}
+	if n.Check != nil && n.Check.Passed {
+		s = strings.TrimSuffix("verified; "+s, "; ")
 	}
 	if n.ReusedFrom != "" {
 		s = strings.TrimSuffix("reused "+n.ReusedFrom+"; "+s, "; ")

@@ -11,11 +11,12 @@ func newStatusCmd(c *cli) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "status WORKFLOW_ID",
-		Short: "Show where a run is: phase, step, pending approvals, breakers, loops",
+		Short: "Show where a run is: phase, step, pending approvals, breakers, loops, unverified calls",
 		Long: `Query a run's status (the "status" query of AgentWorkflow) and print its
 agent, phase, step, generation, last error, pending approvals, circuit
-breakers, detected loops and handoff path. Works on running and closed runs
-while a worker is polling the task queue. --json prints the answer as is.
+breakers, detected loops, handoff path and how many calls failed their
+check (unverified). Works on running and closed runs while a worker is
+polling the task queue. --json prints the answer as is.
 
 Equivalent temporal command:
   temporal workflow query --workflow-id WORKFLOW_ID --name status`,

@@ -159,7 +159,9 @@ func nodeMessage(run *Run, n *Node) (activities.Message, bool) {
 		_ = json.Unmarshal(n.Output, &rec)
 		return activities.AssistantMessage(rec.Content, rec.Refusal, rec.ToolCalls), true
 	case signals.KindCall:
-		if (n.Status != signals.StatusCompleted && n.Status != signals.StatusFailed) || n.Superseded {
+		// A read-back (check_of) is the engine's call, not the model's: the
+		// model reads its verdict in the call it checked.
+		if (n.Status != signals.StatusCompleted && n.Status != signals.StatusFailed) || n.Superseded || n.CheckOf != "" {
 			return activities.Message{}, false
 		}
 		if n.ModelCallID != "" && n.Step < run.ClearedBefore {

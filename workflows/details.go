@@ -79,6 +79,9 @@ func (r *runner) currentDetails(id string) string {
 		e := run.Escalations[n-1]
 		fmt.Fprintf(&b, "\n**last rung:** `%s` at `%s`: %s\n", e.Action, e.At, policies.ClipText(e.Why, 200))
 	}
+	if run.Unverified > 0 {
+		fmt.Fprintf(&b, "\n**unverified calls:** %d (the tool answered, its check failed)\n", run.Unverified)
+	}
 	if run.LastError != "" {
 		fmt.Fprintf(&b, "\n**last error:** %s\n", policies.ClipText(oneLineText(run.LastError), 300))
 	}

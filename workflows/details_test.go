@@ -23,6 +23,7 @@ func TestCurrentDetails(t *testing.T) {
 	}
 	run.Loops = []signals.Loop{{At: "n9", Kind: "cycle", Repeats: 3}}
 	run.Escalations = []Escalation{{At: "n10", Action: "retry", Why: "cycle loop of period 2 repeated 3 times"}}
+	run.Unverified = 2
 	r := &runner{run: run, approvals: newApprovalWaits()}
 	got := r.currentDetails("trip-42")
 	for _, want := range []string{
@@ -33,6 +34,7 @@ func TestCurrentDetails(t *testing.T) {
 		`temporal workflow update execute --workflow-id trip-42 --name approve --input '{"call_id":"n1","decision":"approve"}'`,
 		"**last loop:** cycle at `n9`, repeated 3 times",
 		"**last rung:** `retry` at `n10`",
+		"**unverified calls:** 2 (the tool answered, its check failed)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("details lack %q:\n%s", want, got)

@@ -296,7 +296,11 @@ func (r *runner) llmOutcome(ctx workflow.Context, at, reqID string, reply replyR
 			failed = n.Error
 		}
 	}
-	return visitResult{ok: failed == "", errText: failed, event: r.llmNodeEvent(ctx, at, calls, reply, boolText(failed == "")), waits: waits}
+	outcome := boolText(failed == "")
+	if failed == "" && changedNothing(stepCalls) {
+		outcome = string(policies.NoOp)
+	}
+	return visitResult{ok: failed == "", errText: failed, event: r.llmNodeEvent(ctx, at, calls, reply, outcome), waits: waits}
 }
 
 // llmNodeEvent is the loop event of an llm node's visit whose reply asked

@@ -23,6 +23,9 @@ const (
 	// MetricRepairs counts argument repairs made by rule; tag rule (the
 	// repair strategy, e.g. coerce_type).
 	MetricRepairs = "unstuck_repairs"
+	// MetricUnverified counts the calls that failed their check (tags tool
+	// and check: result_schema, verify or read_back).
+	MetricUnverified = "unstuck_calls_unverified"
 	// MetricRepairsByModel counts focused model repair requests; tag
 	// outcome: repaired, refused (the model's arguments still fail the
 	// schema) or failed (no answer).

@@ -59,6 +59,8 @@ type stepCall struct {
 	resolved json.RawMessage
 	errText  string
 	class    policies.Class
+	// noOp: a write that answered as its previous try did (noop.go).
+	noOp bool
 }
 
 // pipeline runs calls through the stages on one selector; running counts

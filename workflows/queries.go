@@ -181,6 +181,7 @@ func (r *runner) status() signals.Status {
 		LastError:        r.run.LastError,
 		Fallbacks:        r.fallbacks(),
 		ModelFallbacks:   r.run.ModelFallbacks,
+		Unverified:       r.run.Unverified,
 		Spend:            r.statusSpend(),
 		Conversation:     r.run.Spec.Agent.Conversation != nil,
 	}

@@ -88,6 +88,9 @@ type Progress struct {
 	ModelAt        int       `json:"model_at,omitempty"`
 	ModelSince     time.Time `json:"model_since,omitzero"`
 	ModelFallbacks int       `json:"model_fallbacks,omitempty"`
+	// Unverified counts the calls that failed their check
+	// (stage_check.go), in every generation.
+	Unverified int `json:"unverified,omitempty"`
 	// offerHandoff: the model is offered the handoff tool (the agent has
 	// handoffs, in a version that hands over); set each generation.
 	offerHandoff bool

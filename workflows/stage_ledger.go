@@ -30,14 +30,15 @@ func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, a
 	name := ledgerName(c, tool)
 	prior := p.r.executedWrite(ctx, name, args)
 	if prior == nil {
+		if u := p.r.unverifiedWrite(name, args); u != nil {
+			p.again(ctx, c, tool, args, u)
+			return
+		}
 		// The same write tried before and failed (a timeout, say) may have
 		// acted all the same: it goes again with that try's key, so a tool
 		// that honours Idempotency-Key acts once.
 		if tried := p.r.triedWrite(name, args); tried != nil {
-			c.keyOf = tried.ID
-			if tried.CallKey != "" {
-				c.keyOf = tried.CallKey // itself an earlier try's key, maybe
-			}
+			c.keyOf = keyOf(tried)
 		}
 		p.run(ctx, c, tool, args, 0)
 		return
@@ -93,10 +94,18 @@ func (r *runner) triedWrite(tool string, args json.RawMessage) *Node {
 	})
 }
 
+// keyOf is the call id a try of a write made its Idempotency-Key of.
+func keyOf(tried *Node) string {
+	if tried.CallKey != "" {
+		return tried.CallKey // itself an earlier try's key, maybe
+	}
+	return tried.ID
+}
+
 // outcomeUnknown: a call that failed so may still have acted.
 func outcomeUnknown(c policies.Class) bool {
 	switch c {
-	case policies.Timeout, policies.Transient, policies.Unclassified, policies.Canceled, "":
+	case policies.Timeout, policies.Transient, policies.Unclassified, policies.Canceled, policies.Unverified, "":
 		return true
 	}
 	return false

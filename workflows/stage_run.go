@@ -14,8 +14,8 @@ import (
 )
 
 // run starts one attempt of a call as a tool activity; when it ends, a
-// refusal the repair can answer is re-issued (stage_refusal.go), anything
-// else settles the call.
+// refusal the repair can answer is re-issued (stage_refusal.go), a
+// failure settles the call, and a result is checked (stage_check.go).
 func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, attempt int) {
 	if p.r.interrupting() {
 		p.fail(ctx, c, p.r.interruptText(), policies.Canceled)
@@ -53,7 +53,11 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 			p.refusal(ctx, c, tool, args, attempt, err)
 			return
 		}
-		p.settle(ctx, c, tool, result, err)
+		if err != nil {
+			p.settle(ctx, c, tool, nil, err)
+			return
+		}
+		p.check(ctx, c, tool, args, result)
 	})
 }
 

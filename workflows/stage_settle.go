@@ -58,6 +58,7 @@ func (p *pipeline) settleResult(ctx workflow.Context, c *stepCall, tool config.T
 	}
 	if ran {
 		r.breaker(tool.Name).Record(workflow.Now(ctx), true)
+		c.noOp = r.repeatsItself(ctx, c, tool, result)
 	}
 }
 
@@ -77,8 +78,11 @@ func (p *pipeline) fail(ctx workflow.Context, c *stepCall, why string, class pol
 // recorded histories depend on both, so each keeps its own.
 func (r *runner) event(c *stepCall) policies.CallEvent {
 	outcome := "ok"
-	if c.errText != "" {
+	switch {
+	case c.errText != "":
 		outcome = string(c.class)
+	case c.noOp:
+		outcome = string(policies.NoOp)
 	}
 	if c.where != "" {
 		return policies.CallEvent{Where: c.where, Tool: c.tool.Name, Args: c.resolved, Outcome: outcome, Volatile: r.volatile(c.tool.Name)}

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -308,7 +309,13 @@ const maxArgsInError = 4 << 10
 // errorEnvelope is the {"call": ..., "error": ...} message the model gets
 // for a call that failed, before or after running.
 func errorEnvelope(n *Node) string {
-	return string(mustJSON(map[string]any{"call": describeCall(n.ID, n.askedTool(), n.Args), "error": n.Error}))
+	env := map[string]any{"call": describeCall(n.ID, n.askedTool(), n.Args), "error": n.Error}
+	if n.Check != nil && len(n.Output) > 0 {
+		// A call that failed its check: what the tool claimed, beside why
+		// it is not believed.
+		env["class"], env["result"] = policies.Unverified, json.RawMessage(n.Output)
+	}
+	return string(mustJSON(env))
 }
 
 // unknownTool names the tools the agent does have, so the model can fix it.

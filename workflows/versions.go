@@ -307,6 +307,16 @@ const (
 	// waited at its source's wait, without answering the edited turn.
 	// Asked only when the two differ.
 	versionTurnEdit = "turn-edit"
+	// versionCheckedCalls: a call of a tool with result_schema or verify
+	// that succeeded is checked (stage_check.go) and, failing, settles
+	// unverified; before, it settled as the tool answered. Asked only for
+	// such a call.
+	versionCheckedCalls = "checked-calls"
+	// versionNoOpWrites: a write that answers a repeat of itself exactly
+	// as its previous try did is no progress to the loop detector
+	// (outcome no_op, noop.go); before, it was a success like any other.
+	// Asked only for such a write.
+	versionNoOpWrites = "no-op-writes"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and

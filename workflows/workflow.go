@@ -35,6 +35,8 @@ type runner struct {
 	budget budgetHold
 	// whens are compiled edge conditions, by edge index.
 	whens map[int]*vm.Program
+	// checks are compiled verify expressions, by their text.
+	checks map[string]*vm.Program
 	// repairs counts repair attempts per call node (a step's repairs end
 	// within the step, so this need not outlive the generation).
 	repairs map[string]int
@@ -82,14 +84,20 @@ type runner struct {
 
 // toolSchema compiles a tool's parameters once per runner.
 func (r *runner) toolSchema(t config.Tool) (*jsonschema.Schema, error) {
-	if s, ok := r.toolSchemas[t.Name]; ok {
+	return r.compiledSchema(t.Name, "tool "+t.Name+" parameters", t.Parameters)
+}
+
+// compiledSchema is a schema of the run's config compiled once a run, by
+// key (a tool's name for its parameters).
+func (r *runner) compiledSchema(key, where string, doc map[string]any) (*jsonschema.Schema, error) {
+	if s, ok := r.toolSchemas[key]; ok {
 		return s, nil
 	}
-	s, err := config.CompileSchema("tool "+t.Name+" parameters", t.Parameters)
+	s, err := config.CompileSchema(where, doc)
 	if err != nil {
 		return nil, err
 	}
-	r.toolSchemas[t.Name] = s
+	r.toolSchemas[key] = s
 	return s, nil
 }
 
@@ -211,7 +219,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 }
 
 func newRunner(run *Run) (*runner, error) {
-	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, whens: map[int]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
+	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, whens: map[int]*vm.Program{}, checks: map[string]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
 		approvals: newApprovalWaits(), argsEdited: map[string]signals.Audit{},
 		waits: newWaitSwitch()}
 	if run.Visits == nil {

@@ -68,10 +68,13 @@ func toolResult(n signals.Node, classes map[string]string) (ToolResult, bool) {
 	if t.Args == nil {
 		t.Args = map[string]any{}
 	}
-	switch endedAs(n) {
-	case signals.StatusCompleted:
+	ended := endedAs(n)
+	switch {
+	case ended == signals.StatusCompleted, ended == signals.StatusFailed && n.Check != nil && len(n.Output) > 0:
+		// A call that failed its check (unverified) is recorded as what
+		// its tool answered: a replay checks that answer again.
 		t.Result = decoded(n.Output)
-	case signals.StatusFailed:
+	case ended == signals.StatusFailed:
 		t.Error = &ToolError{Class: toolClass(classes[n.ID]), Message: n.Error}
 	default:
 		return ToolResult{}, false

@@ -52,6 +52,19 @@ func TestFromRecordingTools(t *testing.T) {
 			},
 		},
 		{
+			name: "a call that failed its check is recorded as what its tool answered, and its read-back as a call",
+			nodes: []signals.Node{
+				{ID: "n3", Kind: signals.KindCall, Status: signals.StatusFailed, Tool: "book", Args: json.RawMessage(`{"room":"12"}`),
+					Output: json.RawMessage(`{"id":"b1"}`), Error: "read-back get_booking: expect ... is false", Check: &signals.Check{Kind: signals.CheckReadBack}},
+				{ID: "n4", Kind: signals.KindCall, Status: signals.StatusCompleted, Tool: "get_booking", Args: json.RawMessage(`{"id":"b1"}`),
+					Output: json.RawMessage(`{"state":"missing"}`), CheckOf: "n3"},
+			},
+			want: []ToolResult{
+				{Tool: "book", Args: map[string]any{"room": "12"}, Result: map[string]any{"id": "b1"}},
+				{Tool: "get_booking", Args: map[string]any{"id": "b1"}, Result: map[string]any{"state": "missing"}},
+			},
+		},
+		{
 			name: "calls invalidated after they ended are kept, as they ended, with the class of the failure",
 			nodes: []signals.Node{
 				call("n2", "hold", signals.StatusInvalidated, `{"seat":"12A"}`, "", "tool hold: HTTP 503"),

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// renderChecks writes each call that failed its check (docs/verify.md):
+// what it was held to, every value the check read, why it failed, and
+// the read-back call that read them. Nothing when no check failed.
+func renderChecks(w io.Writer, nodes []signals.Node) {
+	var failed []signals.Node
+	for _, n := range nodes {
+		if n.Check != nil && !n.Check.Passed {
+			failed = append(failed, n)
+		}
+	}
+	if len(failed) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nunverified calls:")
+	for _, n := range failed {
+		ck := n.Check
+		fmt.Fprintf(w, "  %s %s, %s", cell(n.ID), cell(n.Tool), ck.Kind)
+		if ck.Condition != "" {
+			fmt.Fprintf(w, " %s", oneLine(ck.Condition))
+		}
+		if ck.ReadBack != "" {
+			fmt.Fprintf(w, " (read-back %s)", cell(ck.ReadBack))
+		}
+		fmt.Fprintln(w)
+		for _, s := range ck.Seen {
+			fmt.Fprintf(w, "    %s = %s\n", cell(s.Path), policies.ClipText(oneLine(compactJSON(s.Value)), editWidth))
+		}
+		fmt.Fprintf(w, "    reason: %s\n", cell(ck.Reason))
+	}
+}

@@ -1,0 +1,195 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/vm"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/refs"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// check holds a call its tool answered with success to what the tool
+// promises (config.Verify): its result_schema, then its verify, an
+// expression or a read-back call. A call that passes settles as it came;
+// one that fails settles failed with class unverified and a reason the
+// model reads, so a tool that says "ok" and does nothing is caught.
+func (p *pipeline) check(ctx workflow.Context, c *stepCall, tool config.Tool, args, result json.RawMessage) {
+	if !tool.Checked() || versionOf(ctx, versionCheckedCalls, 1) == workflow.DefaultVersion {
+		p.settle(ctx, c, tool, result, nil)
+		return
+	}
+	argv, res := decodedArgs(args), decodedOrNil(result)
+	if tool.ResultSchema != nil {
+		if ck := p.r.resultSchemaCheck(tool, res); !ck.Passed {
+			p.unverified(ctx, c, tool, result, ck)
+			return
+		}
+	}
+	v := tool.Verify
+	switch {
+	case v == nil:
+		p.verified(ctx, c, tool, result, signals.Check{Kind: signals.CheckResultSchema, Passed: true})
+	case v.ReadBack():
+		p.readBack(ctx, c, tool, argv, res, func(ck signals.Check) {
+			if ck.Passed {
+				p.verified(ctx, c, tool, result, ck)
+				return
+			}
+			p.unverified(ctx, c, tool, result, ck)
+		})
+	default:
+		ck := p.r.condition(signals.CheckVerify, "verify", v.Expr, argv, res)
+		if ck.Passed {
+			p.verified(ctx, c, tool, result, ck)
+			return
+		}
+		p.unverified(ctx, c, tool, result, ck)
+	}
+}
+
+// verified settles a call that passed its check, the verdict on its node.
+func (p *pipeline) verified(ctx workflow.Context, c *stepCall, tool config.Tool, result json.RawMessage, ck signals.Check) {
+	p.settle(ctx, c, tool, result, nil)
+	if n := p.r.run.node(c.nodeID); n != nil {
+		n.Check = &ck
+	}
+}
+
+// unverified settles a call that failed its check: failed, class
+// unverified, what the tool answered kept beside the reason (the
+// console shows both, and a write tried again reads it back: ledger).
+// Its tool's breaker counts it as a failure.
+func (p *pipeline) unverified(ctx workflow.Context, c *stepCall, tool config.Tool, result json.RawMessage, ck signals.Check) {
+	r := p.r
+	c.done = true
+	c.errText, c.class = ck.Reason, policies.Unverified
+	r.finishNode(ctx, c.nodeID, nil, c.errText)
+	if n := r.run.node(c.nodeID); n != nil {
+		n.Output, n.Check = result, &ck
+	}
+	r.run.LastError = c.errText
+	r.run.Unverified++
+	r.count(ctx, MetricUnverified, 1, "tool", tool.Name, "check", ck.Kind)
+	r.breaker(tool.Name).RecordError(workflow.Now(ctx), c.class)
+}
+
+// readBack calls the tool's read-back with arguments naming the checked
+// call's (†args.x, †result.x): a call of its own in the trace (check_of
+// names the call it checks), with the read tool's retry policy. Its
+// result is held to verify.expect and the verdict handed to then.
+func (p *pipeline) readBack(ctx workflow.Context, c *stepCall, tool config.Tool, args map[string]any, result any, then func(signals.Check)) {
+	r, v := p.r, tool.Verify
+	failed := func(reason, nodeID string) {
+		then(signals.Check{Kind: signals.CheckReadBack, Condition: v.Expect, Reason: reason, ReadBack: nodeID})
+	}
+	rbTool, ok := r.run.Spec.Tool(v.Tool)
+	if !ok {
+		failed(fmt.Sprintf("read-back %s: not a tool of this run", v.Tool), "")
+		return
+	}
+	rbArgs, errs := refs.ResolveCheck(v.Args, args, result)
+	if len(errs) > 0 {
+		failed(fmt.Sprintf("read-back %s: %v", v.Tool, errs[0]), "")
+		return
+	}
+	raw := mustJSON(rbArgs)
+	node := r.addNode(ctx, Node{Node: signals.Node{
+		Kind: signals.KindCall, Status: signals.StatusPending, Parents: []string{c.nodeID},
+		Tool: v.Tool, Args: raw, CheckOf: c.nodeID,
+	}, Step: r.run.Step})
+	id := node.ID
+	r.spendCall(ctx, id, v.Tool)
+	p.running++
+	p.sel.AddFuture(r.toolFuture(ctx, id, "", 0, rbTool, raw), func(f workflow.Future) {
+		p.running--
+		var out json.RawMessage
+		if err := f.Get(ctx, &out); err != nil {
+			r.finishNode(ctx, id, nil, errorText(err))
+			if cancelled(ctx, err) {
+				p.settle(ctx, c, tool, nil, err) // the run's end, not the call's verdict
+				return
+			}
+			failed(fmt.Sprintf("read-back %s failed, so the call is not known to have worked: %s", v.Tool, errorText(err)), id)
+			return
+		}
+		r.finishNode(ctx, id, out, "")
+		what := fmt.Sprintf("read-back %s(%s): expect", v.Tool, raw)
+		ck := r.condition(signals.CheckReadBack, what, v.Expect, args, decodedOrNil(out))
+		ck.ReadBack = id
+		then(ck)
+	})
+}
+
+// resultSchemaCheck holds a result to the tool's result_schema.
+func (r *runner) resultSchemaCheck(tool config.Tool, result any) signals.Check {
+	ck := signals.Check{Kind: signals.CheckResultSchema}
+	schema, err := r.compiledSchema("result_schema "+tool.Name, "tool "+tool.Name+" result_schema", tool.ResultSchema)
+	if err != nil {
+		ck.Reason = err.Error()
+		return ck
+	}
+	if err := schema.Validate(result); err != nil {
+		ck.Reason = policies.ResultSchemaFailed(result, config.DescribeViolations(err))
+		return ck
+	}
+	ck.Passed = true
+	return ck
+}
+
+// condition evaluates a check's expression over args and result; one that
+// does not hold names the values it read.
+func (r *runner) condition(kind, what, condition string, args map[string]any, result any) signals.Check {
+	ck := signals.Check{Kind: kind, Condition: condition}
+	prog, err := r.checkProgram(condition)
+	if err != nil {
+		ck.Reason = fmt.Sprintf("%s %q does not compile: %v", what, condition, err)
+		return ck
+	}
+	v, err := expr.Run(prog, config.VerifyEnv{Args: args, Result: result})
+	if err != nil {
+		ck.Seen = policies.SeenValues(prog.Node(), args, result)
+		ck.Reason = fmt.Sprintf("%s %q could not be evaluated: %v", what, condition, err)
+		return ck
+	}
+	if held, _ := v.(bool); held {
+		ck.Passed = true
+		return ck
+	}
+	ck.Seen = policies.SeenValues(prog.Node(), args, result)
+	ck.Reason = policies.ConditionFailed(what, condition, ck.Seen)
+	return ck
+}
+
+// checkProgram is a check's compiled expression, compiled once a run.
+func (r *runner) checkProgram(condition string) (*vm.Program, error) {
+	if p, ok := r.checks[condition]; ok {
+		return p, nil
+	}
+	p, err := config.CompileVerify(condition)
+	if err != nil {
+		return nil, err
+	}
+	r.checks[condition] = p
+	return p, nil
+}
+
+// decodedArgs are a call's arguments as a check reads them (nil when
+// they are not an object).
+func decodedArgs(args json.RawMessage) map[string]any {
+	m, _ := decodedOrNil(args).(map[string]any)
+	return m
+}
+
+func decodedOrNil(raw json.RawMessage) any {
+	v, err := decodeJSON(raw)
+	if err != nil {
+		return nil
+	}
+	return v
+}
