@@ -1,0 +1,151 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// silentRuns is the number of runs at once in each cell (the issue's 100).
+const silentRuns = 100
+
+// silentCellTime bounds a cell: a run still open then is ended (runAll)
+// and counted as failed.
+const silentCellTime = 15 * time.Minute
+
+// silentConfig is the benchmark's config, default policies throughout:
+// one booking tool per way of checking it, the same service behind each.
+// book is unchecked; book_expr holds its answer to an expression (a wrong
+// body shows in it); book_rb reads the booking back by the confirmation
+// it claims (a booking that is not there shows only so).
+const silentConfig = `
+model: { base_url: "{{MODEL}}", name: silent }
+tools:
+  - { name: book, description: Book a room., effect: write, http: { url: "{{TOOLS}}/book" }, parameters: { type: object, properties: { room: { type: string } }, required: [room] } }
+  - name: book_expr
+    description: Book a room.
+    effect: write
+    http: { url: "{{TOOLS}}/book" }
+    parameters: { type: object, properties: { room: { type: string } }, required: [room] }
+    verify: "result.status == 'booked' && result.room == args.room"
+  - name: book_rb
+    description: Book a room.
+    effect: write
+    http: { url: "{{TOOLS}}/book" }
+    parameters: { type: object, properties: { room: { type: string } }, required: [room] }
+    verify: { tool: get_booking, args: { confirmation: "†result.confirmation" }, expect: "result.state == 'confirmed' && result.room == args.room" }
+  - { name: get_booking, description: Read a booking., http: { method: GET, url: "{{TOOLS}}/get_booking" }, parameters: { type: object } }
+agents:
+  - { name: booker, instructions: Book the room and answer its confirmation., tools: [book, book_expr, book_rb] }
+{{GRAPHS}}`
+
+// silentGraph is the graph agent graph_TOOL: it books with TOOL, going
+// again while the call fails, and ends with the booking it got.
+const silentGraph = `
+  - name: graph_{{TOOL}}
+    instructions: Book the room.
+    tools: [{{TOOL}}]
+    graph:
+      start: B
+      nodes:
+        B: { tool: {{TOOL}}, args: { room: "12" }, output_path: "†state.booking" }
+        E: { end: true, output: "†state.booking" }
+      edges:
+        - { from: B, to: E, when: "ok" }
+        - { from: B, to: B, when: "!ok" }
+`
+
+// silentCell is one cell of the matrix: the fault, the tool the run
+// calls (which says how the call is checked), whether a graph agent calls
+// it rather than the free-form one, and how many runs go at once.
+type silentCell struct {
+	fault fault
+	tool  string
+	graph bool
+	runs  int
+}
+
+func (c silentCell) String() string {
+	life := "transient"
+	if c.fault.permanent {
+		life = "permanent"
+	}
+	check := map[string]string{"book": "no verify", "book_expr": "verify expr", "book_rb": "verify read-back"}[c.tool]
+	shape := "free-form"
+	if c.graph {
+		shape = "graph"
+	}
+	if c.runs == 1 {
+		shape += ", 1 run"
+	}
+	return fmt.Sprintf("%-9s | %-16s | %-9s | %-16s", shape, c.fault.kind, life, check)
+}
+
+// BenchmarkSilentFailures (issue "Calls that lie"): a fault-injection
+// matrix, 100 runs at once per cell on a fresh worker process and scripted
+// model, default policies. A booking service fails each run's writes
+// clearly (503) or silently (200 with a wrong body; 200 and nothing
+// booked), transiently (the first two tries) or for good; the runs book
+// unchecked, checked by an expression, or checked by a read-back. Per
+// cell, judged against the service's own state: the share of runs whose
+// output names a booking the service has, runs that completed naming
+// one it does not have (wrong outputs), runs the ladder handed to a
+// person, model requests and tool requests per run, and bookings made
+// more than once for a run (must be 0). A last row, the control, is one
+// run alone on a clear transient fault.
+func BenchmarkSilentFailures(b *testing.B) {
+	bin := buildWorker(b)
+	svc := startBookings()
+	defer svc.Close()
+	var cells []silentCell
+	for _, graph := range []bool{false, true} {
+		for _, kind := range []string{faultClear, faultBody, faultNoEffect} {
+			for _, permanent := range []bool{false, true} {
+				for _, tool := range []string{"book", "book_expr", "book_rb"} {
+					cells = append(cells, silentCell{fault{kind, permanent}, tool, graph, silentRuns})
+				}
+			}
+		}
+	}
+	// The control: one run alone against a clear transient fault, where
+	// no other run's failures trip the worker's breaker.
+	cells = append(cells, silentCell{fault{faultClear, false}, "book", false, 1})
+	for range b.N {
+		var rows, notes []string
+		for _, c := range cells {
+			sum := silentCellRun(b, bin, svc, c)
+			rows = append(rows, fmt.Sprintf("| %s | %s |", c, sum))
+			if sum.why != "" {
+				notes = append(notes, fmt.Sprintf("%s: %.300s", c, sum.why))
+			}
+		}
+		fmt.Println(silentHeader)
+		fmt.Println(strings.Join(rows, "\n"))
+		fmt.Println("How the first run of a cell that did not end with a booking ended:")
+		fmt.Println(strings.Join(notes, "\n"))
+	}
+}
+
+// silentCellRun runs one cell on a fresh scripted model and worker.
+func silentCellRun(b *testing.B, bin string, svc *bookings, c silentCell) silentSummary {
+	b.Helper()
+	sw := startScripted(b, bin, "silent", map[string]scriptedmodel.Script{"silent": bookingScript}, func(url string) string {
+		var graphs strings.Builder
+		for _, tool := range []string{"book", "book_expr", "book_rb"} {
+			graphs.WriteString(strings.ReplaceAll(silentGraph, "{{TOOL}}", tool))
+		}
+		return strings.NewReplacer("{{MODEL}}", url, "{{TOOLS}}", svc.URL, "{{GRAPHS}}", graphs.String()).Replace(silentConfig)
+	})
+	defer sw.close()
+	svc.cell(sw.queue, c.fault)
+	in := workflows.AgentInput{Agent: "booker", Task: fmt.Sprintf("book room %s with %s", bookRoom, c.tool)}
+	if c.graph {
+		in.Agent = "graph_" + c.tool
+	}
+	ends, handed, wall := runToEnd(sw.queue, c.runs, in, silentCellTime)
+	return summarizeSilent(svc, ends, handed, sw.model.RequestCount(), wall)
+}

@@ -1,0 +1,153 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+)
+
+// fault is how the booking tool fails a run: how its failing tries look
+// (kind) and whether they stop after two tries (transient) or never do.
+type fault struct {
+	kind      string // faultClear, faultBody or faultNoEffect
+	permanent bool
+}
+
+const (
+	faultClear    = "clear"            // 503, nothing booked
+	faultBody     = "silent-body"      // 200, booked, but the body names another room and a confirmation that is not there
+	faultNoEffect = "silent-no-effect" // 200, a body like success's, nothing booked
+)
+
+// bookings is the benchmark's real HTTP tool server: a booking service
+// that keeps each run's bookings (by the Unstuck-Workflow-Id header) and
+// fails each run's writes as its cell's fault says. It honours
+// Idempotency-Key as the tool contract asks (a key that booked answers
+// that booking and books nothing), and counts from its own side the
+// bookings each run made, so a write made twice shows here whatever the
+// engine believes.
+type bookings struct {
+	*httptest.Server
+	mu     sync.Mutex
+	faults map[string]fault // by task queue: a run's id is queue-i
+	runs   map[string]*bookingRun
+	seq    int
+}
+
+// bookingRun is one run as the server saw it.
+type bookingRun struct {
+	requests int                // every request: writes and read-backs
+	writes   int                // write requests, the tries the fault counts
+	byKey    map[string]booking // the booking each Idempotency-Key made
+	byConf   map[string]booking
+	keyed    int // write requests a key answered without booking again
+}
+
+type booking struct{ Room, Confirmation string }
+
+func startBookings() *bookings {
+	s := &bookings{faults: map[string]fault{}, runs: map[string]*bookingRun{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /book", s.book)
+	mux.HandleFunc("GET /get_booking", s.getBooking)
+	s.Server = httptest.NewServer(mux)
+	return s
+}
+
+// cell sets the fault of the runs on queue.
+func (s *bookings) cell(queue string, f fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults[queue] = f
+}
+
+// run is the state of a workflow id, made on its first request.
+func (s *bookings) run(wf string) *bookingRun {
+	r := s.runs[wf]
+	if r == nil {
+		r = &bookingRun{byKey: map[string]booking{}, byConf: map[string]booking{}}
+		s.runs[wf] = r
+	}
+	return r
+}
+
+func (s *bookings) book(w http.ResponseWriter, req *http.Request) {
+	var args struct{ Room string }
+	if err := json.NewDecoder(req.Body).Decode(&args); err != nil || args.Room == "" {
+		reply(w, http.StatusBadRequest, map[string]any{"error": "room is required"})
+		return
+	}
+	wf, key := req.Header.Get("Unstuck-Workflow-Id"), req.Header.Get("Idempotency-Key")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.faults[queueOf(wf)]
+	r := s.run(wf)
+	r.requests++
+	r.writes++
+	failing := f.permanent || r.writes <= 2
+	s.seq++
+	switch {
+	case failing && f.kind == faultClear:
+		reply(w, http.StatusServiceUnavailable, map[string]any{"error": "booking service unavailable"})
+		return
+	case failing && f.kind == faultNoEffect:
+		reply(w, http.StatusOK, map[string]any{"status": "booked", "room": args.Room, "confirmation": fmt.Sprintf("C-%d", s.seq)})
+		return
+	}
+	b, done := r.byKey[key]
+	if done {
+		r.keyed++
+	} else {
+		b = booking{Room: args.Room, Confirmation: fmt.Sprintf("C-%d", s.seq)}
+		r.byKey[key], r.byConf[b.Confirmation] = b, b
+	}
+	if failing { // faultBody: booked, but the answer is someone else's
+		reply(w, http.StatusOK, map[string]any{"status": "booked", "room": args.Room + "B", "confirmation": fmt.Sprintf("C-%d", s.seq+1_000_000)})
+		return
+	}
+	reply(w, http.StatusOK, map[string]any{"status": "booked", "room": b.Room, "confirmation": b.Confirmation})
+}
+
+// getBooking is the read-back: the run's booking of a confirmation, or
+// state "none" when the run has none by it.
+func (s *bookings) getBooking(w http.ResponseWriter, req *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.run(req.Header.Get("Unstuck-Workflow-Id"))
+	r.requests++
+	if b, ok := r.byConf[req.URL.Query().Get("confirmation")]; ok {
+		reply(w, http.StatusOK, map[string]any{"state": "confirmed", "room": b.Room, "confirmation": b.Confirmation})
+		return
+	}
+	reply(w, http.StatusOK, map[string]any{"state": "none"})
+}
+
+// seen is what the server saw of run wf: its requests, the bookings it
+// made, the write requests a key answered, and the run's confirmations.
+func (s *bookings) seen(wf string) (requests, performed, keyed int, confs map[string]bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.run(wf)
+	confs = map[string]bool{}
+	for c := range r.byConf {
+		confs[c] = true
+	}
+	return r.requests, len(r.byKey), r.keyed, confs
+}
+
+// queueOf is the task queue of a run whose id is queue-i.
+func queueOf(wf string) string {
+	if i := strings.LastIndex(wf, "-"); i >= 0 {
+		return wf[:i]
+	}
+	return wf
+}
+
+func reply(w http.ResponseWriter, status int, body any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body)
+}
