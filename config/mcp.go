@@ -121,13 +121,17 @@ func (r *Resolved) ExpandMCP(f *File, list func(server string) ([]MCPListed, err
 		}
 	}
 	r.Agent.Tools = names
-	// The fallbacks of the tools named in the file that came in by a
-	// server/* or server/tool entry.
+	// The fallbacks and read-backs of the tools named in the file that
+	// came in by a server/* or server/tool entry.
 	for _, t := range r.Tools {
-		if t.Fallback == "" {
-			continue
+		var more []string
+		if t.Fallback != "" {
+			more = append(more, t.Fallback)
 		}
-		for _, fb := range f.toolClosure([]string{t.Fallback}) {
+		if t.Verify.ReadBack() {
+			more = append(more, t.Verify.Tool)
+		}
+		for _, fb := range f.toolClosure(more) {
 			if _, ok := byName[fb.Name]; ok {
 				continue
 			}

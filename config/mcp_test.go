@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -193,4 +194,23 @@ func lists(m map[string][]MCPListed) func(string) ([]MCPListed, error) {
 		}
 		return lts, nil
 	}
+}
+
+// An MCP tool with a read-back brings its read-back tool into the run, as
+// a fallback comes with the tool it stands in for.
+func TestExpandMCPResolvesReadBacks(t *testing.T) {
+	file := strings.Replace(mcpFile("  - {name: x, tools: [fs/*]}"), "fallback: a}", `verify: {tool: a, expect: "result.ok == true"}}`, 1)
+	f, err := parse(file)
+	require.NoError(t, err)
+	r, err := f.Resolve("x", env())
+	require.NoError(t, err)
+	obj := map[string]any{"type": "object"}
+	require.NoError(t, r.ExpandMCP(f, lists(map[string][]MCPListed{"fs": {{Name: "write_file", InputSchema: obj}}})))
+	write, ok := r.AgentTool("fs_write")
+	require.True(t, ok)
+	require.True(t, write.Verify.ReadBack())
+	_, ok = r.Tool("a")
+	require.True(t, ok, "the read-back is resolved for the run")
+	_, offered := r.AgentTool("a")
+	require.False(t, offered, "and not offered to the model")
 }
