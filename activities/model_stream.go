@@ -10,13 +10,13 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -227,20 +227,9 @@ func (s *streamAssembly) reply() (*ModelReply, error) {
 func (s *streamAssembly) heartbeat(node string, attempt int32) signals.StreamProgress {
 	p := signals.StreamProgress{Chunks: s.chunks, ContentBytes: s.content.Len(), Calls: len(s.calls), Node: node}
 	if node != "" {
-		p.Attempt, p.Text = attempt, upTo(s.content.String(), signals.MaxLiveText)
+		p.Attempt, p.Text = attempt, policies.CutText(s.content.String(), signals.MaxLiveText)
 	}
 	return p
-}
-
-// upTo is s cut to at most n bytes, never inside a UTF-8 sequence.
-func upTo(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // progress says how far the stream got, for error messages.

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -209,9 +210,9 @@ func TestStreamHeartbeatsCarryTheTextSoFar(t *testing.T) {
 
 // A heartbeat's text is cut to MaxLiveText, never inside a character.
 func TestLiveTextIsCutBetweenCharacters(t *testing.T) {
-	require.Equal(t, "ab", upTo("abü", 3), "ü is two bytes: cut before it")
-	require.Equal(t, "abü", upTo("abü", 4))
-	require.Equal(t, "", upTo("ü", 1))
+	require.Equal(t, "ab", policies.CutText("abü", 3), "ü is two bytes: cut before it")
+	require.Equal(t, "abü", policies.CutText("abü", 4))
+	require.Equal(t, "", policies.CutText("ü", 1))
 }
 
 // The beat of an assembly carries the content so far under the node, and

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -13,11 +12,11 @@ import (
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	const want = "want a duration such as 10s, 1m30s or 24h"
 	if n.Kind != yaml.ScalarNode {
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: invalid duration: got %s, %s", n.Line, n.ShortTag(), want)}}
+		return typeError(n, "invalid duration: got %s, %s", n.ShortTag(), want)
 	}
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: invalid duration %q: %s", n.Line, n.Value, want)}}
+		return typeError(n, "invalid duration %q: %s", n.Value, want)
 	}
 	*d = Duration(v)
 	return nil

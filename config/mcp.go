@@ -124,14 +124,7 @@ func (r *Resolved) ExpandMCP(f *File, list func(server string) ([]MCPListed, err
 	// The fallbacks and read-backs of the tools named in the file that
 	// came in by a server/* or server/tool entry.
 	for _, t := range r.Tools {
-		var more []string
-		if t.Fallback != "" {
-			more = append(more, t.Fallback)
-		}
-		if t.Verify.ReadBack() {
-			more = append(more, t.Verify.Tool)
-		}
-		for _, fb := range f.toolClosure(more) {
+		for _, fb := range f.toolClosure(t.companions()) {
 			if _, ok := byName[fb.Name]; ok {
 				continue
 			}

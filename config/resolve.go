@@ -252,12 +252,7 @@ func (f *File) toolClosure(names []string) []Tool {
 			continue
 		}
 		picked[n] = t
-		if t.Fallback != "" {
-			todo = append(todo, t.Fallback)
-		}
-		if t.Verify.ReadBack() {
-			todo = append(todo, t.Verify.Tool)
-		}
+		todo = append(todo, t.companions()...)
 	}
 	out := make([]Tool, 0, len(picked))
 	for _, t := range picked {

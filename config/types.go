@@ -129,6 +129,20 @@ type Tool struct {
 // or verify).
 func (t Tool) Checked() bool { return t.ResultSchema != nil || t.Verify != nil }
 
+// companions are the tools a tool's calls may need besides it: its
+// fallback (when its breaker opens) and its read-back (when a call is
+// checked), so a run that has the tool has them too.
+func (t Tool) companions() []string {
+	var names []string
+	if t.Fallback != "" {
+		names = append(names, t.Fallback)
+	}
+	if t.Verify.ReadBack() {
+		names = append(names, t.Verify.Tool)
+	}
+	return names
+}
+
 // HTTPTool is how an HTTP tool is reached.
 type HTTPTool struct {
 	Method  string   `yaml:"method" json:"method"`

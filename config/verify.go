@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/expr-lang/expr"
@@ -71,10 +70,6 @@ func (v Verify) MarshalYAML() (any, error) {
 		return v.Expr, nil
 	}
 	return map[string]any{"tool": v.Tool, "args": v.Args, "expect": v.Expect}, nil
-}
-
-func typeError(n *yaml.Node, format string, args ...any) error {
-	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: ", n.Line) + fmt.Sprintf(format, args...)}}
 }
 
 // VerifyEnv is what a verify expression sees: the arguments the call ran

@@ -78,3 +78,10 @@ func decodeErrors(name string, doc *yaml.Node, err error) error {
 	}
 	return errors.Join(errs...)
 }
+
+// typeError is a problem of node n as the YAML library reports one (a
+// *yaml.TypeError naming its line), so the decoder goes on and every
+// problem of the file is reported together.
+func typeError(n *yaml.Node, format string, args ...any) error {
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: ", n.Line) + fmt.Sprintf(format, args...)}}
+}

@@ -171,11 +171,5 @@ func shorten(s string) string {
 	if len(s) <= maxSeenValue {
 		return s
 	}
-	cut := maxSeenValue
-	for cut > 0 && !utf8Start(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return CutText(s, maxSeenValue) + "…"
 }
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

@@ -31,12 +31,4 @@ func ResolveCheck(readArgs any, args, result any) (any, []error) {
 
 // FindCheck is Find for a read-back's arguments: every string that is a
 // check reference, malformed ones with their error.
-func FindCheck(v any) []Found {
-	var out []Found
-	walk(v, "", func(at string, s string) {
-		if ref, ok, err := ParseCheck(s); ok {
-			out = append(out, Found{At: at, Ref: ref, Err: err})
-		}
-	})
-	return out
-}
+func FindCheck(v any) []Found { return findIn(v, checkRoots) }

@@ -15,11 +15,13 @@ type Found struct {
 
 // Find walks decoded JSON arguments and answers every string that is a
 // reference, in a deterministic order (object keys sorted).
-func Find(v any) []Found {
+func Find(v any) []Found { return findIn(v, runRoots) }
+
+// findIn is Find for references whose roots are roots.
+func findIn(v any, roots []string) []Found {
 	var out []Found
 	walk(v, "", func(at string, s string) {
-		ref, ok, err := Parse(s)
-		if ok {
+		if ref, ok, err := parseIn(s, roots); ok {
 			out = append(out, Found{At: at, Ref: ref, Err: err})
 		}
 	})

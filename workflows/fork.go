@@ -154,7 +154,7 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	// The source's records of messages after the node (its edits, the
 	// forks it started, signals it ignored) are its own history.
 	var later []string
-	if at := slices.IndexFunc(run.Nodes, func(n Node) bool { return n.ID == e.NodeID }); at >= 0 {
+	if at := run.nodeIndex(e.NodeID); at >= 0 {
 		for _, n := range run.Nodes[at+1:] {
 			if n.Kind == signals.KindEdit || (n.Kind == signals.KindHuman && n.Status == signals.StatusSkipped) {
 				later = append(later, n.ID)

@@ -41,9 +41,8 @@ func (p *pipeline) again(ctx workflow.Context, c *stepCall, tool config.Tool, ar
 		}
 		ck.Reason = fmt.Sprintf("the write of %s took effect after all (its read-back passes now): answered with its result, not run again", tryID)
 		if n := p.r.run.node(c.nodeID); n != nil {
-			n.Args, n.ReusedFrom, n.Check = args, tryID, &ck
+			n.Check = &ck
 		}
-		c.resolved = args
-		p.settleResult(ctx, c, tool, tried, false)
+		p.reuse(ctx, c, tool, args, tryID, tried)
 	})
 }

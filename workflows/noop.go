@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"encoding/json"
-	"slices"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -19,7 +18,7 @@ func (r *runner) repeatsItself(ctx workflow.Context, c *stepCall, tool config.To
 	if !writes(c, tool) || tool.Repeatable {
 		return false
 	}
-	at := slices.IndexFunc(r.run.Nodes, func(m Node) bool { return m.ID == c.nodeID })
+	at := r.run.nodeIndex(c.nodeID)
 	if at < 0 {
 		return false
 	}

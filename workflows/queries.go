@@ -70,7 +70,7 @@ func tracePage(run *Run, page *signals.TracePage) (signals.Trace, error) {
 			limit = min(page.Limit, signals.MaxTracePageLimit)
 		}
 		if page.Since != "" {
-			i := nodeIndex(run, page.Since)
+			i := run.nodeIndex(page.Since)
 			switch {
 			case i >= 0:
 				start = i + 1
@@ -95,16 +95,6 @@ func tracePage(run *Run, page *signals.TracePage) (signals.Trace, error) {
 		tr.Next = all[n-1].ID
 	}
 	return tr, nil
-}
-
-// nodeIndex is the index of the node id in the trace, -1 if none.
-func nodeIndex(run *Run, id string) int {
-	for i := range run.Nodes {
-		if run.Nodes[i].ID == id {
-			return i
-		}
-	}
-	return -1
 }
 
 // modelContextPage answers the model context query: without an argument

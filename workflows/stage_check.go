@@ -25,32 +25,32 @@ func (p *pipeline) check(ctx workflow.Context, c *stepCall, tool config.Tool, ar
 		return
 	}
 	argv, res := decodedArgs(args), decodedOrNil(result)
+	verdict := func(ck signals.Check) { p.verdict(ctx, c, tool, result, ck) }
 	if tool.ResultSchema != nil {
 		if ck := p.r.resultSchemaCheck(tool, res); !ck.Passed {
-			p.unverified(ctx, c, tool, result, ck)
+			verdict(ck)
 			return
 		}
 	}
 	v := tool.Verify
 	switch {
 	case v == nil:
-		p.verified(ctx, c, tool, result, signals.Check{Kind: signals.CheckResultSchema, Passed: true})
+		verdict(signals.Check{Kind: signals.CheckResultSchema, Passed: true})
 	case v.ReadBack():
-		p.readBack(ctx, c, tool, argv, res, func(ck signals.Check) {
-			if ck.Passed {
-				p.verified(ctx, c, tool, result, ck)
-				return
-			}
-			p.unverified(ctx, c, tool, result, ck)
-		})
+		p.readBack(ctx, c, tool, argv, res, verdict)
 	default:
-		ck := p.r.condition(signals.CheckVerify, "verify", v.Expr, argv, res)
-		if ck.Passed {
-			p.verified(ctx, c, tool, result, ck)
-			return
-		}
-		p.unverified(ctx, c, tool, result, ck)
+		verdict(p.r.condition(signals.CheckVerify, "verify", v.Expr, argv, res))
 	}
+}
+
+// verdict settles a checked call as its check says: verified or
+// unverified.
+func (p *pipeline) verdict(ctx workflow.Context, c *stepCall, tool config.Tool, result json.RawMessage, ck signals.Check) {
+	if ck.Passed {
+		p.verified(ctx, c, tool, result, ck)
+		return
+	}
+	p.unverified(ctx, c, tool, result, ck)
 }
 
 // verified settles a call that passed its check, the verdict on its node.

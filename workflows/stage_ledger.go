@@ -47,7 +47,7 @@ func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, a
 		p.askReexecute(ctx, c, tool, args, prior)
 		return
 	}
-	p.reuse(ctx, c, tool, args, prior)
+	p.reuse(ctx, c, tool, args, prior.ID, prior.Output)
 }
 
 // ledgerAnswers says whether the ledger will answer this call without a
@@ -138,9 +138,9 @@ func (r *runner) sameWrite(tool string, args json.RawMessage, from, to int, want
 	return nil
 }
 
-// reuse answers a re-issued write with what it returned when it ran.
-func (p *pipeline) reuse(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, prior *Node) {
-	priorID, output := prior.ID, prior.Output
+// reuse answers a re-issued write with what it returned when it ran (the
+// node priorID, whose result is output).
+func (p *pipeline) reuse(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, priorID string, output json.RawMessage) {
 	if n := p.r.run.node(c.nodeID); n != nil {
 		n.Args, n.ReusedFrom = args, priorID
 	}
@@ -180,7 +180,7 @@ func (p *pipeline) askReexecute(ctx workflow.Context, c *stepCall, tool config.T
 				Output: mustJSON(map[string]any{"decision": decision, "reused_from": priorID}),
 			}, Step: p.r.run.Step})
 			if prior := p.r.run.node(priorID); prior != nil {
-				p.reuse(ctx, c, tool, args, prior)
+				p.reuse(ctx, c, tool, args, prior.ID, prior.Output)
 			}
 		default:
 			if n := p.r.run.node(c.nodeID); n != nil {

@@ -282,7 +282,7 @@ func (r *runner) rollBackTurn(ctx workflow.Context) {
 // turnStart is where the turn under way begins in the trace: at its
 // message, or at the run's task in the first turn (-1: neither is there).
 func (r *runner) turnStart() int {
-	if i := nodeIndex(r.run, r.run.Turn.Began); i >= 0 {
+	if i := r.run.nodeIndex(r.run.Turn.Began); i >= 0 {
 		return i
 	}
 	return slices.IndexFunc(r.run.Nodes, func(n Node) bool { return n.Kind == signals.KindTask })

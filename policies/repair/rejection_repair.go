@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 )
 
 // RepairRejection mends arguments a tool rejected at run time (after they
@@ -339,12 +340,7 @@ func shortText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return policies.CutText(s, n) + "…"
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
