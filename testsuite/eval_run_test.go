@@ -1,9 +1,7 @@
 package testsuite
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"os"
 	"os/exec"
@@ -219,16 +217,8 @@ func writeEvalConfig(t *testing.T, dir, name, modelURL, toolsURL, moreAgents str
 // the test server: its stdout, exit code and stderr.
 func unstuckEval(t *testing.T, cases, cfg string, args ...string) (string, int, string) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(binaries(t), "unstuck"), append([]string{"eval", "run", cases, "--config", cfg, "--json", "--address", serverAddress}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	code := 0
-	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		require.True(t, errors.As(err, &exit), "%v\n%s", err, stderr.String())
-		code = exit.ExitCode()
-	}
-	return stdout.String(), code, stderr.String()
+	out := runCommand(t, exec.Command(filepath.Join(binaries(t), "unstuck"), append([]string{"eval", "run", cases, "--config", cfg, "--json", "--address", serverAddress}, args...)...))
+	return out.stdout, out.code, out.stderr
 }
 
 // evalScorecard is unstuckEval with its stdout read as the scorecard.

@@ -1,10 +1,8 @@
 package testsuite
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,12 +24,6 @@ const (
 	walkthroughPage      = "docs/eval-walkthrough.md"
 	walkthroughCandidate = "examples/eval/candidate-regressed.yaml"
 )
-
-// shellOutput is what one shell command printed and its exit status.
-type shellOutput struct {
-	stdout, stderr string
-	code           int
-}
 
 // docs/eval-walkthrough.md, run as a reader runs it: its `unstuck eval run`
 // commands, read from the page, in order, in a directory holding the
@@ -60,7 +52,7 @@ func TestEvalWalkthrough(t *testing.T) {
 
 	commands := pageCommands(page, "bin/unstuck eval run ")
 	require.Len(t, commands, 4, "the page's eval runs: the shipped config, the candidate, the baseline, the CI gate")
-	var out [4]shellOutput
+	var out [4]cmdOutput
 	for i, c := range commands {
 		out[i] = runShell(t, dir, env, c)
 	}
@@ -190,22 +182,14 @@ func walkthroughDir(t *testing.T) string {
 }
 
 // runShell runs one command line with bash in dir.
-func runShell(t *testing.T, dir string, env []string, line string) shellOutput {
+func runShell(t *testing.T, dir string, env []string, line string) cmdOutput {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", line)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	out := shellOutput{}
-	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		require.True(t, errors.As(err, &exit), "%s: %v\n%s", line, err, stderr.String())
-		out.code = exit.ExitCode()
-	}
-	out.stdout, out.stderr = stdout.String(), stderr.String()
+	out := runCommand(t, cmd)
 	t.Logf("%s\nexit %d\nstdout:\n%s\nstderr:\n%s", line, out.code, out.stdout, out.stderr)
 	return out
 }
