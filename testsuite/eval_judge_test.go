@@ -79,10 +79,7 @@ func TestEvalRunJudge(t *testing.T) {
 	sc, code, stderr := evalScorecard(t, cases, cfg)
 	require.Equal(t, 1, code, stderr)
 	require.Contains(t, stderr, "the candidate is worse than the recording: 1 of 2 case(s) lost their pass")
-	byCase := map[string]eval.CaseScore{}
-	for _, c := range sc.Cases {
-		byCase[c.Case] = c
-	}
+	byCase := scoresByCase(sc)
 	hotel, price := byCase["hotel"], byCase["price"]
 	require.True(t, hotel.PassK, "%v\n%s", hotel.Why, stderr)
 	require.Equal(t, eval.ChangeSame, hotel.Change)
