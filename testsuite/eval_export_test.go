@@ -81,9 +81,7 @@ func TestEvalExport(t *testing.T) {
 
 	// The case replays: the same config passes it as the recording did,
 	// every call answered from the recording, none reaching the tool.
-	cfg := filepath.Join(t.TempDir(), "same.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(strings.NewReplacer("{{MODEL}}", s.model.URL(), "{{TOOLS}}", tools.URL).Replace(exportConfig)), 0o644))
-	sc := replayCases(t, dir, cfg)
+	sc := replayCases(t, dir, sameConfigFile(t, exportConfig, s, tools))
 	require.Len(t, sc.Cases, 1)
 	require.True(t, sc.Cases[0].PassK, "%v", sc.Cases[0].Why)
 	require.Equal(t, 0, sc.Cases[0].Diverged)
@@ -130,6 +128,15 @@ func exportCases(t *testing.T, env []string, query string) (dir, out string, cod
 	cmd.Env = append(os.Environ(), env...)
 	printed := runCommand(t, cmd)
 	return dir, printed.stdout + printed.stderr, printed.code
+}
+
+// sameConfigFile writes yaml as the stack s ran it, its model s's and
+// its tools on tools, to a file: the config a replay of s's runs passes.
+func sameConfigFile(t *testing.T, yaml string, s *stack, tools *toolServer) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "same.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(strings.NewReplacer("{{MODEL}}", s.model.URL(), "{{TOOLS}}", tools.URL).Replace(yaml)), 0o644))
+	return path
 }
 
 // replayCases runs `unstuck eval run` of the cases of dir against the
