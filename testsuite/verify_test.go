@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -239,9 +237,7 @@ func expressionFailsThenHolds(t *testing.T, shape string) {
 	require.True(t, calls[1].Check.Passed)
 	require.Equal(t, map[string]any{"status": "paid", "amount": 120.0}, envelope(t, s, 2), "the model reads the result that holds")
 	require.Equal(t, 1, s.status(run).Unverified)
-	out, err := exec.Command(filepath.Join(binaries(t), "unstuck"), "status", run.GetID(), "--address", serverAddress).CombinedOutput()
-	require.NoError(t, err, string(out))
-	require.Regexp(t, regexp.MustCompile(`(?m)^unverified:\s+1$`), string(out))
+	require.Regexp(t, regexp.MustCompile(`(?m)^unverified:\s+1$`), unstuckCLI(t, "status", run.GetID()))
 
 	requireVersionMarker(t, run, "checked-calls")
 	recordAndReplay(t, run, historyName("verify_expression", shape))
