@@ -1,7 +1,6 @@
 package testsuite
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
@@ -170,21 +170,17 @@ func requireUnverifiedEnvelope(t *testing.T, env map[string]any, call signals.No
 // of changeID, so the replay of its recording covers the gated code.
 func requireVersionMarker(t *testing.T, run client.WorkflowRun, changeID string) {
 	t.Helper()
-	iter := serverClient.GetWorkflowHistory(context.Background(), run.GetID(), run.GetRunID(), false, 0)
-	for iter.HasNext() {
-		ev, err := iter.Next()
-		require.NoError(t, err)
+	found := false
+	forEachEvent(t, run, func(ev *historypb.HistoryEvent) {
 		m := ev.GetMarkerRecordedEventAttributes()
-		if m == nil || m.GetMarkerName() != "Version" {
-			continue
+		if found || m.GetMarkerName() != "Version" {
+			return
 		}
 		var id string
 		require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(m.GetDetails()["change-id"], &id))
-		if id == changeID {
-			return
-		}
-	}
-	t.Fatalf("the history of %s holds no %s marker", run.GetID(), changeID)
+		found = id == changeID
+	})
+	require.True(t, found, "the history of %s holds no %s marker", run.GetID(), changeID)
 }
 
 // historyName is a recording's name for the shape.
