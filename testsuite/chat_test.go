@@ -130,9 +130,7 @@ func TestChatInATerminal(t *testing.T) {
 	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
 		writeJSON(w, 200, map[string]string{"booking": "B-1"})
 	})
-	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{"concierge": concierge}, "", scriptedmodel.WithLogf(t.Logf))
-	require.NoError(t, err)
-	defer model.Close()
+	model := startModel(t, map[string]scriptedmodel.Script{"concierge": concierge}, "")
 	cfg := strings.NewReplacer("{{MODEL}}", model.URL(), "{{TOOLS}}", tools.URL).Replace(chatConfig)
 	workers := newWorkerProcesses(t, cfg, "chat")
 	workers.start()

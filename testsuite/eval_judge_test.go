@@ -68,10 +68,7 @@ func TestEvalRunJudge(t *testing.T) {
 	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
 		writeJSON(w, 500, map[string]string{"error": "an eval must not call a tool"})
 	})
-	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{
-		"judged": finder(false), "grader": grader}, "", scriptedmodel.WithLogf(t.Logf))
-	require.NoError(t, err)
-	defer model.Close()
+	model := startModel(t, map[string]scriptedmodel.Script{"judged": finder(false), "grader": grader}, "")
 	dir := t.TempDir()
 	cases := writeEvalCases(t, dir, map[string]string{"hotel": judgedHotelCase, "price": judgedPriceCase})
 	cfg := writeEvalConfig(t, dir, "judged", model.URL(), tools.URL, graderAgent)

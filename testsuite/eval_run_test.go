@@ -82,10 +82,7 @@ func TestEvalRun(t *testing.T) {
 	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
 		writeJSON(w, 200, map[string]string{"hotel": "H1"})
 	})
-	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{
-		"candidate": finder(false), "diverging": finder(true)}, "", scriptedmodel.WithLogf(t.Logf))
-	require.NoError(t, err)
-	defer model.Close()
+	model := startModel(t, map[string]scriptedmodel.Script{"candidate": finder(false), "diverging": finder(true)}, "")
 	dir := t.TempDir()
 	cases := writeEvalCases(t, dir, map[string]string{"flaky": flakyCase, "expected": expectedCase})
 	config := func(name string) string {

@@ -21,9 +21,7 @@ import (
 // diverges and the suite exits 0.
 func TestEvalExampleSuitePasses(t *testing.T) {
 	t.Parallel()
-	model, err := scriptedmodel.Start("127.0.0.1:0", scriptedmodel.Scenarios(), scriptedmodel.TravelDemo, scriptedmodel.WithLogf(t.Logf))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = model.Close() })
+	model := startModel(t, scriptedmodel.Scenarios(), scriptedmodel.TravelDemo)
 	suite := filepath.Join(repoRoot, exampleSuiteDir)
 	cases, err := eval.LoadDir(suite)
 	require.NoError(t, err)

@@ -44,9 +44,7 @@ func TestEvalWalkthrough(t *testing.T) {
 	suite, err := eval.LoadDir(filepath.Join(repoRoot, exampleSuiteDir))
 	require.NoError(t, err)
 
-	model, err := scriptedmodel.Start("127.0.0.1:0", scriptedmodel.Scenarios(), scriptedmodel.TravelDemo, scriptedmodel.WithLogf(t.Logf))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = model.Close() })
+	model := startModel(t, scriptedmodel.Scenarios(), scriptedmodel.TravelDemo)
 	dir := walkthroughDir(t)
 	env := []string{"UNSTUCK_DEMO_MODEL_URL=" + model.URL(), "TEMPORAL_ADDRESS=" + serverAddress}
 
