@@ -130,11 +130,8 @@ func TestChatInATerminal(t *testing.T) {
 	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
 		writeJSON(w, 200, map[string]string{"booking": "B-1"})
 	})
-	model := startModel(t, map[string]scriptedmodel.Script{"concierge": concierge}, "")
-	cfg := strings.NewReplacer("{{MODEL}}", model.URL(), "{{TOOLS}}", tools.URL).Replace(chatConfig)
-	workers := newWorkerProcesses(t, cfg, "chat")
-	workers.start()
-	id := workers.queue
+	s := newBinaryStack(t, strings.ReplaceAll(chatConfig, "{{TOOLS}}", tools.URL), map[string]scriptedmodel.Script{"concierge": concierge})
+	id := s.queue // the chat's run is named after its queue
 
 	term := startTerminal(t, "unstuck", "chat", "concierge", "--id", id, "--task-queue", id, "--by", "ana", "--address", serverAddress)
 	term.waitFor("Talking to concierge.")
