@@ -98,12 +98,7 @@ agents:
 	require.Equal(t, 2, int(firsts.Load()), "the request was asked again of the model by the new worker")
 
 	tr := traceOf(t, run)
-	var req signals.Node
-	for _, n := range tr.Nodes {
-		if n.ID == node {
-			req = n
-		}
-	}
+	req := nodeOf(t, tr, node)
 	require.Equal(t, signals.KindRequest, req.Kind)
 	require.Equal(t, signals.StatusCompleted, req.Status)
 	require.Contains(t, string(req.Output), reply, "the settled node carries the whole reply")
