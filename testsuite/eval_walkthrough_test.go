@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/unstuck-dev/unstuck/internal/docstest"
 	"github.com/unstuck-dev/unstuck/internal/eval"
@@ -155,16 +154,6 @@ func pageCommands(p docstest.Page, prefix string) []string {
 		}
 	}
 	return commands
-}
-
-// requireListed waits for the server's visibility to list n runs
-// matching query.
-func requireListed(t *testing.T, query string, n int) {
-	t.Helper()
-	require.Eventually(t, func() bool {
-		resp, err := serverClient.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: query})
-		return err == nil && len(resp.Executions) == n
-	}, 20*time.Second, 200*time.Millisecond, "not %d runs listed: %s", n, query)
 }
 
 // walkthroughDir is where the page's commands run: bin/ holds the real
