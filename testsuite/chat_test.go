@@ -105,14 +105,9 @@ agents:
 // concierge (a test double) greets slowly, a word at a time; asked for a
 // window seat, books 12A, then says so.
 func concierge(req openaiRequest) scriptedmodel.Turn {
-	users, last := 0, req.Messages[len(req.Messages)-1]
-	for _, m := range req.Messages {
-		if m.Role == "user" {
-			users++
-		}
-	}
+	last := req.Messages[len(req.Messages)-1]
 	switch {
-	case users == 1:
+	case len(userMessages(req)) == 1:
 		return scriptedmodel.Turn{Content: "Hello! Where would you like to sit on this flight?", ContentPieces: 8, ContentDelay: 400 * time.Millisecond}
 	case last.Role == "user":
 		return scriptedmodel.CallTurn("book", map[string]any{"seat": "12A"})
