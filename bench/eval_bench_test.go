@@ -126,7 +126,7 @@ func evalYAML(url, name string) string {
 // writeConfig writes a config file and answers its path.
 func writeConfig(b *testing.B, yaml string) string {
 	b.Helper()
-	path := filepath.Join(b.TempDir(), "eval.yaml")
+	path := filepath.Join(b.TempDir(), "agents.yaml")
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		b.Fatal(err)
 	}

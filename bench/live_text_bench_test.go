@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -194,11 +193,7 @@ func BenchmarkLiveTextAcrossAWorkerKill(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer m.Close()
-	cfgPath := filepath.Join(b.TempDir(), "live.yaml")
-	cfg := strings.Replace(liveTextConfig(m.URL()), "idle_timeout: 24h", "idle_timeout: 3s", 1)
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	cfgPath := writeConfig(b, strings.Replace(liveTextConfig(m.URL()), "idle_timeout: 24h", "idle_timeout: 3s", 1))
 	for i := 0; i < b.N; i++ {
 		queue := fmt.Sprintf("live-kill-%d", time.Now().UnixNano())
 		first := startWorkerProcess(b, bin, cfgPath, queue)
@@ -281,11 +276,7 @@ func keptAcross(b *testing.B, id string, before, after *followed) (lost, duplica
 		}
 	}
 	var tr signals.Trace
-	v, err := devClient.QueryWorkflow(context.Background(), id, "", signals.QueryTrace)
-	if err == nil {
-		err = v.Get(&tr)
-	}
-	if err != nil {
+	if err := query(id, signals.QueryTrace, &tr); err != nil {
 		b.Fatalf("%s: trace: %v", id, err)
 	}
 	for _, n := range tr.Nodes {

@@ -38,13 +38,8 @@ func chatter(req openaiRequest) scriptedmodel.Turn {
 	if scriptedmodel.AssistantTurns(req) == 0 {
 		return heard(req)
 	}
-	var last string
-	for _, m := range req.Messages {
-		if m.Role == "user" {
-			last = m.Content
-		}
-	}
-	turn := scriptedmodel.Reply("You said: " + last)
+	users := userMessages(req)
+	turn := scriptedmodel.Reply("You said: " + users[len(users)-1])
 	turn.ContentPieces, turn.ContentDelay = 6, 400*time.Millisecond
 	return turn
 }

@@ -105,14 +105,9 @@ agents:
 // concierge (a test double) greets slowly, a word at a time; asked for a
 // window seat, books 12A, then says so.
 func concierge(req openaiRequest) scriptedmodel.Turn {
-	users, last := 0, req.Messages[len(req.Messages)-1]
-	for _, m := range req.Messages {
-		if m.Role == "user" {
-			users++
-		}
-	}
+	last := req.Messages[len(req.Messages)-1]
 	switch {
-	case users == 1:
+	case len(userMessages(req)) == 1:
 		return scriptedmodel.Turn{Content: "Hello! Where would you like to sit on this flight?", ContentPieces: 8, ContentDelay: 400 * time.Millisecond}
 	case last.Role == "user":
 		return scriptedmodel.CallTurn("book", map[string]any{"seat": "12A"})
@@ -130,13 +125,8 @@ func TestChatInATerminal(t *testing.T) {
 	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
 		writeJSON(w, 200, map[string]string{"booking": "B-1"})
 	})
-	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{"concierge": concierge}, "", scriptedmodel.WithLogf(t.Logf))
-	require.NoError(t, err)
-	defer model.Close()
-	cfg := strings.NewReplacer("{{MODEL}}", model.URL(), "{{TOOLS}}", tools.URL).Replace(chatConfig)
-	workers := newWorkerProcesses(t, cfg, "chat")
-	workers.start()
-	id := workers.queue
+	s := newBinaryStack(t, strings.ReplaceAll(chatConfig, "{{TOOLS}}", tools.URL), map[string]scriptedmodel.Script{"concierge": concierge})
+	id := s.queue // the chat's run is named after its queue
 
 	term := startTerminal(t, "unstuck", "chat", "concierge", "--id", id, "--task-queue", id, "--by", "ana", "--address", serverAddress)
 	term.waitFor("Talking to concierge.")

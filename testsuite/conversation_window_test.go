@@ -28,13 +28,8 @@ func longWinded(req openaiRequest) scriptedmodel.Turn {
 	if len(req.Tools) == 0 {
 		return scriptedmodel.Reply(fmt.Sprintf("Summary: %d messages of chat.", len(req.Messages)))
 	}
-	last := ""
-	for _, m := range req.Messages {
-		if m.Role == "user" {
-			last = m.Content
-		}
-	}
-	heard, _, _ := strings.Cut(last, ":")
+	users := userMessages(req)
+	heard, _, _ := strings.Cut(users[len(users)-1], ":")
 	return finalOutput(map[string]string{"heard": heard, "more": hexOf(len(req.Messages)+1000, 400)})
 }
 

@@ -3,7 +3,6 @@ package testsuite
 import (
 	"encoding/json"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,7 +96,7 @@ func enqueueWhileAsked(t *testing.T, shape string) {
 	}
 	search := callsOf(tr, "search")[0]
 	message := messageNode(t, tr, "a window seat, please")
-	require.Greater(t, nodeIndex(tr, message.ID), nodeIndex(tr, search.ID), "the message joins after the step")
+	require.Greater(t, indexOf(tr, message.ID), indexOf(tr, search.ID), "the message joins after the step")
 	require.Contains(t, message.Parents, search.ID)
 	sent := lastRequest(s).Messages
 	n := len(sent)
@@ -201,7 +200,7 @@ func cutInMakesNoWriteTwice(t *testing.T, shape, policy string) {
 	if policy == config.DoubleTextInterrupt {
 		// The ledger answering a write the cut turn made (gate
 		// cut-in-ledger), kept so later releases replay it.
-		recordAndReplay(t, run, "double_text_interrupt_"+strings.ReplaceAll(shape, "-", "_"))
+		recordAndReplay(t, run, historyName("double_text_interrupt", shape))
 	}
 	if policy == config.DoubleTextRollback {
 		require.Equal(t, signals.StatusInvalidated, books[0].Status, "rolled back")
@@ -223,11 +222,6 @@ func messageNode(t *testing.T, tr signals.Trace, text string) signals.Node {
 	}
 	t.Fatalf("no task node holds the message %q", text)
 	return signals.Node{}
-}
-
-// nodeIndex is where node id is in the trace (-1: nowhere).
-func nodeIndex(tr signals.Trace, id string) int {
-	return slices.IndexFunc(tr.Nodes, func(n signals.Node) bool { return n.ID == id })
 }
 
 // lastRequest is the last request the scripted model was sent.

@@ -1,10 +1,7 @@
 package testsuite
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"net/http"
 	"os"
 	"os/exec"
@@ -84,9 +81,7 @@ func TestEvalExport(t *testing.T) {
 
 	// The case replays: the same config passes it as the recording did,
 	// every call answered from the recording, none reaching the tool.
-	cfg := filepath.Join(t.TempDir(), "same.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(strings.NewReplacer("{{MODEL}}", s.model.URL(), "{{TOOLS}}", tools.URL).Replace(exportConfig)), 0o644))
-	sc := replayCases(t, dir, cfg)
+	sc := replayCases(t, dir, sameConfigFile(t, exportConfig, s, tools))
 	require.Len(t, sc.Cases, 1)
 	require.True(t, sc.Cases[0].PassK, "%v", sc.Cases[0].Why)
 	require.Equal(t, 0, sc.Cases[0].Diverged)
@@ -123,7 +118,7 @@ func TestEvalExport(t *testing.T) {
 
 // exportCases runs `unstuck eval export` of the runs query matches into a
 // new directory, env added to this process's environment: the directory,
-// what it printed, and its exit status.
+// what it printed (stdout, then stderr), and its exit status.
 func exportCases(t *testing.T, env []string, query string) (dir, out string, code int) {
 	t.Helper()
 	dir = filepath.Join(t.TempDir(), "cases")
@@ -131,25 +126,24 @@ func exportCases(t *testing.T, env []string, query string) (dir, out string, cod
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(binaries(t), "unstuck"), "eval", "export", "--query", query, "--to", dir, "--address", serverAddress)
 	cmd.Env = append(os.Environ(), env...)
-	var b bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &b, &b
-	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		require.True(t, errors.As(err, &exit), "%v\n%s", err, b.String())
-		code = exit.ExitCode()
-	}
-	return dir, b.String(), code
+	printed := runCommand(t, cmd)
+	return dir, printed.stdout + printed.stderr, printed.code
+}
+
+// sameConfigFile writes yaml as the stack s ran it, its model s's and
+// its tools on tools, to a file: the config a replay of s's runs passes.
+func sameConfigFile(t *testing.T, yaml string, s *stack, tools *toolServer) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "same.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(strings.NewReplacer("{{MODEL}}", s.model.URL(), "{{TOOLS}}", tools.URL).Replace(yaml)), 0o644))
+	return path
 }
 
 // replayCases runs `unstuck eval run` of the cases of dir against the
 // config file cfg, which must pass, and answers its scorecard.
 func replayCases(t *testing.T, dir, cfg string) eval.Scorecard {
 	t.Helper()
-	replay := exec.Command(filepath.Join(binaries(t), "unstuck"), "eval", "run", dir, "--config", cfg, "--json", "--address", serverAddress)
-	var stdout, stderr bytes.Buffer
-	replay.Stdout, replay.Stderr = &stdout, &stderr
-	require.NoError(t, replay.Run(), stderr.String())
-	var sc eval.Scorecard
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &sc), stderr.String())
+	sc, code, stderr := evalScorecard(t, dir, cfg)
+	require.Equal(t, 0, code, stderr)
 	return sc
 }

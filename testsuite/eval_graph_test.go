@@ -3,8 +3,6 @@ package testsuite
 import (
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -90,9 +88,7 @@ func TestEvalGraphExportReplays(t *testing.T) {
 	require.NotNil(t, rec.LoopToProgress, "the answered search is progress after the loop")
 	require.Zero(t, rec.LoopsWithoutProgress)
 
-	cfg := filepath.Join(t.TempDir(), "same.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(strings.NewReplacer("{{MODEL}}", s.model.URL(), "{{TOOLS}}", tools.URL).Replace(graphEvalConfig)), 0o644))
-	sc := replayCases(t, dir, cfg)
+	sc := replayCases(t, dir, sameConfigFile(t, graphEvalConfig, s, tools))
 	require.Len(t, sc.Cases, 1)
 	got := sc.Cases[0]
 	require.True(t, got.PassK, "%v", got.Why)
@@ -179,9 +175,7 @@ func TestEvalGraphRollbackReplays(t *testing.T) {
 	require.Equal(t, []string{"rollback"}, c.Recorded.Rungs)
 	require.NotNil(t, c.Recorded.LoopToProgress, "the waitlist is progress after the loop")
 
-	cfg := filepath.Join(t.TempDir(), "same.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(strings.NewReplacer("{{MODEL}}", s.model.URL(), "{{TOOLS}}", tools.URL).Replace(graphRollbackConfig)), 0o644))
-	sc := replayCases(t, dir, cfg)
+	sc := replayCases(t, dir, sameConfigFile(t, graphRollbackConfig, s, tools))
 	got := sc.Cases[0]
 	require.True(t, got.PassK, "%v", got.Why)
 	require.Equal(t, 0, got.Diverged)

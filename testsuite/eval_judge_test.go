@@ -68,10 +68,7 @@ func TestEvalRunJudge(t *testing.T) {
 	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
 		writeJSON(w, 500, map[string]string{"error": "an eval must not call a tool"})
 	})
-	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{
-		"judged": finder(false), "grader": grader}, "", scriptedmodel.WithLogf(t.Logf))
-	require.NoError(t, err)
-	defer model.Close()
+	model := startModel(t, map[string]scriptedmodel.Script{"judged": finder(false), "grader": grader}, "")
 	dir := t.TempDir()
 	cases := writeEvalCases(t, dir, map[string]string{"hotel": judgedHotelCase, "price": judgedPriceCase})
 	cfg := writeEvalConfig(t, dir, "judged", model.URL(), tools.URL, graderAgent)
@@ -79,10 +76,7 @@ func TestEvalRunJudge(t *testing.T) {
 	sc, code, stderr := evalScorecard(t, cases, cfg)
 	require.Equal(t, 1, code, stderr)
 	require.Contains(t, stderr, "the candidate is worse than the recording: 1 of 2 case(s) lost their pass")
-	byCase := map[string]eval.CaseScore{}
-	for _, c := range sc.Cases {
-		byCase[c.Case] = c
-	}
+	byCase := scoresByCase(sc)
 	hotel, price := byCase["hotel"], byCase["price"]
 	require.True(t, hotel.PassK, "%v\n%s", hotel.Why, stderr)
 	require.Equal(t, eval.ChangeSame, hotel.Change)

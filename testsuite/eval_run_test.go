@@ -1,9 +1,7 @@
 package testsuite
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"os"
 	"os/exec"
@@ -84,10 +82,7 @@ func TestEvalRun(t *testing.T) {
 	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
 		writeJSON(w, 200, map[string]string{"hotel": "H1"})
 	})
-	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{
-		"candidate": finder(false), "diverging": finder(true)}, "", scriptedmodel.WithLogf(t.Logf))
-	require.NoError(t, err)
-	defer model.Close()
+	model := startModel(t, map[string]scriptedmodel.Script{"candidate": finder(false), "diverging": finder(true)}, "")
 	dir := t.TempDir()
 	cases := writeEvalCases(t, dir, map[string]string{"flaky": flakyCase, "expected": expectedCase})
 	config := func(name string) string {
@@ -219,16 +214,8 @@ func writeEvalConfig(t *testing.T, dir, name, modelURL, toolsURL, moreAgents str
 // the test server: its stdout, exit code and stderr.
 func unstuckEval(t *testing.T, cases, cfg string, args ...string) (string, int, string) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(binaries(t), "unstuck"), append([]string{"eval", "run", cases, "--config", cfg, "--json", "--address", serverAddress}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	code := 0
-	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		require.True(t, errors.As(err, &exit), "%v\n%s", err, stderr.String())
-		code = exit.ExitCode()
-	}
-	return stdout.String(), code, stderr.String()
+	out := runCommand(t, exec.Command(filepath.Join(binaries(t), "unstuck"), append([]string{"eval", "run", cases, "--config", cfg, "--json", "--address", serverAddress}, args...)...))
+	return out.stdout, out.code, out.stderr
 }
 
 // evalScorecard is unstuckEval with its stdout read as the scorecard.

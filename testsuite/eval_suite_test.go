@@ -1,7 +1,6 @@
 package testsuite
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -22,9 +21,7 @@ import (
 // diverges and the suite exits 0.
 func TestEvalExampleSuitePasses(t *testing.T) {
 	t.Parallel()
-	model, err := scriptedmodel.Start("127.0.0.1:0", scriptedmodel.Scenarios(), scriptedmodel.TravelDemo, scriptedmodel.WithLogf(t.Logf))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = model.Close() })
+	model := startModel(t, scriptedmodel.Scenarios(), scriptedmodel.TravelDemo)
 	suite := filepath.Join(repoRoot, exampleSuiteDir)
 	cases, err := eval.LoadDir(suite)
 	require.NoError(t, err)
@@ -35,11 +32,10 @@ func TestEvalExampleSuitePasses(t *testing.T) {
 	cmd := exec.CommandContext(ctx, filepath.Join(binaries(t), "unstuck"), "eval", "run", suite,
 		"--config", filepath.Join(repoRoot, "starter", "demo_agents.yaml"), "--concurrency", "4", "--json", "--address", serverAddress)
 	cmd.Env = append(os.Environ(), "UNSTUCK_DEMO_MODEL_URL="+model.URL())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(t, cmd.Run(), stderr.String())
+	out := runCommand(t, cmd)
+	require.Equal(t, 0, out.code, out.stderr)
 	var sc eval.Scorecard
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &sc), stderr.String())
+	require.NoError(t, json.Unmarshal([]byte(out.stdout), &sc), out.stderr)
 	require.Len(t, sc.Cases, len(cases))
 	for _, c := range sc.Cases {
 		require.True(t, c.PassK, "%s: %v", c.Case, c.Why)

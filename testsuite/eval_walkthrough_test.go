@@ -1,10 +1,8 @@
 package testsuite
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +12,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/unstuck-dev/unstuck/internal/docstest"
 	"github.com/unstuck-dev/unstuck/internal/eval"
@@ -26,12 +23,6 @@ const (
 	walkthroughPage      = "docs/eval-walkthrough.md"
 	walkthroughCandidate = "examples/eval/candidate-regressed.yaml"
 )
-
-// shellOutput is what one shell command printed and its exit status.
-type shellOutput struct {
-	stdout, stderr string
-	code           int
-}
 
 // docs/eval-walkthrough.md, run as a reader runs it: its `unstuck eval run`
 // commands, read from the page, in order, in a directory holding the
@@ -52,15 +43,13 @@ func TestEvalWalkthrough(t *testing.T) {
 	suite, err := eval.LoadDir(filepath.Join(repoRoot, exampleSuiteDir))
 	require.NoError(t, err)
 
-	model, err := scriptedmodel.Start("127.0.0.1:0", scriptedmodel.Scenarios(), scriptedmodel.TravelDemo, scriptedmodel.WithLogf(t.Logf))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = model.Close() })
+	model := startModel(t, scriptedmodel.Scenarios(), scriptedmodel.TravelDemo)
 	dir := walkthroughDir(t)
 	env := []string{"UNSTUCK_DEMO_MODEL_URL=" + model.URL(), "TEMPORAL_ADDRESS=" + serverAddress}
 
 	commands := pageCommands(page, "bin/unstuck eval run ")
 	require.Len(t, commands, 4, "the page's eval runs: the shipped config, the candidate, the baseline, the CI gate")
-	var out [4]shellOutput
+	var out [4]cmdOutput
 	for i, c := range commands {
 		out[i] = runShell(t, dir, env, c)
 	}
@@ -167,16 +156,6 @@ func pageCommands(p docstest.Page, prefix string) []string {
 	return commands
 }
 
-// requireListed waits for the server's visibility to list n runs
-// matching query.
-func requireListed(t *testing.T, query string, n int) {
-	t.Helper()
-	require.Eventually(t, func() bool {
-		resp, err := serverClient.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: query})
-		return err == nil && len(resp.Executions) == n
-	}, 20*time.Second, 200*time.Millisecond, "not %d runs listed: %s", n, query)
-}
-
 // walkthroughDir is where the page's commands run: bin/ holds the real
 // binaries, examples/ and starter/ are the repository's.
 func walkthroughDir(t *testing.T) string {
@@ -190,22 +169,14 @@ func walkthroughDir(t *testing.T) string {
 }
 
 // runShell runs one command line with bash in dir.
-func runShell(t *testing.T, dir string, env []string, line string) shellOutput {
+func runShell(t *testing.T, dir string, env []string, line string) cmdOutput {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", line)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	out := shellOutput{}
-	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		require.True(t, errors.As(err, &exit), "%s: %v\n%s", line, err, stderr.String())
-		out.code = exit.ExitCode()
-	}
-	out.stdout, out.stderr = stdout.String(), stderr.String()
+	out := runCommand(t, cmd)
 	t.Logf("%s\nexit %d\nstdout:\n%s\nstderr:\n%s", line, out.code, out.stdout, out.stderr)
 	return out
 }

@@ -51,15 +51,13 @@ func TestFollowerReadsTheReplyAsWrittenAndResumesAcrossAWorkerKill(t *testing.T)
 	t.Parallel()
 	const reply = "The quick brown fox jumps over the lazy dog, twice over, and then once more for luck."
 	var firsts atomic.Int32
-	model, err := scriptedmodel.Start("127.0.0.1:0", map[string]scriptedmodel.Script{"writer": func(req openaiRequest) scriptedmodel.Turn {
+	model := startModel(t, map[string]scriptedmodel.Script{"writer": func(req openaiRequest) scriptedmodel.Turn {
 		turn := scriptedmodel.Turn{Content: reply, ContentPieces: 12, ContentDelay: 100 * time.Millisecond}
 		if firsts.Add(1) == 1 {
 			turn.ContentDelay = 2 * time.Second // the worker dies in here
 		}
 		return turn
-	}}, "", scriptedmodel.WithLogf(t.Logf))
-	require.NoError(t, err)
-	defer model.Close()
+	}}, "")
 	workers := newWorkerProcesses(t, `
 model: { base_url: "`+model.URL()+`", name: writer }
 agents:
@@ -100,12 +98,7 @@ agents:
 	require.Equal(t, 2, int(firsts.Load()), "the request was asked again of the model by the new worker")
 
 	tr := traceOf(t, run)
-	var req signals.Node
-	for _, n := range tr.Nodes {
-		if n.ID == node {
-			req = n
-		}
-	}
+	req := nodeOf(t, tr, node)
 	require.Equal(t, signals.KindRequest, req.Kind)
 	require.Equal(t, signals.StatusCompleted, req.Status)
 	require.Contains(t, string(req.Output), reply, "the settled node carries the whole reply")

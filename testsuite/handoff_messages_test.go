@@ -136,12 +136,17 @@ func (s *stack) awaitIgnored(run client.WorkflowRun, n int) []string {
 // awaitListed waits until visibility lists the workflow under a query.
 func (s *stack) awaitListed(id, query string) {
 	s.t.Helper()
-	require.Eventually(s.t, func() bool {
-		resp, err := s.client.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
-			Query: "WorkflowId = '" + id + "' AND " + query,
-		})
-		return err == nil && len(resp.Executions) == 1
-	}, 20*time.Second, 200*time.Millisecond, "not listed: %s", query)
+	requireListed(s.t, "WorkflowId = '"+id+"' AND "+query, 1)
+}
+
+// requireListed waits for the server's visibility to list n runs
+// matching query.
+func requireListed(t *testing.T, query string, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		resp, err := serverClient.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: query})
+		return err == nil && len(resp.Executions) == n
+	}, 20*time.Second, 200*time.Millisecond, "not %d runs listed: %s", n, query)
 }
 
 // lastMessage is a request's last message (a handed-over agent's first

@@ -130,10 +130,7 @@ func newStackWith(t *testing.T, yaml string, scripts map[string]scriptedmodel.Sc
 // queue no worker serves yet; yaml is the config with the model's URL.
 func unservedStack(t *testing.T, yaml string, scripts map[string]scriptedmodel.Script, opts ...scriptedmodel.Option) (s *stack, served string) {
 	t.Helper()
-	model, err := scriptedmodel.Start("127.0.0.1:0", scripts, "", append([]scriptedmodel.Option{scriptedmodel.WithLogf(t.Logf)}, opts...)...)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = model.Close() })
-
+	model := startModel(t, scripts, "", opts...)
 	yaml = strings.ReplaceAll(yaml, "{{MODEL}}", model.URL())
 	cfg, err := config.Parse(t.Name()+".yaml", []byte(yaml), app.ConfigOptions())
 	require.NoError(t, err, "test config")
@@ -142,6 +139,17 @@ func unservedStack(t *testing.T, yaml string, scripts map[string]scriptedmodel.S
 		queue: fmt.Sprintf("test-%d-%d", time.Now().UnixNano(), queueSeq.Add(1))}
 	t.Cleanup(s.terminateStarted)
 	return s, yaml
+}
+
+// startModel starts the scripted model (the test double) on loopback,
+// serving scripts (fallback: the script of a model no script names, or
+// ""), its log the test's; it stops when the test ends.
+func startModel(t *testing.T, scripts map[string]scriptedmodel.Script, fallback string, opts ...scriptedmodel.Option) *scriptedmodel.Server {
+	t.Helper()
+	model, err := scriptedmodel.Start("127.0.0.1:0", scripts, fallback, append([]scriptedmodel.Option{scriptedmodel.WithLogf(t.Logf)}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = model.Close() })
+	return model
 }
 
 // terminateStarted ends the runs the test started that are still open

@@ -29,13 +29,20 @@ agents:
 // heard is a model (a test double) that answers each turn with the last
 // user message it was sent, and how many it has heard.
 func heard(req openaiRequest) scriptedmodel.Turn {
+	users := userMessages(req)
+	return finalOutput(map[string]any{"heard": users[len(users)-1], "turns": len(users)})
+}
+
+// userMessages are what the user said in a request's conversation, in
+// order: its task, then each message.
+func userMessages(req openaiRequest) []string {
 	var users []string
 	for _, m := range req.Messages {
 		if m.Role == "user" {
 			users = append(users, m.Content)
 		}
 	}
-	return finalOutput(map[string]any{"heard": users[len(users)-1], "turns": len(users)})
+	return users
 }
 
 func TestParityOfConversations(t *testing.T) {

@@ -1,17 +1,15 @@
 package testsuite
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
@@ -172,21 +170,17 @@ func requireUnverifiedEnvelope(t *testing.T, env map[string]any, call signals.No
 // of changeID, so the replay of its recording covers the gated code.
 func requireVersionMarker(t *testing.T, run client.WorkflowRun, changeID string) {
 	t.Helper()
-	iter := serverClient.GetWorkflowHistory(context.Background(), run.GetID(), run.GetRunID(), false, 0)
-	for iter.HasNext() {
-		ev, err := iter.Next()
-		require.NoError(t, err)
+	found := false
+	forEachEvent(t, run, func(ev *historypb.HistoryEvent) {
 		m := ev.GetMarkerRecordedEventAttributes()
-		if m == nil || m.GetMarkerName() != "Version" {
-			continue
+		if found || m.GetMarkerName() != "Version" {
+			return
 		}
 		var id string
 		require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(m.GetDetails()["change-id"], &id))
-		if id == changeID {
-			return
-		}
-	}
-	t.Fatalf("the history of %s holds no %s marker", run.GetID(), changeID)
+		found = id == changeID
+	})
+	require.True(t, found, "the history of %s holds no %s marker", run.GetID(), changeID)
 }
 
 // historyName is a recording's name for the shape.
@@ -239,9 +233,7 @@ func expressionFailsThenHolds(t *testing.T, shape string) {
 	require.True(t, calls[1].Check.Passed)
 	require.Equal(t, map[string]any{"status": "paid", "amount": 120.0}, envelope(t, s, 2), "the model reads the result that holds")
 	require.Equal(t, 1, s.status(run).Unverified)
-	out, err := exec.Command(filepath.Join(binaries(t), "unstuck"), "status", run.GetID(), "--address", serverAddress).CombinedOutput()
-	require.NoError(t, err, string(out))
-	require.Regexp(t, regexp.MustCompile(`(?m)^unverified:\s+1$`), string(out))
+	require.Regexp(t, regexp.MustCompile(`(?m)^unverified:\s+1$`), unstuckCLI(t, "status", run.GetID()))
 
 	requireVersionMarker(t, run, "checked-calls")
 	recordAndReplay(t, run, historyName("verify_expression", shape))
