@@ -80,11 +80,7 @@ func Compare(sc Scorecard, base Scorecard, file string) Scorecard {
 		cases[i] = cs
 	}
 	sc.Cases = cases
-	s.WorseShare = 0
-	if s.Cases > 0 {
-		s.WorseShare = float64(s.Worse) / float64(s.Cases)
-	}
-	s.Failed = s.WorseShare > s.Threshold
+	s.settle()
 	return sc
 }
 
