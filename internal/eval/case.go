@@ -211,15 +211,8 @@ func Write(dir string, c *Case) (string, error) {
 // canonical JSON, numbers by value (1.50 and 1.5 are one key, as YAML
 // reads them alike).
 func Key(tool string, args any) (string, error) {
-	raw, ok := args.(json.RawMessage)
-	if !ok {
-		var err error
-		if raw, err = json.Marshal(jsonable(args)); err != nil {
-			return "", err
-		}
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
+	v, err := viaJSON(args)
+	if err != nil {
 		return "", err
 	}
 	canon, err := json.Marshal(v) // sorted keys, numbers as float64
