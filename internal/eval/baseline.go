@@ -97,9 +97,7 @@ func costMoved(then, now float64) []string {
 
 // money is a cost to four decimals, as short as it reads: an eval's runs
 // cost cents, which two decimals would round together.
-func money(f float64) string {
-	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", f), "0"), ".")
-}
+func money(f float64) string { return short(f, 4) }
 
 // Against is what sc compares with, as a verdict names it.
 func (sc Scorecard) Against() string {

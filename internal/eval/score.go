@@ -262,10 +262,11 @@ func add(a, b Figures, k float64) Figures {
 }
 
 // num is a figure as short as it reads: 4, 4.5, 4.33.
-func num(f float64) string {
-	s := fmt.Sprintf("%.2f", f)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	return s
+func num(f float64) string { return short(f, 2) }
+
+// short is f to at most decimals decimals, without trailing zeros.
+func short(f float64, decimals int) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.*f", decimals, f), "0"), ".")
 }
 
 func orNone(s string) string {
