@@ -102,6 +102,12 @@ func Load(path string) (*Case, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Parse(path, b)
+}
+
+// Parse reads the text of a case file, as Load does; path names it in
+// errors and, without a name, names the case.
+func Parse(path string, b []byte) (*Case, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	var c Case
