@@ -52,11 +52,15 @@ var phaseLabels = map[signals.Phase]string{
 // PhaseLabel is the chat's phase in words.
 func (c chatView) PhaseLabel() string { return phaseLabel(c.Phase) }
 
-// Labels are phaseLabels as JSON, for the script.
-func (c chatView) Labels() string {
+// phaseLabelsJSON is phaseLabels as JSON, written once: every chat page
+// hands the same to its script.
+var phaseLabelsJSON = func() string {
 	b, _ := json.Marshal(phaseLabels)
 	return string(b)
-}
+}()
+
+// Labels are phaseLabels as JSON, for the script.
+func (c chatView) Labels() string { return phaseLabelsJSON }
 
 func phaseLabel(p signals.Phase) string {
 	if l, ok := phaseLabels[p]; ok {

@@ -10,7 +10,9 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/internal/telemetry"
+	"github.com/unstuck-dev/unstuck/signals"
 )
 
 // dialTimeout bounds connecting to Temporal, so a wrong address fails
@@ -107,4 +109,14 @@ func (c *cli) explainQueryError(workflowID, name string, err error, timedOut boo
 			name, workflowID, queryTimeout)
 	}
 	return fmt.Errorf("query %s of %s: %w", name, workflowID, err)
+}
+
+// wholeTrace reads a run's whole trace, on a client already dialed: every
+// page, and the archived part a closed generation holds (runmsg.ReadWholeTrace).
+func (c *cli) wholeTrace(ctx context.Context, tc client.Client, workflowID, runID string) (signals.Trace, error) {
+	return runmsg.ReadWholeTrace(ctx, workflowID, runID, func(id, runID string) runmsg.TraceQuery {
+		return func(ctx context.Context, out *signals.Trace, qargs ...any) error {
+			return c.queryWith(ctx, tc, id, runID, signals.QueryTrace, out, qargs...)
+		}
+	})
 }

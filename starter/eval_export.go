@@ -14,8 +14,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/eval"
-	"github.com/unstuck-dev/unstuck/internal/runmsg"
-	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -182,11 +180,7 @@ func (x *exporter) record(ctx context.Context, info *workflowpb.WorkflowExecutio
 	if err := readHistory(ctx, x.tc, id, runID, &rec); err != nil {
 		return nil, err
 	}
-	tr, err := runmsg.ReadWholeTrace(ctx, id, runID, func(id, runID string) runmsg.TraceQuery {
-		return func(ctx context.Context, out *signals.Trace, qargs ...any) error {
-			return x.queryWith(ctx, x.tc, id, runID, signals.QueryTrace, out, qargs...)
-		}
-	})
+	tr, err := x.wholeTrace(ctx, x.tc, id, runID)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read its trace (run %s): %v; a closed run's trace query is answered by a worker of its task queue %q: start one polling it (bin/unstuck-worker --config agents.yaml) and export again",
 			runID, err, info.GetTaskQueue())

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"crypto/rand"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -175,11 +173,10 @@ func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
 	// Two evals started in the same second (two CI jobs) must not share a
 	// queue, whose workers would serve each other's runs, nor workflow
 	// ids: the stamp is the time and 6 random hex digits.
-	stamp, err := workflowIDAt("", time.Now(), rand.Read)
+	stamp, err := newStamp()
 	if err != nil {
 		return err
 	}
-	stamp = strings.TrimPrefix(stamp, "-")
 	if o.taskQueue == "" {
 		o.taskQueue = "eval-" + stamp
 	}

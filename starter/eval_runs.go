@@ -151,9 +151,5 @@ func (r *evalRunner) execute(ctx context.Context, id string, in workflows.AgentI
 	// a run and its recording compare like for like; a trace the run
 	// does not answer leaves its loops and repairs at 0.
 	tr, _ := queryTrace(ctx, r.c, id, "")
-	o = eval.OutcomeOf(eval.Recording{WorkflowID: id, Result: &res, Nodes: tr.Nodes})
-	if o.Status == "" {
-		o.Status = "stopped"
-	}
-	return o, reason
+	return eval.OutcomeOf(eval.Recording{WorkflowID: id, Result: &res, Nodes: tr.Nodes}), reason
 }

@@ -114,11 +114,25 @@ func newWorkflowID(agent string) (string, error) {
 }
 
 func workflowIDAt(agent string, now time.Time, read func([]byte) (int, error)) (string, error) {
+	stamp, err := stampAt(now, read)
+	if err != nil {
+		return "", err
+	}
+	return agent + "-" + stamp, nil
+}
+
+// newStamp is <UTC YYYYMMDD-HHMMSS>-<6 hex>, a workflow id without its
+// agent: what tells apart the ids and queues of one eval from another's.
+func newStamp() (string, error) {
+	return stampAt(time.Now(), rand.Read)
+}
+
+func stampAt(now time.Time, read func([]byte) (int, error)) (string, error) {
 	b := make([]byte, 3)
 	if _, err := read(b); err != nil {
 		return "", fmt.Errorf("generate a workflow id: %w", err)
 	}
-	return fmt.Sprintf("%s-%s-%s", agent, now.UTC().Format("20060102-150405"), hex.EncodeToString(b)), nil
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b), nil
 }
 
 // explainStartError adds what to do to the usual start failures.

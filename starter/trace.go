@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -73,11 +71,7 @@ again with --input '{"since": "<next>", "limit": 5000}'):
 			}
 			defer tc.Close()
 			id := args[0]
-			tr, err := runmsg.ReadWholeTrace(cmd.Context(), id, runID, func(id, runID string) runmsg.TraceQuery {
-				return func(ctx context.Context, out *signals.Trace, qargs ...any) error {
-					return c.queryWith(ctx, tc, id, runID, signals.QueryTrace, out, qargs...)
-				}
-			})
+			tr, err := c.wholeTrace(cmd.Context(), tc, id, runID)
 			if err != nil {
 				return err
 			}

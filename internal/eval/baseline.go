@@ -80,11 +80,7 @@ func Compare(sc Scorecard, base Scorecard, file string) Scorecard {
 		cases[i] = cs
 	}
 	sc.Cases = cases
-	s.WorseShare = 0
-	if s.Cases > 0 {
-		s.WorseShare = float64(s.Worse) / float64(s.Cases)
-	}
-	s.Failed = s.WorseShare > s.Threshold
+	s.settle()
 	return sc
 }
 
@@ -101,9 +97,7 @@ func costMoved(then, now float64) []string {
 
 // money is a cost to four decimals, as short as it reads: an eval's runs
 // cost cents, which two decimals would round together.
-func money(f float64) string {
-	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", f), "0"), ".")
-}
+func money(f float64) string { return short(f, 4) }
 
 // Against is what sc compares with, as a verdict names it.
 func (sc Scorecard) Against() string {

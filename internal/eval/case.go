@@ -102,6 +102,12 @@ func Load(path string) (*Case, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Parse(path, b)
+}
+
+// Parse reads the text of a case file, as Load does; path names it in
+// errors and, without a name, names the case.
+func Parse(path string, b []byte) (*Case, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	var c Case
@@ -211,15 +217,8 @@ func Write(dir string, c *Case) (string, error) {
 // canonical JSON, numbers by value (1.50 and 1.5 are one key, as YAML
 // reads them alike).
 func Key(tool string, args any) (string, error) {
-	raw, ok := args.(json.RawMessage)
-	if !ok {
-		var err error
-		if raw, err = json.Marshal(jsonable(args)); err != nil {
-			return "", err
-		}
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
+	v, err := viaJSON(args)
+	if err != nil {
 		return "", err
 	}
 	canon, err := json.Marshal(v) // sorted keys, numbers as float64

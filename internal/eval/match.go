@@ -75,16 +75,23 @@ func subset(want, got any, path string) (string, bool) {
 
 // normal is v as encoding/json decodes it (maps of string keys, numbers
 // as float64), so a value read from YAML compares with one from JSON.
+// Empty JSON text is no value.
 func normal(v any) (any, error) {
+	if raw, ok := v.(json.RawMessage); ok && len(raw) == 0 {
+		return nil, nil
+	}
+	return viaJSON(v)
+}
+
+// viaJSON is v written as JSON (JSON text as it is) and read back by
+// encoding/json; empty JSON text is refused.
+func viaJSON(v any) (any, error) {
 	raw, ok := v.(json.RawMessage)
 	if !ok {
 		var err error
 		if raw, err = json.Marshal(jsonable(v)); err != nil {
 			return nil, err
 		}
-	}
-	if len(raw) == 0 {
-		return nil, nil
 	}
 	var out any
 	if err := json.Unmarshal(raw, &out); err != nil {

@@ -100,13 +100,32 @@ func baseSide(c CaseScore, fromBaseline bool) (side, bool) {
 	return side{}, false
 }
 
+// verdict is the suite's verdict as the table and the reports say it:
+// not worse than what it is compared with, or worse by how much.
+func (sc Scorecard) verdict() string {
+	s := sc.Suite
+	if s.Failed {
+		return fmt.Sprintf("WORSE than %s: %d of %d case(s) lost their pass (allowed: %s%% of the cases)",
+			sc.Against(), s.Worse, s.Cases, num(s.Threshold*100))
+	}
+	return "not worse than " + sc.Against()
+}
+
+// changeWithNotes is a case's change with what moved: "lost; steps up 2→6".
+func changeWithNotes(change string, notes []string) string {
+	if len(notes) == 0 {
+		return change
+	}
+	return change + "; " + strings.Join(notes, ", ")
+}
+
 // newReport lays sc out for the renderers.
 func newReport(sc Scorecard) report {
 	s := sc.Suite
 	r := report{
 		Against: sc.Against(),
 		Failed:  s.Failed,
-		Verdict: "not worse than " + sc.Against(),
+		Verdict: sc.verdict(),
 		Suite: []figure{
 			{Name: "cases passing pass^k", Now: fmt.Sprintf("%d/%d", s.PassK, s.Cases)},
 			{Name: "runs passed", Now: fmt.Sprintf("%d/%d", s.Passed, s.Runs)},
@@ -117,10 +136,6 @@ func newReport(sc Scorecard) report {
 			{Name: "cost", Now: money(s.Total.Cost)},
 			{Name: "loop to progress", Now: progressText(s.Total)},
 		},
-	}
-	if s.Failed {
-		r.Verdict = fmt.Sprintf("WORSE than %s: %d of %d case(s) lost their pass (allowed: %s%% of the cases)",
-			sc.Against(), s.Worse, s.Cases, num(s.Threshold*100))
 	}
 	scale := newScale(sc)
 	for _, c := range sc.Cases {

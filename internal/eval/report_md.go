@@ -39,13 +39,8 @@ func WriteMarkdown(w io.Writer, sc Scorecard) error {
 	return err
 }
 
-// changeText is a case's change with what moved: "lost; steps up 2→6".
-func changeText(c reportCase) string {
-	if len(c.Notes) == 0 {
-		return c.Change
-	}
-	return c.Change + "; " + strings.Join(c.Notes, ", ")
-}
+// changeText is a report case's change with what moved.
+func changeText(c reportCase) string { return changeWithNotes(c.Change, c.Notes) }
 
 // mdEscaper escapes what Markdown would read as HTML or markup.
 var mdEscaper = strings.NewReplacer(

@@ -171,11 +171,18 @@ func Score(cases []*Case, runs []Run, threshold float64) Scorecard {
 		sc.Suite.Total = add(sc.Suite.Total, figures(r.Outcome), 1)
 	}
 	sc.Suite.Total.LoopToProgress = meanLoopToProgress(runs)
-	if sc.Suite.Cases > 0 {
-		sc.Suite.WorseShare = float64(sc.Suite.Worse) / float64(sc.Suite.Cases)
-	}
-	sc.Suite.Failed = sc.Suite.WorseShare > threshold
+	sc.Suite.settle()
 	return sc
+}
+
+// settle sets the suite's worse share from its worse cases, and whether
+// it is over the threshold.
+func (s *Suite) settle() {
+	s.WorseShare = 0
+	if s.Cases > 0 {
+		s.WorseShare = float64(s.Worse) / float64(s.Cases)
+	}
+	s.Failed = s.WorseShare > s.Threshold
 }
 
 // scoreCase scores c over its runs among runs.
@@ -255,10 +262,11 @@ func add(a, b Figures, k float64) Figures {
 }
 
 // num is a figure as short as it reads: 4, 4.5, 4.33.
-func num(f float64) string {
-	s := fmt.Sprintf("%.2f", f)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	return s
+func num(f float64) string { return short(f, 2) }
+
+// short is f to at most decimals decimals, without trailing zeros.
+func short(f float64, decimals int) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.*f", decimals, f), "0"), ".")
 }
 
 func orNone(s string) string {

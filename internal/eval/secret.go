@@ -3,7 +3,8 @@ package eval
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -42,12 +43,7 @@ func find(v any, at string, secrets []string) string {
 			}
 		}
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			if find(k, join(at, k), secrets) != "" {
 				return join(at, k)
 			}

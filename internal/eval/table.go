@@ -23,10 +23,7 @@ func WriteTable(w io.Writer, sc Scorecard) error {
 		} else if r := c.Recorded; r != nil && sc.Suite.Baseline == "" {
 			recorded = fmt.Sprintf("%s, %s steps", passWord(r.Pass), num(r.Figures.Steps))
 		}
-		change := c.Change
-		if len(c.Notes) > 0 {
-			change += "; " + strings.Join(c.Notes, ", ")
-		}
+		change := changeWithNotes(c.Change, c.Notes)
 		m := c.Mean
 		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", c.Case, c.Passed, c.Runs, yesNo(c.PassK),
 			num(m.Steps), num(m.ModelRequests), num(m.InputTokens+m.OutputTokens), num(m.Cost),
@@ -41,12 +38,8 @@ func WriteTable(w io.Writer, sc Scorecard) error {
 		}
 	}
 	s := sc.Suite
-	verdict := "not worse than " + sc.Against()
-	if s.Failed {
-		verdict = fmt.Sprintf("WORSE than %s: %d of %d case(s) lost their pass (allowed: %s of the cases)", sc.Against(), s.Worse, s.Cases, num(s.Threshold*100)+"%")
-	}
 	_, err := fmt.Fprintf(w, "suite: pass^k %d/%d cases, runs passed %d/%d, %d worse, %d better, %d diverged call(s), %s tokens, cost %s, loop to progress %s; %s\n",
-		s.PassK, s.Cases, s.Passed, s.Runs, s.Worse, s.Better, s.Diverged, num(s.Total.InputTokens+s.Total.OutputTokens), num(s.Total.Cost), progressText(s.Total), verdict)
+		s.PassK, s.Cases, s.Passed, s.Runs, s.Worse, s.Better, s.Diverged, num(s.Total.InputTokens+s.Total.OutputTokens), num(s.Total.Cost), progressText(s.Total), sc.verdict())
 	return err
 }
 
