@@ -15,7 +15,6 @@ import (
 	"go.temporal.io/api/serviceerror"
 
 	"github.com/unstuck-dev/unstuck/internal/runmsg"
-	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -189,8 +188,10 @@ func reformatJSON(raw json.RawMessage, indent string) string {
 	if len(raw) == 0 {
 		return ""
 	}
-	v, err := policies.DecodeJSON(raw) // a large number stays as written
-	if err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // a large number stays as written
+	var v any
+	if dec.Decode(&v) != nil || dec.More() {
 		return string(raw)
 	}
 	// An encoder, not Marshal: what a person reads keeps <, > and & as
