@@ -40,7 +40,7 @@ func chatter(req openaiRequest) scriptedmodel.Turn {
 	}
 	users := userMessages(req)
 	turn := scriptedmodel.Reply("You said: " + users[len(users)-1])
-	turn.ContentPieces, turn.ContentDelay = 6, 400*time.Millisecond
+	turn.ContentPieces, turn.ContentDelay = 6, time.Second // a window the follower sees, even on a busy machine
 	return turn
 }
 

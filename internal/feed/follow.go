@@ -33,48 +33,29 @@ type State struct {
 // Follow reads the run's events after c, every interval, and gives each
 // to emit in order, until the run ends (its end event is the last) or ctx
 // is done. The trace and phase are queried only when the run's Mark
-// moved, so a follower of a run that waits costs one read an interval.
+// moved, so a follower of a run that waits costs one read an interval. A
+// read that fails for a reason that passes (passing) is made again at the
+// next interval, up to maxFailedReads in a row.
 func Follow(ctx context.Context, src Source, c Cursor, interval time.Duration, emit func(Event) error) error {
-	var live liveText
-	// settled are the nodes told settled: a reply's text may still be
-	// listed a moment after its node settled, and is not told again.
-	settled := map[string]bool{}
-	read := ""
-	for !c.Ended {
-		st, err := src.State(ctx)
-		if err != nil {
+	f := follower{src: src, c: c, settled: map[string]bool{}}
+	failed := 0
+	for !f.c.Ended {
+		events, ended, err := f.poll(ctx)
+		switch {
+		case err != nil && passing(ctx, err) && failed < maxFailedReads:
+			failed++
+		case err != nil:
 			return err
-		}
-		var events []Event
-		if st.Mark == "" || st.Mark != read || st.Ended {
-			// The phase is read first: the nodes read after it are as
-			// new or newer, so a phase is never told before the nodes
-			// that led to it (a turn's answer before its awaiting_user).
-			// Read after the end was seen, the nodes are all there.
-			phase, err := src.Phase(ctx)
-			if err != nil {
-				return err
-			}
-			nodes, err := src.Changed(ctx, c.At.Add(-time.Nanosecond))
-			if err != nil {
-				return err
-			}
-			events, c = Next(c, nodes, phase)
-			for _, n := range nodes {
-				if n.Kind == signals.KindRequest && n.Status.Settled() {
-					settled[n.ID] = true
+		default:
+			failed = 0
+			for _, e := range events {
+				if err := emit(e); err != nil {
+					return err
 				}
 			}
-			read = st.Mark
-		}
-		events = append(events, live.next(st.Live, settled)...)
-		for _, e := range events {
-			if err := emit(e); err != nil {
-				return err
+			if ended != nil {
+				return emit(*ended)
 			}
-		}
-		if st.Ended {
-			return emit(Event{ID: ID(c.At, phaseKey, TypeEnd), Type: TypeEnd, Result: st.Result})
 		}
 		select {
 		case <-ctx.Done():
@@ -83,4 +64,53 @@ func Follow(ctx context.Context, src Source, c Cursor, interval time.Duration, e
 		}
 	}
 	return nil
+}
+
+// follower is what Follow keeps between reads.
+type follower struct {
+	src  Source
+	c    Cursor
+	live liveText
+	// settled are the nodes told settled: a reply's text may still be
+	// listed a moment after its node settled, and is not told again.
+	settled map[string]bool
+	read    string // the Mark the trace was last read at
+}
+
+// poll reads the run once: the events since the last poll and, once the
+// run ended, its end event. A poll that fails changes nothing, so the
+// next reads the same again.
+func (f *follower) poll(ctx context.Context) (events []Event, end *Event, err error) {
+	st, err := f.src.State(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := f.c
+	if st.Mark == "" || st.Mark != f.read || st.Ended {
+		// The phase is read first: the nodes read after it are as new or
+		// newer, so a phase is never told before the nodes that led to it
+		// (a turn's answer before its awaiting_user). Read after the end
+		// was seen, the nodes are all there.
+		phase, err := f.src.Phase(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		nodes, err := f.src.Changed(ctx, c.At.Add(-time.Nanosecond))
+		if err != nil {
+			return nil, nil, err
+		}
+		events, c = Next(c, nodes, phase)
+		for _, n := range nodes {
+			if n.Kind == signals.KindRequest && n.Status.Settled() {
+				f.settled[n.ID] = true
+			}
+		}
+		f.read = st.Mark
+	}
+	f.c = c
+	events = append(events, f.live.next(st.Live, f.settled)...)
+	if st.Ended {
+		end = &Event{ID: ID(c.At, phaseKey, TypeEnd), Type: TypeEnd, Result: st.Result}
+	}
+	return events, end, nil
 }
