@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
@@ -29,16 +31,16 @@ func searchTurn(turn, calls int) []activities.ModelReply {
 
 // repeatedRequest runs a conversation of one turn per entry of calls, the
 // person sending "check my balance" each time, the turn searching as
-// many times as its entry says. before names the changes the run was
-// recorded before.
-func repeatedRequest(t *testing.T, spec *config.Resolved, calls []int, before ...string) (*harness, *AgentResult, signals.Status) {
+// many times as its entry says. setup, if any, prepares the harness (the
+// versions the run answers).
+func repeatedRequest(t *testing.T, spec *config.Resolved, calls []int, setup func(*harness)) (*harness, *AgentResult, signals.Status) {
 	var replies []activities.ModelReply
 	for turn, n := range calls {
 		replies = append(replies, searchTurn(turn, n)...)
 	}
 	h := newHarness(t, spec, replies, okTool)
-	if len(before) > 0 {
-		h.before(before...)
+	if setup != nil {
+		setup(h)
 	}
 	msgs := make([]updateResult, len(calls)-1)
 	for i := range msgs {
@@ -57,7 +59,7 @@ func repeatedRequest(t *testing.T, spec *config.Resolved, calls []int, before ..
 func TestConversationRepeatingARequestIsNoLoop(t *testing.T) {
 	eachShape(t, config.DoubleTextEnqueue, func(t *testing.T, spec *config.Resolved) {
 		calls := []int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
-		h, res, st := repeatedRequest(t, spec, calls)
+		h, res, st := repeatedRequest(t, spec, calls, nil)
 		require.Equal(t, "completed", string(res.Status))
 		require.Empty(t, res.Escalations, "a repeated request is no loop")
 		require.Empty(t, st.Loops)
@@ -69,7 +71,7 @@ func TestConversationRepeatingARequestIsNoLoop(t *testing.T) {
 // as it was: the run's history replays.
 func TestConversationRepeatingARequestBeforeTurnLoops(t *testing.T) {
 	eachShape(t, config.DoubleTextEnqueue, func(t *testing.T, spec *config.Resolved) {
-		_, res, _ := repeatedRequest(t, spec, []int{1, 1, 1}, versionTurnLoops)
+		_, res, _ := repeatedRequest(t, spec, []int{1, 1, 1}, func(h *harness) { h.before(versionTurnLoops) })
 		require.NotEmpty(t, res.Escalations, "the third turn's call completed a loop")
 		require.Equal(t, policies.RungRetry, res.Escalations[0].Action)
 	})
@@ -80,7 +82,7 @@ func TestConversationRepeatingARequestBeforeTurnLoops(t *testing.T) {
 // loop is answered by retry.
 func TestConversationLoopWithinATurnIsSeen(t *testing.T) {
 	eachShape(t, config.DoubleTextEnqueue, func(t *testing.T, spec *config.Resolved) {
-		h, res, st := repeatedRequest(t, spec, []int{1, 3, 1, 3})
+		h, res, st := repeatedRequest(t, spec, []int{1, 3, 1, 3}, nil)
 		require.Len(t, res.Escalations, 2, "the second and the fourth turns went round")
 		for _, e := range res.Escalations {
 			require.Equal(t, policies.RungRetry, e.Action, "each turn's loop is met at the bottom rung")
@@ -88,6 +90,33 @@ func TestConversationLoopWithinATurnIsSeen(t *testing.T) {
 		require.Len(t, st.Loops, 2)
 		require.Len(t, h.toolReqs, 8, "no call was blocked")
 	})
+}
+
+// Version turn-loops is asked only when a turn begins with loop state to
+// forget: a conversation whose turns answer at once (no loop event, in
+// either shape) records no marker.
+func TestTurnLoopsIsAskedOnlyWithLoopStateToForget(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		spec  *config.Resolved
+		calls []int
+		asked bool
+	}{
+		{"free-form turns that answer at once", chatSpec(config.DoubleTextEnqueue), []int{0, 0, 0}, false},
+		{"free-form turns that search", chatSpec(config.DoubleTextEnqueue), []int{1, 1, 1}, true},
+		{"graph turns that answer at once", chatGraph(chatSpec(config.DoubleTextEnqueue)), []int{0, 0, 0}, false},
+		{"graph turns that search", chatGraph(chatSpec(config.DoubleTextEnqueue)), []int{1, 1, 1}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			asked := 0
+			_, res, _ := repeatedRequest(t, c.spec, c.calls, func(h *harness) {
+				h.before() // a run that asks each change on its own
+				h.env.OnGetVersion(versionTurnLoops, workflow.DefaultVersion, 1).Run(func(mock.Arguments) { asked++ }).Return(workflow.Version(1)).Maybe()
+			})
+			require.Empty(t, res.Escalations)
+			require.Equal(t, c.asked, asked > 0, "asked %d times", asked)
+		})
+	}
 }
 
 // What a new turn forgets, and that it forgets all of it.
