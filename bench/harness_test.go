@@ -124,12 +124,16 @@ agents:
 // benchScript is the scripted model (a test double) of the benchmarks.
 // The task says what to do: "steps=N" calls noop N times, then
 // final_output; "parallel=K" asks for K sleeps of 200 ms in one reply;
+// repeatedRequest answers each turn of a chat with the same noop call;
 // the edit benchmarks' tasks are editScript's.
 func benchScript(req openai.ChatCompletionRequest) scriptedmodel.Turn {
 	task := scriptedmodel.Task(req)
 	turn := scriptedmodel.AssistantTurns(req)
 	if t, ok := editScript(task, turn); ok {
 		return t
+	}
+	if task == repeatedRequest {
+		return repeatedRequestTurn(req)
 	}
 	if k, ok := strings.CutPrefix(task, "reply="); ok { // one reply of K calls
 		if turn > 0 {

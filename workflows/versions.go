@@ -317,6 +317,13 @@ const (
 	// (outcome no_op, noop.go); before, it was a success like any other.
 	// Asked only for such a write.
 	versionNoOpWrites = "no-op-writes"
+	// versionTurnLoops: a conversation's turn (a new message taken) starts
+	// the loop escape afresh (turn_loops.go): loops are a property of one
+	// turn's work, and a turn that ended with an answer is progress;
+	// before, the detector saw every step of the whole run, so a person
+	// repeating a request was taken for a loop. Asked only when a turn
+	// begins with loop state to forget.
+	versionTurnLoops = "turn-loops"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and
