@@ -52,7 +52,7 @@ A run passes when it completed, did not diverge, and its output is the
 case's expected one: expect.match exact or subset compare it with
 expect.output; judge has the agent expect.judge of --config (one without
 tools, handoffs or conversation) judge it in a run of its own
-(eval-judge-<case>-<i>-<stamp>) on the task, input, output and the
+(eval-<case>-<i>-<stamp>-judge) on the task, input, output and the
 reference answer expect.output if any. A judge case's recorded output is
 judged too, once per eval. The scorecard gives per case its runs passed,
 pass^k (all k passed), the mean steps, model requests, tokens, cost, loops,

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -60,14 +61,14 @@ func (r *evalRunner) runAll(ctx context.Context, cases []*eval.Case, repeat, con
 
 // run does one run of c and judges it.
 func (r *evalRunner) run(ctx context.Context, c *eval.Case, i, total int) eval.Run {
-	id := fmt.Sprintf("eval-%s-%d-%s", c.Name, i, r.stamp)
+	id := eval.RunID(c.Name, i, r.stamp)
 	run := eval.Run{Case: c.Name, Repeat: i, WorkflowID: id}
 	r.emulator.Add(id, c)
 	run.Outcome, run.Reason = r.outcome(ctx, c, id)
 	run.Diverged, run.Live = r.emulator.Done(id)
 	judged := ""
 	if eval.WantsJudge(c, run.Outcome, len(run.Diverged)) {
-		run.Judgement = r.judge(ctx, c, fmt.Sprintf("eval-judge-%s-%d-%s", c.Name, i, r.stamp), run.Outcome.Output)
+		run.Judgement = r.judge(ctx, c, eval.JudgeID(c.Name, i, r.stamp), run.Outcome.Output)
 		judged = fmt.Sprintf(", judged by %s (%s)", c.Expect.Judge, run.Judgement.Run)
 	}
 	eval.Judge(c, &run)
@@ -81,7 +82,7 @@ func (r *evalRunner) run(ctx context.Context, c *eval.Case, i, total int) eval.R
 // judgeRecorded has c's judge judge the recorded output, once per eval,
 // so the recording's pass is the judge's as the runs' are.
 func (r *evalRunner) judgeRecorded(ctx context.Context, c *eval.Case) *eval.Judgement {
-	j := r.judge(ctx, c, fmt.Sprintf("eval-judge-%s-recorded-%s", c.Name, r.stamp), c.Recorded.Output)
+	j := r.judge(ctx, c, eval.RecordedJudgeID(c.Name, r.stamp), c.Recorded.Output)
 	pass, why := eval.Judged(c.Expect.Judge, j)
 	r.mu.Lock()
 	fmt.Fprintf(r.progress, "eval: %s's recording, judged by %s (%s): %s\n", c.Name, c.Expect.Judge, j.Run, verdict(pass, why))
@@ -126,7 +127,10 @@ func (r *evalRunner) execute(ctx context.Context, id string, in workflows.AgentI
 	o := eval.Outcome{Run: id}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	wr, err := r.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: r.taskQueue}, workflows.WorkflowName, in)
+	// An id in use is an error, never another run's handle to read.
+	opts := client.StartWorkflowOptions{ID: id, TaskQueue: r.taskQueue,
+		WorkflowExecutionErrorWhenAlreadyStarted: true, WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE}
+	wr, err := r.c.ExecuteWorkflow(ctx, opts, workflows.WorkflowName, in)
 	if err != nil {
 		o.Status = "not started"
 		return o, err.Error()
