@@ -11,8 +11,8 @@ import (
 // checkEvalCases refuses, naming the case file and field, a case the
 // candidate config cannot run as recorded: an agent it does not have, a
 // recorded tool the agent lacks there, (with --unrecorded live) an agent
-// with a write tool, which a live call could reach, or a judge it cannot
-// run (checkJudge).
+// with a tool a live call could write with (checkLive), or a judge it
+// cannot run (checkJudge).
 func checkEvalCases(cases []*eval.Case, cfg *config.File, configPath, unrecorded string) error {
 	for _, c := range cases {
 		if err := checkJudge(c, cfg, configPath); err != nil {
@@ -38,11 +38,28 @@ func checkEvalCases(cases []*eval.Case, cfg *config.File, configPath, unrecorded
 		if unrecorded != eval.UnrecordedLive {
 			continue
 		}
-		for _, t := range resolved.Tools {
-			if t.Effect == config.EffectWrite {
-				return fmt.Errorf("%s: agent %s has the write tool %s (%s): --unrecorded live calls tools for real, so it runs only agents without write tools; use --unrecorded error",
-					c.Path, c.Agent, t.Name, configPath)
-			}
+		if err := checkLive(c, resolved.Tools, configPath); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkLive refuses, for --unrecorded live, a case whose agent has a
+// write tool, or a tool whose effect the config does not declare (read
+// by default, but it may write: a POST, say): a live call could reach
+// either.
+func checkLive(c *eval.Case, tools []config.Tool, configPath string) error {
+	for _, t := range tools {
+		if t.Effect == config.EffectWrite {
+			return fmt.Errorf("%s: agent %s has the write tool %s (%s): --unrecorded live calls tools for real, so it runs only agents without write tools; use --unrecorded error",
+				c.Path, c.Agent, t.Name, configPath)
+		}
+	}
+	for _, t := range tools {
+		if t.EffectDefaulted {
+			return fmt.Errorf("%s: agent %s has the tool %s, whose effect %s does not declare: --unrecorded live calls for real only tools declared effect: read; declare %s's effect (effect: read if it only reads) or use --unrecorded error",
+				c.Path, c.Agent, t.Name, configPath, t.Name)
 		}
 	}
 	return nil

@@ -40,8 +40,9 @@ the tool's own failure did. No tool is called. A call the recording does not
 have (another tool, other arguments):
   --unrecorded error (default): fails with a persistent error saying the call
     was not recorded, and the run is diverged (it does not pass).
-  --unrecorded live: is made for real, for a read tool only; a case whose
-    agent has a write tool is refused at the start.
+  --unrecorded live: is made for real, for a tool declared effect: read
+    only; a case whose agent has a write tool, or a tool whose effect the
+    config does not declare, is refused at the start.
 The model is the config's, for real: the candidate is the model, prompts and
 policies of --config. Endpoints and secrets come only from --config, never
 from a case file: a case holding the value of an environment variable of this
@@ -180,7 +181,7 @@ func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
 	if o.taskQueue == "" {
 		o.taskQueue = "eval-" + stamp
 	}
-	emulator := eval.NewEmulator(o.unrecorded)
+	emulator := eval.NewEmulator(o.unrecorded, eval.DefaultedEffects(cfg)...)
 	ws, err := app.NewWorkers(tc, cfg, o.taskQueue, worker.Options{}, activities.WithToolEmulator(emulator.Answer))
 	if err != nil {
 		return err
