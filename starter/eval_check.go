@@ -9,8 +9,9 @@ import (
 )
 
 // checkEvalCases refuses, naming the case file and field, a case the
-// candidate config cannot run as recorded: an agent it does not have, a
-// recorded tool the agent lacks there, (with --unrecorded live) an agent
+// candidate config cannot run as recorded: an agent it does not have,
+// messages for an agent that keeps no conversation, a recorded tool the
+// agent lacks there, (with --unrecorded live) an agent
 // with a tool a live call could write with (checkLive), or a judge it
 // cannot run (checkJudge).
 func checkEvalCases(cases []*eval.Case, cfg *config.File, configPath, unrecorded string) error {
@@ -24,6 +25,10 @@ func checkEvalCases(cases []*eval.Case, cfg *config.File, configPath, unrecorded
 		resolved, err := cfg.Resolve(c.Agent, nil)
 		if err != nil {
 			return fmt.Errorf("%s: agent: %s in %s: %w", c.Path, c.Agent, configPath, err)
+		}
+		if len(c.Messages) > 0 && resolved.Agent.Conversation == nil {
+			return fmt.Errorf("%s: messages: agent %s keeps no conversation in %s: its run ends at its first output, so the case's %d later message(s) would not be sent; give the agent conversation: or take messages out",
+				c.Path, c.Agent, configPath, len(c.Messages))
 		}
 		for i, t := range c.Tools {
 			// An MCP server's tools are known once it is reached; its

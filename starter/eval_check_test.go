@@ -50,6 +50,8 @@ func TestEvalRunRefusesCases(t *testing.T) {
 			`: agent: "nobody" is not an agent of ` + cfg},
 		{"a recorded tool the agent lacks", "agent: finder\ntask: Find.\ntools:\n  - { tool: search, args: {} }\n  - { tool: book, args: { id: 1 } }\n", nil,
 			": tools[1].tool: book is not a tool of agent finder in " + cfg},
+		{"messages for an agent without conversation", "agent: finder\ntask: Find.\nmessages:\n  - { text: more please }\n", nil,
+			": messages: agent finder keeps no conversation in " + cfg + ": its run ends at its first output, so the case's 1 later message(s) would not be sent"},
 		{"a secret", "agent: finder\ntask: Find.\ntools:\n  - { tool: search, args: { q: nyc }, result: { ref: " + checkSecret + " } }\n", nil,
 			": tools[0].result.ref holds the value of a secret environment variable; a case file never holds a secret"},
 		{"--unrecorded live with a write tool", "agent: booker\ntask: Book.\n", []string{"--unrecorded", "live"},

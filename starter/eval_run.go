@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -161,7 +163,10 @@ func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
 		}
 		base = &b
 	}
-	ctx := cmd.Context()
+	// Ctrl-C or a CI job's SIGTERM stops the eval: the runs it started
+	// are ended (endOpen) before it exits, and nothing is scored.
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	tc, err := c.clientWithin(ctx, loadDialTimeout)
 	if err != nil {
 		return err
@@ -194,7 +199,11 @@ func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
 	fmt.Fprintf(stderr, "eval: %d case(s) × %d on task queue %s, tools answered from the recordings (--unrecorded %s)\n",
 		len(cases), o.repeat, o.taskQueue, o.unrecorded)
 	r := &evalRunner{c: tc, emulator: emulator, taskQueue: o.taskQueue, stamp: stamp, timeout: o.timeout, progress: stderr}
+	defer r.endOpen() // before the workers stop: a cancelled run closes on them
 	runs := r.runAll(ctx, cases, o.repeat, o.concurrency)
+	if ctx.Err() != nil {
+		return fmt.Errorf("eval: interrupted; the runs it started were ended, and nothing is scored")
+	}
 	sc := eval.Score(cases, runs, o.threshold)
 	if base != nil {
 		sc = eval.Compare(sc, *base, o.baseline)

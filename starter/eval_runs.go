@@ -29,6 +29,7 @@ type evalRunner struct {
 	progress  io.Writer
 	mu        sync.Mutex // orders the progress lines
 	done      int
+	open      openRuns // runs started and not seen end
 }
 
 // runAll runs every case repeat times, and has a judge case's recorded
@@ -39,8 +40,12 @@ func (r *evalRunner) runAll(ctx context.Context, cases []*eval.Case, repeat, con
 	slots := make(chan struct{}, concurrency)
 	var wg sync.WaitGroup
 	spawn := func(do func()) {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done(): // interrupted: start nothing more
+			return
+		}
 		wg.Add(1)
-		slots <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
@@ -94,7 +99,7 @@ func (r *evalRunner) judgeRecorded(ctx context.Context, c *eval.Case) *eval.Judg
 // figures are not the case's: only its verdict is kept.
 func (r *evalRunner) judge(ctx context.Context, c *eval.Case, id string, output any) *eval.Judgement {
 	in := workflows.AgentInput{Agent: c.Expect.Judge, Task: eval.JudgeTask(c, output), OutputSchema: eval.VerdictSchema()}
-	o, reason := r.execute(ctx, id, in)
+	o, reason := r.execute(ctx, id, in, nil)
 	return eval.JudgementOf(id, o, reason)
 }
 
@@ -117,13 +122,15 @@ func (r *evalRunner) outcome(ctx context.Context, c *eval.Case, id string) (eval
 		}
 		in.Input = b
 	}
-	return r.execute(ctx, id, in)
+	return r.execute(ctx, id, in, c.Messages)
 }
 
-// execute starts a run of in as id, waits for its end (at most the
-// runner's timeout) and reads what it did; reason says why a run that
-// did not complete stopped.
-func (r *evalRunner) execute(ctx context.Context, id string, in workflows.AgentInput) (eval.Outcome, string) {
+// execute starts a run of in as id, sends a conversation its messages,
+// waits for its end (at most the runner's timeout) and reads what it did;
+// reason says why a run that did not complete stopped. A run it leaves
+// open (a conversation that answered its messages, one past the timeout,
+// one the eval was interrupted in) is ended before it returns.
+func (r *evalRunner) execute(ctx context.Context, id string, in workflows.AgentInput, messages []eval.Message) (eval.Outcome, string) {
 	o := eval.Outcome{Run: id}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
@@ -135,14 +142,23 @@ func (r *evalRunner) execute(ctx context.Context, id string, in workflows.AgentI
 		o.Status = "not started"
 		return o, err.Error()
 	}
-	var res workflows.AgentResult
+	r.open.add(id)
+	w := r.await(ctx, wr, messages)
+	if !w.closed {
+		r.end(id)
+	}
+	r.open.remove(id)
+	if w.conversation != nil {
+		return *w.conversation, ""
+	}
+	res, err := w.res, w.err
 	reason := ""
-	if err := wr.Get(ctx, &res); err != nil {
+	if err != nil {
 		var appErr *temporal.ApplicationError
 		if !errors.As(err, &appErr) || appErr.Type() != signals.StoppedErrorType || appErr.Details(&res) != nil {
 			o.Status = "failed"
-			if ctx.Err() != nil {
-				return o, fmt.Sprintf("no result within --timeout %s", r.timeout)
+			if w.why != "" {
+				return o, w.why
 			}
 			return o, err.Error()
 		}
