@@ -51,6 +51,13 @@ from a case file: a case holding the value of an environment variable of this
 process named like a secret (KEY, TOKEN, SECRET, PASSWORD, AUTH) is refused,
 naming the file and the field.
 
+A conversation (an agent with conversation:) is sent the case's messages,
+each once it waits for it, and after the last answer is ended (cancelled),
+its outcome completed with its last output. Every run the eval starts
+(cases, judges) is ended before it exits: one past --timeout is
+cancelled, then terminated; Ctrl-C or SIGTERM ends them all and scores
+nothing.
+
 A run passes when it completed, did not diverge, and its output is the
 case's expected one: expect.match exact or subset compare it with
 expect.output; judge has the agent expect.judge of --config (one without
