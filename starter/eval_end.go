@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/unstuck-dev/unstuck/internal/eval"
 	"github.com/unstuck-dev/unstuck/internal/runmsg"
@@ -41,6 +42,8 @@ type waited struct {
 	conversation *eval.Outcome
 	// why says why a run that did not close is not done.
 	why string
+	// phase is the run's phase when last asked.
+	phase signals.Phase
 }
 
 // await waits for wr's run to close, sending a conversation the case's
@@ -50,12 +53,7 @@ type waited struct {
 func (r *evalRunner) await(ctx context.Context, wr client.WorkflowRun, messages []eval.Message) waited {
 	id := wr.GetID()
 	got := make(chan waited, 1)
-	go func() {
-		var w waited
-		w.err = wr.Get(ctx, &w.res)
-		w.closed = ctx.Err() == nil
-		got <- w
-	}()
+	go func() { got <- runResult(ctx, wr) }()
 	tick := time.NewTicker(turnPoll)
 	defer tick.Stop()
 	sent := 0
@@ -63,9 +61,7 @@ func (r *evalRunner) await(ctx context.Context, wr client.WorkflowRun, messages 
 	for {
 		select {
 		case w := <-got:
-			if !w.closed {
-				w.why = r.notDone(ctx, phase)
-			}
+			w.phase = phase
 			return w
 		case <-tick.C:
 		}
@@ -94,10 +90,30 @@ func (r *evalRunner) await(ctx context.Context, wr client.WorkflowRun, messages 
 	}
 }
 
-// notDone says why a run had not closed when ctx was done: the timeout
-// (and the person it waited for, if it did), or the eval interrupted.
-func (r *evalRunner) notDone(ctx context.Context, phase signals.Phase) string {
-	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+// runResult waits for wr's run to close, until ctx is done: an error that
+// is not the run's (a call's own deadline, the server busy) is not its
+// end, and it asks again.
+func runResult(ctx context.Context, wr client.WorkflowRun) waited {
+	for {
+		var w waited
+		w.err = wr.Get(ctx, &w.res)
+		var ended *temporal.WorkflowExecutionError
+		if w.closed = w.err == nil || errors.As(w.err, &ended); w.closed || ctx.Err() != nil {
+			return w
+		}
+		select {
+		case <-ctx.Done():
+			return w
+		case <-time.After(turnPoll):
+		}
+	}
+}
+
+// notDone says why a run had not closed when its wait ended: the eval
+// interrupted (eval, its context, done), or the timeout, and the person
+// it waited for, if it did.
+func (r *evalRunner) notDone(eval context.Context, phase signals.Phase) string {
+	if eval.Err() != nil {
 		return "the eval was interrupted"
 	}
 	why := fmt.Sprintf("no result within --timeout %s", r.timeout)
@@ -120,8 +136,7 @@ func (r *evalRunner) end(id string) {
 	defer cancel()
 	if r.c.CancelWorkflow(ctx, id, "") == nil {
 		wait, stop := context.WithTimeout(ctx, endGrace)
-		_ = r.c.GetWorkflow(wait, id, "").Get(wait, nil)
-		closed := wait.Err() == nil
+		closed := runResult(wait, r.c.GetWorkflow(wait, id, "")).closed
 		stop()
 		if closed {
 			return

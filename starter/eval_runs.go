@@ -130,9 +130,9 @@ func (r *evalRunner) outcome(ctx context.Context, c *eval.Case, id string) (eval
 // reason says why a run that did not complete stopped. A run it leaves
 // open (a conversation that answered its messages, one past the timeout,
 // one the eval was interrupted in) is ended before it returns.
-func (r *evalRunner) execute(ctx context.Context, id string, in workflows.AgentInput, messages []eval.Message) (eval.Outcome, string) {
+func (r *evalRunner) execute(evalCtx context.Context, id string, in workflows.AgentInput, messages []eval.Message) (eval.Outcome, string) {
 	o := eval.Outcome{Run: id}
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	ctx, cancel := context.WithTimeout(evalCtx, r.timeout)
 	defer cancel()
 	// An id in use is an error, never another run's handle to read.
 	opts := client.StartWorkflowOptions{ID: id, TaskQueue: r.taskQueue,
@@ -146,6 +146,9 @@ func (r *evalRunner) execute(ctx context.Context, id string, in workflows.AgentI
 	w := r.await(ctx, wr, messages)
 	if !w.closed {
 		r.end(id)
+		if w.why == "" && w.conversation == nil {
+			w.why = r.notDone(evalCtx, w.phase)
+		}
 	}
 	r.open.remove(id)
 	if w.conversation != nil {

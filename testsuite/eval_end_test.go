@@ -21,13 +21,11 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
-// evalChatConfig has a conversation agent of each shape; {{IDLE}} is how
-// long a conversation waits for its next message.
-const evalChatConfig = `
-model: { base_url: "{{MODEL}}", name: parity }
-agents:
-` + "  - { name: free-form-chatter, instructions: Chat., conversation: { idle_timeout: {{IDLE}} } }\n" +
-	"  - { name: graph-chatter, instructions: Chat., conversation: { idle_timeout: {{IDLE}} }, " + llmLoop + " }\n"
+// evalChatConfig is conversationParityConfig (a conversation agent of
+// each shape) waiting idle for its next message for idle.
+func evalChatConfig(idle string) string {
+	return strings.ReplaceAll(conversationParityConfig, "idle_timeout: 15s", "idle_timeout: "+idle)
+}
 
 // A conversation exports with its messages, and `eval run` replays it,
 // in both run shapes: it sends each message once the run waits for it,
@@ -37,7 +35,7 @@ agents:
 // last turn's output, and is closed when the eval exits.
 func TestEvalRunEndsAConversationAfterItsMessages(t *testing.T) {
 	t.Parallel()
-	s := newStack(t, strings.ReplaceAll(evalChatConfig, "{{IDLE}}", "4s"), map[string]scriptedmodel.Script{"parity": heard})
+	s := newStack(t, evalChatConfig("4s"), map[string]scriptedmodel.Script{"parity": heard})
 	dir := filepath.Join(t.TempDir(), "cases")
 	require.NoError(t, os.Mkdir(dir, 0o755))
 	for _, shape := range []string{freeForm, graph} {
@@ -56,7 +54,7 @@ func TestEvalRunEndsAConversationAfterItsMessages(t *testing.T) {
 	}
 
 	cfg := filepath.Join(t.TempDir(), "candidate.yaml")
-	text := strings.NewReplacer("{{MODEL}}", s.model.URL(), "{{IDLE}}", "1h").Replace(evalChatConfig)
+	text := strings.ReplaceAll(evalChatConfig("1h"), "{{MODEL}}", s.model.URL())
 	require.NoError(t, os.WriteFile(cfg, []byte(text), 0o644))
 	began := time.Now()
 	sc, code, stderr := evalScorecard(t, dir, cfg, "--timeout", "90s")
