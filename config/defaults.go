@@ -82,7 +82,9 @@ func (t *Tool) setDefaults(p path, fill func(path) bool) {
 	if t.MCP == nil {
 		// An MCP tool's effect, unless written, comes from the tool's
 		// annotations when its server lists it (mcp.go).
-		setDefault(&t.Effect, EffectRead, p.key("effect"), fill)
+		if t.Effect == "" && fill(p.key("effect")) {
+			t.Effect, t.EffectDefaulted = EffectRead, true
+		}
 	}
 	setDefault(&t.Approval, ApprovalNever, p.key("approval"), fill)
 	setDefault(&t.Reexecute, ReexecuteReuse, p.key("reexecute"), fill)

@@ -123,6 +123,10 @@ type Tool struct {
 	// answers a repeat of itself as it answered the call before is no
 	// progress to the loop detector.
 	Repeatable bool `yaml:"repeatable" json:"repeatable,omitempty"`
+	// EffectDefaulted: the file did not write effect, so Effect is the
+	// default (read), not a declaration; what calls a tool for real on
+	// the strength of its effect (eval's --unrecorded live) refuses it.
+	EffectDefaulted bool `yaml:"-" json:"-"`
 }
 
 // Checked reports whether the tool's results are checked (result_schema

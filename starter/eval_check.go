@@ -9,10 +9,11 @@ import (
 )
 
 // checkEvalCases refuses, naming the case file and field, a case the
-// candidate config cannot run as recorded: an agent it does not have, a
-// recorded tool the agent lacks there, (with --unrecorded live) an agent
-// with a write tool, which a live call could reach, or a judge it cannot
-// run (checkJudge).
+// candidate config cannot run as recorded: an agent it does not have,
+// messages for an agent that keeps no conversation, a recorded tool the
+// agent lacks there, (with --unrecorded live) an agent
+// with a tool a live call could write with (checkLive), or a judge it
+// cannot run (checkJudge).
 func checkEvalCases(cases []*eval.Case, cfg *config.File, configPath, unrecorded string) error {
 	for _, c := range cases {
 		if err := checkJudge(c, cfg, configPath); err != nil {
@@ -24,6 +25,10 @@ func checkEvalCases(cases []*eval.Case, cfg *config.File, configPath, unrecorded
 		resolved, err := cfg.Resolve(c.Agent, nil)
 		if err != nil {
 			return fmt.Errorf("%s: agent: %s in %s: %w", c.Path, c.Agent, configPath, err)
+		}
+		if len(c.Messages) > 0 && resolved.Agent.Conversation == nil {
+			return fmt.Errorf("%s: messages: agent %s keeps no conversation in %s: its run ends at its first output, so the case's %d later message(s) would not be sent; give the agent conversation: or take messages out",
+				c.Path, c.Agent, configPath, len(c.Messages))
 		}
 		for i, t := range c.Tools {
 			// An MCP server's tools are known once it is reached; its
@@ -38,11 +43,28 @@ func checkEvalCases(cases []*eval.Case, cfg *config.File, configPath, unrecorded
 		if unrecorded != eval.UnrecordedLive {
 			continue
 		}
-		for _, t := range resolved.Tools {
-			if t.Effect == config.EffectWrite {
-				return fmt.Errorf("%s: agent %s has the write tool %s (%s): --unrecorded live calls tools for real, so it runs only agents without write tools; use --unrecorded error",
-					c.Path, c.Agent, t.Name, configPath)
-			}
+		if err := checkLive(c, resolved.Tools, configPath); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkLive refuses, for --unrecorded live, a case whose agent has a
+// write tool, or a tool whose effect the config does not declare (read
+// by default, but it may write: a POST, say): a live call could reach
+// either.
+func checkLive(c *eval.Case, tools []config.Tool, configPath string) error {
+	for _, t := range tools {
+		if t.Effect == config.EffectWrite {
+			return fmt.Errorf("%s: agent %s has the write tool %s (%s): --unrecorded live calls tools for real, so it runs only agents without write tools; use --unrecorded error",
+				c.Path, c.Agent, t.Name, configPath)
+		}
+	}
+	for _, t := range tools {
+		if t.EffectDefaulted {
+			return fmt.Errorf("%s: agent %s has the tool %s, whose effect %s does not declare: --unrecorded live calls for real only tools declared effect: read; declare %s's effect (effect: read if it only reads) or use --unrecorded error",
+				c.Path, c.Agent, t.Name, configPath, t.Name)
 		}
 	}
 	return nil

@@ -12,15 +12,18 @@ import (
 )
 
 // checkConfig is a candidate config: finder has a read tool only, booker
-// a write tool too. Nothing at its addresses is reached.
+// a write tool too, noter a tool whose effect is not declared (a POST,
+// the default method). Nothing at its addresses is reached.
 const checkConfig = `
 model: { base_url: "http://127.0.0.1:9/v1", name: candidate }
 tools:
-  - { name: search, http: { url: "http://127.0.0.1:9/search" }, parameters: { type: object } }
+  - { name: search, effect: read, http: { url: "http://127.0.0.1:9/search" }, parameters: { type: object } }
   - { name: book, effect: write, http: { url: "http://127.0.0.1:9/book" }, parameters: { type: object } }
+  - { name: note, http: { url: "http://127.0.0.1:9/note" }, parameters: { type: object } }
 agents:
   - { name: finder, instructions: Find things., tools: [search] }
   - { name: booker, instructions: Book things., tools: [search, book] }
+  - { name: noter, instructions: Take notes., tools: [search, note] }
 `
 
 // checkSecret is a tool's answer that is also the value of a secret
@@ -47,10 +50,15 @@ func TestEvalRunRefusesCases(t *testing.T) {
 			`: agent: "nobody" is not an agent of ` + cfg},
 		{"a recorded tool the agent lacks", "agent: finder\ntask: Find.\ntools:\n  - { tool: search, args: {} }\n  - { tool: book, args: { id: 1 } }\n", nil,
 			": tools[1].tool: book is not a tool of agent finder in " + cfg},
+		{"messages for an agent without conversation", "agent: finder\ntask: Find.\nmessages:\n  - { text: more please }\n", nil,
+			": messages: agent finder keeps no conversation in " + cfg + ": its run ends at its first output, so the case's 1 later message(s) would not be sent"},
 		{"a secret", "agent: finder\ntask: Find.\ntools:\n  - { tool: search, args: { q: nyc }, result: { ref: " + checkSecret + " } }\n", nil,
 			": tools[0].result.ref holds the value of a secret environment variable; a case file never holds a secret"},
 		{"--unrecorded live with a write tool", "agent: booker\ntask: Book.\n", []string{"--unrecorded", "live"},
 			": agent booker has the write tool book (" + cfg + "): --unrecorded live calls tools for real"},
+		{"--unrecorded live with a tool of undeclared effect", "agent: noter\ntask: Note.\n", []string{"--unrecorded", "live"},
+			": agent noter has the tool note, whose effect " + cfg + " does not declare: --unrecorded live calls for real only tools declared effect: read; " +
+				"declare note's effect (effect: read if it only reads) or use --unrecorded error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cases := t.TempDir()

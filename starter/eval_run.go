@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -40,19 +42,27 @@ the tool's own failure did. No tool is called. A call the recording does not
 have (another tool, other arguments):
   --unrecorded error (default): fails with a persistent error saying the call
     was not recorded, and the run is diverged (it does not pass).
-  --unrecorded live: is made for real, for a read tool only; a case whose
-    agent has a write tool is refused at the start.
+  --unrecorded live: is made for real, for a tool declared effect: read
+    only; a case whose agent has a write tool, or a tool whose effect the
+    config does not declare, is refused at the start.
 The model is the config's, for real: the candidate is the model, prompts and
 policies of --config. Endpoints and secrets come only from --config, never
 from a case file: a case holding the value of an environment variable of this
 process named like a secret (KEY, TOKEN, SECRET, PASSWORD, AUTH) is refused,
 naming the file and the field.
 
+A conversation (an agent with conversation:) is sent the case's messages,
+each once it waits for it, and after the last answer is ended (cancelled),
+its outcome completed with its last output. Every run the eval starts
+(cases, judges) is ended before it exits: one past --timeout is
+cancelled, then terminated; Ctrl-C or SIGTERM ends them all and scores
+nothing.
+
 A run passes when it completed, did not diverge, and its output is the
 case's expected one: expect.match exact or subset compare it with
 expect.output; judge has the agent expect.judge of --config (one without
 tools, handoffs or conversation) judge it in a run of its own
-(eval-judge-<case>-<i>-<stamp>) on the task, input, output and the
+(eval-<case>-<i>-<stamp>-judge) on the task, input, output and the
 reference answer expect.output if any. A judge case's recorded output is
 judged too, once per eval. The scorecard gives per case its runs passed,
 pass^k (all k passed), the mean steps, model requests, tokens, cost, loops,
@@ -160,7 +170,10 @@ func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
 		}
 		base = &b
 	}
-	ctx := cmd.Context()
+	// Ctrl-C or a CI job's SIGTERM stops the eval: the runs it started
+	// are ended (endOpen) before it exits, and nothing is scored.
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	tc, err := c.clientWithin(ctx, loadDialTimeout)
 	if err != nil {
 		return err
@@ -180,7 +193,7 @@ func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
 	if o.taskQueue == "" {
 		o.taskQueue = "eval-" + stamp
 	}
-	emulator := eval.NewEmulator(o.unrecorded)
+	emulator := eval.NewEmulator(o.unrecorded, eval.DefaultedEffects(cfg)...)
 	ws, err := app.NewWorkers(tc, cfg, o.taskQueue, worker.Options{}, activities.WithToolEmulator(emulator.Answer))
 	if err != nil {
 		return err
@@ -193,7 +206,11 @@ func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
 	fmt.Fprintf(stderr, "eval: %d case(s) × %d on task queue %s, tools answered from the recordings (--unrecorded %s)\n",
 		len(cases), o.repeat, o.taskQueue, o.unrecorded)
 	r := &evalRunner{c: tc, emulator: emulator, taskQueue: o.taskQueue, stamp: stamp, timeout: o.timeout, progress: stderr}
+	defer r.endOpen() // before the workers stop: a cancelled run closes on them
 	runs := r.runAll(ctx, cases, o.repeat, o.concurrency)
+	if ctx.Err() != nil {
+		return fmt.Errorf("eval: interrupted; the runs it started were ended, and nothing is scored")
+	}
 	sc := eval.Score(cases, runs, o.threshold)
 	if base != nil {
 		sc = eval.Compare(sc, *base, o.baseline)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -28,6 +29,7 @@ type evalRunner struct {
 	progress  io.Writer
 	mu        sync.Mutex // orders the progress lines
 	done      int
+	open      openRuns // runs started and not seen end
 }
 
 // runAll runs every case repeat times, and has a judge case's recorded
@@ -38,8 +40,12 @@ func (r *evalRunner) runAll(ctx context.Context, cases []*eval.Case, repeat, con
 	slots := make(chan struct{}, concurrency)
 	var wg sync.WaitGroup
 	spawn := func(do func()) {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done(): // interrupted: start nothing more
+			return
+		}
 		wg.Add(1)
-		slots <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
@@ -60,14 +66,14 @@ func (r *evalRunner) runAll(ctx context.Context, cases []*eval.Case, repeat, con
 
 // run does one run of c and judges it.
 func (r *evalRunner) run(ctx context.Context, c *eval.Case, i, total int) eval.Run {
-	id := fmt.Sprintf("eval-%s-%d-%s", c.Name, i, r.stamp)
+	id := eval.RunID(c.Name, i, r.stamp)
 	run := eval.Run{Case: c.Name, Repeat: i, WorkflowID: id}
 	r.emulator.Add(id, c)
 	run.Outcome, run.Reason = r.outcome(ctx, c, id)
 	run.Diverged, run.Live = r.emulator.Done(id)
 	judged := ""
 	if eval.WantsJudge(c, run.Outcome, len(run.Diverged)) {
-		run.Judgement = r.judge(ctx, c, fmt.Sprintf("eval-judge-%s-%d-%s", c.Name, i, r.stamp), run.Outcome.Output)
+		run.Judgement = r.judge(ctx, c, eval.JudgeID(c.Name, i, r.stamp), run.Outcome.Output)
 		judged = fmt.Sprintf(", judged by %s (%s)", c.Expect.Judge, run.Judgement.Run)
 	}
 	eval.Judge(c, &run)
@@ -81,7 +87,7 @@ func (r *evalRunner) run(ctx context.Context, c *eval.Case, i, total int) eval.R
 // judgeRecorded has c's judge judge the recorded output, once per eval,
 // so the recording's pass is the judge's as the runs' are.
 func (r *evalRunner) judgeRecorded(ctx context.Context, c *eval.Case) *eval.Judgement {
-	j := r.judge(ctx, c, fmt.Sprintf("eval-judge-%s-recorded-%s", c.Name, r.stamp), c.Recorded.Output)
+	j := r.judge(ctx, c, eval.RecordedJudgeID(c.Name, r.stamp), c.Recorded.Output)
 	pass, why := eval.Judged(c.Expect.Judge, j)
 	r.mu.Lock()
 	fmt.Fprintf(r.progress, "eval: %s's recording, judged by %s (%s): %s\n", c.Name, c.Expect.Judge, j.Run, verdict(pass, why))
@@ -93,7 +99,7 @@ func (r *evalRunner) judgeRecorded(ctx context.Context, c *eval.Case) *eval.Judg
 // figures are not the case's: only its verdict is kept.
 func (r *evalRunner) judge(ctx context.Context, c *eval.Case, id string, output any) *eval.Judgement {
 	in := workflows.AgentInput{Agent: c.Expect.Judge, Task: eval.JudgeTask(c, output), OutputSchema: eval.VerdictSchema()}
-	o, reason := r.execute(ctx, id, in)
+	o, reason := r.execute(ctx, id, in, nil)
 	return eval.JudgementOf(id, o, reason)
 }
 
@@ -116,29 +122,46 @@ func (r *evalRunner) outcome(ctx context.Context, c *eval.Case, id string) (eval
 		}
 		in.Input = b
 	}
-	return r.execute(ctx, id, in)
+	return r.execute(ctx, id, in, c.Messages)
 }
 
-// execute starts a run of in as id, waits for its end (at most the
-// runner's timeout) and reads what it did; reason says why a run that
-// did not complete stopped.
-func (r *evalRunner) execute(ctx context.Context, id string, in workflows.AgentInput) (eval.Outcome, string) {
+// execute starts a run of in as id, sends a conversation its messages,
+// waits for its end (at most the runner's timeout) and reads what it did;
+// reason says why a run that did not complete stopped. A run it leaves
+// open (a conversation that answered its messages, one past the timeout,
+// one the eval was interrupted in) is ended before it returns.
+func (r *evalRunner) execute(evalCtx context.Context, id string, in workflows.AgentInput, messages []eval.Message) (eval.Outcome, string) {
 	o := eval.Outcome{Run: id}
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	ctx, cancel := context.WithTimeout(evalCtx, r.timeout)
 	defer cancel()
-	wr, err := r.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: r.taskQueue}, workflows.WorkflowName, in)
+	// An id in use is an error, never another run's handle to read.
+	opts := client.StartWorkflowOptions{ID: id, TaskQueue: r.taskQueue,
+		WorkflowExecutionErrorWhenAlreadyStarted: true, WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE}
+	wr, err := r.c.ExecuteWorkflow(ctx, opts, workflows.WorkflowName, in)
 	if err != nil {
 		o.Status = "not started"
 		return o, err.Error()
 	}
-	var res workflows.AgentResult
+	r.open.add(id)
+	w := r.await(ctx, wr, messages)
+	if !w.closed {
+		r.end(id)
+		if w.why == "" && w.conversation == nil {
+			w.why = r.notDone(evalCtx, w.phase)
+		}
+	}
+	r.open.remove(id)
+	if w.conversation != nil {
+		return *w.conversation, ""
+	}
+	res, err := w.res, w.err
 	reason := ""
-	if err := wr.Get(ctx, &res); err != nil {
+	if err != nil {
 		var appErr *temporal.ApplicationError
 		if !errors.As(err, &appErr) || appErr.Type() != signals.StoppedErrorType || appErr.Details(&res) != nil {
 			o.Status = "failed"
-			if ctx.Err() != nil {
-				return o, fmt.Sprintf("no result within --timeout %s", r.timeout)
+			if w.why != "" {
+				return o, w.why
 			}
 			return o, err.Error()
 		}

@@ -90,13 +90,14 @@ func TestEvalRunJudge(t *testing.T) {
 	for _, r := range sc.Runs {
 		require.NotNil(t, r.Judgement, r.Case)
 		require.NotNil(t, r.Judgement.Verdict, "%s: %s", r.Case, r.Judgement.Error)
-		require.True(t, strings.HasPrefix(r.Judgement.Run, "eval-judge-"+r.Case+"-1-"), r.Judgement.Run)
+		require.Equal(t, r.WorkflowID+"-judge", r.Judgement.Run)
 		require.Contains(t, stderr, r.Case+" #1 ("+r.WorkflowID+", judged by grader ("+r.Judgement.Run+"))")
 		judgeRuns = append(judgeRuns, r.Judgement.Run)
 	}
 	for _, c := range []eval.CaseScore{hotel, price} {
 		require.NotNil(t, c.Recorded.Judgement, c.Case)
-		require.True(t, strings.HasPrefix(c.Recorded.Judgement.Run, "eval-judge-"+c.Case+"-recorded-"), c.Recorded.Judgement.Run)
+		require.True(t, strings.HasPrefix(c.Recorded.Judgement.Run, "eval-"+c.Case+"-recorded-"), c.Recorded.Judgement.Run)
+		require.True(t, strings.HasSuffix(c.Recorded.Judgement.Run, "-judge"), c.Recorded.Judgement.Run)
 		require.Contains(t, stderr, c.Case+"'s recording, judged by grader ("+c.Recorded.Judgement.Run+"): pass")
 		judgeRuns = append(judgeRuns, c.Recorded.Judgement.Run)
 	}

@@ -21,8 +21,8 @@ import (
 const evalConfig = `
 model: { base_url: "{{MODEL}}", name: {{NAME}} }
 tools:
-  - { name: search, http: { url: "{{TOOLS}}/search" }, parameters: { type: object } }
-  - { name: lookup, http: { url: "{{TOOLS}}/lookup" }, parameters: { type: object } }
+  - { name: search, effect: read, http: { url: "{{TOOLS}}/search" }, parameters: { type: object } }
+  - { name: lookup, effect: read, http: { url: "{{TOOLS}}/lookup" }, parameters: { type: object } }
 agents:
   - { name: finder, instructions: Find things., tools: [search, lookup] }
 `
@@ -149,8 +149,7 @@ func TestEvalRun(t *testing.T) {
 	require.Contains(t, stderr, "baseline "+bad+" is not a scorecard")
 	require.NotContains(t, stderr, "eval: [1/")
 
-	// --unrecorded live: the agent's tools are reads (the default effect),
-	// so the call the recording lacks is made for real, once, and the run
+	// --unrecorded live: the agent's tools are declared reads, so the call the recording lacks is made for real, once, and the run
 	// passes with it listed as live, not diverged.
 	sc, code, stderr = evalRun(config("diverging"), "--unrecorded", "live")
 	require.Equal(t, 0, code, stderr)

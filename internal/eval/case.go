@@ -21,6 +21,10 @@ type Case struct {
 	Input map[string]any `yaml:"input,omitempty" json:"input,omitempty"`
 	// OutputSchema, when set, is the JSON Schema the run's output must match.
 	OutputSchema map[string]any `yaml:"output_schema,omitempty" json:"output_schema,omitempty"`
+	// Messages are a conversation's later messages, after the task, in
+	// the order it took them: eval run sends each once the run has
+	// answered the one before, then ends the conversation.
+	Messages []Message `yaml:"messages,omitempty" json:"messages,omitempty"`
 	// Expect, when set, is the output the case passes with.
 	Expect *Expect `yaml:"expect,omitempty" json:"expect,omitempty"`
 	// Tools are the tool results of the recording.
@@ -134,6 +138,11 @@ func (c *Case) check() error {
 	}
 	if err := c.Expect.check(); err != nil {
 		return err
+	}
+	for i, m := range c.Messages {
+		if strings.TrimSpace(m.Text) == "" {
+			return fmt.Errorf("messages[%d].text: missing", i)
+		}
 	}
 	for i, t := range c.Tools {
 		if t.Tool == "" {

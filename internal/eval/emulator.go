@@ -24,8 +24,11 @@ const (
 // counts the calls each run made that the recording does not have.
 type Emulator struct {
 	unrecorded string
-	mu         sync.Mutex
-	runs       map[string]*emulatedRun
+	// defaulted are the tools whose effect the config does not declare:
+	// never called live, as they may write.
+	defaulted map[string]bool
+	mu        sync.Mutex
+	runs      map[string]*emulatedRun
 }
 
 // emulatedRun is one run's replay and its calls off the recording.
@@ -37,9 +40,27 @@ type emulatedRun struct {
 }
 
 // NewEmulator is an emulator doing unrecorded (UnrecordedError or
-// UnrecordedLive) with calls off the recording.
-func NewEmulator(unrecorded string) *Emulator {
-	return &Emulator{unrecorded: unrecorded, runs: map[string]*emulatedRun{}}
+// UnrecordedLive) with calls off the recording; defaulted are the tools
+// whose effect the config leaves to its default (config.Tool's
+// EffectDefaulted), which it never calls live.
+func NewEmulator(unrecorded string, defaulted ...string) *Emulator {
+	e := &Emulator{unrecorded: unrecorded, defaulted: map[string]bool{}, runs: map[string]*emulatedRun{}}
+	for _, t := range defaulted {
+		e.defaulted[t] = true
+	}
+	return e
+}
+
+// DefaultedEffects are the tools of cfg whose effect the file does not
+// declare, for NewEmulator.
+func DefaultedEffects(cfg *config.File) []string {
+	var out []string
+	for _, t := range cfg.Tools {
+		if t.EffectDefaulted {
+			out = append(out, t.Name)
+		}
+	}
+	return out
 }
 
 // Add makes workflowID's calls be answered from c's recording.
@@ -80,13 +101,18 @@ func (e *Emulator) Answer(call activities.EmulatedCall) activities.Emulation {
 		return recorded(t)
 	}
 	what := fmt.Sprintf("%s %s", call.Tool, call.Args)
-	if e.unrecorded == UnrecordedLive && call.Effect == config.EffectRead {
+	declared := !e.defaulted[call.Tool]
+	if e.unrecorded == UnrecordedLive && call.Effect == config.EffectRead && declared {
 		r.live = append(r.live, what)
 		return activities.Emulation{Live: true}
 	}
 	r.diverged = append(r.diverged, what)
 	why := "the eval case's recording has no such call"
-	if e.unrecorded == UnrecordedLive {
+	switch {
+	case e.unrecorded != UnrecordedLive:
+	case !declared:
+		why += fmt.Sprintf(", and tool %s's effect is not declared in the config (effect: read), so it is not called live", call.Tool)
+	default:
 		why += fmt.Sprintf(", and tool %s's effect is %s, not read, so it is not called live", call.Tool, call.Effect)
 	}
 	return activities.Emulation{

@@ -27,16 +27,19 @@ func TestEmulator(t *testing.T) {
 		want       activities.Emulation
 		diverged   int
 		live       int
+		defaulted  []string
 	}{
-		{"recorded", UnrecordedError, "search", "read", `{"q":"x"}`, activities.Emulation{ErrorClass: policies.Transient, ErrorMessage: "tool search: 503"}, 0, 0},
+		{"recorded", UnrecordedError, "search", "read", `{"q":"x"}`, activities.Emulation{ErrorClass: policies.Transient, ErrorMessage: "tool search: 503"}, 0, 0, nil},
 		{"unrecorded: an error", UnrecordedError, "search", "read", `{"q":"y"}`, activities.Emulation{ErrorClass: policies.Persistent,
-			ErrorMessage: `tool search: the call search {"q":"y"} was not recorded (the eval case's recording has no such call)`}, 1, 0},
-		{"unrecorded live: a read tool is called", UnrecordedLive, "search", "read", `{"q":"y"}`, activities.Emulation{Live: true}, 0, 1},
+			ErrorMessage: `tool search: the call search {"q":"y"} was not recorded (the eval case's recording has no such call)`}, 1, 0, nil},
+		{"unrecorded live: a read tool is called", UnrecordedLive, "search", "read", `{"q":"y"}`, activities.Emulation{Live: true}, 0, 1, nil},
 		{"unrecorded live: a write tool is not", UnrecordedLive, "book", "write", `{}`, activities.Emulation{ErrorClass: policies.Persistent,
-			ErrorMessage: `tool book: the call book {} was not recorded (the eval case's recording has no such call, and tool book's effect is write, not read, so it is not called live)`}, 1, 0},
+			ErrorMessage: `tool book: the call book {} was not recorded (the eval case's recording has no such call, and tool book's effect is write, not read, so it is not called live)`}, 1, 0, nil},
+		{"unrecorded live: a read by default is not", UnrecordedLive, "search", "read", `{"q":"y"}`, activities.Emulation{ErrorClass: policies.Persistent,
+			ErrorMessage: `tool search: the call search {"q":"y"} was not recorded (the eval case's recording has no such call, and tool search's effect is not declared in the config (effect: read), so it is not called live)`}, 1, 0, []string{"search"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := NewEmulator(tc.unrecorded)
+			e := NewEmulator(tc.unrecorded, tc.defaulted...)
 			e.Add("w", c)
 			require.Equal(t, tc.want, call(e, tc.tool, tc.effect, tc.args))
 			diverged, live := e.Done("w")

@@ -27,9 +27,9 @@ type Recording struct {
 }
 
 // FromRecording is the case of a recorded run: the agent, task, input and
-// output schema it was started with, every tool call that reached its
-// tool and ended (in trace order, invalidated ones included), and its
-// outcome.
+// output schema it was started with, a conversation's later messages,
+// every tool call that reached its tool and ended (in trace order,
+// invalidated ones included), and its outcome.
 func FromRecording(r Recording) *Case {
 	c := &Case{
 		Name:         CaseName(r.WorkflowID),
@@ -49,6 +49,7 @@ func FromRecording(r Recording) *Case {
 			c.Tools = append(c.Tools, t)
 		}
 	}
+	c.Messages = messagesOf(r.Nodes)
 	o := OutcomeOf(r)
 	c.Recorded = &o
 	return c
@@ -126,10 +127,7 @@ func OutcomeOf(r Recording) Outcome {
 		if len(res.Output) > 0 {
 			o.Output = decoded(res.Output)
 		}
-		if s := res.Spend; s != nil {
-			o.ModelRequests, o.ToolCalls = s.ModelRequests, s.ToolCalls
-			o.InputTokens, o.OutputTokens, o.Cost = s.InputTokens, s.OutputTokens, s.Cost
-		}
+		o.spent(res.Spend)
 		for _, e := range res.Escalations {
 			o.Rungs = append(o.Rungs, e.Action)
 		}
@@ -157,6 +155,14 @@ func OutcomeOf(r Recording) Outcome {
 		o.Status = "unknown"
 	}
 	return o
+}
+
+// spent sets o's spend from s, if any.
+func (o *Outcome) spent(s *signals.SpendStatus) {
+	if s != nil {
+		o.ModelRequests, o.ToolCalls = s.ModelRequests, s.ToolCalls
+		o.InputTokens, o.OutputTokens, o.Cost = s.InputTokens, s.OutputTokens, s.Cost
+	}
 }
 
 // decoded is a JSON value as YAML writes it (a mapping, not bytes); text
