@@ -103,7 +103,7 @@ func TestAVerifyOverItsCostBoundFailsTheCheck(t *testing.T) {
 		parts[i] = fmt.Sprintf(`{"id": %d}`, i)
 	}
 	result := `{"items": [` + strings.Join(parts, ",") + `]}`
-	cond := "all(result.items, {let a = #; none(result.items, {.id == a.id + 100000})})"
+	cond := "all(result.items, {let a = #; one(result.items, {.id == a.id})})"
 	h := newHarness(t, numbersSpec(cond), []activities.ModelReply{
 		{ToolCalls: []activities.ToolCall{call("k1", "rooms", `{}`)}},
 		{Content: "done"},
