@@ -21,7 +21,8 @@ const silentCellTime = 15 * time.Minute
 // one booking tool per way of checking it, the same service behind each.
 // book is unchecked; book_expr holds its answer to an expression (a wrong
 // body shows in it); book_rb reads the booking back by the confirmation
-// it claims (a booking that is not there shows only so).
+// it claims (a booking that is not there shows only so); book_num holds
+// its answer to an expression over numbers.
 const silentConfig = `
 model: { base_url: "{{MODEL}}", name: silent }
 tools:
@@ -38,9 +39,15 @@ tools:
     http: { url: "{{TOOLS}}/book" }
     parameters: { type: object, properties: { room: { type: string } }, required: [room] }
     verify: { tool: get_booking, args: { confirmation: "†result.confirmation" }, expect: "result.state == 'confirmed' && result.room == args.room" }
+  - name: book_num
+    description: Book a room.
+    effect: write
+    http: { url: "{{TOOLS}}/book" }
+    parameters: { type: object, properties: { room: { type: string } }, required: [room] }
+    verify: "result.status == 'booked' && result.room == args.room && result.nights > 0 && result.nights == 1"
   - { name: get_booking, description: Read a booking., http: { method: GET, url: "{{TOOLS}}/get_booking" }, parameters: { type: object } }
 agents:
-  - { name: booker, instructions: Book the room and answer its confirmation., tools: [book, book_expr, book_rb] }
+  - { name: booker, instructions: Book the room and answer its confirmation., tools: [book, book_expr, book_rb, book_num] }
 {{GRAPHS}}`
 
 // silentGraph is the graph agent graph_TOOL: it books with TOOL, going
@@ -74,7 +81,7 @@ func (c silentCell) String() string {
 	if c.fault.permanent {
 		life = "permanent"
 	}
-	check := map[string]string{"book": "no verify", "book_expr": "verify expr", "book_rb": "verify read-back"}[c.tool]
+	check := map[string]string{"book": "no verify", "book_expr": "verify expr", "book_rb": "verify read-back", "book_num": "verify numbers"}[c.tool]
 	shape := "free-form"
 	if c.graph {
 		shape = "graph"
@@ -96,7 +103,9 @@ func (c silentCell) String() string {
 // one it does not have (wrong outputs), runs the ladder handed to a
 // person, model requests and tool requests per run, and bookings made
 // more than once for a run (must be 0). A last row, the control, is one
-// run alone on a clear transient fault.
+// run alone on a clear transient fault. The numeric-postcondition rows
+// check with an expression over numbers (book_num) on a silent-body transient
+// fault, in each shape.
 func BenchmarkSilentFailures(b *testing.B) {
 	bin := buildWorker(b)
 	svc := startBookings()
@@ -114,6 +123,8 @@ func BenchmarkSilentFailures(b *testing.B) {
 	// The control: one run alone against a clear transient fault, where
 	// no other run's failures trip the worker's breaker.
 	cells = append(cells, silentCell{fault{faultClear, false}, "book", false, 1})
+	// A postcondition over numbers, on a silent transient fault, each shape.
+	cells = append(cells, silentCell{fault{faultBody, false}, "book_num", false, silentRuns}, silentCell{fault{faultBody, false}, "book_num", true, silentRuns})
 	for range b.N {
 		var rows, notes []string
 		for _, c := range cells {
@@ -135,7 +146,7 @@ func silentCellRun(b *testing.B, bin string, svc *bookings, c silentCell) silent
 	b.Helper()
 	sw := startScripted(b, bin, "silent", map[string]scriptedmodel.Script{"silent": bookingScript}, func(url string) string {
 		var graphs strings.Builder
-		for _, tool := range []string{"book", "book_expr", "book_rb"} {
+		for _, tool := range []string{"book", "book_expr", "book_rb", "book_num"} {
 			graphs.WriteString(strings.ReplaceAll(silentGraph, "{{TOOL}}", tool))
 		}
 		return strings.NewReplacer("{{MODEL}}", url, "{{TOOLS}}", svc.URL, "{{GRAPHS}}", graphs.String()).Replace(silentConfig)

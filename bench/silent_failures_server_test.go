@@ -94,7 +94,7 @@ func (s *bookings) book(w http.ResponseWriter, req *http.Request) {
 		reply(w, http.StatusServiceUnavailable, map[string]any{"error": "booking service unavailable"})
 		return
 	case failing && f.kind == faultNoEffect:
-		reply(w, http.StatusOK, map[string]any{"status": "booked", "room": args.Room, "confirmation": fmt.Sprintf("C-%d", s.seq)})
+		reply(w, http.StatusOK, map[string]any{"status": "booked", "room": args.Room, "confirmation": fmt.Sprintf("C-%d", s.seq), "nights": 1})
 		return
 	}
 	b, done := r.byKey[key]
@@ -105,10 +105,10 @@ func (s *bookings) book(w http.ResponseWriter, req *http.Request) {
 		r.byKey[key], r.byConf[b.Confirmation] = b, b
 	}
 	if failing { // faultBody: booked, but the answer is someone else's
-		reply(w, http.StatusOK, map[string]any{"status": "booked", "room": args.Room + "B", "confirmation": fmt.Sprintf("C-%d", s.seq+1_000_000)})
+		reply(w, http.StatusOK, map[string]any{"status": "booked", "room": args.Room + "B", "confirmation": fmt.Sprintf("C-%d", s.seq+1_000_000), "nights": 1})
 		return
 	}
-	reply(w, http.StatusOK, map[string]any{"status": "booked", "room": b.Room, "confirmation": b.Confirmation})
+	reply(w, http.StatusOK, map[string]any{"status": "booked", "room": b.Room, "confirmation": b.Confirmation, "nights": 1})
 }
 
 // getBooking is the read-back: the run's booking of a confirmation, or

@@ -3,6 +3,8 @@ package config
 import (
 	"strconv"
 
+	"github.com/expr-lang/expr/types"
+
 	"github.com/unstuck-dev/unstuck/refs"
 )
 
@@ -23,9 +25,10 @@ func (c *checker) checks(p path, t Tool, ts []Tool, names map[string]int) {
 			c.add(vp, "empty: an expression over args and result, e.g. \"result.status == 'booked'\", or a read-back {tool, args, expect}")
 			return
 		}
-		c.verifyCondition(vp, v.Expr)
+		c.verifyCondition(vp, v.Expr, typedVerifyEnv(t.Parameters, t.ResultSchema))
 		return
 	}
+	var readResult map[string]any
 	switch j, ok := names[v.Tool]; {
 	case v.Tool == t.Name:
 		c.add(vp.key("tool"), "a tool cannot read back its own calls: name a read tool that reports what %s did", t.Name)
@@ -33,6 +36,8 @@ func (c *checker) checks(p path, t Tool, ts []Tool, names map[string]int) {
 		c.add(vp.key("tool"), "unknown tool %q (known: %s)", v.Tool, known(names))
 	case ts[j].Effect != EffectRead:
 		c.add(vp.key("tool"), "the read-back %s has effect %s: a read-back must only read (effect: read), so checking a call never acts", v.Tool, ts[j].Effect)
+	default:
+		readResult = ts[j].ResultSchema
 	}
 	for _, f := range refs.FindCheck(v.Args) {
 		if f.Err != nil {
@@ -43,13 +48,18 @@ func (c *checker) checks(p path, t Tool, ts []Tool, names map[string]int) {
 		c.add(vp.key("expect"), "missing: the expression the read-back's result must meet, e.g. \"result.state == 'confirmed'\"")
 		return
 	}
-	c.verifyCondition(vp.key("expect"), v.Expect)
+	c.verifyCondition(vp.key("expect"), v.Expect, typedVerifyEnv(t.Parameters, readResult))
 }
 
 // verifyCondition refuses an expression that does not compile against
-// args and result as a bool.
-func (c *checker) verifyCondition(p path, condition string) {
+// args and result as a bool, or against them as the schemas type them
+// (typed: a comparison of a number with a string, say).
+func (c *checker) verifyCondition(p path, condition string, typed types.Map) {
 	if _, err := CompileVerify(condition); err != nil {
 		c.add(p, "%v", err)
+		return
+	}
+	if _, err := compile(condition, typed, bounded...); err != nil {
+		c.add(p, "with args and result as the tool's parameters and result_schema type them: %v", err)
 	}
 }

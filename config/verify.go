@@ -3,7 +3,6 @@ package config
 import (
 	"slices"
 
-	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
 	"go.yaml.in/yaml/v3"
 )
@@ -82,7 +81,13 @@ type VerifyEnv struct {
 // CompileVerify compiles a verify expression, type-checked against
 // VerifyEnv and required to be a bool. It runs in workflow code, under the
 // rules of an edge condition (CompileWhen): no now(), no map-order
-// builtins, dates in UTC.
+// builtins, dates in UTC, a cost bound.
 func CompileVerify(condition string) (*vm.Program, error) {
-	return expr.Compile(condition, append([]expr.Option{expr.Env(VerifyEnv{})}, deterministic...)...)
+	return compile(condition, VerifyEnv{}, bounded...)
+}
+
+// CompileVerifyUnbounded is CompileVerify without the cost bound, as runs
+// compiled checks before it (workflows.versionExprNumbers).
+func CompileVerifyUnbounded(condition string) (*vm.Program, error) {
+	return compile(condition, VerifyEnv{})
 }

@@ -17,11 +17,24 @@ type WhenEnv struct {
 }
 
 // CompileWhen compiles an edge condition, type-checked against WhenEnv and
-// required to be a bool. It is evaluated in workflow code, which must be
+// required to be a bool, with a cost bound (bounded: run it with
+// policies.RunCondition). It is evaluated in workflow code, which must be
 // deterministic: now() is disabled and date() parses in UTC, whatever the
 // worker's time zone.
 func CompileWhen(when string) (*vm.Program, error) {
-	return expr.Compile(when, append([]expr.Option{expr.Env(WhenEnv{})}, deterministic...)...)
+	return compile(when, WhenEnv{}, bounded...)
+}
+
+// CompileWhenUnbounded is CompileWhen without the cost bound, as runs
+// compiled edge conditions before it (workflows.versionExprNumbers).
+func CompileWhenUnbounded(when string) (*vm.Program, error) {
+	return compile(when, WhenEnv{})
+}
+
+// compile compiles a condition evaluated in workflow code against env.
+func compile(condition string, env any, opts ...expr.Option) (*vm.Program, error) {
+	all := append([]expr.Option{expr.Env(env)}, deterministic...)
+	return expr.Compile(condition, append(all, opts...)...)
 }
 
 // deterministic are the options of an expression evaluated in workflow

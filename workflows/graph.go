@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/expr-lang/expr"
-	"github.com/expr-lang/expr/vm"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/config"
@@ -345,7 +343,7 @@ func (r *runner) visitEnd(ctx workflow.Context, at string, n config.GraphNode) v
 // explore, until real progress, an edge away from the struggle's loops
 // first (awayFrom).
 func (r *runner) nextNode(ctx workflow.Context, at string, res visitResult) (string, error) {
-	holds := r.edgeHolds(config.WhenEnv{OK: res.ok, Error: res.errText, State: r.run.State, Input: r.inputMap(), Visits: r.run.Visits})
+	holds := r.edgeHolds(ctx, config.WhenEnv{OK: res.ok, Error: res.errText, State: r.run.State, Input: r.inputMap(), Visits: r.run.Visits})
 	next, err := policies.NextEdge(at, r.run.Spec.Agent.Graph.Edges, r.run.ExcludedEdges, res.ok, res.errText, holds)
 	if away, ok := r.awayFrom(ctx, at, next, err, holds); ok {
 		return away, nil
@@ -355,31 +353,17 @@ func (r *runner) nextNode(ctx workflow.Context, at string, res visitResult) (str
 
 // edgeHolds evaluates an edge's condition in env (the visit's outcome,
 // State, input and visits); a run error names the condition.
-func (r *runner) edgeHolds(env config.WhenEnv) func(i int, e config.GraphEdge) (bool, error) {
+func (r *runner) edgeHolds(ctx workflow.Context, env config.WhenEnv) func(i int, e config.GraphEdge) (bool, error) {
 	return func(i int, e config.GraphEdge) (bool, error) {
-		prog, err := r.whenProgram(i, e.When)
-		if err != nil {
-			return false, err
+		o := r.evaluateGated(ctx, true, e.When, env, nil)
+		if o.compileErr != nil {
+			return false, o.compileErr
 		}
-		v, err := expr.Run(prog, env)
-		if err != nil {
-			return false, fmt.Errorf("condition %q: %v", e.When, err)
+		if o.runErr != nil {
+			return false, fmt.Errorf("condition %q: %v", e.When, o.runErr)
 		}
-		b, _ := v.(bool)
-		return b, nil
+		return o.held, nil
 	}
-}
-
-func (r *runner) whenProgram(i int, when string) (*vm.Program, error) {
-	if p, ok := r.whens[i]; ok {
-		return p, nil
-	}
-	p, err := config.CompileWhen(when)
-	if err != nil {
-		return nil, err
-	}
-	r.whens[i] = p
-	return p, nil
 }
 
 func (r *runner) tagGraphNode(id, at string) {

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/expr-lang/expr"
-	"github.com/expr-lang/expr/vm"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/config"
@@ -39,7 +37,7 @@ func (p *pipeline) check(ctx workflow.Context, c *stepCall, tool config.Tool, ar
 	case v.ReadBack():
 		p.readBack(ctx, c, tool, argv, res, verdict)
 	default:
-		verdict(p.r.condition(signals.CheckVerify, "verify", v.Expr, argv, res))
+		verdict(p.r.condition(ctx, signals.CheckVerify, "verify", v.Expr, args, result))
 	}
 }
 
@@ -106,6 +104,7 @@ func (p *pipeline) readBack(ctx workflow.Context, c *stepCall, tool config.Tool,
 	id := node.ID
 	r.spendCall(ctx, id, v.Tool)
 	p.running++
+	checkedArgs := mustJSON(args)
 	p.sel.AddFuture(r.toolFuture(ctx, id, "", 0, rbTool, raw), func(f workflow.Future) {
 		p.running--
 		var out json.RawMessage
@@ -120,7 +119,7 @@ func (p *pipeline) readBack(ctx workflow.Context, c *stepCall, tool config.Tool,
 		}
 		r.finishNode(ctx, id, out, "")
 		what := fmt.Sprintf("read-back %s(%s): expect", v.Tool, raw)
-		ck := r.condition(signals.CheckReadBack, what, v.Expect, args, decodedOrNil(out))
+		ck := r.condition(ctx, signals.CheckReadBack, what, v.Expect, checkedArgs, out)
 		ck.ReadBack = id
 		then(ck)
 	})
@@ -142,41 +141,16 @@ func (r *runner) resultSchemaCheck(tool config.Tool, result any) signals.Check {
 	return ck
 }
 
-// condition evaluates a check's expression over args and result; one that
-// does not hold names the values it read.
-func (r *runner) condition(kind, what, condition string, args map[string]any, result any) signals.Check {
-	ck := signals.Check{Kind: kind, Condition: condition}
-	prog, err := r.checkProgram(condition)
-	if err != nil {
-		ck.Reason = fmt.Sprintf("%s %q does not compile: %v", what, condition, err)
-		return ck
+// condition evaluates a check's expression over a call's args and a
+// result (numbers compare as numbers: policies.VerifyEnv); one that does
+// not hold names the values it read.
+func (r *runner) condition(ctx workflow.Context, kind, what, condition string, args, result json.RawMessage) signals.Check {
+	argv, res := decodedArgs(args), decodedOrNil(result)
+	o := r.evaluateGated(ctx, false, condition, policies.VerifyEnv(args, result), config.VerifyEnv{Args: argv, Result: res})
+	if o.compileErr != nil {
+		return signals.Check{Kind: kind, Condition: condition, Reason: fmt.Sprintf("%s %q does not compile: %v", what, condition, o.compileErr)}
 	}
-	v, err := expr.Run(prog, config.VerifyEnv{Args: args, Result: result})
-	if err != nil {
-		ck.Seen = policies.SeenValues(prog.Node(), args, result)
-		ck.Reason = fmt.Sprintf("%s %q could not be evaluated: %v", what, condition, err)
-		return ck
-	}
-	if held, _ := v.(bool); held {
-		ck.Passed = true
-		return ck
-	}
-	ck.Seen = policies.SeenValues(prog.Node(), args, result)
-	ck.Reason = policies.ConditionFailed(what, condition, ck.Seen)
-	return ck
-}
-
-// checkProgram is a check's compiled expression, compiled once a run.
-func (r *runner) checkProgram(condition string) (*vm.Program, error) {
-	if p, ok := r.checks[condition]; ok {
-		return p, nil
-	}
-	p, err := config.CompileVerify(condition)
-	if err != nil {
-		return nil, err
-	}
-	r.checks[condition] = p
-	return p, nil
+	return policies.ConditionCheck(kind, what, condition, o.prog.Node(), argv, res, o.held, o.runErr)
 }
 
 // decodedArgs are a call's arguments as a check reads them (nil when

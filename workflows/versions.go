@@ -324,6 +324,15 @@ const (
 	// repeating a request was taken for a loop. Asked only when a turn
 	// begins with loop state to forget.
 	versionTurnLoops = "turn-loops"
+	// versionExprNumbers: a check's condition (verify, a read-back's
+	// expect) reads numbers as numbers (policies.VerifyEnv), and every
+	// condition evaluated in workflow code, edges' when too, has a cost
+	// bound (config.CompileVerify, policies.RunCondition); before,
+	// result.total > 0 was an error and result.total == 2 false, and a
+	// loop in a loop over a long result ran on past the workflow task's
+	// deadline. Asked only when the two evaluations differ, or the
+	// bounded one went over its bound (conditions.go).
+	versionExprNumbers = "expr-numbers"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and

@@ -33,10 +33,9 @@ type runner struct {
 	seenAt time.Time
 	// budget is the budget rung's wait and stop (budget.go).
 	budget budgetHold
-	// whens are compiled edge conditions, by edge index.
-	whens map[int]*vm.Program
-	// checks are compiled verify expressions, by their text.
-	checks map[string]*vm.Program
+	// exprs are compiled conditions: edges' when, checks' verify and
+	// expect (conditions.go).
+	exprs map[exprKey]*vm.Program
 	// repairs counts repair attempts per call node (a step's repairs end
 	// within the step, so this need not outlive the generation).
 	repairs map[string]int
@@ -219,7 +218,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 }
 
 func newRunner(run *Run) (*runner, error) {
-	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, whens: map[int]*vm.Program{}, checks: map[string]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
+	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, exprs: map[exprKey]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
 		approvals: newApprovalWaits(), argsEdited: map[string]signals.Audit{},
 		waits: newWaitSwitch()}
 	if run.Visits == nil {
