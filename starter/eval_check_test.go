@@ -31,7 +31,8 @@ agents:
 const checkSecret = "ref-7f3a9c2e51d4"
 
 // eval run refuses a case it cannot run, naming the case file and the
-// field, with exit status 1, before it dials Temporal: so no run starts.
+// field, with exit status 2 (it could not run), before it dials Temporal:
+// so no run starts.
 func TestEvalRunRefusesCases(t *testing.T) {
 	t.Setenv("HOTELS_API_KEY", checkSecret)
 	dir := t.TempDir()
@@ -65,7 +66,7 @@ func TestEvalRunRefusesCases(t *testing.T) {
 			path := filepath.Join(cases, "case.yaml")
 			require.NoError(t, os.WriteFile(path, []byte(tc.text), 0o644))
 			r := runCLI(t, noDial(t), append([]string{"eval", "run", cases, "--config", cfg}, tc.args...)...)
-			require.Equal(t, exitFailure, r.code, r.stderr)
+			require.Equal(t, exitNotRun, r.code, r.stderr)
 			require.Contains(t, r.stderr, "unstuck: "+path+tc.want)
 		})
 	}
@@ -79,6 +80,6 @@ func TestEvalRunRefusesCases(t *testing.T) {
 		return nil, errors.New("no server in this test")
 	}
 	r := runCLI(t, dialed, "eval", "run", cases, "--config", cfg)
-	require.Equal(t, exitFailure, r.code, r.stderr)
+	require.Equal(t, exitNotRun, r.code, r.stderr)
 	require.Contains(t, r.stderr, "no server in this test")
 }

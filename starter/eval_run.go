@@ -56,7 +56,7 @@ each once it waits for it, and after the last answer is ended (cancelled),
 its outcome completed with its last output. Every run the eval starts
 (cases, judges) is ended before it exits: one past --timeout is
 cancelled, then terminated; Ctrl-C or SIGTERM ends them all and scores
-nothing.
+nothing (exit status 2).
 
 A run passes when it completed, did not diverge, and its output is the
 case's expected one: expect.match exact or subset compare it with
@@ -83,9 +83,11 @@ cost). Another extension is refused before anything runs.
 
 Exit codes: 0 no worse than the baseline (the recording, or --baseline),
 1 the candidate is worse than the baseline by more than --threshold (a share
-of the cases that lost their pass, default 0), or the eval could not run
-(a case file, the config or the baseline refused before anything runs),
-2 usage error.`,
+of the cases that lost their pass, default 0), and only then,
+2 the eval could not run, and nothing is scored: a usage error; a case
+file, the config or the baseline refused before anything runs; Temporal
+unreachable; no worker took the cases (no run's first workflow task
+completed within --timeout); interrupted (Ctrl-C, SIGTERM).`,
 		Example: `  # the suite against a candidate config, each case three times
   unstuck eval run evals/ --config candidate.yaml --repeat 3
 
@@ -146,27 +148,39 @@ func (o *evalRunOptions) check() error {
 }
 
 // evalRun loads and checks the suite, runs it on in-process workers and
-// prints the scorecard.
+// prints the scorecard. An eval that could not run (refused before it
+// starts, Temporal unreachable, no worker took its runs, interrupted)
+// exits 2 and is never scored: only a regression exits 1.
 func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
+	sc, err := c.scoreEval(cmd, dir, o)
+	if err != nil {
+		return notRun(err)
+	}
+	return finishEval(cmd, sc, o)
+}
+
+// scoreEval loads and checks the suite, runs it and scores it.
+func (c *cli) scoreEval(cmd *cobra.Command, dir string, o *evalRunOptions) (eval.Scorecard, error) {
+	var none eval.Scorecard
 	cases, err := eval.LoadDir(dir)
 	if err != nil {
-		return err
+		return none, err
 	}
 	cfg, err := app.LoadConfig(o.config)
 	if err != nil {
-		return fmt.Errorf("config refused:\n%w", err)
+		return none, fmt.Errorf("config refused:\n%w", err)
 	}
 	if err := checkEvalCases(cases, cfg, o.config, o.unrecorded); err != nil {
-		return err
+		return none, err
 	}
 	if err := checkEvalSecrets(cases, eval.EnvSecrets(os.Environ())); err != nil {
-		return err
+		return none, err
 	}
 	var base *eval.Scorecard
 	if o.baseline != "" {
 		b, err := eval.LoadBaseline(o.baseline, cases)
 		if err != nil {
-			return err
+			return none, err
 		}
 		base = &b
 	}
@@ -176,19 +190,19 @@ func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
 	defer stop()
 	tc, err := c.clientWithin(ctx, loadDialTimeout)
 	if err != nil {
-		return err
+		return none, err
 	}
 	defer tc.Close()
 	// The workflow sets AgentName and AgentPhase, which must exist first.
 	if err := app.EnsureSearchAttributes(ctx, tc, c.namespace); err != nil {
-		return err
+		return none, err
 	}
 	// Two evals started in the same second (two CI jobs) must not share a
 	// queue, whose workers would serve each other's runs, nor workflow
 	// ids: the stamp is the time and 6 random hex digits.
 	stamp, err := newStamp()
 	if err != nil {
-		return err
+		return none, err
 	}
 	if o.taskQueue == "" {
 		o.taskQueue = "eval-" + stamp
@@ -196,10 +210,10 @@ func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
 	emulator := eval.NewEmulator(o.unrecorded, eval.DefaultedEffects(cfg)...)
 	ws, err := app.NewWorkers(tc, cfg, o.taskQueue, worker.Options{}, activities.WithToolEmulator(emulator.Answer))
 	if err != nil {
-		return err
+		return none, err
 	}
 	if err := ws.Start(); err != nil {
-		return err
+		return none, err
 	}
 	defer ws.Stop()
 	stderr := cmd.ErrOrStderr()
@@ -209,13 +223,16 @@ func (c *cli) evalRun(cmd *cobra.Command, dir string, o *evalRunOptions) error {
 	defer r.endOpen() // before the workers stop: a cancelled run closes on them
 	runs := r.runAll(ctx, cases, o.repeat, o.concurrency)
 	if ctx.Err() != nil {
-		return fmt.Errorf("eval: interrupted; the runs it started were ended, and nothing is scored")
+		return none, fmt.Errorf("eval: interrupted; the runs it started were ended, and nothing is scored")
+	}
+	if err := r.untaken(); err != nil {
+		return none, err
 	}
 	sc := eval.Score(cases, runs, o.threshold)
 	if base != nil {
 		sc = eval.Compare(sc, *base, o.baseline)
 	}
-	return finishEval(cmd, sc, o)
+	return sc, nil
 }
 
 // finishEval prints sc, writes its report, and fails when the candidate
@@ -229,11 +246,11 @@ func finishEval(cmd *cobra.Command, sc eval.Scorecard, o *evalRunOptions) error 
 		err = eval.WriteTable(out, sc)
 	}
 	if err != nil {
-		return err
+		return notRun(err)
 	}
 	if o.report != "" {
 		if err := eval.WriteReport(o.report, sc); err != nil {
-			return err
+			return notRun(err)
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "eval: wrote the report %s\n", o.report)
 	}

@@ -53,7 +53,7 @@ agents:
 		file := filepath.Join(cases, "c.yaml")
 		require.NoError(t, os.WriteFile(file, []byte("agent: finder\ntask: Find a hotel.\nexpect: {match: judge, judge: "+tc.judge+"}\ntools: []\n"), 0o644))
 		r := runCLI(t, noDial(t), "eval", "run", cases, "--config", cfg)
-		require.Equal(t, exitFailure, r.code, "%s: %s", tc.judge, r.stderr)
+		require.Equal(t, exitNotRun, r.code, "%s: %s", tc.judge, r.stderr)
 		require.Contains(t, r.stderr, file+": "+tc.want, tc.judge)
 	}
 }

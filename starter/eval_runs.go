@@ -29,7 +29,8 @@ type evalRunner struct {
 	progress  io.Writer
 	mu        sync.Mutex // orders the progress lines
 	done      int
-	open      openRuns // runs started and not seen end
+	open      openRuns  // runs started and not seen end
+	takes     takenRuns // under mu
 }
 
 // runAll runs every case repeat times, and has a judge case's recorded
@@ -139,18 +140,22 @@ func (r *evalRunner) execute(evalCtx context.Context, id string, in workflows.Ag
 		WorkflowExecutionErrorWhenAlreadyStarted: true, WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE}
 	wr, err := r.c.ExecuteWorkflow(ctx, opts, workflows.WorkflowName, in)
 	if err != nil {
+		r.startFailed(err)
 		o.Status = "not started"
 		return o, err.Error()
 	}
 	r.open.add(id)
 	w := r.await(ctx, wr, messages)
+	taken := w.closed || w.conversation != nil
 	if !w.closed {
 		r.end(id)
 		if w.why == "" && w.conversation == nil {
 			w.why = r.notDone(evalCtx, w.phase)
 		}
+		taken = taken || evalCtx.Err() != nil || r.tookFirstTask(id)
 	}
 	r.open.remove(id)
+	r.started(taken)
 	if w.conversation != nil {
 		return *w.conversation, ""
 	}

@@ -8,11 +8,14 @@ import (
 )
 
 // Exit codes: scripts tell "you typed it wrong" and "the agent stopped
-// itself" apart from every other failure.
+// itself" apart from every other failure. An eval that could not run
+// shares 2 with a usage error, so a CI job never reads it as the 1 of a
+// regression.
 const (
 	exitOK      = 0
 	exitFailure = 1
 	exitUsage   = 2
+	exitNotRun  = 2
 	exitStopped = 3
 )
 
@@ -22,6 +25,7 @@ type exitError struct {
 	code   int
 	err    error
 	silent bool
+	usage  bool // a mistake in the command line: the help hint follows
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
@@ -30,7 +34,17 @@ func (e *exitError) Unwrap() error { return e.err }
 // usageErrorf reports a mistake in the command line (exit code 2); it is
 // always returned before anything is sent to Temporal.
 func usageErrorf(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...), usage: true}
+}
+
+// notRun reports that a command could not do its work at all (exit code
+// 2), keeping a usage error's own.
+func notRun(err error) error {
+	var ee *exitError
+	if errors.As(err, &ee) && ee.usage {
+		return err
+	}
+	return &exitError{code: exitNotRun, err: err}
 }
 
 // execute runs the command line args and returns the process exit code.
@@ -44,16 +58,16 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer, dial 
 	if err == nil {
 		return exitOK
 	}
-	code := exitFailure
+	code, usage := exitFailure, false
 	var ee *exitError
 	if errors.As(err, &ee) {
-		code = ee.code
+		code, usage = ee.code, ee.usage
 		if ee.silent {
 			return code
 		}
 	}
 	fmt.Fprintf(stderr, "unstuck: %v\n", err)
-	if code == exitUsage && cmd != nil {
+	if usage && cmd != nil {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
 	return code

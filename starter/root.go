@@ -26,7 +26,8 @@ For a managed Temporal service or a cluster with TLS: TEMPORAL_API_KEY, or
 TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY (mTLS), with TEMPORAL_TLS_CA and
 TEMPORAL_TLS_SERVER_NAME when needed.
 
-Exit codes: 0 ok, 1 error, 2 usage error, 3 the agent stopped itself.`,
+Exit codes: 0 ok, 1 error, 2 usage error (for eval run also an eval that
+could not run), 3 the agent stopped itself.`,
 		Example: `  # start the dev server, the worker and a demo run
   make demo
 

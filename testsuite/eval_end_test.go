@@ -118,8 +118,8 @@ func TestEvalRunEndsEveryRunItStarted(t *testing.T) {
 	require.Equal(t, "failed", rent.Outcome.Status)
 	require.Equal(t, "no result within --timeout 4s (it waited in phase awaiting_approval, for a person; an eval answers none)", rent.Reason)
 
-	// Interrupted while the run waits: the eval ends it, and exits 1
-	// without a scorecard.
+	// Interrupted while the run waits: the eval ends it, and exits 2
+	// (it could not run; never the 1 of a regression) without a scorecard.
 	queue := "eval-interrupted-" + strings.ReplaceAll(time.Now().UTC().Format("150405.000000"), ".", "")
 	cmd := exec.Command(filepath.Join(binaries(t), "unstuck"), "eval", "run", cases, "--config", cfg, "--json", "--address", serverAddress,
 		"--timeout", "10m", "--task-queue", queue)
@@ -141,7 +141,7 @@ func TestEvalRunEndsEveryRunItStarted(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatalf("eval run did not exit within a minute of Ctrl-C\nstderr: %s", errs.String())
 	}
-	require.Equal(t, 1, cmd.ProcessState.ExitCode(), errs.String())
+	require.Equal(t, 2, cmd.ProcessState.ExitCode(), errs.String())
 	require.Contains(t, errs.String(), "unstuck: eval: interrupted; the runs it started were ended, and nothing is scored")
 	require.Empty(t, stdout.String(), "no scorecard")
 	requireClosed(t, id, enums.WORKFLOW_EXECUTION_STATUS_CANCELED)

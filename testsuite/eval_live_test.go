@@ -52,7 +52,7 @@ tools:
 
 	stdout, code, stderr := unstuckEval(t, cases, cfg, "--unrecorded", "live", "--timeout", "30s")
 	require.Empty(t, tools.requests("/note"), "no unrecorded call of a tool of undeclared effect is made live\nstdout: %s\nstderr: %s", stdout, stderr)
-	require.Equal(t, 1, code, stderr)
+	require.Equal(t, 2, code, "refused, the eval could not run: %s", stderr)
 	require.Contains(t, stderr, filepath.Join(cases, "note.yaml")+": agent noter has the tool note, whose effect "+cfg+
 		" does not declare: --unrecorded live calls for real only tools declared effect: read; declare note's effect (effect: read if it only reads) or use --unrecorded error")
 	require.NotContains(t, stderr, "eval: [1/", "no run started")

@@ -145,7 +145,7 @@ func TestEvalRun(t *testing.T) {
 	bad := filepath.Join(dir, "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte("not json"), 0o644))
 	_, code, stderr = unstuck(config("candidate"), "--baseline", bad)
-	require.Equal(t, 1, code, stderr)
+	require.Equal(t, 2, code, "refused, the eval could not run: %s", stderr)
 	require.Contains(t, stderr, "baseline "+bad+" is not a scorecard")
 	require.NotContains(t, stderr, "eval: [1/")
 
