@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -58,7 +57,7 @@ agents:
 			trace := cli("trace", run.GetID())
 			requireNoControls(t, "trace", trace)
 			require.Contains(t, trace, `\x1b[2Jwiped`)
-			requireNoControls(t, "trace --format text", cli("trace", run.GetID(), "--format", "text"))
+			requireNoControls(t, "trace --format mermaid", cli("trace", run.GetID(), "--format", "mermaid"))
 			requireNoControls(t, "status", cli("status", run.GetID()))
 		})
 	}
