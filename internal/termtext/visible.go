@@ -12,7 +12,20 @@ import (
 // is not UTF-8 as \xff. New lines and tabs stay: a caller that wants one
 // line collapses them first. Text with nothing to escape is returned as
 // it is.
-func Visible(s string) string {
+func Visible(s string) string { return rewrite(s, textEscape) }
+
+// VisibleJSON is Visible for JSON text: each character a terminal would
+// act on is written as a JSON escape (\u001b, \u202e), so the JSON reads
+// back the same, and a byte that is not UTF-8 as \ufffd, as a JSON
+// decoder reads it. Valid JSON holds such characters only inside strings,
+// where these escapes mean what they replace (a carriage return, white
+// space outside them, stays).
+func VisibleJSON(s string) string { return rewrite(s, jsonEscape) }
+
+// rewrite is s with each character a terminal acts on replaced by esc of
+// it; a byte that is not UTF-8 comes to esc as utf8.RuneError with bad
+// set to the byte.
+func rewrite(s string, esc func(r rune, bad byte) string) string {
 	i := firstUnsafe(s)
 	if i < 0 {
 		return s
@@ -24,9 +37,9 @@ func Visible(s string) string {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
+			b.WriteString(esc(r, s[i]))
 		case actedOn(r):
-			b.WriteString(escape(r))
+			b.WriteString(esc(r, 0))
 		default:
 			b.WriteString(s[i : i+size])
 		}
@@ -67,12 +80,21 @@ func bidi(r rune) bool {
 		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
 
-func escape(r rune) string {
+func textEscape(r rune, bad byte) string {
 	switch {
+	case r == utf8.RuneError:
+		return fmt.Sprintf(`\x%02x`, bad)
 	case r == '\r':
 		return `\r`
 	case r < 0x80:
 		return fmt.Sprintf(`\x%02x`, r)
+	}
+	return fmt.Sprintf(`\u%04x`, r)
+}
+
+func jsonEscape(r rune, _ byte) string {
+	if r == '\r' {
+		return "\r" // outside a string (where alone it can be) it is white space
 	}
 	return fmt.Sprintf(`\u%04x`, r)
 }

@@ -1,6 +1,7 @@
 package termtext
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -63,4 +64,33 @@ func requireSafe(t *testing.T, s string) {
 func TestVisibleKeepsSafeTextAsItIs(t *testing.T) {
 	s := strings.Repeat("a reply ✓\n", 100)
 	require.Equal(t, 0.0, testing.AllocsPerRun(100, func() { _ = Visible(s) }))
+}
+
+// JSON written out reads back the same, and shows no control either.
+func TestVisibleJSON(t *testing.T) {
+	v := map[string]any{
+		"tool":  "look\x1b]0;pwned\x07",
+		"error": "\u009b2J \u202eexe",
+		"ok":    "café ✓",
+		"n":     3.5,
+	}
+	raw, err := json.MarshalIndent(v, "", "  ")
+	require.NoError(t, err)
+	raw = append(raw, '\r', '\n')
+	got := VisibleJSON(string(raw))
+	requireSafeJSON(t, got)
+	var back map[string]any
+	require.NoError(t, json.Unmarshal([]byte(got), &back), got)
+	require.Equal(t, v, back)
+	require.Contains(t, got, `\u202eexe`)
+	require.Equal(t, `"a\ufffdb"`, VisibleJSON("\"a\x9bb\""), "a byte not UTF-8 as a decoder reads it")
+	require.Equal(t, `{"ok": true}`, VisibleJSON(`{"ok": true}`))
+}
+
+func requireSafeJSON(t *testing.T, s string) {
+	t.Helper()
+	require.True(t, utf8.ValidString(s), "%q is UTF-8", s)
+	for _, r := range s {
+		require.False(t, actedOn(r) && r != '\r', "%q holds %U", s, r)
+	}
 }
