@@ -91,6 +91,9 @@ func (st *eventStream) requireOpen(t *testing.T) {
 // Retry-After and a reason naming the flag that sets the bound.
 func (st *eventStream) requireRefused(t *testing.T, status int, flag string) {
 	t.Helper()
+	if st.resp.StatusCode == http.StatusOK {
+		t.Fatalf("the stream was served (200), want %d: the console serves every stream asked for", status)
+	}
 	body, _ := io.ReadAll(st.resp.Body)
 	require.Equal(t, status, st.resp.StatusCode, "%s", body)
 	require.Equal(t, "5", st.resp.Header.Get("Retry-After"))
@@ -155,9 +158,9 @@ func TestConsoleStopsAtOnceWithAStreamOpen(t *testing.T) {
 	select {
 	case err := <-exited:
 		took := time.Since(stopped)
+		t.Logf("exited %s after SIGINT (grace period %s)", took, console.ShutdownGrace)
 		require.NoError(t, err, "the console exits 0; it printed:\n%s", out.String())
 		require.Less(t, took, console.ShutdownGrace, "it exits before the grace period ends")
-		t.Logf("exited %s after SIGINT (grace period %s)", took, console.ShutdownGrace)
 	case <-time.After(console.ShutdownGrace + 10*time.Second):
 		t.Fatalf("the console did not exit %s after SIGINT; it printed:\n%s", console.ShutdownGrace+10*time.Second, out.String())
 	}
