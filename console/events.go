@@ -67,6 +67,7 @@ func (c *Console) runEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
+	flusher.Flush() // the client knows the stream is open (EventSource "open") before an event comes
 	src := feed.Run{Client: c.tc, WorkflowID: id, QueryTimeout: queryTimeout}
 	err := feed.Follow(ctx, src, from, eventsInterval, func(e feed.Event) error {
 		data, err := json.Marshal(e)
