@@ -31,6 +31,11 @@ type Options struct {
 	AllowedHosts []string
 	// Now tells the time, for "started 5m ago"; nil is time.Now.
 	Now func() time.Time
+	// MaxStreams bounds the event streams (GET /runs/{id}/events) the
+	// console serves at once, MaxStreamsPerRun those of one run; 0 is
+	// DefaultMaxStreams, DefaultMaxStreamsPerRun. A stream over a bound
+	// is refused (503, 429) with a Retry-After.
+	MaxStreams, MaxStreamsPerRun int
 }
 
 // Console serves the console's pages and actions over one Temporal
@@ -40,6 +45,8 @@ type Console struct {
 	opts  Options
 	pages *template.Template
 	mux   *http.ServeMux
+	// streams are the event streams open, ended when the console stops.
+	streams *streams
 }
 
 // New builds the console's handler over tc. The caller keeps tc and
@@ -62,7 +69,7 @@ func New(tc client.Client, opts Options) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("console: static files: %w", err)
 	}
-	c := &Console{tc: tc, opts: opts, pages: pages, mux: http.NewServeMux()}
+	c := &Console{tc: tc, opts: opts, pages: pages, mux: http.NewServeMux(), streams: newStreams(opts.MaxStreams, opts.MaxStreamsPerRun)}
 	c.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	c.mux.HandleFunc("GET /{$}", c.runsPage)
 	c.mux.HandleFunc("GET /runs-table", c.runsTable)
@@ -80,6 +87,11 @@ func New(tc client.Client, opts Options) (http.Handler, error) {
 	c.mux.HandleFunc("POST /runs/{id}/budget", c.budget)
 	return c, nil
 }
+
+// stopStreams ends every event stream open and refuses new ones: a
+// stream lasts as long as its run, so a server shutting down would wait
+// for it to the end of its grace period.
+func (c *Console) stopStreams() { c.streams.stop() }
 
 // ServeHTTP checks the token, then serves the request.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {

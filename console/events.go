@@ -19,11 +19,19 @@ const eventsInterval = 250 * time.Millisecond
 // runEvents is GET /runs/{id}/events: the run's events (internal/feed) as
 // Server-Sent Events, from its start, or after the Last-Event-ID a client
 // sends (as a reconnecting EventSource does) or else ?after=ID, until the
-// run ends. A malformed id, or one that names no node of the run, is a
-// 400.
+// run ends or the console stops. A malformed id, or one that names no
+// node of the run, is a 400; a stream over the console's bounds is
+// refused (streams.go).
 func (c *Console) runEvents(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	ctx := r.Context()
+	// Bounded before anything is asked of Temporal, and ended when the
+	// console stops.
+	ctx, done, no := c.streams.openFor(r.Context(), id)
+	if no != nil {
+		no.write(w)
+		return
+	}
+	defer done()
 	if _, err := c.tc.DescribeWorkflowExecution(ctx, id, ""); err != nil {
 		var notFound *serviceerror.NotFound
 		if errors.As(err, &notFound) {
@@ -59,6 +67,7 @@ func (c *Console) runEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
+	flusher.Flush() // the client knows the stream is open (EventSource "open") before an event comes
 	src := feed.Run{Client: c.tc, WorkflowID: id, QueryTimeout: queryTimeout}
 	err := feed.Follow(ctx, src, from, eventsInterval, func(e feed.Event) error {
 		data, err := json.Marshal(e)

@@ -69,12 +69,16 @@ func Serve(ctx context.Context, addr string, h http.Handler) error {
 	return ServeListener(ctx, ln, h)
 }
 
-// shutdownGrace is how long requests in flight may finish after ctx ends.
-const shutdownGrace = 5 * time.Second
+// ShutdownGrace is how long requests in flight may finish after ctx ends.
+// Event streams do not wait for it: they end as the shutdown starts.
+const ShutdownGrace = 5 * time.Second
 
 // ServeListener serves h on ln until ctx is done.
 func ServeListener(ctx context.Context, ln net.Listener, h http.Handler) error {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if c, ok := h.(*Console); ok {
+		srv.RegisterOnShutdown(c.stopStreams)
+	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -82,7 +86,7 @@ func ServeListener(ctx context.Context, ln net.Listener, h http.Handler) error {
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
 	defer cancel()
 	err := srv.Shutdown(sctx)
 	if serr := <-done; serr != nil && !errors.Is(serr, http.ErrServerClosed) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/internal/feed"
 	"github.com/unstuck-dev/unstuck/internal/runmsg"
+	"github.com/unstuck-dev/unstuck/internal/termtext"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -161,19 +162,19 @@ func (s *chatSession) typed(ctx context.Context, line string) {
 	if call := s.view.waiting; call != nil {
 		req, ok := approvalOf(line, call.ID, s.by)
 		if !ok {
-			fmt.Fprintf(s.out, "  %s waits for your answer first: type a to approve it, or r REASON to reject it\n", call.Tool)
+			fmt.Fprintf(s.out, "  %s waits for your answer first: type a to approve it, or r REASON to reject it\n", termtext.Visible(call.Tool))
 			return
 		}
 		var res signals.ApproveResult
 		if err := runmsg.Update(ctx, s.tc, s.id, "", signals.Approve, req, &res); err != nil {
-			fmt.Fprintf(s.out, "  (not settled: %v)\n", err)
+			fmt.Fprintf(s.out, "  (not settled: %s)\n", termtext.Visible(err.Error()))
 			return
 		}
 		s.view.waiting = nil
 		return
 	}
 	if err := s.say(ctx, line); err != nil {
-		fmt.Fprintf(s.out, "  (not sent: %v)\n", err)
+		fmt.Fprintf(s.out, "  (not sent: %s)\n", termtext.Visible(err.Error()))
 		return
 	}
 	s.view.typed = append(s.view.typed, line)

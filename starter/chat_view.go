@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
 
 	"github.com/unstuck-dev/unstuck/internal/feed"
+	"github.com/unstuck-dev/unstuck/internal/termtext"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -59,7 +59,7 @@ func (v *chatView) show(e feed.Event) {
 		}
 	case feed.TypeEnd:
 		v.endLine()
-		fmt.Fprintf(v.w, "(the run ended: %s)\n", printable(compactJSON(e.Result)))
+		fmt.Fprintf(v.w, "(the run ended: %s)\n", termtext.Visible(compactJSON(e.Result)))
 	}
 }
 
@@ -81,7 +81,7 @@ func (v *chatView) text(t feed.Text) {
 		fmt.Fprint(v.w, "\n(written again)\nagent> ")
 		shown = ""
 	}
-	fmt.Fprint(v.w, printable(t.Delta))
+	fmt.Fprint(v.w, termtext.Visible(t.Delta))
 	v.written[t.Node] = shown + t.Delta
 }
 
@@ -99,11 +99,11 @@ func (v *chatView) node(n signals.Node) {
 		if n.Status == signals.StatusCompleted {
 			fmt.Fprintf(v.w, "  ✓ %s\n", call(n))
 		} else {
-			fmt.Fprintf(v.w, "  ✗ %s: %s\n", call(n), printable(cmp.Or(n.Error, string(n.Status))))
+			fmt.Fprintf(v.w, "  ✗ %s: %s\n", call(n), termtext.Visible(cmp.Or(n.Error, string(n.Status))))
 		}
 	case n.Kind == signals.KindHandoff && n.Status == signals.StatusCompleted:
 		v.endLine()
-		fmt.Fprintf(v.w, "  (handed over from %s to %s)\n", printable(n.From), printable(n.To))
+		fmt.Fprintf(v.w, "  (handed over from %s to %s)\n", termtext.Visible(n.From), termtext.Visible(n.To))
 	case n.Kind == signals.KindOutput && n.Status == signals.StatusCompleted:
 		v.output(n)
 	}
@@ -119,7 +119,7 @@ func (v *chatView) message(n signals.Node) {
 		return
 	}
 	v.endLine()
-	fmt.Fprintf(v.w, "%s> %s\n", printable(cmp.Or(m.By, "you")), printable(text))
+	fmt.Fprintf(v.w, "%s> %s\n", termtext.Visible(cmp.Or(m.By, "you")), termtext.Visible(text))
 }
 
 // reply ends a reply written as it came, with what the stream did not
@@ -140,11 +140,11 @@ func (v *chatView) reply(n signals.Node) {
 				fmt.Fprint(v.w, "agent> ...")
 				v.writing = n.ID
 			}
-			fmt.Fprint(v.w, printable(rest))
+			fmt.Fprint(v.w, termtext.Visible(rest))
 		}
 	case rec.Content != "":
 		v.endLine()
-		fmt.Fprintf(v.w, "agent> %s", printable(rec.Content))
+		fmt.Fprintf(v.w, "agent> %s", termtext.Visible(rec.Content))
 		v.writing = n.ID
 	}
 	if v.writing == n.ID {
@@ -165,7 +165,7 @@ func (v *chatView) output(n signals.Node) {
 		return
 	}
 	v.endLine()
-	fmt.Fprintf(v.w, "agent> %s\n", printable(s))
+	fmt.Fprintf(v.w, "agent> %s\n", termtext.Visible(s))
 }
 
 // endLine ends a reply being written on the current line, or the
@@ -182,17 +182,5 @@ func (v *chatView) typedLine() { v.prompted = false }
 
 // call is a call as the chat shows it: its tool and arguments.
 func call(n signals.Node) string {
-	return printable(strings.TrimSpace(n.Tool + " " + compactJSON(n.Args)))
-}
-
-// printable is text a model, a tool or a person wrote, without the
-// control characters a terminal would act on (a title, the clipboard,
-// hidden text): only new lines and tabs are kept.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
-			return r
-		}
-		return -1
-	}, s)
+	return termtext.Visible(strings.TrimSpace(n.Tool + " " + compactJSON(n.Args)))
 }

@@ -84,7 +84,8 @@ func TestApprovalOfATypedAnswer(t *testing.T) {
 
 // A reply whose line another broke ends on a line of its own with only
 // what was not shown; a delta that does not continue what was shown waits
-// for the settled node; control characters never reach the terminal.
+// for the settled node; control characters never reach the terminal:
+// they are written out.
 func TestChatViewEndsABrokenReplyAndPrintsNoControls(t *testing.T) {
 	var b strings.Builder
 	v := newChatView(&b)
@@ -97,5 +98,5 @@ func TestChatViewEndsABrokenReplyAndPrintsNoControls(t *testing.T) {
 	} {
 		v.show(e)
 	}
-	require.Equal(t, "agent> Hel\n  ✓ look\nagent> ...lo]52;c;aGk= there\n", b.String())
+	require.Equal(t, "agent> Hel\n  ✓ look\nagent> ...lo\\x1b]52;c;aGk=\\x07 there\n", b.String())
 }

@@ -20,6 +20,7 @@ const consoleTokenEnv = "UNSTUCK_CONSOLE_TOKEN"
 func newConsoleCmd(c *cli) *cobra.Command {
 	var listen, token string
 	var allowHosts []string
+	var maxStreams, maxStreamsPerRun int
 	cmd := &cobra.Command{
 		Use:   "console",
 		Short: "Serve a web console to watch and steer runs (runs, trace graph, approvals, edits, handoffs, inbox)",
@@ -54,7 +55,14 @@ Behind a reverse proxy that authenticates (and terminates TLS), keep the
 console on loopback and proxy to it; the proxy passes requests through
 unchanged (no path prefix: the console's links start at /). A proxy that
 passes the public Host on (Caddy, nginx with proxy_set_header Host $host)
-needs that name allowed: --allow-host console.example.org.`,
+needs that name allowed: --allow-host console.example.org.
+
+A chat page follows its run live over an event stream, which reads the run
+4 times a second. The console serves at most --max-streams of them at once,
+and at most --max-streams-per-run of one run; a stream over either is
+refused (HTTP 503 or 429, with Retry-After) and the page tries again.
+Ctrl-C ends the streams at once; other requests in flight get a few seconds
+to finish.`,
 		Example: `  # on your machine: open http://127.0.0.1:8234
   unstuck console
 
@@ -72,14 +80,21 @@ needs that name allowed: --allow-host console.example.org.`,
 			if err := console.CheckListen(listen, token); err != nil {
 				return usageErrorf("%v", err)
 			}
+			if maxStreams < 1 || maxStreamsPerRun < 1 {
+				return usageErrorf("--max-streams and --max-streams-per-run must be at least 1, got %d and %d", maxStreams, maxStreamsPerRun)
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return c.serveConsole(ctx, cmd, console.Options{Namespace: c.namespace, Token: token, AllowedHosts: allowHosts}, listen)
+			opts := console.Options{Namespace: c.namespace, Token: token, AllowedHosts: allowHosts,
+				MaxStreams: maxStreams, MaxStreamsPerRun: maxStreamsPerRun}
+			return c.serveConsole(ctx, cmd, opts, listen)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", console.DefaultListen, "host:port to serve on (not loopback: needs a token)")
 	cmd.Flags().StringVar(&token, "token", "", "token every request must carry (env "+consoleTokenEnv+")")
 	cmd.Flags().StringSliceVar(&allowHosts, "allow-host", nil, "a Host name served without a token besides loopback ones (a reverse proxy's); repeatable")
+	cmd.Flags().IntVar(&maxStreams, "max-streams", console.DefaultMaxStreams, "the most live event streams (chat pages, GET /runs/ID/events) served at once")
+	cmd.Flags().IntVar(&maxStreamsPerRun, "max-streams-per-run", console.DefaultMaxStreamsPerRun, "the most live event streams of one run served at once")
 	return cmd
 }
 

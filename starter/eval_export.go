@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/eval"
+	"github.com/unstuck-dev/unstuck/internal/termtext"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -192,7 +193,7 @@ func (x *exporter) record(ctx context.Context, info *workflowpb.WorkflowExecutio
 // fail notes a run not written, and says so at once.
 func (x *exporter) fail(id, why string) {
 	x.failed = append(x.failed, id+": "+why)
-	fmt.Fprintf(x.out, "refused %s: %s\n", id, why)
+	fmt.Fprintf(x.out, "refused %s: %s\n", id, termtext.Visible(why))
 }
 
 // summary sums the export up: exit 1 when a run was not written.
@@ -202,6 +203,6 @@ func (x *exporter) summary() error {
 		fmt.Fprintln(x.out, line)
 		return nil
 	}
-	fmt.Fprintf(x.out, "%s; %d refused: %s\n", line, len(x.failed), strings.Join(x.failed, "; "))
+	fmt.Fprintf(x.out, "%s; %d refused: %s\n", line, len(x.failed), termtext.Visible(strings.Join(x.failed, "; ")))
 	return &exitError{code: exitFailure, err: fmt.Errorf("%d run(s) not exported", len(x.failed)), silent: true}
 }

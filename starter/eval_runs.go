@@ -109,7 +109,7 @@ func verdict(pass bool, why string) string {
 	if pass {
 		return "pass"
 	}
-	return "FAIL: " + why
+	return "FAIL: " + oneLine(why)
 }
 
 // outcome runs c as id and reads what it did; reason says why a run

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/unstuck-dev/unstuck/internal/termtext"
 )
 
 // Exit codes: scripts tell "you typed it wrong" and "the agent stopped
@@ -66,7 +68,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer, dial 
 			return code
 		}
 	}
-	fmt.Fprintf(stderr, "unstuck: %v\n", err)
+	fmt.Fprintf(stderr, "unstuck: %s\n", termtext.Visible(err.Error())) // errors quote runs, tools and models
 	if usage && cmd != nil {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/unstuck-dev/unstuck/internal/feed"
+	"github.com/unstuck-dev/unstuck/internal/termtext"
 )
 
 type followOptions struct {
@@ -59,7 +60,12 @@ polling the run's task queue (see docs/conversations.md, "Following a run").`,
 			out := cmd.OutOrStdout()
 			return feed.Follow(cmd.Context(), src, from, o.interval, func(e feed.Event) error {
 				if o.asJSON {
-					return json.NewEncoder(out).Encode(e)
+					b, err := json.Marshal(e)
+					if err != nil {
+						return err
+					}
+					_, err = fmt.Fprintf(out, "%s\n", termtext.VisibleJSON(string(b)))
+					return err
 				}
 				return printEvent(out, e)
 			})
@@ -80,16 +86,16 @@ func printEvent(w io.Writer, e feed.Event) error {
 		n := e.Node
 		what = fmt.Sprintf("%s %s %s", e.Type, n.ID, n.Kind)
 		if n.Tool != "" {
-			what += " " + n.Tool
+			what += " " + oneLine(n.Tool)
 		}
 		what += " " + string(n.Status)
 		if n.Error != "" {
-			what += ": " + n.Error
+			what += ": " + oneLine(n.Error)
 		}
 	case feed.TypePhase:
 		what = "phase " + string(e.Phase)
 	case feed.TypeEnd:
-		what = "end " + string(e.Result)
+		what = "end " + termtext.VisibleJSON(string(e.Result))
 	case feed.TypeText:
 		what = fmt.Sprintf("text %s @%d %q", e.Text.Node, e.Text.Offset, e.Text.Delta)
 	}

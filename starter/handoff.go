@@ -116,13 +116,13 @@ func (c *cli) handoff(ctx context.Context, cmd *cobra.Command, workflowID string
 // none did), the candidates refused and why, and the handoff path.
 func printHandedOff(w io.Writer, workflowID string, res signals.HandoffResult) {
 	if res.To != "" {
-		fmt.Fprintf(w, "%s: handed off to %s (handoff node %s)\n", workflowID, res.To, cell(res.NodeID))
+		fmt.Fprintf(w, "%s: handed off to %s (handoff node %s)\n", workflowID, cell(res.To), cell(res.NodeID))
 	} else {
 		fmt.Fprintf(w, "%s: no agent could take the run, so it stopped (handoff node %s)\n", workflowID, cell(res.NodeID))
 	}
 	path := "none"
 	if len(res.HandoffPath) > 0 {
-		path = strings.Join(res.HandoffPath, " -> ")
+		path = oneLine(strings.Join(res.HandoffPath, " -> "))
 	}
 	fmt.Fprintf(w, "  handoff path: %s\n", path)
 	if len(res.Refused) == 0 {
@@ -133,7 +133,7 @@ func printHandedOff(w io.Writer, workflowID string, res signals.HandoffResult) {
 		if i > 0 {
 			label = "                "
 		}
-		fmt.Fprintf(w, "%s%s: %s\n", label, r.Agent, oneLine(r.Why))
+		fmt.Fprintf(w, "%s%s: %s\n", label, cell(r.Agent), oneLine(r.Why))
 	}
 	fmt.Fprintf(w, "follow it with:\n  unstuck status %s\n  unstuck trace %s\n", workflowID, workflowID)
 }

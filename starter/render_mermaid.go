@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/unstuck-dev/unstuck/internal/termtext"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -81,6 +82,7 @@ func mermaidLabel(n signals.Node) string {
 // mermaidText escapes text for a quoted Mermaid label with entity codes:
 // a raw quote would end the label, and <, > would be read as HTML.
 func mermaidText(s string) string {
+	s = termtext.Visible(s)
 	return strings.NewReplacer(
 		"#", "#35;",
 		`"`, "#quot;",

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/unstuck-dev/unstuck/internal/termtext"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -69,9 +70,9 @@ func printStopped(appErr *temporal.ApplicationError, asJSON bool, stdout io.Writ
 		// stderr as "unstuck: agent stopped: ...".
 		return &exitError{code: exitStopped, err: fmt.Errorf("agent stopped: %s", reason)}
 	}
-	fmt.Fprintf(stdout, "agent stopped: %s\n", reason)
+	fmt.Fprintf(stdout, "agent stopped: %s\n", termtext.Visible(reason))
 	if report.LastError != "" {
-		fmt.Fprintf(stdout, "last error: %s\n", report.LastError)
+		fmt.Fprintf(stdout, "last error: %s\n", termtext.Visible(report.LastError))
 	}
 	fmt.Fprintln(stdout, "report:")
 	if err := printJSON(stdout, report); err != nil {
@@ -84,7 +85,7 @@ func printStopped(appErr *temporal.ApplicationError, asJSON bool, stdout io.Writ
 func resultSummary(res workflows.AgentResult) string {
 	s := fmt.Sprintf("%s: agent=%s steps=%d generation=%d", orDash(res.Status), orDash(res.Agent), res.Steps, res.Generation)
 	if len(res.HandoffPath) > 0 {
-		s += " handoffs=" + strings.Join(res.HandoffPath, "->")
+		s += " handoffs=" + oneLine(strings.Join(res.HandoffPath, "->"))
 	}
 	if n := len(res.Escalations) + res.EscalationsDropped; n > 0 {
 		s += fmt.Sprintf(" escalations=%d", n) // the older ones are counted, not listed

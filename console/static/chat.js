@@ -109,28 +109,61 @@
     if (p !== "running") dropPending(); // the turn's answer, if any, is in
   }
 
-  const events = new EventSource(chat.dataset.events);
-  const on = (type, f) => events.addEventListener(type, (e) => f(JSON.parse(e.data)));
-  on("node", (e) => onNode(e.node));
-  on("phase", (e) => onPhase(e.phase));
-  on("text", onText);
-  on("end", () => {
-    events.close(); // the run is over: no reconnecting
-    form.querySelector("fieldset").disabled = true;
-  });
-  // The stream's own failure (event: error, with data); a lost connection
-  // has none, and the EventSource reconnects by itself.
-  events.addEventListener("error", (e) => {
-    if (!e.data) return;
+  // showError says what went wrong with the stream under the phase; none
+  // takes the message away.
+  function showError(text) {
     let p = document.getElementById("chat-events-error");
+    if (!text) {
+      if (p) p.remove();
+      return;
+    }
     if (!p) {
       p = document.createElement("p");
       p.id = "chat-events-error";
       p.className = "error";
       phase.after(p);
     }
-    p.textContent = "events: " + JSON.parse(e.data).error;
-  });
+    p.textContent = text;
+  }
+
+  // The stream's refusals (the console's bounds on streams: 503, 429 with
+  // Retry-After) close an EventSource for good, so the page opens another
+  // as long after, from the last event it showed.
+  const retryAfter = 5000; // ms, the console's Retry-After
+  let last = ""; // the last durable event's id
+  function follow(url) {
+    const events = new EventSource(url);
+    const on = (type, f) =>
+      events.addEventListener(type, (e) => {
+        if (e.lastEventId) last = e.lastEventId;
+        f(JSON.parse(e.data));
+      });
+    events.addEventListener("open", () => showError(""));
+    on("node", (e) => onNode(e.node));
+    on("phase", (e) => onPhase(e.phase));
+    on("text", onText);
+    on("end", () => {
+      events.close(); // the run is over: no reconnecting
+      form.querySelector("fieldset").disabled = true;
+    });
+    // The stream's own failure (event: error, with data); a lost
+    // connection has none, and the EventSource reconnects by itself; a
+    // refused one is closed.
+    events.addEventListener("error", (e) => {
+      if (e.data) {
+        showError("events: " + JSON.parse(e.data).error);
+        return;
+      }
+      if (events.readyState !== EventSource.CLOSED) return;
+      showError("events: the console refused the live stream (it serves a bounded number at once); trying again in " + retryAfter / 1000 + "s");
+      setTimeout(() => {
+        const next = new URL(chat.dataset.events, location.href);
+        if (last) next.searchParams.set("after", last);
+        follow(next.pathname + next.search);
+      }, retryAfter);
+    });
+  }
+  follow(chat.dataset.events);
 
   // A message taken empties the box; a refused one stays as typed.
   document.getElementById("chat-answer").addEventListener("htmx:afterSwap", (e) => {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/unstuck-dev/unstuck/internal/termtext"
 )
 
 // WriteTable writes sc as the terminal's scorecard: a line per case, its
@@ -25,7 +27,7 @@ func WriteTable(w io.Writer, sc Scorecard) error {
 		}
 		change := changeWithNotes(c.Change, c.Notes)
 		m := c.Mean
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", c.Case, c.Passed, c.Runs, yesNo(c.PassK),
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", termtext.Visible(c.Case), c.Passed, c.Runs, yesNo(c.PassK),
 			num(m.Steps), num(m.ModelRequests), num(m.InputTokens+m.OutputTokens), num(m.Cost),
 			num(m.Loops), progressText(m), num(m.Rungs), num(m.Repairs), c.Diverged, recorded, change)
 	}
@@ -34,7 +36,8 @@ func WriteTable(w io.Writer, sc Scorecard) error {
 	}
 	for _, c := range sc.Cases {
 		for _, why := range c.Why {
-			fmt.Fprintf(w, "  %s: %s\n", c.Case, why)
+			// A judge's reason, a diverged call's tool: a model wrote them.
+			fmt.Fprintf(w, "  %s: %s\n", termtext.Visible(c.Case), termtext.Visible(why))
 		}
 	}
 	s := sc.Suite
