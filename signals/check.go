@@ -19,6 +19,10 @@ type Check struct {
 	Seen      []Seen `json:"seen,omitempty"`
 	// ReadBack is the trace node of the read-back call.
 	ReadBack string `json:"read_back,omitempty"`
+	// Unknown: the read-back could not read (its tool down, timed out,
+	// its breaker open), so whether the call took effect is not known;
+	// it did not fail its check.
+	Unknown bool `json:"unknown,omitempty"`
 }
 
 // Seen is a value a check read: where (result.status, args.date) and

@@ -43,14 +43,18 @@ func (p *pipeline) check(ctx workflow.Context, c *stepCall, tool config.Tool, ar
 	}
 }
 
-// verdict settles a checked call as its check says: verified or
-// unverified.
+// verdict settles a checked call as its check says: verified,
+// unverified, or unknown when its read-back could not read
+// (stage_unknown.go).
 func (p *pipeline) verdict(ctx workflow.Context, c *stepCall, tool config.Tool, result json.RawMessage, ck signals.Check) {
-	if ck.Passed {
+	switch {
+	case ck.Passed:
 		p.verified(ctx, c, tool, result, ck)
-		return
+	case ck.Unknown:
+		p.unknown(ctx, c, tool, result, ck)
+	default:
+		p.unverified(ctx, c, tool, result, ck)
 	}
-	p.unverified(ctx, c, tool, result, ck)
 }
 
 // verified settles a call that passed its check, the verdict on its node.
@@ -82,7 +86,9 @@ func (p *pipeline) unverified(ctx workflow.Context, c *stepCall, tool config.Too
 // readBack calls the tool's read-back with arguments naming the checked
 // call's (†args.x, †result.x): a call of its own in the trace (check_of
 // names the call it checks), with the read tool's retry policy. Its
-// result is held to verify.expect and the verdict handed to then.
+// result is held to verify.expect and the verdict handed to then; a
+// read-back that could not read, or that the read tool's open breaker
+// holds back, hands on an unknown verdict (stage_unknown.go).
 func (p *pipeline) readBack(ctx workflow.Context, c *stepCall, tool config.Tool, args map[string]any, result any, then func(signals.Check)) {
 	r, v := p.r, tool.Verify
 	failed := func(reason, nodeID string) {
@@ -96,6 +102,10 @@ func (p *pipeline) readBack(ctx workflow.Context, c *stepCall, tool config.Tool,
 	rbArgs, errs := refs.ResolveCheck(v.Args, args, result)
 	if len(errs) > 0 {
 		failed(fmt.Sprintf("read-back %s: %v", v.Tool, errs[0]), "")
+		return
+	}
+	if why := r.readBreakerHolds(ctx, v.Tool); why != "" {
+		then(unknownCheck(v, why, ""))
 		return
 	}
 	raw := mustJSON(rbArgs)
@@ -115,10 +125,16 @@ func (p *pipeline) readBack(ctx workflow.Context, c *stepCall, tool config.Tool,
 				p.settle(ctx, c, tool, nil, err) // the run's end, not the call's verdict
 				return
 			}
+			if !policies.ReadBackAnswered(failureClass(err)) && readBackUnknown(ctx) {
+				r.chargeFailure(ctx, v.Tool, failureClass(err))
+				then(unknownCheck(v, fmt.Sprintf("its read-back %s could not read (%s)", v.Tool, errorText(err)), id))
+				return
+			}
 			failed(fmt.Sprintf("read-back %s failed, so the call is not known to have worked: %s", v.Tool, errorText(err)), id)
 			return
 		}
 		r.finishNode(ctx, id, out, "")
+		r.readBackRead(ctx, v.Tool)
 		what := fmt.Sprintf("read-back %s(%s): expect", v.Tool, raw)
 		ck := r.condition(signals.CheckReadBack, what, v.Expect, args, decodedOrNil(out))
 		ck.ReadBack = id

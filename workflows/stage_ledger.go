@@ -105,7 +105,7 @@ func keyOf(tried *Node) string {
 // outcomeUnknown: a call that failed so may still have acted.
 func outcomeUnknown(c policies.Class) bool {
 	switch c {
-	case policies.Timeout, policies.Transient, policies.Unclassified, policies.Canceled, policies.Unverified, "":
+	case policies.Timeout, policies.Transient, policies.Unclassified, policies.Canceled, policies.Unverified, policies.OutcomeUnknown, "":
 		return true
 	}
 	return false
