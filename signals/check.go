@@ -31,3 +31,21 @@ type Seen struct {
 	Path  string          `json:"path"`
 	Value json.RawMessage `json:"value"`
 }
+
+// The words of a Check's verdict, as people read them.
+const (
+	VerdictVerified   = "verified"
+	VerdictUnverified = "unverified"
+	VerdictUnknown    = "outcome_unknown" // the read-back could not read
+)
+
+// Verdict is the check's word: verified, unverified, or outcome_unknown.
+func (c Check) Verdict() string {
+	switch {
+	case c.Passed:
+		return VerdictVerified
+	case c.Unknown:
+		return VerdictUnknown
+	}
+	return VerdictUnverified
+}
