@@ -3,6 +3,7 @@ package workflows
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
@@ -116,4 +117,32 @@ func TestAReadBackThatReadsAgainClosesItsBreaker(t *testing.T) {
 	require.Equal(t, "n3", callNode(t, tr, "n6").ReusedFrom)
 	require.True(t, callNode(t, tr, "n9").Check.Unknown)
 	require.Equal(t, policies.BreakerClosed, h.status().Breakers["get_booking"], "fail, read, fail: never two in a row")
+}
+
+// A read tool whose breaker is open is read again once its cooldown has
+// passed: the write asked for again waits for it, and here the booking
+// is found, so the call is answered with the first try's result.
+func TestAReadBackWaitsForItsBreakersCooldown(t *testing.T) {
+	spec := unknownSpec()
+	spec.Agent.Policies.Breaker.Failures = 1
+	reads := 0
+	h := newHarness(t, spec, reserveTwice(), func(req activities.ToolRequest) (json.RawMessage, error) {
+		if req.Tool.Name != "get_booking" {
+			return json.RawMessage(`{"id":"b1"}`), nil
+		}
+		if reads++; reads == 1 {
+			return nil, temporal.NewNonRetryableApplicationError("bookings are down", string(policies.Transient), nil)
+		}
+		return json.RawMessage(`{"state":"confirmed"}`), nil
+	})
+	_, err := h.run(AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"reserve", "get_booking", "get_booking"}, toolNamesOf(h.toolReqs))
+	tr := h.trace()
+	first, second := callNode(t, tr, "n3"), callNode(t, tr, "n6")
+	require.True(t, first.Check.Unknown)
+	require.Equal(t, "n3", second.ReusedFrom)
+	rb := callNode(t, tr, second.Check.ReadBack)
+	require.GreaterOrEqual(t, rb.At.Sub(callNode(t, tr, "n4").At), 30*time.Second, "after the cooldown")
+	require.Equal(t, policies.BreakerClosed, h.status().Breakers["get_booking"], "the trial read")
 }

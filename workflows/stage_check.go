@@ -91,9 +91,7 @@ func (p *pipeline) unverified(ctx workflow.Context, c *stepCall, tool config.Too
 // holds back, hands on an unknown verdict (stage_unknown.go).
 func (p *pipeline) readBack(ctx workflow.Context, c *stepCall, tool config.Tool, args map[string]any, result any, then func(signals.Check)) {
 	r, v := p.r, tool.Verify
-	failed := func(reason, nodeID string) {
-		then(signals.Check{Kind: signals.CheckReadBack, Condition: v.Expect, Reason: reason, ReadBack: nodeID})
-	}
+	failed := func(reason, nodeID string) { then(readBackFailure(v, reason, nodeID)) }
 	rbTool, ok := r.run.Spec.Tool(v.Tool)
 	if !ok {
 		failed(fmt.Sprintf("read-back %s: not a tool of this run", v.Tool), "")
@@ -104,6 +102,19 @@ func (p *pipeline) readBack(ctx workflow.Context, c *stepCall, tool config.Tool,
 		failed(fmt.Sprintf("read-back %s: %v", v.Tool, errs[0]), "")
 		return
 	}
+	if wait := r.readBreakerWait(ctx, v.Tool); wait > 0 {
+		p.async(ctx, func(g workflow.Context) { _ = workflow.Sleep(g, wait) }, func() {
+			p.readBackCall(ctx, c, tool, v, rbTool, rbArgs, args, then)
+		})
+		return
+	}
+	p.readBackCall(ctx, c, tool, v, rbTool, rbArgs, args, then)
+}
+
+// readBackCall makes the read-back call, unless its tool's breaker holds
+// it back.
+func (p *pipeline) readBackCall(ctx workflow.Context, c *stepCall, tool config.Tool, v *config.Verify, rbTool config.Tool, rbArgs any, args map[string]any, then func(signals.Check)) {
+	r := p.r
 	if why := r.readBreakerHolds(ctx, v.Tool); why != "" {
 		then(unknownCheck(v, why, ""))
 		return
@@ -130,7 +141,7 @@ func (p *pipeline) readBack(ctx workflow.Context, c *stepCall, tool config.Tool,
 				then(unknownCheck(v, fmt.Sprintf("its read-back %s could not read (%s)", v.Tool, errorText(err)), id))
 				return
 			}
-			failed(fmt.Sprintf("read-back %s failed, so the call is not known to have worked: %s", v.Tool, errorText(err)), id)
+			then(readBackFailure(v, fmt.Sprintf("read-back %s failed, so the call is not known to have worked: %s", v.Tool, errorText(err)), id))
 			return
 		}
 		r.finishNode(ctx, id, out, "")
@@ -140,6 +151,12 @@ func (p *pipeline) readBack(ctx workflow.Context, c *stepCall, tool config.Tool,
 		ck.ReadBack = id
 		then(ck)
 	})
+}
+
+// readBackFailure is the verdict of a read-back that failed for reason
+// (nodeID: the read-back's node, if it ran).
+func readBackFailure(v *config.Verify, reason, nodeID string) signals.Check {
+	return signals.Check{Kind: signals.CheckReadBack, Condition: v.Expect, Reason: reason, ReadBack: nodeID}
 }
 
 // resultSchemaCheck holds a result to the tool's result_schema.

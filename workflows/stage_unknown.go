@@ -3,6 +3,7 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -62,6 +63,22 @@ func (p *pipeline) holdUnknown(ctx workflow.Context, c *stepCall, result json.Ra
 // call unknown (read-back-unknown); asked only then.
 func readBackUnknown(ctx workflow.Context) bool {
 	return versionOf(ctx, versionReadBackUnknown, 1) >= 1
+}
+
+// readBreakerWait is how long a read-back waits for its tool's open
+// breaker to let a trial through (0: it need not): a read tool that is
+// down for a while is read again once, after its cooldown, rather than
+// the call held unknown at once.
+func (r *runner) readBreakerWait(ctx workflow.Context, tool string) time.Duration {
+	b := r.run.Breakers[tool]
+	if b == nil || b.State != policies.BreakerOpen {
+		return 0
+	}
+	left := b.OpenedAt.Add(b.Cooldown).Sub(workflow.Now(ctx))
+	if left <= 0 || !readBackUnknown(ctx) {
+		return 0
+	}
+	return left
 }
 
 // readBreakerHolds says whether the read tool's breaker keeps a read-back
