@@ -71,16 +71,23 @@ func (p *pipeline) verified(ctx workflow.Context, c *stepCall, tool config.Tool,
 // Its tool's breaker counts it as a failure.
 func (p *pipeline) unverified(ctx workflow.Context, c *stepCall, tool config.Tool, result json.RawMessage, ck signals.Check) {
 	r := p.r
+	p.checkFailed(ctx, c, result, ck, policies.Unverified)
+	r.run.Unverified++
+	r.count(ctx, MetricUnverified, 1, "tool", tool.Name, "check", ck.Kind)
+	r.breaker(tool.Name).RecordError(workflow.Now(ctx), c.class)
+}
+
+// checkFailed settles c failed as its check says, of class, what the
+// tool answered (result) kept beside the reason.
+func (p *pipeline) checkFailed(ctx workflow.Context, c *stepCall, result json.RawMessage, ck signals.Check, class policies.Class) {
+	r := p.r
 	c.done = true
-	c.errText, c.class = ck.Reason, policies.Unverified
+	c.errText, c.class = ck.Reason, class
 	r.finishNode(ctx, c.nodeID, nil, c.errText)
 	if n := r.run.node(c.nodeID); n != nil {
 		n.Output, n.Check = result, &ck
 	}
 	r.run.LastError = c.errText
-	r.run.Unverified++
-	r.count(ctx, MetricUnverified, 1, "tool", tool.Name, "check", ck.Kind)
-	r.breaker(tool.Name).RecordError(workflow.Now(ctx), c.class)
 }
 
 // readBack calls the tool's read-back with arguments naming the checked

@@ -34,7 +34,7 @@ func (p *pipeline) unknown(ctx workflow.Context, c *stepCall, tool config.Tool, 
 		what, after = "write", " It is not run again while its outcome is unknown: ask for the same call again to check again"
 	}
 	ck.Reason = fmt.Sprintf("the outcome of the %s is unknown: %s, so whether it took effect is not known.%s", what, ck.Reason, after)
-	p.holdUnknown(ctx, c, result, ck)
+	p.checkFailed(ctx, c, result, ck, policies.OutcomeUnknown)
 	p.r.breaker(tool.Name).Record(workflow.Now(ctx), true)
 }
 
@@ -43,20 +43,8 @@ func (p *pipeline) unknown(ctx workflow.Context, c *stepCall, tool config.Tool, 
 // Its tool's breaker gets back a trial it may have let this call take.
 func (p *pipeline) stillUnknown(ctx workflow.Context, c *stepCall, tool config.Tool, tryID string, ck signals.Check) {
 	ck.Reason = fmt.Sprintf("not run again: the outcome of %s is still unknown: %s, so whether it took effect is not known. Ask for the same call again to check again", tryID, ck.Reason)
-	p.holdUnknown(ctx, c, nil, ck)
+	p.checkFailed(ctx, c, nil, ck, policies.OutcomeUnknown)
 	p.r.breaker(tool.Name).Release()
-}
-
-// holdUnknown settles c as outcome_unknown with ck on its node.
-func (p *pipeline) holdUnknown(ctx workflow.Context, c *stepCall, result json.RawMessage, ck signals.Check) {
-	r := p.r
-	c.done = true
-	c.errText, c.class = ck.Reason, policies.OutcomeUnknown
-	r.finishNode(ctx, c.nodeID, nil, c.errText)
-	if n := r.run.node(c.nodeID); n != nil {
-		n.Output, n.Check = result, &ck
-	}
-	r.run.LastError = c.errText
 }
 
 // readBackUnknown says whether a read-back that could not read holds its
