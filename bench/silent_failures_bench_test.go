@@ -120,6 +120,7 @@ func BenchmarkSilentFailures(b *testing.B) {
 			}
 		}
 	}
+	cells = append(cells, readBackDownCells()...)
 	// The control: one run alone against a clear transient fault, where
 	// no other run's failures trip the worker's breaker.
 	cells = append(cells, silentCell{fault{faultClear, false}, "book", false, 1})

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 )
 
 // fault is how the booking tool fails a run: how its failing tries look
@@ -20,7 +21,12 @@ const (
 	faultClear    = "clear"            // 503, nothing booked
 	faultBody     = "silent-body"      // 200, booked, but the body names another room and a confirmation that is not there
 	faultNoEffect = "silent-no-effect" // 200, a body like success's, nothing booked
+	faultReadDown = "read-back-down"   // writes book; get_booking answers 503 (readDownFor, or for good)
 )
+
+// readDownFor is how long the reads of a transient read-back-down cell
+// fail, from the cell's start: longer than one read-back's retries.
+const readDownFor = 20 * time.Second
 
 // bookings is the benchmark's real HTTP tool server: a booking service
 // that keeps each run's bookings (by the Unstuck-Workflow-Id header) and
@@ -32,7 +38,8 @@ const (
 type bookings struct {
 	*httptest.Server
 	mu     sync.Mutex
-	faults map[string]fault // by task queue: a run's id is queue-i
+	faults map[string]fault     // by task queue: a run's id is queue-i
+	began  map[string]time.Time // by task queue: when its cell began
 	runs   map[string]*bookingRun
 	seq    int
 }
@@ -49,7 +56,7 @@ type bookingRun struct {
 type booking struct{ Room, Confirmation string }
 
 func startBookings() *bookings {
-	s := &bookings{faults: map[string]fault{}, runs: map[string]*bookingRun{}}
+	s := &bookings{faults: map[string]fault{}, began: map[string]time.Time{}, runs: map[string]*bookingRun{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /book", s.book)
 	mux.HandleFunc("GET /get_booking", s.getBooking)
@@ -62,6 +69,7 @@ func (s *bookings) cell(queue string, f fault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults[queue] = f
+	s.began[queue] = time.Now()
 }
 
 // run is the state of a workflow id, made on its first request.
@@ -87,7 +95,7 @@ func (s *bookings) book(w http.ResponseWriter, req *http.Request) {
 	r := s.run(wf)
 	r.requests++
 	r.writes++
-	failing := f.permanent || r.writes <= 2
+	failing := f.kind != faultReadDown && (f.permanent || r.writes <= 2)
 	s.seq++
 	switch {
 	case failing && f.kind == faultClear:
@@ -116,8 +124,14 @@ func (s *bookings) book(w http.ResponseWriter, req *http.Request) {
 func (s *bookings) getBooking(w http.ResponseWriter, req *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.run(req.Header.Get("Unstuck-Workflow-Id"))
+	wf := req.Header.Get("Unstuck-Workflow-Id")
+	r := s.run(wf)
 	r.requests++
+	queue := queueOf(wf)
+	if f := s.faults[queue]; f.kind == faultReadDown && (f.permanent || time.Since(s.began[queue]) < readDownFor) {
+		reply(w, http.StatusServiceUnavailable, map[string]any{"error": "bookings cannot be read now"})
+		return
+	}
 	if b, ok := r.byConf[req.URL.Query().Get("confirmation")]; ok {
 		reply(w, http.StatusOK, map[string]any{"state": "confirmed", "room": b.Room, "confirmation": b.Confirmation})
 		return

@@ -7,7 +7,8 @@ import (
 )
 
 // A checked call (docs/verify.md) shows its verdict beside it: the graph
-// marks the call "unverified" or "verified" and labels a read-back as the
+// marks the call "unverified", "verified" or "outcome_unknown" (its
+// read-back could not read) and labels a read-back as the
 // read-back of its call, and the checks section under the graph says for
 // each checked call what it was held to, the values it read and why it
 // failed. Every value comes from a tool: the template escapes it.
@@ -22,6 +23,7 @@ type checkView struct {
 	Kind      string
 	Condition string // the expression or read-back expect; "result_schema" for a schema
 	Passed    bool
+	Unknown   bool // the read-back could not read
 	Reason    string
 	Seen      []seenView
 	// ReadBack is the read-back call, when the check made one.
@@ -47,7 +49,7 @@ func checksOf(tr signals.Trace) []checkView {
 		if ck == nil {
 			continue
 		}
-		v := checkView{Call: n, Kind: ck.Kind, Condition: ck.Condition, Passed: ck.Passed, Reason: ck.Reason}
+		v := checkView{Call: n, Kind: ck.Kind, Condition: ck.Condition, Passed: ck.Passed, Unknown: ck.Unknown, Reason: ck.Reason}
 		if v.Condition == "" && ck.Kind == signals.CheckResultSchema {
 			v.Condition = signals.CheckResultSchema
 		}
@@ -72,14 +74,10 @@ func (v checkView) What() string {
 	return v.Kind
 }
 
-// Verdict is the check's word: "verified" or "unverified".
-func (v checkView) Verdict() string { return checkVerdict(v.Passed) }
-
-func checkVerdict(passed bool) string {
-	if passed {
-		return "verified"
-	}
-	return "unverified"
+// Verdict is the check's word: "verified", "unverified" or
+// "outcome_unknown" (signals.Check.Verdict).
+func (v checkView) Verdict() string {
+	return signals.Check{Passed: v.Passed, Unknown: v.Unknown}.Verdict()
 }
 
 // checkMark is the mark a checked call carries in the graph; "" for a
@@ -90,6 +88,8 @@ func checkMark(ck *signals.Check) string {
 		return ""
 	case ck.Passed:
 		return "✓ verified"
+	case ck.Unknown:
+		return "? outcome unknown"
 	}
 	return "✗ unverified"
 }

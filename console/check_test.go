@@ -109,3 +109,26 @@ func TestRunPageWithoutChecks(t *testing.T) {
 	require.Empty(t, page.all("section", "id", "checks"))
 	require.Empty(t, page.all("text", "class", "check-mark"))
 }
+
+// A call whose read-back could not read is marked as such, in the graph
+// and the checks section, never as unverified.
+func TestRunPageShowsAnUnknownOutcome(t *testing.T) {
+	m, h := newTestConsole(t, "")
+	tr := signals.Trace{Nodes: []signals.Node{
+		{ID: "n1", Kind: signals.KindTask, Status: signals.StatusCompleted},
+		{ID: "n2", Kind: signals.KindCall, Status: signals.StatusFailed, Parents: []string{"n1"}, Tool: "book_room",
+			Error: "the outcome of the write is unknown", Check: &signals.Check{Kind: signals.CheckReadBack, Condition: "result.state == 'confirmed'",
+				Reason: "the outcome of the write is unknown", Unknown: true}},
+	}}
+	expectRun(t, m, "travel-2", signals.Status{Agent: "travel", Phase: signals.PhaseCompleted}, tr)
+	w := get(h, "/runs/travel-2/live")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	page := parse(t, w.Body.String())
+	g := page.one(t, "section", "id", "graph").one(t, "svg").one(t, "g", "id", "node-n2")
+	require.Equal(t, "? outcome unknown", g.one(t, "text", "class", "check-mark").text())
+	require.True(t, g.hasClass("outcome_unknown"))
+	require.False(t, g.hasClass("unverified"))
+	check := page.one(t, "li", "id", "check-n2")
+	require.True(t, check.hasClass("outcome_unknown"))
+	require.Equal(t, "outcome_unknown", check.one(t, "strong", "class", "verdict").text())
+}

@@ -34,8 +34,8 @@ type graphNode struct {
 }
 
 // Class is the node's classes: "node", its kind and status, and
-// "invalidated", "archived", "loop", "verified", "unverified" or
-// "read-back" when they apply.
+// "invalidated", "archived", "loop", "verified", "unverified",
+// "outcome_unknown" or "read-back" when they apply.
 func (n graphNode) Class() string {
 	c := "node kind-" + string(n.Kind) + " status-" + string(n.Status)
 	if n.Status == signals.StatusInvalidated {
@@ -48,7 +48,7 @@ func (n graphNode) Class() string {
 		c += " loop"
 	}
 	if n.Check != nil {
-		c += " " + checkVerdict(n.Check.Passed)
+		c += " " + n.Check.Verdict()
 	}
 	if n.CheckOf != "" {
 		c += " read-back"
@@ -168,7 +168,7 @@ func nodeTitle(n signals.Node) string {
 		t += "\nerror: " + clip(n.Error, 300)
 	}
 	if n.Check != nil {
-		t += "\ncheck: " + checkVerdict(n.Check.Passed)
+		t += "\ncheck: " + n.Check.Verdict()
 	}
 	return t
 }

@@ -17,6 +17,22 @@ import (
 // (the tool's result_schema or verify): a silent failure, caught.
 const Unverified Class = "unverified"
 
+// OutcomeUnknown: the tool answered success, but its read-back could not
+// read (its tool down or timed out), so whether the call took effect is
+// not known. Not a failed check: a write held so is never run again
+// until a read-back can tell.
+const OutcomeUnknown Class = "outcome_unknown"
+
+// ReadBackAnswered says whether a read-back that failed with this class
+// still answered about what it was asked: a refusal of the thing (not
+// found, a conflict, arguments it rejects) says the checked call did not
+// do what it claimed, so the call is unverified. Any other failure (the
+// read tool down, timed out, its breaker open, its credentials refused)
+// could not read, and leaves the call's outcome unknown.
+func ReadBackAnswered(c Class) bool {
+	return c == Persistent || c == InvalidArgs
+}
+
 // Seen is a value a check read.
 type Seen = signals.Seen
 

@@ -59,3 +59,13 @@ func TestCheckReasons(t *testing.T) {
 		require.Equal(t, tc.want, ResultSchemaFailed(tc.result, "missing property 'id'"))
 	}
 }
+
+func TestReadBackAnswered(t *testing.T) {
+	for class, answered := range map[Class]bool{
+		Persistent: true, InvalidArgs: true, // not found, refused: an answer about the thing
+		Transient: false, Timeout: false, Fatal: false, Unclassified: false, CircuitOpen: false,
+		"CircuitOpen": false, "ResultTooLarge": false, // the worker's refusals
+	} {
+		require.Equal(t, answered, ReadBackAnswered(class), string(class))
+	}
+}

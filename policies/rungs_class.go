@@ -11,7 +11,8 @@ const RungRepair = "repair"
 //
 //   - retry waits and lets the same call go again: it can help only a
 //     failure that time may cure (transient, a timeout, an unknown error,
-//     a result that failed its check, or no failure at all), and only if Temporal has not just retried
+//     a result that failed its check or could not be checked, or no
+//     failure at all), and only if Temporal has not just retried
 //     that very call under the tool's retry policy (an open breaker is not
 //     cured by a wait of seconds: its cooldown decides);
 //   - substitute does not help a fatal error (credentials, permissions)
@@ -55,7 +56,7 @@ func RepairFirst(l *Ladder, s LoopSituation) bool {
 // made again later ("" is a loop without failures).
 func TimeMayCure(c Class) bool {
 	switch c {
-	case "", Transient, Timeout, Unclassified, Unverified:
+	case "", Transient, Timeout, Unclassified, Unverified, OutcomeUnknown:
 		return true
 	}
 	return false

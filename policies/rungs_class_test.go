@@ -148,6 +148,7 @@ func TestClassRules(t *testing.T) {
 		{InvalidArgs, false, false, false, false},
 		{Blocked, false, false, false, false},
 		{Unverified, true, false, false, false},
+		{OutcomeUnknown, true, false, false, false},
 		{NoOp, false, false, false, false},
 	} {
 		t.Run(string(tc.class), func(t *testing.T) {

@@ -19,6 +19,10 @@ type Check struct {
 	Seen      []Seen `json:"seen,omitempty"`
 	// ReadBack is the trace node of the read-back call.
 	ReadBack string `json:"read_back,omitempty"`
+	// Unknown: the read-back could not read (its tool down, timed out,
+	// its breaker open), so whether the call took effect is not known;
+	// it did not fail its check.
+	Unknown bool `json:"unknown,omitempty"`
 }
 
 // Seen is a value a check read: where (result.status, args.date) and
@@ -26,4 +30,22 @@ type Check struct {
 type Seen struct {
 	Path  string          `json:"path"`
 	Value json.RawMessage `json:"value"`
+}
+
+// The words of a Check's verdict, as people read them.
+const (
+	VerdictVerified   = "verified"
+	VerdictUnverified = "unverified"
+	VerdictUnknown    = "outcome_unknown" // the read-back could not read
+)
+
+// Verdict is the check's word: verified, unverified, or outcome_unknown.
+func (c Check) Verdict() string {
+	switch {
+	case c.Passed:
+		return VerdictVerified
+	case c.Unknown:
+		return VerdictUnknown
+	}
+	return VerdictUnverified
 }

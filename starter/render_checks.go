@@ -8,20 +8,28 @@ import (
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
-// renderChecks writes each call that failed its check (docs/verify.md):
-// what it was held to, every value the check read, why it failed, and
-// the read-back call that read them. Nothing when no check failed.
+// renderChecks writes each call that failed its check (docs/verify.md),
+// then each whose read-back could not read: what it was held to, every
+// value the check read, why, and the read-back call that read them.
+// Nothing when every check passed.
 func renderChecks(w io.Writer, nodes []signals.Node) {
+	renderVerdicts(w, nodes, signals.VerdictUnverified, "unverified calls:")
+	renderVerdicts(w, nodes, signals.VerdictUnknown, "calls whose outcome is unknown (their read-back could not read):")
+}
+
+// renderVerdicts writes the calls whose check's verdict is verdict, under
+// title.
+func renderVerdicts(w io.Writer, nodes []signals.Node, verdict, title string) {
 	var failed []signals.Node
 	for _, n := range nodes {
-		if n.Check != nil && !n.Check.Passed {
+		if n.Check != nil && n.Check.Verdict() == verdict {
 			failed = append(failed, n)
 		}
 	}
 	if len(failed) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nunverified calls:")
+	fmt.Fprintln(w, "\n"+title)
 	for _, n := range failed {
 		ck := n.Check
 		fmt.Fprintf(w, "  %s %s, %s", cell(n.ID), cell(n.Tool), ck.Kind)

@@ -46,3 +46,21 @@ func TestRenderTableWithoutFailedChecksHasNoChecksSection(t *testing.T) {
 	}}))
 	require.NotContains(t, buf.String(), "unverified")
 }
+
+// A call whose read-back could not read says so in its row and in a
+// section of its own, not as unverified.
+func TestRenderTableMarksAnUnknownOutcome(t *testing.T) {
+	reason := "the outcome of the write is unknown: its read-back get_booking could not read (HTTP 503)"
+	var buf bytes.Buffer
+	require.NoError(t, renderTable(&buf, signals.Trace{Nodes: []signals.Node{
+		{ID: "n3", Kind: signals.KindCall, Status: signals.StatusFailed, Agent: "travel", Tool: "book_room", At: t0, Error: reason,
+			Check: &signals.Check{Kind: signals.CheckReadBack, Condition: "result.state == 'confirmed'", Reason: reason, ReadBack: "n4", Unknown: true}},
+	}}))
+	lines := strings.Split(buf.String(), "\n")
+	require.Equal(t, []string{"n3", "call", "failed", "travel", "book_room", "-", "09:30:00.123", "outcome_unknown:", "the"},
+		strings.Fields(lines[2])[:9])
+	require.NotContains(t, buf.String(), "unverified")
+	require.Contains(t, buf.String(), "\ncalls whose outcome is unknown (their read-back could not read):\n"+
+		"  n3 book_room, read_back result.state == 'confirmed' (read-back n4)\n"+
+		"    reason: "+reason+"\n")
+}

@@ -119,7 +119,7 @@ func nodeSummary(n signals.Node) string {
 	switch {
 	case n.Check != nil && !n.Check.Passed:
 		// The whole check follows the table (renderChecks).
-		s = "unverified: " + n.Check.Reason
+		s = n.Check.Verdict() + ": " + n.Check.Reason
 	case n.Error != "":
 		s = "error: " + n.Error
 	case n.Kind == signals.KindHandoff && n.To != "":

@@ -44,8 +44,9 @@ func readBackPasses(t *testing.T, shape string) {
 	require.Zero(t, s.status(run).Unverified)
 }
 
-// get_booking answers 404: the call is not known to have worked, so it is
-// unverified, naming the read-back that failed.
+// get_booking answers 404: an answer about the booking (not there), not
+// a read-back that could not read, so the call is unverified, naming the
+// read-back that failed (one that cannot read: verify_unknown_test.go).
 func readBackFails(t *testing.T, shape string) {
 	tools := newHotelServer(t, &hotelDesk{readsGone: true})
 	s, run := startChecker(t, shape, tools, scriptedmodel.Sequence(bookRoom, finished))

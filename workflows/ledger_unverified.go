@@ -26,7 +26,8 @@ func (r *runner) unverifiedWrite(tool string, args json.RawMessage) *Node {
 // is never simply run again: it takes that try's Idempotency-Key, and
 // where the tool has a read-back, the read-back first learns whether the
 // try acted after all. If it did, the call is answered with the try's
-// result and does not run; if not, the write runs once more.
+// result and does not run; if not, the write runs once more; if the
+// read-back cannot tell, the call does not run (stage_unknown.go).
 func (p *pipeline) again(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, try *Node) {
 	c.keyOf = keyOf(try)
 	if !tool.Verify.ReadBack() {
@@ -35,7 +36,11 @@ func (p *pipeline) again(ctx workflow.Context, c *stepCall, tool config.Tool, ar
 	}
 	tryID, tried := try.ID, try.Output
 	p.readBack(ctx, c, tool, decodedArgs(args), decodedOrNil(tried), func(ck signals.Check) {
-		if !ck.Passed {
+		switch {
+		case ck.Unknown:
+			p.stillUnknown(ctx, c, tool, tryID, ck)
+			return
+		case !ck.Passed:
 			p.run(ctx, c, tool, args, 0)
 			return
 		}

@@ -190,6 +190,10 @@ type Node struct {
 	// earlier try's: stage_ledger.go).
 	Ran     bool   `json:"ran,omitempty"`
 	CallKey string `json:"call_key,omitempty"`
+	// Answered: an invalidated write that a standing call has answered
+	// for since (the effect ledger gave its result back, or a person had
+	// it run again): the ledger does not give it again (stage_ledger.go).
+	Answered bool `json:"answered,omitempty"`
 	// Superseded: a call taken while its reply streamed that the whole
 	// reply does not ask for (stream.go); it is not part of the
 	// conversation, and no call of the reply is it.

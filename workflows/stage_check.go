@@ -41,14 +41,18 @@ func (p *pipeline) check(ctx workflow.Context, c *stepCall, tool config.Tool, ar
 	}
 }
 
-// verdict settles a checked call as its check says: verified or
-// unverified.
+// verdict settles a checked call as its check says: verified,
+// unverified, or unknown when its read-back could not read
+// (stage_unknown.go).
 func (p *pipeline) verdict(ctx workflow.Context, c *stepCall, tool config.Tool, result json.RawMessage, ck signals.Check) {
-	if ck.Passed {
+	switch {
+	case ck.Passed:
 		p.verified(ctx, c, tool, result, ck)
-		return
+	case ck.Unknown:
+		p.unknown(ctx, c, tool, result, ck)
+	default:
+		p.unverified(ctx, c, tool, result, ck)
 	}
-	p.unverified(ctx, c, tool, result, ck)
 }
 
 // verified settles a call that passed its check, the verdict on its node.
@@ -65,27 +69,34 @@ func (p *pipeline) verified(ctx workflow.Context, c *stepCall, tool config.Tool,
 // Its tool's breaker counts it as a failure.
 func (p *pipeline) unverified(ctx workflow.Context, c *stepCall, tool config.Tool, result json.RawMessage, ck signals.Check) {
 	r := p.r
-	c.done = true
-	c.errText, c.class = ck.Reason, policies.Unverified
-	r.finishNode(ctx, c.nodeID, nil, c.errText)
-	if n := r.run.node(c.nodeID); n != nil {
-		n.Output, n.Check = result, &ck
-	}
-	r.run.LastError = c.errText
+	p.checkFailed(ctx, c, result, ck, policies.Unverified)
 	r.run.Unverified++
 	r.count(ctx, MetricUnverified, 1, "tool", tool.Name, "check", ck.Kind)
 	r.breaker(tool.Name).RecordError(workflow.Now(ctx), c.class)
 }
 
+// checkFailed settles c failed as its check says, of class, what the
+// tool answered (result) kept beside the reason.
+func (p *pipeline) checkFailed(ctx workflow.Context, c *stepCall, result json.RawMessage, ck signals.Check, class policies.Class) {
+	r := p.r
+	c.done = true
+	c.errText, c.class = ck.Reason, class
+	r.finishNode(ctx, c.nodeID, nil, c.errText)
+	if n := r.run.node(c.nodeID); n != nil {
+		n.Output, n.Check = result, &ck
+	}
+	r.run.LastError = c.errText
+}
+
 // readBack calls the tool's read-back with arguments naming the checked
 // call's (†args.x, †result.x): a call of its own in the trace (check_of
 // names the call it checks), with the read tool's retry policy. Its
-// result is held to verify.expect and the verdict handed to then.
+// result is held to verify.expect and the verdict handed to then; a
+// read-back that could not read, or that the read tool's open breaker
+// holds back, hands on an unknown verdict (stage_unknown.go).
 func (p *pipeline) readBack(ctx workflow.Context, c *stepCall, tool config.Tool, args map[string]any, result any, then func(signals.Check)) {
 	r, v := p.r, tool.Verify
-	failed := func(reason, nodeID string) {
-		then(signals.Check{Kind: signals.CheckReadBack, Condition: v.Expect, Reason: reason, ReadBack: nodeID})
-	}
+	failed := func(reason, nodeID string) { then(readBackFailure(v, reason, nodeID)) }
 	rbTool, ok := r.run.Spec.Tool(v.Tool)
 	if !ok {
 		failed(fmt.Sprintf("read-back %s: not a tool of this run", v.Tool), "")
@@ -94,6 +105,23 @@ func (p *pipeline) readBack(ctx workflow.Context, c *stepCall, tool config.Tool,
 	rbArgs, errs := refs.ResolveCheck(v.Args, args, result)
 	if len(errs) > 0 {
 		failed(fmt.Sprintf("read-back %s: %v", v.Tool, errs[0]), "")
+		return
+	}
+	if wait := r.readBreakerWait(ctx, v.Tool); wait > 0 {
+		p.async(ctx, func(g workflow.Context) { _ = workflow.Sleep(g, wait) }, func() {
+			p.readBackCall(ctx, c, tool, v, rbTool, rbArgs, args, then)
+		})
+		return
+	}
+	p.readBackCall(ctx, c, tool, v, rbTool, rbArgs, args, then)
+}
+
+// readBackCall makes the read-back call, unless its tool's breaker holds
+// it back.
+func (p *pipeline) readBackCall(ctx workflow.Context, c *stepCall, tool config.Tool, v *config.Verify, rbTool config.Tool, rbArgs any, args map[string]any, then func(signals.Check)) {
+	r := p.r
+	if why := r.readBreakerHolds(ctx, v.Tool); why != "" {
+		then(unknownCheck(v, why, ""))
 		return
 	}
 	raw := mustJSON(rbArgs)
@@ -114,15 +142,27 @@ func (p *pipeline) readBack(ctx workflow.Context, c *stepCall, tool config.Tool,
 				p.settle(ctx, c, tool, nil, err) // the run's end, not the call's verdict
 				return
 			}
-			failed(fmt.Sprintf("read-back %s failed, so the call is not known to have worked: %s", v.Tool, errorText(err)), id)
+			if !policies.ReadBackAnswered(failureClass(err)) && readBackUnknown(ctx) {
+				r.chargeFailure(ctx, v.Tool, failureClass(err))
+				then(unknownCheck(v, fmt.Sprintf("its read-back %s could not read (%s)", v.Tool, errorText(err)), id))
+				return
+			}
+			then(readBackFailure(v, fmt.Sprintf("read-back %s failed, so the call is not known to have worked: %s", v.Tool, errorText(err)), id))
 			return
 		}
 		r.finishNode(ctx, id, out, "")
+		r.readBackRead(ctx, v.Tool)
 		what := fmt.Sprintf("read-back %s(%s): expect", v.Tool, raw)
 		ck := r.condition(ctx, signals.CheckReadBack, what, v.Expect, checkedArgs, out)
 		ck.ReadBack = id
 		then(ck)
 	})
+}
+
+// readBackFailure is the verdict of a read-back that failed for reason
+// (nodeID: the read-back's node, if it ran).
+func readBackFailure(v *config.Verify, reason, nodeID string) signals.Check {
+	return signals.Check{Kind: signals.CheckReadBack, Condition: v.Expect, Reason: reason, ReadBack: nodeID}
 }
 
 // resultSchemaCheck holds a result to the tool's result_schema.

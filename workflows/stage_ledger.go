@@ -74,13 +74,24 @@ func ledgerName(c *stepCall, tool config.Tool) string {
 
 // executedWrite is the call that already ran this exact write (tool and
 // canonical arguments) and that a re-issued write repeats, if any: the
-// latest invalidated one (an edit, a rollback), else one the turn made
-// before a message cut it short (cutInWrite).
+// latest invalidated one (an edit, a rollback) that no standing call has
+// answered for yet, else one the turn made before a message cut it short
+// (cutInWrite). Once answered for, the same write again (a later turn's,
+// say) is a new write, as it would be had nothing been invalidated.
 func (r *runner) executedWrite(ctx workflow.Context, tool string, args json.RawMessage) *Node {
-	if n := r.invalidatedWrite(tool, args, func(n *Node) bool { return n.Executed }); n != nil {
+	n := r.invalidatedWrite(tool, args, func(n *Node) bool { return n.Executed })
+	if n != nil && (!n.Answered || versionOf(ctx, versionLedgerLatest, 1) == workflow.DefaultVersion) {
 		return n
 	}
 	return r.cutInWrite(ctx, tool, args)
+}
+
+// answeredFor marks the invalidated write priorID as answered for by a
+// standing call.
+func (r *runner) answeredFor(priorID string) {
+	if n := r.run.node(priorID); n != nil && n.Status == signals.StatusInvalidated {
+		n.Answered = true
+	}
 }
 
 // triedWrite is the invalidated call that tried this exact write and did
@@ -105,7 +116,7 @@ func keyOf(tried *Node) string {
 // outcomeUnknown: a call that failed so may still have acted.
 func outcomeUnknown(c policies.Class) bool {
 	switch c {
-	case policies.Timeout, policies.Transient, policies.Unclassified, policies.Canceled, policies.Unverified, "":
+	case policies.Timeout, policies.Transient, policies.Unclassified, policies.Canceled, policies.Unverified, policies.OutcomeUnknown, "":
 		return true
 	}
 	return false
@@ -144,6 +155,7 @@ func (p *pipeline) reuse(ctx workflow.Context, c *stepCall, tool config.Tool, ar
 	if n := p.r.run.node(c.nodeID); n != nil {
 		n.Args, n.ReusedFrom = args, priorID
 	}
+	p.r.answeredFor(priorID)
 	c.resolved = args
 	p.settleResult(ctx, c, tool, output, false)
 }
@@ -192,6 +204,7 @@ func (p *pipeline) askReexecute(ctx workflow.Context, c *stepCall, tool config.T
 				return
 			}
 			c.resolved = decided
+			p.r.answeredFor(priorID) // a person had it run again
 			p.run(ctx, c, tool, decided, 0)
 		}
 	})

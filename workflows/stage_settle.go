@@ -27,18 +27,24 @@ func (p *pipeline) settle(ctx workflow.Context, c *stepCall, tool config.Tool, r
 			return
 		}
 		r.run.LastError = c.errText
-		if c.class == activities.CircuitOpenError && r.workerBreakerOn(ctx) {
-			// The worker's breaker is open: the run's opens too, so its next
-			// calls go to the fallback (or fail) without an activity, and the
-			// decision is this call's result, in the history.
-			r.breaker(tool.Name).Trip(workflow.Now(ctx))
-			c.class = policies.Persistent
-			return
-		}
-		r.breaker(tool.Name).RecordError(workflow.Now(ctx), c.class)
+		c.class = r.chargeFailure(ctx, tool.Name, c.class)
 		return
 	}
 	p.settleResult(ctx, c, tool, result, true)
+}
+
+// chargeFailure counts a failed activity of tool against the tool's
+// breaker and answers the class it counted. A refusal by the worker's
+// breaker opens the run's too, so its next calls go to the fallback (or
+// fail) without an activity, and the decision is this call's result, in
+// the history.
+func (r *runner) chargeFailure(ctx workflow.Context, tool string, class policies.Class) policies.Class {
+	if class == activities.CircuitOpenError && r.workerBreakerOn(ctx) {
+		r.breaker(tool).Trip(workflow.Now(ctx))
+		return policies.Persistent
+	}
+	r.breaker(tool).RecordError(workflow.Now(ctx), class)
+	return class
 }
 
 // settleResult records a call's result: from the tool (ran, which its

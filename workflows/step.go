@@ -310,7 +310,15 @@ const maxArgsInError = 4 << 10
 // for a call that failed, before or after running.
 func errorEnvelope(n *Node) string {
 	env := map[string]any{"call": describeCall(n.ID, n.askedTool(), n.Args), "error": n.Error}
-	if n.Check != nil && len(n.Output) > 0 {
+	switch {
+	case n.Check != nil && n.Check.Unknown:
+		// A call whose outcome could not be checked: neither failed nor
+		// done, and what the tool answered, if it ran.
+		env["class"] = policies.OutcomeUnknown
+		if len(n.Output) > 0 {
+			env["result"] = json.RawMessage(n.Output)
+		}
+	case n.Check != nil && len(n.Output) > 0:
 		// A call that failed its check: what the tool claimed, beside why
 		// it is not believed.
 		env["class"], env["result"] = policies.Unverified, json.RawMessage(n.Output)

@@ -333,6 +333,23 @@ const (
 	// deadline. Asked only when the two evaluations differ, or the
 	// bounded one went over its bound (conditions.go).
 	versionExprNumbers = "expr-numbers"
+	// versionReadBackUnknown: a read-back that could not read (its tool
+	// failed once its retries were spent, or its breaker is open) holds
+	// the checked call as outcome_unknown, charging the read tool's
+	// breaker and not the call's tool's, and a write held so is not run
+	// again while a read-back cannot tell (stage_unknown.go); a read-back
+	// that reads counts as a success of its tool. Before: the call was
+	// unverified, its tool's breaker charged, and the write ran again.
+	// Asked only when a read-back fails to read, its tool's breaker is
+	// open, or a read-back reads while its tool's breaker counts failures.
+	versionReadBackUnknown = "read-back-unknown"
+	// versionLedgerLatest: the effect ledger answers a write asked for
+	// again with an invalidated call of it only if that call is the
+	// latest that ran it or answered for it (executedWrite); before, with
+	// the latest invalidated one, even after a standing call had answered
+	// for it, so a later turn's new booking got an old one back. Asked
+	// only when the two answer differently.
+	versionLedgerLatest = "ledger-latest"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and

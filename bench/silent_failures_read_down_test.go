@@ -1,0 +1,43 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// readBackDownCells are the matrix's read-back-down cells: the writes of
+// book_rb book, and its read-back, get_booking, answers 503, for the
+// cell's first readDownFor (transient) or for good, in both shapes. A
+// read-back that cannot read says nothing of the write: repeats of it are
+// not to be written again (repeats answered by key: 0).
+func readBackDownCells() []silentCell {
+	var cells []silentCell
+	for _, graph := range []bool{false, true} {
+		for _, permanent := range []bool{false, true} {
+			cells = append(cells, silentCell{fault{faultReadDown, permanent}, "book_rb", graph, silentRuns})
+		}
+	}
+	return cells
+}
+
+// BenchmarkSilentFailuresReadBackDown runs the read-back-down cells of
+// BenchmarkSilentFailures alone.
+func BenchmarkSilentFailuresReadBackDown(b *testing.B) {
+	bin := buildWorker(b)
+	svc := startBookings()
+	defer svc.Close()
+	for range b.N {
+		var rows, notes []string
+		for _, c := range readBackDownCells() {
+			sum := silentCellRun(b, bin, svc, c)
+			rows = append(rows, fmt.Sprintf("| %s | %s |", c, sum))
+			if sum.why != "" {
+				notes = append(notes, fmt.Sprintf("%s: %.300s", c, sum.why))
+			}
+		}
+		fmt.Println(silentHeader)
+		fmt.Println(strings.Join(rows, "\n"))
+		fmt.Println(strings.Join(notes, "\n"))
+	}
+}
