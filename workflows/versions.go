@@ -317,6 +317,12 @@ const (
 	// (outcome no_op, noop.go); before, it was a success like any other.
 	// Asked only for such a write.
 	versionNoOpWrites = "no-op-writes"
+	// versionBoundedAudit: a signal whose "by" or "reason" is over its
+	// bound (signals.CheckAudit) is recorded and ignored, as its update is
+	// refused; before, it was taken, and a message's "by" of up to the
+	// payload's size was carried in the trace for good. Asked only for
+	// such a signal.
+	versionBoundedAudit = "bounded-audit"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and
