@@ -323,6 +323,14 @@ const (
 	// payload's size was carried in the trace for good. Asked only for
 	// such a signal.
 	versionBoundedAudit = "bounded-audit"
+	// versionTurnArchive: the messages of a conversation's turns that
+	// have ended are no longer pinned in the trace: archiving moves them,
+	// with the rest of their turn, to the generation that holds them
+	// (archive.go); a message stays while a node of its turn stays.
+	// Before, every message was carried for good, until the carried state
+	// was over what continue-as-new carries and the run stopped. Asked
+	// only at a continue-as-new whose archive the change alters.
+	versionTurnArchive = "turn-archive"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and
