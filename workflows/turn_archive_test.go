@@ -101,15 +101,7 @@ func TestALongConversationCarriesABoundedState(t *testing.T) {
 		require.Contains(t, said[1], "are archived", "then a note where the archived turns were")
 		require.Equal(t, bulky(turns-1), said[len(said)-1], "and the newest turns, up to the last message")
 		require.NotContains(t, said, bulky(1), "an old turn's message is no longer sent")
-		asked := map[string]bool{}
-		for _, m := range conv {
-			for _, tc := range m.ToolCalls {
-				asked[tc.ID] = true
-			}
-			if m.Role == "tool" {
-				require.True(t, asked[m.ToolCallID], "tool message %s follows the reply that asked for it", m.ToolCallID)
-			}
-		}
+		requireAskedFirst(t, conv)
 		// A kept turn's nodes find the message that began it.
 		for i := range run.Nodes {
 			if n := &run.Nodes[i]; n.Kind == signals.KindOutput && nodeNumber(n.ID) > nodeNumber(a.Through)+4 {
