@@ -3,6 +3,7 @@ package workflows
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -84,6 +85,13 @@ func TestALongConversationCarriesABoundedState(t *testing.T) {
 		h := longConversation(t, spec, turns)
 		next := continuedInput(t, h)
 		run := next.Continued
+		// Each later generation below starts from its own copy.
+		carried := mustJSON(run)
+		fresh := func() AgentInput {
+			var c Run
+			require.NoError(t, json.Unmarshal(carried, &c))
+			return AgentInput{Continued: &c}
+		}
 		j50, gz50, msgs50 := carriedSize(run)
 		t.Logf("%d turns: carried %d KiB as JSON, %d KiB compressed, %d message nodes of %d", turns, j50>>10, gz50>>10, msgs50, turns-1)
 		a := run.Archived
@@ -132,7 +140,7 @@ func TestALongConversationCarriesABoundedState(t *testing.T) {
 		h2 := newHarness(t, spec, []activities.ModelReply{finalAnswer("g", "answer next")}, okTool)
 		var msg updateResult
 		h2.message(10*time.Minute, bulky(turns), &msg)
-		res, err := h2.run(next)
+		res, err := h2.run(fresh())
 		require.NoError(t, err)
 		require.NoError(t, msg.rejected)
 		require.JSONEq(t, `{"answer": "answer next"}`, string(res.Output))
@@ -141,6 +149,33 @@ func TestALongConversationCarriesABoundedState(t *testing.T) {
 		require.Equal(t, said, sent[:len(sent)-1], "the kept conversation, whole")
 		require.Equal(t, bulky(turns), sent[len(sent)-1])
 		require.Equal(t, a.RunID, h2.trace().Archived.RunID, "its trace names the generation that holds the archived turns")
+
+		// An edit of a kept turn's answer makes that turn the one under
+		// way again: its message is carried, and found.
+		var request, message string
+		for i := len(run.Nodes) - 1; i >= 0 && message == ""; i-- {
+			n := &run.Nodes[i]
+			switch {
+			case n.Kind == signals.KindRequest && n.Status == signals.StatusCompleted:
+				request = n.ID
+			case n.Kind == signals.KindTask && request != "" && n.Status == signals.StatusCompleted:
+				if _, ok := messageOf(n); ok && nodeNumber(n.ID) < nodeNumber(run.Turn.Began) {
+					message = n.ID
+				}
+			}
+		}
+		h3 := newHarness(t, spec, nil, okTool)
+		var edit updateResult
+		h3.edit(5*time.Minute, signals.EditRequest{NodeID: request, Output: json.RawMessage(`{"tool_calls": [{"id": "f1", "name": "final_output", "args": {"answer": "edited"}}]}`)}, &edit)
+		_, _ = h3.run(fresh())
+		require.NoError(t, edit.rejected)
+		require.NoError(t, edit.err)
+		edited := continuedInput(t, h3).Continued
+		require.Equal(t, message, edited.Turn.Began, "the edited answer's turn is the one under way")
+		h4 := newHarness(t, spec, nil, okTool)
+		res, err = h4.run(AgentInput{Continued: edited})
+		require.NoError(t, err)
+		require.JSONEq(t, `{"answer": "edited"}`, string(res.Output), "the turn answered again, then idle")
 
 		// Four times the turns carry about as much.
 		h = longConversation(t, spec, 4*turns)

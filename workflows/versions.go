@@ -331,6 +331,12 @@ const (
 	// was over what continue-as-new carries and the run stopped. Asked
 	// only at a continue-as-new whose archive the change alters.
 	versionTurnArchive = "turn-archive"
+	// versionResumedTurnEdit: an edit (or a person's handoff) that comes
+	// while a conversation waits for its next message, in a generation it
+	// continued as new into while it waited, is carried out as in any
+	// other wait (resumedEdit); before, the run failed with "interrupted
+	// by an edit". Asked only for such an edit.
+	versionResumedTurnEdit = "resumed-turn-edit"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and
