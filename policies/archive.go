@@ -23,12 +23,16 @@ type ArchiveNode struct {
 	// Dead nodes are no longer read (invalidated by an edit or rollback):
 	// archived wherever they are, once the trace is archived at all.
 	Dead bool
+	// Leads: a conversation's message, which stays while any node it led
+	// (those after it, up to the next that leads) stays: what was asked
+	// is read with its answer.
+	Leads bool
 }
 
 // ArchiveCut answers which nodes to keep: the newest ones that are not
 // dead, from a boundary, weighing at most keepBytes (more when a live node
-// comes earlier), and every pinned node. It keeps everything when the
-// nodes weigh no more than archiveAbove.
+// comes earlier), every pinned node, and the node that led each kept one.
+// It keeps everything when the nodes weigh no more than archiveAbove.
 func ArchiveCut(nodes []ArchiveNode, archiveAbove, keepBytes int) []bool {
 	keep := make([]bool, len(nodes))
 	total := 0
@@ -53,6 +57,16 @@ func ArchiveCut(nodes []ArchiveNode, archiveAbove, keepBytes int) []bool {
 	}
 	for i, n := range nodes {
 		keep[i] = n.Pinned || n.Live || (i >= cut && !n.Dead)
+	}
+	led := false
+	for i := len(nodes) - 1; i >= 0; i-- {
+		switch {
+		case nodes[i].Leads:
+			keep[i] = keep[i] || led
+			led = false
+		case keep[i] && !nodes[i].Dead:
+			led = true
+		}
 	}
 	return keep
 }

@@ -7,7 +7,8 @@ import (
 
 func TestArchiveCut(t *testing.T) {
 	// b: a boundary of 10 bytes, c: a call of 10 bytes; upper case: pinned;
-	// L: live boundary; d: dead call, D: dead boundary.
+	// L: live boundary; d: dead call, D: dead boundary; m: a message (a
+	// boundary that leads), M: a pinned message.
 	parse := func(s string) []ArchiveNode {
 		var out []ArchiveNode
 		for _, r := range s {
@@ -27,6 +28,10 @@ func TestArchiveCut(t *testing.T) {
 				n.Dead = true
 			case 'D':
 				n.Dead, n.Boundary = true, true
+			case 'm':
+				n.Boundary, n.Leads = true, true
+			case 'M':
+				n.Boundary, n.Leads, n.Pinned = true, true, true
 			}
 			out = append(out, n)
 		}
@@ -50,6 +55,11 @@ func TestArchiveCut(t *testing.T) {
 		{"dead nodes go wherever they are", "BbcDdbcbc", 50, 100, "kkkaakkkk"},
 		{"dead nodes weigh nothing in the budget", "BbcbcDdDdbc", 50, 30, "kaakkaaaakk"},
 		{"small runs keep their dead nodes", "BbcDd", 100, 10, "kkkkk"},
+		{"a message goes with its turn", "Bmbcmbcmbc", 50, 30, "kaaaaaakkk"},
+		{"a message stays while a node it led stays", "Bmbcmbcmbc", 50, 40, "kaaakkkkkk"},
+		{"a message stays for a pinned node it led", "BmbCmbcmbc", 50, 30, "kkakaaakkk"},
+		{"a dead node holds no message", "BmdDmbcmbc", 50, 30, "kaaaaaakkk"},
+		{"a pinned message stays", "BMbcmbcmbc", 50, 30, "kkaaaaakkk"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

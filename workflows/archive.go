@@ -66,7 +66,7 @@ type NodeSpend struct {
 // generation's queries go on answering every node it held.
 func (r *runner) forCarry(ctx workflow.Context) *Run {
 	run := r.run
-	keep := policies.ArchiveCut(archiveWeights(run), archiveAbove, archiveKeep)
+	keep := archiveCut(ctx, run)
 	if !slices.Contains(keep, false) || versionOf(ctx, versionArchiveTrace, 1) < 1 {
 		return run
 	}
@@ -147,8 +147,23 @@ func archivedSpend(prev Archive, gone []Node, through string) (map[string]*polic
 	return spent, after
 }
 
-// archiveWeights is what policies.ArchiveCut weighs of each node.
-func archiveWeights(run *Run) []policies.ArchiveNode {
+// archiveCut says which nodes continue-as-new carries
+// (policies.ArchiveCut). A conversation's turns that have ended go with
+// their messages; a run recorded before carries every message (version
+// turn-archive, asked only when the two cuts differ).
+func archiveCut(ctx workflow.Context, run *Run) []bool {
+	keep := policies.ArchiveCut(archiveWeights(run, false), archiveAbove, archiveKeep)
+	turns := policies.ArchiveCut(archiveWeights(run, true), archiveAbove, archiveKeep)
+	if slices.Equal(keep, turns) || versionOf(ctx, versionTurnArchive, 1) < 1 {
+		return keep
+	}
+	return turns
+}
+
+// archiveWeights is what policies.ArchiveCut weighs of each node; with
+// turns, the messages of a conversation's turns that have ended are not
+// pinned, and each message leads its turn's nodes.
+func archiveWeights(run *Run, turns bool) []policies.ArchiveNode {
 	live := map[string]bool{}
 	for _, id := range run.Frontier {
 		live[id] = true
@@ -164,7 +179,8 @@ func archiveWeights(run *Run) []policies.ArchiveNode {
 		n := &run.Nodes[i]
 		out[i] = policies.ArchiveNode{
 			Size:     nodeOverhead + len(n.Args) + len(n.Output) + len(n.Error) + len(n.Checkpoint) + len(n.RanAs),
-			Pinned:   pinnedNode(n),
+			Pinned:   pinnedNode(n) && !(turns && endedMessage(run, n)),
+			Leads:    turns && n.Kind == signals.KindTask && isMessage(n),
 			Live:     live[n.ID] || !n.Status.Settled(),
 			Boundary: stepBoundary(n),
 			// An edit or a rollback replaced it: the run no longer reads it.
@@ -186,6 +202,15 @@ func pinnedNode(n *Node) bool {
 		return n.Status == signals.StatusInvalidated && n.Executed
 	}
 	return false
+}
+
+// endedMessage: a conversation's message (or wait for one) of a turn
+// that has ended: the turn under way began after it. The run does not
+// read it again (the model reads the turns kept; an edit of an archived
+// node is a fork of the generation that holds it, which holds its
+// message too).
+func endedMessage(run *Run, n *Node) bool {
+	return n.Kind == signals.KindTask && isMessage(n) && run.Turn.Began != "" && nodeNumber(n.ID) < nodeNumber(run.Turn.Began)
 }
 
 // stepBoundary: the kept part of the trace may begin at the node without

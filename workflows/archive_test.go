@@ -83,15 +83,7 @@ func TestALongRunCarriesOnlyItsNewestNodes(t *testing.T) {
 	require.Equal(t, "user", conv[1].Role)
 	require.Contains(t, conv[2].Content, fmt.Sprintf("its %d oldest trace nodes (through node %s) are archived", a.Nodes, a.Through))
 	require.Equal(t, "assistant", conv[3].Role)
-	asked := map[string]bool{}
-	for _, m := range conv {
-		for _, tc := range m.ToolCalls {
-			asked[tc.ID] = true
-		}
-		if m.Role == "tool" {
-			require.True(t, asked[m.ToolCallID], "tool message %s follows the reply that asked for it", m.ToolCallID)
-		}
-	}
+	requireAskedFirst(t, conv)
 	require.Zero(t, run.SentMessages, "the model activity is sent the conversation whole")
 }
 
@@ -184,5 +176,20 @@ func TestAForkOfALongRunCountsItsArchivedSpend(t *testing.T) {
 			want -= src.Archived.Spent["agent"].ModelRequests
 		}
 		require.Equal(t, want, res.Spend.ModelRequests, "earlier version: %v", earlier)
+	}
+}
+
+// requireAskedFirst: each tool message of conv follows the reply that
+// asked for its call.
+func requireAskedFirst(t *testing.T, conv []activities.Message) {
+	t.Helper()
+	asked := map[string]bool{}
+	for _, m := range conv {
+		for _, tc := range m.ToolCalls {
+			asked[tc.ID] = true
+		}
+		if m.Role == "tool" {
+			require.True(t, asked[m.ToolCallID], "tool message %s follows the reply that asked for it", m.ToolCallID)
+		}
 	}
 }

@@ -34,6 +34,9 @@ type stepShape interface {
 // what stays.
 func (r *runner) runSteps(ctx workflow.Context, s stepShape) (*AgentResult, error) {
 	if done, res, err := r.resumeTurn(ctx); done {
+		if r.resumedEdit(ctx, err) {
+			return nil, r.applyAndContinue(ctx)
+		}
 		return res, err
 	}
 	resumes, done, res, err := s.begin(ctx)

@@ -139,12 +139,29 @@ func errStarting(name, what string) error {
 	return fmt.Errorf("%s: %s yet (the run is starting)", name, what)
 }
 
-// validMessage checks a message's size, then its own rules.
+// validMessage checks a message's size, its audit's bounds, then its own
+// rules.
 func validMessage(name string, payload any, validate func() error) error {
 	if err := signals.CheckSize(name, payload); err != nil {
 		return err
 	}
+	if a, ok := payload.(interface{ AuditOf() signals.Audit }); ok {
+		if err := signals.CheckAudit(name, a.AuditOf()); err != nil {
+			return err
+		}
+	}
 	return validate()
+}
+
+// boundedAudit refuses a signal whose audit is over its bounds, as its
+// update's validator does. A run recorded before the bounds took it
+// (version bounded-audit, asked only for such a signal).
+func boundedAudit(ctx workflow.Context, name string, audit signals.Audit) error {
+	err := signals.CheckAudit(name, audit)
+	if err == nil || versionOf(ctx, versionBoundedAudit, 1) < 1 {
+		return nil
+	}
+	return err
 }
 
 func notYet(name string) error {
@@ -232,6 +249,9 @@ func (r *runner) receiveSignals(ctx workflow.Context) {
 			payload, err := decodeSignal(name, raw)
 			audit := auditOf(payload)
 			if err == nil {
+				err = boundedAudit(ctx, name, audit)
+			}
+			if err == nil {
 				audit, err = handle(payload)
 			}
 			if err != nil {
@@ -280,6 +300,9 @@ func decodeJSONPayload(name string, raw converter.RawValue) (json.RawMessage, er
 func (r *runner) drainSignals(ctx workflow.Context) {
 	eachBufferedSignal(ctx, func(name string, raw converter.RawValue) {
 		payload, err := decodeSignal(name, raw)
+		if err == nil && name == signals.Message {
+			err = boundedAudit(ctx, name, auditOf(payload))
+		}
 		if err == nil && name == signals.Message {
 			if _, err = r.signalHandlers(ctx)[name](payload); err == nil {
 				return

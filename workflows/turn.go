@@ -189,6 +189,14 @@ func (r *runner) resumeTurn(ctx workflow.Context) (bool, *AgentResult, error) {
 	return r.nextMessage(ctx)
 }
 
+// resumedEdit says whether an edit (or a person's handoff) ended the wait
+// a generation resumed for the next message, to be carried out as it is
+// in any other wait. A run recorded before failed with the interruption
+// (version resumed-turn-edit, asked only for such an edit).
+func (r *runner) resumedEdit(ctx workflow.Context, err error) bool {
+	return errors.Is(err, errInterrupted) && r.interrupting() && ctx.Err() == nil && versionOf(ctx, versionResumedTurnEdit, 1) >= 1
+}
+
 // messageText is what a task node asks: the run's task, or a
 // conversation's message.
 func messageText(run *Run, n *Node) string {

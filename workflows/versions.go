@@ -350,6 +350,26 @@ const (
 	// for it, so a later turn's new booking got an old one back. Asked
 	// only when the two answer differently.
 	versionLedgerLatest = "ledger-latest"
+	// versionBoundedAudit: a signal whose "by" or "reason" is over its
+	// bound (signals.CheckAudit) is recorded and ignored, as its update is
+	// refused; before, it was taken, and a message's "by" of up to the
+	// payload's size was carried in the trace for good. Asked only for
+	// such a signal.
+	versionBoundedAudit = "bounded-audit"
+	// versionTurnArchive: the messages of a conversation's turns that
+	// have ended are no longer pinned in the trace: archiving moves them,
+	// with the rest of their turn, to the generation that holds them
+	// (archive.go); a message stays while a node of its turn stays.
+	// Before, every message was carried for good, until the carried state
+	// was over what continue-as-new carries and the run stopped. Asked
+	// only at a continue-as-new whose archive the change alters.
+	versionTurnArchive = "turn-archive"
+	// versionResumedTurnEdit: an edit (or a person's handoff) that comes
+	// while a conversation waits for its next message, in a generation it
+	// continued as new into while it waited, is carried out as in any
+	// other wait (resumedEdit); before, the run failed with "interrupted
+	// by an edit". Asked only for such an edit.
+	versionResumedTurnEdit = "resumed-turn-edit"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and
