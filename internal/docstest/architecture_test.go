@@ -11,7 +11,7 @@ import (
 	"github.com/unstuck-dev/unstuck/internal/docstest"
 )
 
-// packageRow is a row of a layer's table: | `internal/tokens` | what it owns |
+// packageRow is a row of a layer's table: | `internal/feed` | what it owns |
 var packageRow = regexp.MustCompile("^\\| `([^`]+)` \\| (.*\\S) \\|$")
 
 // layersOnPage reads the "Packages, by layer" section of

@@ -16,7 +16,7 @@ import (
 // Package is one package of the module as its source says, read without
 // the go tool so the layer tests need nothing but the tree.
 type Package struct {
-	Dir string // relative to the root, with slashes: workflows, internal/tokens
+	Dir string // relative to the root, with slashes: workflows, internal/feed
 	// Imports are the module's packages its non-test files import, as Dirs.
 	// Test files may reach higher (a docs test loads configs as app does).
 	Imports []string
