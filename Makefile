@@ -109,7 +109,7 @@ chromium:
 
 tools: $(TEMPORAL) $(BIN)/temporal $(WORKFLOWCHECK) $(STATICCHECK) $(GOTESTSUM)
 
-# The real cluster (internal/cluster): the Temporal server release that
+# The real cluster (app/cluster): the Temporal server release that
 # docker-compose.yml deploys -- its auto-setup image's tag is the one
 # place the version is written -- built with go install, with the SQL tool,
 # the release's PostgreSQL schemas and the config template the image
@@ -163,7 +163,7 @@ BUILD_ID := $(shell git describe --always --dirty=-dirty-$$(date -u +%Y%m%d%H%M%
 build:
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/unstuck ./starter
-	$(GO) build -ldflags "-X github.com/unstuck-dev/unstuck/internal/app.stampedBuildID=$(BUILD_ID)" -o $(BIN)/unstuck-worker ./worker
+	$(GO) build -ldflags "-X github.com/unstuck-dev/unstuck/app.stampedBuildID=$(BUILD_ID)" -o $(BIN)/unstuck-worker ./worker
 
 demo: $(BIN)/temporal build
 	$(BIN)/unstuck demo --temporal $(BIN)/temporal --worker $(BIN)/unstuck-worker
@@ -202,9 +202,9 @@ TEST_TIMEOUT ?= 30m
 # use the CPU: this many run at once (go test's default is GOMAXPROCS).
 TEST_PARALLEL ?= 8
 # What needs no server: unit, workflow and replay tests.
-CHECK_PKGS   = $(shell $(GO) list ./... | grep -v -e '/testsuite$$' -e '/internal/load$$')
+CHECK_PKGS   = $(shell $(GO) list ./... | grep -v -e '/testsuite$$' -e '/unstuck/load$$')
 # What runs on the dev server (the browser tests among them).
-SERVER_PKGS  := ./testsuite ./internal/load
+SERVER_PKGS  := ./testsuite ./load
 SERVER_ENV   = UNSTUCK_TEMPORAL_BIN=$(TEMPORAL) UNSTUCK_RELEASED_WORKER=$(RELEASED_WORKER) UNSTUCK_CHROMIUM=$$(cat $(CHROMIUM_PATH))
 
 # Every layer, the slow ones side by side: lint, the unit, workflow and
@@ -260,7 +260,7 @@ test-cluster-part: $(GOTESTSUM) $(TEMPORAL) $(BIN)/temporal $(RELEASED_WORKER) c
 	exit $${PIPESTATUS[0]}
 
 # The integration tests that depend on the server, on a real cluster
-# (internal/cluster: Temporal on PostgreSQL as docker-compose.yml deploys
+# (app/cluster: Temporal on PostgreSQL as docker-compose.yml deploys
 # it, started and stopped by the tests): search attributes on a new
 # namespace and visibility queries, the handoff registry's counts, the
 # console, a worker SIGKILL, a release upgrade and Worker Versioning,
@@ -292,7 +292,7 @@ $(RELEASED_WORKER):
 
 # Record the histories of integration scenarios that have none yet
 # (RUN=TestName picks the scenarios) into testsuite/histories/<release>
-# (internal/replay.Recording); commit them.
+# (app/replay.Recording); commit them.
 # A history already recorded is never overwritten: it is how runs started by
 # an earlier version keep replaying.
 histories: $(TEMPORAL)

@@ -3,7 +3,7 @@ package activities
 import (
 	"encoding/json"
 
-	"github.com/unstuck-dev/unstuck/internal/tokens"
+	"github.com/unstuck-dev/unstuck/tokens"
 )
 
 // overBudget counts a request's prompt when it could be over budget (the

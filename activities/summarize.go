@@ -9,7 +9,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/unstuck-dev/unstuck/internal/tokens"
+	"github.com/unstuck-dev/unstuck/tokens"
 )
 
 // SummaryRequest asks the agent's model to summarize the oldest turns of

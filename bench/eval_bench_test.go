@@ -20,7 +20,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/unstuck-dev/unstuck/internal/eval"
+	"github.com/unstuck-dev/unstuck/eval"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/workflows"
 )

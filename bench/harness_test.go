@@ -20,8 +20,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/app"
 	"github.com/unstuck-dev/unstuck/config"
-	"github.com/unstuck-dev/unstuck/internal/app"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/internal/testutil"
 	"github.com/unstuck-dev/unstuck/workflows"

@@ -17,11 +17,11 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/unstuck-dev/unstuck/internal/load"
+	"github.com/unstuck-dev/unstuck/load"
 )
 
 // Rolling deploy and rollback (issue 32, item 1): a load of agent runs
-// (internal/load, the engine of `unstuck load`) on worker processes of
+// (load, the engine of `unstuck load`) on worker processes of
 // build A; build B starts and takes over while the load goes on; then a
 // rollback to A; every run is followed to its end and every run's history
 // is read for failed workflow tasks and for the builds that completed its

@@ -17,7 +17,7 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/unstuck-dev/unstuck/internal/load"
+	"github.com/unstuck-dev/unstuck/load"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 

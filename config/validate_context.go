@@ -3,7 +3,7 @@ package config
 import (
 	"encoding/json"
 
-	"github.com/unstuck-dev/unstuck/internal/tokens"
+	"github.com/unstuck-dev/unstuck/tokens"
 )
 
 // contexts checks each agent's policies.context against its model's

@@ -7,8 +7,8 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/unstuck-dev/unstuck/app"
 	"github.com/unstuck-dev/unstuck/console"
-	"github.com/unstuck-dev/unstuck/internal/app"
 )
 
 // startDemoConsole serves the console (`unstuck console`) on loopback

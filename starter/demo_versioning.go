@@ -12,7 +12,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/app"
 	"github.com/unstuck-dev/unstuck/internal/child"
 )
 

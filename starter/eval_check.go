@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/unstuck-dev/unstuck/config"
-	"github.com/unstuck-dev/unstuck/internal/eval"
+	"github.com/unstuck-dev/unstuck/eval"
 )
 
 // checkEvalCases refuses, naming the case file and field, a case the

@@ -11,8 +11,8 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/unstuck-dev/unstuck/activities"
-	"github.com/unstuck-dev/unstuck/internal/app"
-	"github.com/unstuck-dev/unstuck/internal/eval"
+	"github.com/unstuck-dev/unstuck/app"
+	"github.com/unstuck-dev/unstuck/eval"
 )
 
 // evalRunOptions are the flags of `unstuck eval run`.

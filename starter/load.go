@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/unstuck-dev/unstuck/internal/app"
-	"github.com/unstuck-dev/unstuck/internal/load"
+	"github.com/unstuck-dev/unstuck/app"
+	"github.com/unstuck-dev/unstuck/load"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/unstuck-dev/unstuck/internal/cluster"
+	"github.com/unstuck-dev/unstuck/app/cluster"
 )
 
 // The cluster's bad input, on its real parts. They need the cluster's

@@ -51,6 +51,6 @@ func TestComposeFileDescribesTheDeployment(t *testing.T) {
 	require.Equal(t, []string{"127.0.0.1:8234:8234"}, console.Ports)
 	dockerfile, err := os.ReadFile(filepath.Join(repoRoot, "Dockerfile"))
 	require.NoError(t, err)
-	require.Contains(t, string(dockerfile), "internal/app.stampedBuildID=$BUILD_ID")
+	require.Contains(t, string(dockerfile), "unstuck/app.stampedBuildID=$BUILD_ID")
 	require.Contains(t, string(dockerfile), `test -n "$BUILD_ID" ||`, "a build without an id is refused")
 }

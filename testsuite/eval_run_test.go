@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/unstuck-dev/unstuck/internal/eval"
+	"github.com/unstuck-dev/unstuck/eval"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/unstuck-dev/unstuck/eval"
 	"github.com/unstuck-dev/unstuck/internal/docstest"
-	"github.com/unstuck-dev/unstuck/internal/eval"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 )
 

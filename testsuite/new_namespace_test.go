@@ -15,9 +15,9 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/unstuck-dev/unstuck/internal/cluster"
-	"github.com/unstuck-dev/unstuck/internal/load"
+	"github.com/unstuck-dev/unstuck/app/cluster"
 	"github.com/unstuck-dev/unstuck/internal/testutil"
+	"github.com/unstuck-dev/unstuck/load"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )

@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/unstuck-dev/unstuck/internal/replay"
+	"github.com/unstuck-dev/unstuck/app/replay"
 	"github.com/unstuck-dev/unstuck/internal/testutil"
 )
 

@@ -9,8 +9,8 @@ import (
 	"go.temporal.io/sdk/client"
 	temporaltest "go.temporal.io/sdk/testsuite"
 
+	"github.com/unstuck-dev/unstuck/app/cluster"
 	"github.com/unstuck-dev/unstuck/config"
-	"github.com/unstuck-dev/unstuck/internal/cluster"
 	"github.com/unstuck-dev/unstuck/internal/testutil"
 )
 
@@ -47,7 +47,7 @@ func startServer(ctx context.Context) (stop func() error, err error) {
 	return dev.Stop, nil
 }
 
-// startCluster starts the real cluster (internal/cluster): the pinned
+// startCluster starts the real cluster (app/cluster): the pinned
 // server on PostgreSQL, set up as docker-compose.yml deploys it, with the
 // tests' continue-as-new hint added to the deployment's dynamic config.
 func startCluster(ctx context.Context) (func() error, error) {

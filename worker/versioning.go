@@ -7,7 +7,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/app"
 )
 
 // bootstrapEnv is the default of --bootstrap-current.

@@ -6,5 +6,9 @@
 // it is for) here, the CLI's flags in starter and worker, the shell
 // examples in testsuite.
 //
+// It also reads the module's packages and their imports (Packages), for
+// the test that keeps the layers: no part under internal/ imports the
+// layers built on it.
+//
 // Users: docs/testing.md, "Docs are tested".
 package docstest

@@ -14,10 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/unstuck-dev/unstuck/app"
 	"github.com/unstuck-dev/unstuck/config"
-	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/eval"
 	"github.com/unstuck-dev/unstuck/internal/docstest"
-	"github.com/unstuck-dev/unstuck/internal/eval"
 )
 
 func pages(t *testing.T) []docstest.Page {

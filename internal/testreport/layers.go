@@ -20,7 +20,7 @@ func layerOf(pkg, test string) string {
 			return "browser"
 		}
 		return "real server"
-	case "internal/load":
+	case "load":
 		return "real server" // it runs loads on the dev server
 	}
 	return "unit"

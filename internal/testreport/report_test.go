@@ -30,7 +30,7 @@ func TestLayerOf(t *testing.T) {
 		{"github.com/unstuck-dev/unstuck/testsuite/replay", "TestReplayRecordedHistories", "replay"},
 		{"github.com/unstuck-dev/unstuck/testsuite", "TestEditBySignal", "real server"},
 		{"github.com/unstuck-dev/unstuck/testsuite", "TestBrowserConsoleApprovesCalls", "browser"},
-		{"github.com/unstuck-dev/unstuck/internal/load", "TestLoad", "real server"},
+		{"github.com/unstuck-dev/unstuck/load", "TestLoad", "real server"},
 	} {
 		require.Equal(t, tc.want, layerOf(tc.pkg, tc.test), "%s %s", tc.pkg, tc.test)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"github.com/unstuck-dev/unstuck/internal/replay"
+	"github.com/unstuck-dev/unstuck/app/replay"
 	"github.com/unstuck-dev/unstuck/internal/testutil"
 )
 

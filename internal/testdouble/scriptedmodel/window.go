@@ -7,7 +7,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/unstuck-dev/unstuck/internal/tokens"
+	"github.com/unstuck-dev/unstuck/tokens"
 )
 
 // WithContextWindow gives every model of the server a token window: a

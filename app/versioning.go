@@ -118,7 +118,7 @@ func (v Versioning) String() string {
 }
 
 // stampedBuildID is set at link time by `make build`
-// (-ldflags "-X .../internal/app.stampedBuildID=<git describe>"), for
+// (-ldflags "-X .../app.stampedBuildID=<git describe>"), for
 // builds whose VCS stamp is off (-buildvcs=false).
 var stampedBuildID string
 

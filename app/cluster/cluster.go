@@ -15,7 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"github.com/unstuck-dev/unstuck/internal/app"
+	"github.com/unstuck-dev/unstuck/app"
 	"github.com/unstuck-dev/unstuck/internal/child"
 )
 
