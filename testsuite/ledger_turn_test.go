@@ -35,9 +35,7 @@ func laterTurnWritesAnew(t *testing.T, shape string) {
 	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, n int) {
 		writeJSON(w, 200, map[string]any{"booking": n})
 	})
-	// Three bookings of one seat across turns are not a loop here: the
-	// loop detector is not what this test is about.
-	cfg := doubleTextConfig(config.DoubleTextRollback+", policies: { loop: { repeats: 5 } }", tools.URL)
+	cfg := doubleTextConfig(config.DoubleTextRollback, tools.URL)
 	s := newBinaryStack(t, cfg, map[string]scriptedmodel.Script{"chatter": rebooker})
 	run := latestRun{s.start(workflows.AgentInput{Agent: shape + "-chatter", Task: "book me a seat"})}
 	require.Eventually(t, func() bool { return len(tools.requests("/book")) == 1 }, time.Minute, 20*time.Millisecond)
