@@ -68,7 +68,7 @@ func TestConditionCheck(t *testing.T) {
 	ck = ConditionCheck("verify", "verify", "result.free > args.min", prog.Node(), args, result, false, ErrOverBudget)
 	require.False(t, ck.Passed)
 	require.Equal(t, `verify "result.free > args.min" could not be evaluated: `+ErrOverBudget.Error(), ck.Reason)
-	require.Contains(t, ck.Reason, "cost bound of 100000 steps")
+	require.Contains(t, ck.Reason, "cost bound of 4000000 units")
 }
 
 // A condition is bounded in size where the file is loaded.
