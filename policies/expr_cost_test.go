@@ -92,3 +92,54 @@ func TestHostileConditionsEndAtTheCostBound(t *testing.T) {
 		})
 	}
 }
+
+// What the meter charges: bytes of strings, items of lists and maps with
+// their keys, nested; numbers free; a map's keys and a range's items.
+func TestExprCostCharges(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		charge func(c *ExprCost) error
+		want   int
+	}{
+		{"step", func(c *ExprCost) error { return c.Step() }, StepCost},
+		{"string", func(c *ExprCost) error { return c.Charge("hello") }, 5},
+		{"number", func(c *ExprCost) error { return c.Charge(json.Number("12345")) }, 5},
+		{"int", func(c *ExprCost) error { return c.Charge(12345) }, 0},
+		{"list", func(c *ExprCost) error { return c.Charge([]any{"ab", 1, []any{"c"}}) }, 3 + 2 + 1 + 1},
+		{"map", func(c *ExprCost) error { return c.Charge(map[string]any{"ab": "cde", "f": nil}) }, 2 + 2 + 3 + 1},
+		{"strings", func(c *ExprCost) error { return c.Charge([]string{"ab", "c"}) }, 2 + 3},
+		{"env", func(c *ExprCost) error { return c.Charge(config.VerifyEnv{Result: "abc", Meter: c}) }, 3},
+		{"repeat", func(c *ExprCost) error { return c.Times("ab", 3) }, 6},
+		{"range", func(c *ExprCost) error { return c.Span(2, 11) }, 10},
+		{"in a list", func(c *ExprCost) error { return c.Within([]any{"ab", "c"}) }, 2 + 3},
+		{"in a map", func(c *ExprCost) error { return c.Within(map[string]any{"ab": "c"}) }, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &ExprCost{}
+			require.NoError(t, tc.charge(c))
+			require.Equal(t, tc.want, c.Spent())
+		})
+	}
+}
+
+// Past the bound the meter answers ErrOverBudget, and sizing a value
+// larger than what is left stops early, over the bound whatever a map's
+// order.
+func TestExprCostStopsAtItsBound(t *testing.T) {
+	c := &ExprCost{}
+	require.ErrorIs(t, c.Times("x", 100_000_000), ErrOverBudget)
+	c = &ExprCost{}
+	require.ErrorIs(t, c.Span(1, 1<<40), ErrOverBudget)
+	big := map[string]any{}
+	for i := range 5000 {
+		big[fmt.Sprint(i)] = strings.Repeat("x", 1000)
+	}
+	for range 5 {
+		c = &ExprCost{}
+		require.ErrorIs(t, c.Charge(big), ErrOverBudget)
+		require.Less(t, c.Spent(), ExprBudget+1100, "sizing stopped at the bound")
+	}
+	c = &ExprCost{spent: ExprBudget - StepCost}
+	require.NoError(t, c.Step())
+	require.ErrorIs(t, c.Step(), ErrOverBudget)
+}
