@@ -21,7 +21,7 @@ const ExprBudget = 4_000_000
 
 // StepCost is what a step of a loop costs: its body's evaluation, the
 // operations charged on top (ExprBudget / StepCost steps at most).
-const StepCost = 40
+const StepCost = 50
 
 // ErrOverBudget: the evaluation went past ExprBudget.
 var ErrOverBudget = fmt.Errorf("it went over its cost bound of %d units (%d for each step of a loop, one for each byte of a string and each item of a list or map an operation reads): a loop in a loop over a long list costs the list's length squared, toJSON or a string function in a loop the size of its argument at each step", ExprBudget, StepCost)
