@@ -108,6 +108,11 @@ func (metered) Visit(n *ast.Node) {
 	case *ast.BinaryNode:
 		switch {
 		case unmetered[c.Operator]:
+		case compares[c.Operator] && (literal(c.Left) || literal(c.Right)):
+			// With a value written in the condition: a comparison is
+			// bounded by that value's size, or is of other types.
+		case c.Operator == "+" && (number(c.Left) || number(c.Right)):
+			// A number added: a sum of numbers, or an error.
 		case c.Operator == "..":
 			*n = bothCharged(spanFn, c.Left, c.Right, func(a, b ast.Node) ast.Node {
 				return &ast.BinaryNode{Operator: c.Operator, Left: a, Right: b}
@@ -120,12 +125,32 @@ func (metered) Visit(n *ast.Node) {
 	}
 }
 
+// compares are the comparison operators.
+var compares = map[string]bool{"==": true, "!=": true, "<": true, ">": true, "<=": true, ">=": true}
+
+// literal: x is a value written in the condition.
+func literal(x ast.Node) bool {
+	switch x.(type) {
+	case *ast.StringNode, *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.NilNode, *ast.ConstantNode:
+		return true
+	}
+	return false
+}
+
+// number: x is a number written in the condition.
+func number(x ast.Node) bool {
+	switch x.(type) {
+	case *ast.IntegerNode, *ast.FloatNode:
+		return true
+	}
+	return false
+}
+
 // charged is x counted by fn: let v = x; fn(m, v); v. A value written in
 // the condition is left as it is (its size is bounded by the
 // condition's): a constant pattern of matches is compiled once.
 func charged(fn string, x ast.Node) ast.Node {
-	switch x.(type) {
-	case *ast.StringNode, *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.NilNode, *ast.ConstantNode:
+	if literal(x) {
 		return x
 	}
 	v := &ast.IdentifierNode{Value: valueVar}

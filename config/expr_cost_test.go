@@ -35,11 +35,13 @@ func TestBoundedConditionCountsOnItsMeter(t *testing.T) {
 		condition    string
 		steps, units int
 	}{
-		{"all(result.items, {# != ''})", 3, 6},
-		{"upper(result.text) == 'HELLO'", 0, 10},
+		{"all(result.items, {# != ''})", 3, 0},
+		{"all(result.items, {# != result.text})", 3, 6 + 15},
+		{"upper(result.text) == 'HELLO'", 0, 5},
+		{"result.text + 'x' != result.text", 0, 5 + 6 + 5},
 		{"len(result.text) == 5 && len(result.items) == 3", 0, 0},
 		{"'cd' in result.items", 0, 3},
-		{"repeat('ab', 3) == 'ababab'", 0, 12},
+		{"repeat('ab', 3) == 'ababab'", 0, 6},
 		{"len(1..4) == 4", 0, 4},
 		{"count(result.items, {len(#) == 2}) == 3 && result.text startsWith 'he'", 3, 5},
 	} {
