@@ -59,7 +59,7 @@ func (c *checker) verifyCondition(p path, condition string, typed types.Map) {
 		c.add(p, "%v", err)
 		return
 	}
-	if _, err := compile(condition, typed, bounded...); err != nil {
+	if _, err := compile(condition, typed, sized); err != nil {
 		c.add(p, "with args and result as the tool's parameters and result_schema type them: %v", err)
 	}
 }

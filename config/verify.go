@@ -76,6 +76,8 @@ func (v Verify) MarshalYAML() (any, error) {
 type VerifyEnv struct {
 	Args   map[string]any `expr:"args"`
 	Result any            `expr:"result"`
+	// Meter counts the evaluation's cost (policies.RunCondition).
+	Meter ExprMeter `expr:"unstuck·meter"`
 }
 
 // CompileVerify compiles a verify expression, type-checked against
@@ -83,7 +85,7 @@ type VerifyEnv struct {
 // rules of an edge condition (CompileWhen): no now(), no map-order
 // builtins, dates in UTC, a cost bound.
 func CompileVerify(condition string) (*vm.Program, error) {
-	return compile(condition, VerifyEnv{}, bounded...)
+	return compileBounded(condition, VerifyEnv{})
 }
 
 // CompileVerifyUnbounded is CompileVerify without the cost bound, as runs

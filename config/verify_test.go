@@ -52,7 +52,7 @@ func TestVerifyConditionSeesArgsAndResult(t *testing.T) {
 		{map[string]any{"status": "booked", "date": "2026-12-02"}, false},
 		{map[string]any{"status": "pending", "date": "2026-12-01"}, false},
 	} {
-		got, err := expr.Run(prog, VerifyEnv{Args: map[string]any{"date": "2026-12-01"}, Result: tc.result})
+		got, err := expr.Run(prog, VerifyEnv{Args: map[string]any{"date": "2026-12-01"}, Result: tc.result, Meter: &tally{}})
 		require.NoError(t, err)
 		require.Equal(t, tc.want, got, "%v", tc.result)
 	}

@@ -14,6 +14,7 @@ func TestCompileWhen(t *testing.T) {
 		State:  map[string]any{"done": true, "n": 3},
 		Input:  map[string]any{"q": "x"},
 		Visits: map[string]int{"A": 2},
+		Meter:  &tally{},
 	}
 	cases := map[string]bool{
 		"ok":                    false,

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -116,6 +117,58 @@ func TestAVerifyOverItsCostBoundFailsTheCheck(t *testing.T) {
 	require.Less(t, time.Since(start), 8*time.Second)
 	n := callNode(t, h.trace(), "n3")
 	require.Equal(t, signals.StatusFailed, n.Status)
-	require.Contains(t, n.Error, `could not be evaluated: it went over its cost bound of 100000 steps`)
+	require.Contains(t, n.Error, `could not be evaluated: it went over its cost bound of 4000000 units`)
 	require.Equal(t, 1, *asked, "the unbounded evaluation's answer is not known: the version decides")
+}
+
+// largeItems is {"items": [...]} of 2000 items of about 200 bytes.
+func largeItems() string {
+	parts := make([]string, 2000)
+	for i := range parts {
+		parts[i] = fmt.Sprintf(`{"id": %d, "note": %q}`, i, strings.Repeat("n", 180))
+	}
+	return `{"items": [` + strings.Join(parts, ",") + `]}`
+}
+
+// A verify whose one step grows with the result, toJSON(result) in a loop
+// over it, stops at its cost bound: the call settles unverified with a
+// reason that says so (before, each step was counted one, whatever its
+// work: the evaluation ran for seconds in the workflow task).
+func TestAVerifyWithToJSONInALoopFailsTheCheck(t *testing.T) {
+	cond := "all(result.items, {toJSON(result) != ''})"
+	h := newHarness(t, numbersSpec(cond), []activities.ModelReply{
+		{ToolCalls: []activities.ToolCall{call("k1", "rooms", `{}`)}},
+		{Content: "done"},
+	}, answers(t, map[string][]string{"rooms": {largeItems()}}))
+	h.before()
+	asked := askedExprNumbers(h, 1)
+	_, err := h.run(AgentInput{Agent: "agent", Task: "t"})
+	require.NoError(t, err)
+	n := callNode(t, h.trace(), "n3")
+	require.Equal(t, signals.StatusFailed, n.Status)
+	require.Contains(t, n.Error, `verify "`+cond+`" could not be evaluated: it went over its cost bound of 4000000 units`)
+	require.Equal(t, 1, *asked, "the unbounded evaluation's answer is not known: the version decides")
+}
+
+// A graph edge's when over the input, toJSON(input) in a loop over it,
+// stops at its cost bound: the run ends with an error naming the
+// condition and the bound.
+func TestAnEdgeWithToJSONInALoopEndsAtItsCostBound(t *testing.T) {
+	when := "all(input.items, {toJSON(input) != ''})"
+	spec := echoSpec()
+	spec.Agent.Graph = &config.Graph{
+		Start: "A",
+		Nodes: map[string]config.GraphNode{
+			"A": {Tool: "a", Args: map[string]any{"id": 1}},
+			"B": {Tool: "b", Args: map[string]any{"id": 2}},
+			"E": {End: true},
+		},
+		Edges: []config.GraphEdge{{From: "A", To: "B", When: when}, {From: "A", To: "E"}, {From: "B", To: "E"}},
+	}
+	h := newHarness(t, spec, nil, okEcho)
+	asked := askedExprNumbers(h, 1)
+	_, err := h.run(AgentInput{Agent: "agent", Task: "walk", Input: json.RawMessage(largeItems())})
+	require.ErrorContains(t, err, `condition "`+when+`": it went over its cost bound of 4000000 units`)
+	require.Len(t, h.toolReqs, 1, "no edge was taken")
+	require.Equal(t, 1, *asked)
 }
