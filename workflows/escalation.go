@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/ladder"
 )
 
 // escalation is what a rung of the ladder decided for the walk.
@@ -27,8 +27,12 @@ type escalation struct {
 // it out. Each rung taken is an
 // escalation node in the trace and an entry of the result.
 func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where string) *escalation {
-	situation, exit := r.situation(ctx, loop, where)
-	rung := r.chooseRung(ctx, situation)
+	le := r.escape()
+	var targets func() int
+	if r.handsOver {
+		targets = r.handoffTargets
+	}
+	rung, situation, exit := le.Climb(ctx, loop, where, targets)
 	r.count(ctx, MetricRungsTaken, 1, "rung", rung)
 	why := fmt.Sprintf("%s loop of period %d repeated %d times", loop.Kind, loop.Period, loop.Repeats)
 	if loop.Kind == policies.LoopStalled {
@@ -40,12 +44,12 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 		GraphNode: where,
 	}, Step: r.run.Step})
 	id := node.ID
-	r.recordEscalation(ctx, Escalation{At: id, Action: rung, Why: why})
+	le.RecordEscalation(ctx, Escalation{At: id, Action: rung, Why: why})
 	r.showDetails(ctx)
 
 	switch rung {
 	case policies.RungRetry:
-		attempt := policies.RungCount(rungNames(r.run.Escalations), policies.RungRetry) + r.run.DroppedRungs[policies.RungRetry]
+		attempt := le.RetryAttempt()
 		d := policies.Backoff(attempt, time.Second, time.Minute, 2, workflow.GetInfo(ctx).WorkflowExecution.ID)
 		r.noteEscalation(id, fmt.Sprintf("waiting %s before going on", d))
 		if err := workflow.NewTimerWithOptions(ctx, d, workflow.TimerOptions{Summary: backoffSummary(attempt, situation.LoopTool)}).Get(ctx, nil); err != nil {
@@ -54,7 +58,7 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 		return &escalation{}
 	case policies.RungSubstitute:
 		tool := situation.LoopTool
-		r.breaker(tool).Trip(workflow.Now(ctx))
+		le.Breaker(tool).Trip(workflow.Now(ctx))
 		fb, _ := r.run.Spec.Tool(tool)
 		r.noteEscalation(id, fmt.Sprintf("%s is replaced by its fallback %s while its breaker is open", tool, fb.Fallback))
 		return &escalation{}
@@ -67,10 +71,10 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 				note += fmt.Sprintf(" (the loop was seen at %s; the way out is at %s)", where, exit.From)
 			}
 			r.noteEscalation(id, note)
-			r.run.Struggle.Explore() // away until real progress (struggle.go)
+			le.Explore() // away until real progress (ladder/struggle.go)
 			return &escalation{goTo: exit.To}
 		}
-		blocked := r.blockLoopCalls(loop)
+		blocked := describeCalls(le.Block(loop))
 		r.noteEscalation(id, fmt.Sprintf("You are repeating the same calls in a loop (%s). Those exact calls are now blocked: change the arguments, use another tool, or finish with what you have.", strings.Join(blocked, "; ")))
 		return &escalation{}
 	case policies.RungRollback:
@@ -99,22 +103,17 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 	case policies.RungHuman:
 		return r.humanRung(ctx, id, loop, where, why)
 	default:
-		reason := fmt.Sprintf("stuck in a %s (cycle %v); rungs tried: %s", why, loop.Cycle, r.rungsTried())
+		reason := fmt.Sprintf("stuck in a %s (cycle %v); rungs tried: %s", why, loop.Cycle, le.RungsTried())
 		r.noteEscalation(id, "the run stops: "+reason)
 		return &escalation{stopErr: r.stop(ctx, reason)}
 	}
 }
 
-// blockLoopCalls forbids the exact calls of the loop and says which.
-func (r *runner) blockLoopCalls(loop *policies.Loop) []string {
+// describeCalls says which calls a rung blocked (ladder.Escape.Block).
+func describeCalls(calls []ladder.Node) []string {
 	var described []string
-	for _, c := range r.loopCalls(loop) {
-		tool := c.askedTool() // the model's call, whichever tool served it
-		key := policies.BlockKey(tool, c.Args, r.volatile(tool))
-		if !slices.Contains(r.run.Blocked, key) {
-			r.run.Blocked = append(r.run.Blocked, key)
-		}
-		described = append(described, fmt.Sprintf("%s(%s)", tool, shortText(string(c.Args), 120)))
+	for _, c := range calls {
+		described = append(described, fmt.Sprintf("%s(%s)", c.Tool, shortText(string(c.Args), 120)))
 	}
 	return described
 }
@@ -123,10 +122,8 @@ func (r *runner) blockLoopCalls(loop *policies.Loop) []string {
 // from there: the loop's nodes are invalidated (the model no longer reads
 // them) and, in a graph, the edge into the loop is excluded.
 func (r *runner) rollback(ctx workflow.Context, escID string, loop *policies.Loop, where string) *escalation {
-	begin := policies.LoopSpan(r.run.Events, *loop)
-	events := r.run.Events[begin:]
-	first := r.run.node(events[0].NodeID)
-	before := r.run.Events[begin-1]
+	firstEvent, before, edge := r.escape().RollBack(loop, where != "")
+	first := r.run.node(firstEvent.NodeID)
 	for i := range r.run.Nodes {
 		n := &r.run.Nodes[i]
 		record := n.Kind == signals.KindEdit || (n.Kind == signals.KindHuman && n.Status == signals.StatusSkipped)
@@ -135,14 +132,9 @@ func (r *runner) rollback(ctx workflow.Context, escID string, loop *policies.Loo
 		}
 	}
 	r.run.Frontier = []string{escID}
-	r.run.Events = r.run.Events[:begin]
 	// The conversation shrank: the next request carries it whole.
 	r.run.sendWhole()
 	if where != "" {
-		edge := policies.EdgeID(before.Where, events[0].Where)
-		if !slices.Contains(r.run.ExcludedEdges, edge) {
-			r.run.ExcludedEdges = append(r.run.ExcludedEdges, edge)
-		}
 		resume := &resumePoint{Node: before.Where, OK: true}
 		if n := r.run.node(before.NodeID); n != nil && n.Status == signals.StatusFailed {
 			resume.OK, resume.Error = false, n.Error
@@ -159,12 +151,4 @@ func (r *runner) noteEscalation(id, text string) {
 	if n := r.run.node(id); n != nil {
 		n.Output = mustJSON(text)
 	}
-}
-
-func rungNames(es []Escalation) []string {
-	var out []string
-	for _, e := range es {
-		out = append(out, e.Action)
-	}
-	return out
 }

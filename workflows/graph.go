@@ -341,11 +341,11 @@ func (r *runner) visitEnd(ctx workflow.Context, at string, n config.GraphNode) v
 // nextNode takes the first outgoing edge whose condition holds (an edge
 // without one always holds), skipping edges a rollback excluded; after
 // explore, until real progress, an edge away from the struggle's loops
-// first (awayFrom).
+// first (ladder.Escape.AwayFrom).
 func (r *runner) nextNode(ctx workflow.Context, at string, res visitResult) (string, error) {
 	holds := r.edgeHolds(ctx, config.WhenEnv{OK: res.ok, Error: res.errText, State: r.run.State, Input: r.inputMap(), Visits: r.run.Visits})
 	next, err := policies.NextEdge(at, r.run.Spec.Agent.Graph.Edges, r.run.ExcludedEdges, res.ok, res.errText, holds)
-	if away, ok := r.awayFrom(ctx, at, next, err, holds); ok {
+	if away, ok := r.escape().AwayFrom(ctx, at, next, err, holds); ok {
 		return away, nil
 	}
 	return next, err

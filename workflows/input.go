@@ -3,8 +3,10 @@ package workflows
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/unstuck-dev/unstuck/signals"
 	"slices"
+
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/ladder"
 )
 
 // WorkflowName is the workflow type users start, and TaskQueue its default
@@ -101,8 +103,4 @@ type AgentResult struct {
 }
 
 // Escalation is one rung of the escalation ladder a run climbed.
-type Escalation struct {
-	At     string `json:"at"`
-	Action string `json:"action"`
-	Why    string `json:"why"`
-}
+type Escalation = ladder.Escalation

@@ -10,6 +10,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/ladder"
 )
 
 // Run is the whole memory of a run and the continue-as-new input: queries
@@ -115,35 +116,9 @@ type Conversation struct {
 // an edit, a rollback, a handoff, an archive changed it).
 func (c *Conversation) sendWhole() { c.SentMessages, c.LastReplyID = 0, "" }
 
-// LoopEscape holds the loop detector, the breakers and the ladder, so they
-// survive crashes and continue-as-new.
-type LoopEscape struct {
-	Detector *policies.LoopDetector       `json:"detector,omitempty"`
-	Breakers map[string]*policies.Breaker `json:"breakers,omitempty"`
-	Ladder   policies.Ladder              `json:"ladder"`
-	Loops    []signals.Loop               `json:"loops"`
-	// LoopsDropped counts the oldest loops no longer listed (recent.go).
-	LoopsDropped int      `json:"loops_dropped,omitempty"`
-	LastCycle    []string `json:"last_cycle,omitempty"`
-	// LastCycleNodes are the graph nodes of the last loop's cycle, sorted:
-	// in a graph, progress is a success outside them (graph-progress).
-	// Free-form, after a time-window loop, the window's tool (progress is
-	// a success of another); nil after any other free-form loop.
-	LastCycleNodes []string `json:"last_cycle_nodes,omitempty"`
-	// Blocked are exact calls (tool and canonical arguments) the explore
-	// rung forbade: they fail with a message instead of running.
-	Blocked []string `json:"blocked,omitempty"`
-	// Events are the recent loop events (where, node id), oldest first,
-	// bounded by the loop window: rollback finds where a loop began.
-	Events []policies.EventRef `json:"events,omitempty"`
-	// VisitWindow is the time window's recent visits, for an agent with
-	// policies.loop.time_window.
-	VisitWindow *policies.VisitWindow `json:"visit_window,omitempty"`
-	// Struggle: in a graph, the nodes of the loops met since the run last
-	// made real progress, and whether explore sent the walk away from
-	// them (version explore-region, struggle.go).
-	Struggle policies.Struggle `json:"struggle,omitzero"`
-}
+// LoopEscape is the loop detector, the breakers and the ladder, owned by
+// package ladder (its fields stay the run's own in JSON).
+type LoopEscape = ladder.State
 
 // GraphWalk is where a graph run is, how often each node was visited, and
 // the edges a rollback excluded ("from->to").

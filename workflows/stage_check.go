@@ -72,7 +72,7 @@ func (p *pipeline) unverified(ctx workflow.Context, c *stepCall, tool config.Too
 	p.checkFailed(ctx, c, result, ck, policies.Unverified)
 	r.run.Unverified++
 	r.count(ctx, MetricUnverified, 1, "tool", tool.Name, "check", ck.Kind)
-	r.breaker(tool.Name).RecordError(workflow.Now(ctx), c.class)
+	r.escape().Breaker(tool.Name).RecordError(workflow.Now(ctx), c.class)
 }
 
 // checkFailed settles c failed as its check says, of class, what the

@@ -20,8 +20,8 @@ func (p *pipeline) route(ctx workflow.Context, c *stepCall, tool config.Tool, ar
 		t, ok := r.run.Spec.Tool(name)
 		return policies.RouteTool{Name: t.Name, Fallback: t.Fallback, NeedsApproval: t.Approval == config.ApprovalAlways}, ok
 	}
-	allow := func(name string) bool { return r.breaker(name).Allow(now) }
-	failures := func(name string) int { return r.breaker(name).Failures }
+	allow := func(name string) bool { return r.escape().Breaker(name).Allow(now) }
+	failures := func(name string) int { return r.escape().Breaker(name).Failures }
 	routed := policies.RouteCall(tool.Name, lookup, allow, failures)
 	if routed.Refusal != "" {
 		p.fail(ctx, c, routed.Refusal, policies.CircuitOpen)

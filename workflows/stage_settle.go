@@ -40,10 +40,10 @@ func (p *pipeline) settle(ctx workflow.Context, c *stepCall, tool config.Tool, r
 // the history.
 func (r *runner) chargeFailure(ctx workflow.Context, tool string, class policies.Class) policies.Class {
 	if class == activities.CircuitOpenError && r.workerBreakerOn(ctx) {
-		r.breaker(tool).Trip(workflow.Now(ctx))
+		r.escape().Breaker(tool).Trip(workflow.Now(ctx))
 		return policies.Persistent
 	}
-	r.breaker(tool).RecordError(workflow.Now(ctx), class)
+	r.escape().Breaker(tool).RecordError(workflow.Now(ctx), class)
 	return class
 }
 
@@ -63,7 +63,7 @@ func (p *pipeline) settleResult(ctx workflow.Context, c *stepCall, tool config.T
 		}
 	}
 	if ran {
-		r.breaker(tool.Name).Record(workflow.Now(ctx), true)
+		r.escape().Breaker(tool.Name).Record(workflow.Now(ctx), true)
 		c.noOp = r.repeatsItself(ctx, c, tool, result)
 	}
 }

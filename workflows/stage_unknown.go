@@ -35,7 +35,7 @@ func (p *pipeline) unknown(ctx workflow.Context, c *stepCall, tool config.Tool, 
 	}
 	ck.Reason = fmt.Sprintf("the outcome of the %s is unknown: %s, so whether it took effect is not known.%s", what, ck.Reason, after)
 	p.checkFailed(ctx, c, result, ck, policies.OutcomeUnknown)
-	p.r.breaker(tool.Name).Record(workflow.Now(ctx), true)
+	p.r.escape().Breaker(tool.Name).Record(workflow.Now(ctx), true)
 }
 
 // stillUnknown answers a write asked for again whose earlier try (tryID)
@@ -44,7 +44,7 @@ func (p *pipeline) unknown(ctx workflow.Context, c *stepCall, tool config.Tool, 
 func (p *pipeline) stillUnknown(ctx workflow.Context, c *stepCall, tool config.Tool, tryID string, ck signals.Check) {
 	ck.Reason = fmt.Sprintf("not run again: the outcome of %s is still unknown: %s, so whether it took effect is not known. Ask for the same call again to check again", tryID, ck.Reason)
 	p.checkFailed(ctx, c, nil, ck, policies.OutcomeUnknown)
-	p.r.breaker(tool.Name).Release()
+	p.r.escape().Breaker(tool.Name).Release()
 }
 
 // readBackUnknown says whether a read-back that could not read holds its

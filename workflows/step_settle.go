@@ -76,7 +76,12 @@ func (r *runner) settleLoop(ctx workflow.Context, e stepEnd) (esc *escalation, d
 	esc = e.rung
 	if esc == nil && e.events != nil {
 		for _, ev := range e.events() {
-			if esc = r.observe(ctx, ev.where, ev.nodeID, ev.event); esc != nil {
+			loop := r.escape().Observe(ctx, ev.where, ev.nodeID, ev.event)
+			if loop == nil {
+				continue
+			}
+			r.count(ctx, MetricLoopsDetected, 1, "kind", loop.Kind)
+			if esc = r.escalate(ctx, loop, ev.where); esc != nil {
 				break
 			}
 		}

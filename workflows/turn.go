@@ -164,11 +164,11 @@ func (r *runner) nextMessage(ctx workflow.Context) (bool, *AgentResult, error) {
 
 // beginTurn starts a turn at the message just taken: the run works again,
 // its step ceiling counts from here, its loops are its own
-// (freshTurnLoops), and a graph walks from its start.
+// (ladder.Escape.FreshTurn), and a graph walks from its start.
 func (r *runner) beginTurn(ctx workflow.Context) (bool, *AgentResult, error) {
 	r.run.Turn.Since = r.run.Step
 	r.run.Turn.Began = r.run.Frontier[0]
-	r.freshTurnLoops(ctx)
+	r.escape().FreshTurn(ctx)
 	if g := r.run.Spec.Agent.Graph; g != nil {
 		r.run.GraphAt = g.Start
 	}

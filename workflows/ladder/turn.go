@@ -1,4 +1,4 @@
-package workflows
+package ladder
 
 import (
 	"go.temporal.io/sdk/workflow"
@@ -23,30 +23,30 @@ import (
 // recorded (the run's record), the graph's visit counts (edge conditions
 // read them as the run's).
 
-// freshTurnLoops starts the loop escape afresh as a conversation's turn
+// FreshTurn starts the loop escape afresh as a conversation's turn
 // begins. Version turn-loops is asked only when there is something to
 // forget, so a conversation that met no loop event records no marker.
-func (r *runner) freshTurnLoops(ctx workflow.Context) {
-	if !r.run.heldByTurn() || versionOf(ctx, versionTurnLoops, 1) < 1 {
+func (e *Escape) FreshTurn(ctx workflow.Context) {
+	if !e.heldByTurn() || e.version(ctx, e.gates.TurnLoops, 1) < 1 {
 		return
 	}
-	r.run.forgetTurnLoops()
+	e.forgetTurn()
 }
 
 // heldByTurn reports whether the run holds loop state a new turn forgets.
-func (run *Run) heldByTurn() bool {
-	l := &run.LoopEscape
+func (e *Escape) heldByTurn() bool {
+	l := e.s
 	d := l.Detector
 	return (d != nil && (d.Seen > d.Since || d.Streak > 0 || len(d.StateCounts) > 0)) ||
 		len(l.Events) > 0 || climbed(&l.Ladder) || l.LastCycle != nil || l.LastCycleNodes != nil ||
 		len(l.Blocked) > 0 || (l.VisitWindow != nil && len(l.VisitWindow.Recent) > 0) ||
 		len(l.Struggle.Region) > 0 || l.Struggle.Away || l.Struggle.Since > 0 ||
-		len(run.ExcludedEdges) > 0
+		len(*e.excluded) > 0
 }
 
-// forgetTurnLoops is what a new turn forgets of the loop escape (above).
-func (run *Run) forgetTurnLoops() {
-	l := &run.LoopEscape
+// forgetTurn is what a new turn forgets of the loop escape (above).
+func (e *Escape) forgetTurn() {
+	l := e.s
 	if l.Detector != nil {
 		l.Detector.Restart()
 	}
@@ -58,5 +58,5 @@ func (run *Run) forgetTurnLoops() {
 	l.LastCycle, l.LastCycleNodes = nil, nil
 	l.Struggle.End()
 	l.Blocked = nil
-	run.ExcludedEdges = nil
+	*e.excluded = nil
 }

@@ -1,4 +1,4 @@
-package workflows
+package ladder
 
 import (
 	"slices"
@@ -19,8 +19,8 @@ import (
 // no marker.
 
 // regionRules says whether the run follows version explore-region.
-func (r *runner) regionRules(ctx workflow.Context) bool {
-	return versionOf(ctx, versionExploreRegion, 1) >= 1
+func (e *Escape) regionRules(ctx workflow.Context) bool {
+	return e.on(ctx, e.gates.ExploreRegion)
 }
 
 // afterEvent is what an event that completed no loop does to the ladder.
@@ -31,28 +31,28 @@ func (r *runner) regionRules(ctx workflow.Context) bool {
 // is where the walk came from); a success between two loops of one
 // struggle does not (A <-> B while B fails, A -> B -> C -> A while it
 // succeeds).
-func (r *runner) afterEvent(ctx workflow.Context, where, nodeID string, ev policies.LoopEvent) {
-	old := r.progress(ctx, where, nodeID, ev)
+func (e *Escape) afterEvent(ctx workflow.Context, where, nodeID string, ev policies.LoopEvent) {
+	old := e.progress(ctx, where, nodeID, ev)
 	if where == "" {
 		if old {
-			r.ladder().Reset()
+			e.ladder().Reset()
 		}
 		return
 	}
 	from := ""
-	if n := len(r.run.Events); n >= 2 {
-		from = r.run.Events[n-2].Where
+	if n := len(e.s.Events); n >= 2 {
+		from = e.s.Events[n-2].Where
 	}
-	real := r.run.Struggle.RealProgress(where, from, r.run.Visits[where]-1, false)
+	real := e.s.Struggle.RealProgress(where, from, e.run.Visits()[where]-1, false)
 	if real {
-		r.run.Struggle.End()
+		e.s.Struggle.End()
 	}
 	reset := old
-	if real != old && climbed(r.ladder()) && r.regionRules(ctx) {
+	if real != old && climbed(e.ladder()) && e.regionRules(ctx) {
 		reset = real
 	}
 	if reset {
-		r.ladder().Reset()
+		e.ladder().Reset()
 	}
 }
 
@@ -60,9 +60,9 @@ func (r *runner) afterEvent(ctx workflow.Context, where, nodeID string, ev polic
 // LastCycleNodes) into the struggle. With explore-region, a loop sharing
 // no node with the struggle starts a new one, and the ladder goes back to
 // its bottom rung; before, the ladder was reset by progress alone.
-func (r *runner) joinStruggle(ctx workflow.Context) {
-	if r.run.Struggle.Join(r.run.LastCycleNodes, r.detector().Seen) && climbed(r.ladder()) && r.regionRules(ctx) {
-		r.ladder().Reset()
+func (e *Escape) joinStruggle(ctx workflow.Context) {
+	if e.s.Struggle.Join(e.s.LastCycleNodes, e.detector().Seen) && climbed(e.ladder()) && e.regionRules(ctx) {
+		e.ladder().Reset()
 	}
 }
 
@@ -72,25 +72,21 @@ func (r *runner) joinStruggle(ctx workflow.Context) {
 // repeating one cycle exactly. The loop's period is those events, as many
 // as the run still keeps; its cycle, their signatures. Like any report,
 // it makes the detector and the time window count afresh.
-func (r *runner) stalled(ctx workflow.Context) *policies.Loop {
-	d := r.detector()
-	if !r.run.Struggle.Stalled(d.Seen, r.run.Spec.Agent.Policies.Loop.Window) || !r.regionRules(ctx) {
+func (e *Escape) stalled(ctx workflow.Context) *policies.Loop {
+	d := e.detector()
+	if !e.s.Struggle.Stalled(d.Seen, e.spec.Agent.Policies.Loop.Window) || !e.regionRules(ctx) {
 		return nil
 	}
-	period := max(min(d.Seen-r.run.Struggle.Since, len(r.run.Events)), 1)
+	period := max(min(d.Seen-e.s.Struggle.Since, len(e.s.Events)), 1)
 	loop := &policies.Loop{Kind: policies.LoopStalled, Period: period, Repeats: 1, At: d.Seen - 1, Cycle: d.Last(period)}
 	d.Restart()
-	if r.run.VisitWindow != nil {
-		r.run.VisitWindow.Reset()
+	if e.s.VisitWindow != nil {
+		e.s.VisitWindow.Reset()
 	}
 	return loop
 }
 
-// climbed reports whether the ladder is above its bottom rung, so that a
-// reset would change it.
-func climbed(l *policies.Ladder) bool { return l.Next > 0 || l.Repaired }
-
-// awayFrom is the walk's next node after `at` while explore has sent it
+// AwayFrom is the walk's next node after `at` while explore has sent it
 // away from the struggle's region and its usual edge (usual, from
 // NextEdge) leads back into it: an edge whose condition holds and whose
 // target is outside the region (policies.AwayEdge). ok is false when the
@@ -99,13 +95,13 @@ func climbed(l *policies.Ladder) bool { return l.Next > 0 || l.Repaired }
 // visited node), no edge leads out, an error of NextEdge (a condition it
 // could not evaluate stands; with no edge that applies, AwayEdge has none
 // either), or a run before explore-region.
-func (r *runner) awayFrom(ctx workflow.Context, at, usual string, usualErr error, holds func(int, config.GraphEdge) (bool, error)) (string, bool) {
-	s := r.run.Struggle
+func (e *Escape) AwayFrom(ctx workflow.Context, at, usual string, usualErr error, holds func(int, config.GraphEdge) (bool, error)) (string, bool) {
+	s := e.s.Struggle
 	if !s.Away || usualErr != nil || !slices.Contains(s.Region, usual) {
 		return "", false // the usual edge stands when it does not lead back
 	}
-	to, ok := policies.AwayEdge(at, r.run.Spec.Agent.Graph.Edges, r.run.ExcludedEdges, s.Region, r.run.Visits, holds)
-	if !ok || to == usual || !r.regionRules(ctx) {
+	to, ok := policies.AwayEdge(at, e.spec.Agent.Graph.Edges, *e.excluded, s.Region, e.run.Visits(), holds)
+	if !ok || to == usual || !e.regionRules(ctx) {
 		return "", false
 	}
 	return to, true
