@@ -14,7 +14,6 @@ import (
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
-	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -249,29 +248,7 @@ func forkedRun(src *Run, spec *config.Resolved) *Run {
 // config says starts afresh; a genuine source under the same config keeps
 // all of it.
 func boundBySpec(run *Run) {
-	p := run.Spec.Agent.Policies
-	if d := run.Detector; d != nil {
-		want := policies.NewLoopDetector(p.Loop.Window, p.Loop.Repeats)
-		if d.Window != want.Window || d.Repeats != want.Repeats {
-			run.Detector = nil
-		}
-	}
-	if v := run.VisitWindow; v != nil {
-		if tw := p.Loop.TimeWindow; tw == nil || v.Visits != tw.Visits || v.Within != tw.Within.D() {
-			run.VisitWindow = nil
-		}
-	}
-	want := policies.NewBreaker(p.Breaker.Failures, p.Breaker.Cooldown.D())
-	// Deleting entries: the order does not matter.
-	//workflowcheck:ignore
-	for name, b := range run.Breakers {
-		if b == nil || b.Threshold != want.Threshold || b.Cooldown != want.Cooldown {
-			delete(run.Breakers, name)
-		}
-	}
-	if l := run.Ladder; !slices.Equal(l.Rungs, p.Escalation) || l.Next < 0 || l.Next > len(l.Rungs) {
-		run.Ladder = policies.Ladder{}
-	}
+	run.LoopEscape.BoundBy(run.Spec.Agent.Policies)
 	run.Step = max(run.Step, 0)
 	run.OutputFailures = max(run.OutputFailures, 0)
 	// The step ceiling counts from AgentSince: one past the step counter

@@ -314,7 +314,7 @@ func (r *runner) takeOver(ctx workflow.Context, id string, spec *config.Resolved
 	run.Spec = spec
 	run.HandoffPath = path
 	run.AgentSince = run.Step
-	run.LoopEscape = LoopEscape{Loops: run.Loops, LoopsDropped: run.LoopsDropped}
+	run.LoopEscape.HandedOver()
 	run.GraphWalk = GraphWalk{}
 	run.Frontier = []string{id}
 	run.sendWhole()
