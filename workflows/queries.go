@@ -166,7 +166,7 @@ func (r *runner) status() signals.Status {
 		PendingApprovals: r.pendingApprovals(),
 		Loops:            r.run.Loops,
 		LoopsDropped:     r.run.LoopsDropped,
-		Breakers:         r.breakerStates(),
+		Breakers:         r.run.LoopEscape.BreakerStates(),
 		HandoffPath:      r.run.HandoffPath,
 		LastError:        r.run.LastError,
 		Fallbacks:        r.fallbacks(),
@@ -175,15 +175,6 @@ func (r *runner) status() signals.Status {
 		Spend:            r.statusSpend(),
 		Conversation:     r.run.Spec.Agent.Conversation != nil,
 	}
-}
-
-// breakerStates are the breakers of the tools called so far.
-func (r *runner) breakerStates() map[string]string {
-	out := map[string]string{}
-	for name, b := range r.run.Breakers { //workflowcheck:ignore building a map: order does not matter
-		out[name] = b.State
-	}
-	return out
 }
 
 // archivedNodes is what the trace query says of the archived part.
