@@ -8,8 +8,9 @@
 //     calls), continue-as-new; graph.go walks an explicit graph instead.
 //   - pipeline.go and stage_*.go: the one pipeline every tool call walks,
 //     from the model or a graph tool node, one stage per file.
-//   - loops.go, escalation.go: the loop detector, breakers and ladder, and
-//     the actions of the ladder's rungs.
+//   - ladder/ (package ladder): the loop detector, breakers and ladder and
+//     their state; loops.go wires it to the run, escalation.go carries out
+//     the ladder's rungs.
 //   - approval.go, human.go, messages.go, queries.go: what people send in
 //     and what the run answers.
 //

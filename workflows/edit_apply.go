@@ -234,7 +234,7 @@ func (r *runner) checkpoint(nodeID string) {
 		return
 	}
 	// Counted from the run's first entry, dropped ones included
-	// (recent.go), so a checkpoint's length means the same after a drop.
+	// (ladder/record.go), so a checkpoint's length means the same after a drop.
 	escalations, loops := len(run.Escalations)+run.EscalationsDropped, len(run.Loops)+run.LoopsDropped
 	le := run.LoopEscape
 	le.Loops = nil

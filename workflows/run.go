@@ -61,7 +61,7 @@ type Progress struct {
 	HandoffPath []string      `json:"handoff_path"`
 	Escalations []Escalation  `json:"escalations"`
 	// EscalationsDropped counts the oldest escalations no longer listed,
-	// DroppedRungs them by rung (recent.go).
+	// DroppedRungs them by rung (ladder/record.go).
 	EscalationsDropped int            `json:"escalations_dropped,omitempty"`
 	DroppedRungs       map[string]int `json:"dropped_rungs,omitempty"`
 	// OutputFailures counts outputs refused by the output schema, bounded

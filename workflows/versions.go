@@ -318,7 +318,7 @@ const (
 	// Asked only for such a write.
 	versionNoOpWrites = "no-op-writes"
 	// versionTurnLoops: a conversation's turn (a new message taken) starts
-	// the loop escape afresh (turn_loops.go): loops are a property of one
+	// the loop escape afresh (ladder/turn.go): loops are a property of one
 	// turn's work, and a turn that ended with an answer is progress;
 	// before, the detector saw every step of the whole run, so a person
 	// repeating a request was taken for a loop. Asked only when a turn

@@ -19,7 +19,7 @@ type State struct {
 	Breakers map[string]*policies.Breaker `json:"breakers,omitempty"`
 	Ladder   policies.Ladder              `json:"ladder"`
 	Loops    []signals.Loop               `json:"loops"`
-	// LoopsDropped counts the oldest loops no longer listed (recent.go).
+	// LoopsDropped counts the oldest loops no longer listed (record.go).
 	LoopsDropped int      `json:"loops_dropped,omitempty"`
 	LastCycle    []string `json:"last_cycle,omitempty"`
 	// LastCycleNodes are the graph nodes of the last loop's cycle, sorted:
