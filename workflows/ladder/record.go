@@ -31,7 +31,7 @@ func (e *Escape) recordLoop(ctx workflow.Context, l signals.Loop) {
 func (e *Escape) RecordEscalation(ctx workflow.Context, esc Escalation) {
 	*e.esc = append(*e.esc, esc)
 	if drop := policies.Overflow(len(*e.esc), policies.KeepRecent); drop > 0 && e.boundedListsOn(ctx) {
-		*e.rungs = policies.TallyRungs(*e.rungs, RungNames((*e.esc)[:drop]))
+		*e.rungs = policies.TallyRungs(*e.rungs, rungNames((*e.esc)[:drop]))
 		*e.esc = slices.Clone((*e.esc)[drop:])
 		*e.dropped += drop
 	}
@@ -45,7 +45,7 @@ func (e *Escape) boundedListsOn(ctx workflow.Context) bool {
 
 // RungsTried names the rungs the run climbed, for a stop's report.
 func (e *Escape) RungsTried() string {
-	tried := strings.Join(RungNames(*e.esc), ", ")
+	tried := strings.Join(rungNames(*e.esc), ", ")
 	if n := *e.dropped; n > 0 {
 		return fmt.Sprintf("%d earlier, then %s", n, tried)
 	}
@@ -55,11 +55,11 @@ func (e *Escape) RungsTried() string {
 // RetryAttempt is how many retry rungs the run climbed, the dropped ones
 // counted: the retry rung's backoff grows with it.
 func (e *Escape) RetryAttempt() int {
-	return policies.RungCount(RungNames(*e.esc), policies.RungRetry) + (*e.rungs)[policies.RungRetry]
+	return policies.RungCount(rungNames(*e.esc), policies.RungRetry) + (*e.rungs)[policies.RungRetry]
 }
 
-// RungNames are the rungs of es, in order.
-func RungNames(es []Escalation) []string {
+// rungNames are the rungs of es, in order.
+func rungNames(es []Escalation) []string {
 	var out []string
 	for _, e := range es {
 		out = append(out, e.Action)
