@@ -141,10 +141,10 @@ const neverRanText = "never ran: it waits on calls that did not finish"
 // async runs work in a coroutine and then, on the pipeline's selector, next.
 func (p *pipeline) async(ctx workflow.Context, work func(workflow.Context), next func()) {
 	fut, set := workflow.NewFuture(ctx)
-	workflow.Go(ctx, func(g workflow.Context) {
+	p.r.goGuarded(ctx, "a call of the step", func(g workflow.Context) {
 		work(g)
 		set.Set(nil, nil)
-	})
+	}, func() { set.Set(nil, nil) })
 	p.running++
 	p.sel.AddFuture(fut, func(workflow.Future) { p.running--; next() })
 }

@@ -227,7 +227,7 @@ func (r *Run) newNodeID() string {
 
 // mustJSON marshals values the engine built itself. A value JSON cannot
 // hold (a NaN, an invalid raw message) is a bug; it stops the run with a
-// report (stopOnUnencodable) rather than failing its workflow tasks for
+// report (the guard: guard.go) rather than failing its workflow tasks for
 // ever.
 func mustJSON(v any) json.RawMessage {
 	b, err := json.Marshal(v)
