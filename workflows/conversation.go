@@ -18,6 +18,7 @@ import (
 // refused outputs as user messages. The trace is the only record; this is
 // a view of it.
 func buildConversation(run *Run) []activities.Message {
+	run.undecoded = nil
 	msgs := []activities.Message{{Role: "system", Content: systemPrompt(run)}}
 	from := 0
 	if h := run.lastHandoff(); h >= 0 {
@@ -32,7 +33,7 @@ func buildConversation(run *Run) []activities.Message {
 		if from == 0 {
 			msgs = append(msgs, userMessage(taskText(run)))
 		}
-		msgs = append(msgs, summaryMessage(&run.Nodes[s]))
+		msgs = append(msgs, summaryMessage(run, &run.Nodes[s]))
 		from = max(from, run.firstAfter(summaryThrough(&run.Nodes[s])))
 	}
 	gap := run.firstAfterArchive()
@@ -156,7 +157,7 @@ func nodeMessage(run *Run, n *Node) (activities.Message, bool) {
 			return activities.Message{}, false
 		}
 		var rec replyRecord
-		_ = json.Unmarshal(n.Output, &rec)
+		run.readRecorded(n, "the recorded model reply", n.Output, &rec)
 		return activities.AssistantMessage(rec.Content, rec.Refusal, rec.ToolCalls), true
 	case signals.KindCall:
 		// A read-back (check_of) is the engine's call, not the model's: the
@@ -173,7 +174,7 @@ func nodeMessage(run *Run, n *Node) (activities.Message, bool) {
 			return activities.Message{}, false
 		}
 		var reply signals.ReplyRequest
-		_ = json.Unmarshal(n.Output, &reply)
+		run.readRecorded(n, "the recorded reply of a person", n.Output, &reply)
 		text := "A person replied: " + reply.Text
 		if len(reply.Output) > 0 {
 			text += "\nOutput: " + string(reply.Output)
@@ -187,7 +188,7 @@ func nodeMessage(run *Run, n *Node) (activities.Message, bool) {
 			return activities.Message{}, false
 		}
 		var text string
-		_ = json.Unmarshal(n.Output, &text)
+		run.readRecorded(n, "the escalation's note", n.Output, &text)
 		return userMessage("[unstuck] " + text), true
 	case signals.KindOutput:
 		if n.Status != signals.StatusFailed {

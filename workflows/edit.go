@@ -142,7 +142,9 @@ func (r *runner) editedValue(n *Node, req signals.EditRequest) (json.RawMessage,
 		return editedTask(r.run, req.Output)
 	case signals.KindRequest:
 		var rec replyRecord
-		_ = json.Unmarshal(n.Output, &rec)
+		if err := decodeRecorded(n, "the recorded model reply", n.Output, &rec); err != nil {
+			return nil, fmt.Errorf("edit: %v", err)
+		}
 		return editedReply(r.run, n.ID, rec, req.Output)
 	case signals.KindHuman:
 		return editedHumanReply(req.Output)

@@ -25,10 +25,11 @@ func panicAt(t *testing.T, where string) {
 	t.Cleanup(func() { guardHook = nil })
 }
 
-// A tool call, then an answer: a run with a call of the step.
+// A tool call, then an answer: a run with a call of the step (of
+// approvalSpec's b, held for approval, in the test of a stage's panic).
 func callingReplies() []activities.ModelReply {
 	return []activities.ModelReply{
-		{ToolCalls: []activities.ToolCall{call("c1", "search_flights", `{"from":"NYC"}`)}},
+		{ToolCalls: []activities.ToolCall{call("c1", "search_flights", `{"from":"NYC"}`), call("c2", "b", `{"amount":10}`)}},
 		{Content: "done"},
 	}
 }
@@ -38,8 +39,8 @@ func callingReplies() []activities.ModelReply {
 // panic and where in the code; a run of an earlier version panics on, as
 // it did (its workflow task fails).
 func TestAPanicStopsTheRunWithAReport(t *testing.T) {
-	graph := testSpec()
-	graph.Agent.Graph = oneNodeGraph("search_flights", map[string]any{"from": "NYC"})
+	graph := approvalSpec()
+	graph.Agent.Graph = oneNodeGraph("b", map[string]any{"amount": 10})
 	for _, tc := range []struct {
 		where string
 		spec  *config.Resolved
@@ -48,8 +49,8 @@ func TestAPanicStopsTheRunWithAReport(t *testing.T) {
 		{"the run's main coroutine", testSpec()},
 		{"the signal receiver", testSpec()},
 		{"the watch on waits", testSpec()},
-		{"a call of the step", testSpec()},
-		{"a call of the step", graph},
+		{"a stage of a call", approvalSpec()}, // the wait for an approval
+		{"a stage of a call", graph},
 	} {
 		name := tc.where
 		if tc.spec.Agent.Graph != nil {
@@ -57,17 +58,18 @@ func TestAPanicStopsTheRunWithAReport(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			panicAt(t, tc.where)
+			agent := tc.spec.Agent.Name
 			h := newHarness(t, tc.spec, callingReplies(), okTool)
-			_, err := h.run(AgentInput{Agent: "travel", Task: "Book"})
+			_, err := h.run(AgentInput{Agent: agent, Task: "Book"})
 			rep := stopReport(t, err)
 			require.Equal(t, ResultStopped, rep.Status)
-			require.Equal(t, "travel", rep.Agent)
+			require.Equal(t, agent, rep.Agent)
 			require.Contains(t, rep.Reason, tc.where+" panicked: boom (at ")
 			require.Contains(t, rep.Reason, "guard_test.go:", "the report says where the panic was raised")
 
 			h = newHarness(t, tc.spec, callingReplies(), okTool)
 			h.before(versionPanicStop)
-			_, err = h.run(AgentInput{Agent: "travel", Task: "Book"})
+			_, err = h.run(AgentInput{Agent: agent, Task: "Book"})
 			var pe *temporal.PanicError
 			require.True(t, errors.As(err, &pe), "a run of an earlier version panics: %v", err)
 			require.Equal(t, "boom", pe.Error())

@@ -1,8 +1,6 @@
 package workflows
 
 import (
-	"encoding/json"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/policies"
@@ -55,7 +53,7 @@ func (r *runner) handoffView() policies.HandoffView {
 		n := &run.Nodes[i]
 		if n.Kind == signals.KindHuman && n.Status == signals.StatusCompleted {
 			var reply signals.ReplyRequest
-			_ = json.Unmarshal(n.Output, &reply)
+			run.readRecorded(n, "the recorded reply of a person", n.Output, &reply)
 			v.UserWords = append(v.UserWords, reply.Text)
 		}
 		if i < since || n.Status == signals.StatusInvalidated {

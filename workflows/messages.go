@@ -332,6 +332,8 @@ func eachBufferedSignal(ctx workflow.Context, take func(name string, raw convert
 
 func auditOf(raw json.RawMessage) signals.Audit {
 	var a signals.Audit
+	// Any payload, valid or not: one that does not decode has no audit,
+	// and its own decoding (handleMessage) reports why it is ignored.
 	_ = json.Unmarshal(raw, &a)
 	return a
 }

@@ -33,6 +33,9 @@ type Run struct {
 	// reads (handoffMessage joins the chain of earlier contexts, work
 	// that would otherwise be done again at every step); not carried.
 	handoffMessages map[string]activities.Message
+	// undecoded is the first recorded value the latest conversation
+	// built could not decode (recorded.go).
+	undecoded error
 }
 
 // Trace is the trace graph: every node so far, and where the next model

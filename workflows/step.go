@@ -194,6 +194,10 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 		run.sendWhole()
 		conv = buildConversation(run)
 	}
+	if err := r.stopUndecodable(ctx, run.undecoded); err != nil {
+		r.finishNode(ctx, reqID, nil, "not sent: "+run.undecoded.Error())
+		return nil, nil, err
+	}
 	req := activities.ModelRequest{
 		Agent:        run.Spec.Agent.Name,
 		Base:         run.SentMessages,
