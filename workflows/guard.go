@@ -81,16 +81,18 @@ func (r *runner) take(ctx workflow.Context, where string, p any, main bool) *cau
 }
 
 // guardMain gives the main coroutine a context the guard can end, and
-// settles its outcome once it returns: a panic caught anywhere stops the
-// run with the report.
+// settles its outcome once it returns (and again once the handlers have
+// finished): a panic caught anywhere stops the run with the report.
 func (r *runner) guardMain(ctx workflow.Context) (workflow.Context, func(res **AgentResult, err *error)) {
 	mctx, cancel := workflow.WithCancel(ctx)
 	r.guard.cancelMain = cancel
 	if r.guard.caught != nil { // an update panicked while the run started
 		cancel()
 	}
+	stopped := false
 	return mctx, func(res **AgentResult, err *error) {
-		if c := r.guard.caught; c != nil {
+		if c := r.guard.caught; c != nil && !stopped {
+			stopped = true
 			*res, *err = nil, r.stop(ctx, c.reason())
 		}
 	}

@@ -151,6 +151,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 		r.answerPending(ctx, endedWhy(err), "the run is closed")
 		_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	}
+	guarded(&res, &err) // a handler that panicked meanwhile
 	return res, err
 }
 
