@@ -283,7 +283,7 @@ func (r *runner) acceptEdit(ctx workflow.Context, req signals.EditRequest, wait 
 	if req.Fork && !wait {
 		// A signal: the fork starts in a coroutine of its own, so the
 		// run's other messages are not held up; a failure is in the trace.
-		r.goGuarded(ctx, "the fork of "+req.NodeID, func(ctx workflow.Context) {
+		r.guard.goGuarded(ctx, "the fork of "+req.NodeID, func(ctx workflow.Context) {
 			if _, err := r.fork(ctx, req); err != nil {
 				workflow.GetLogger(ctx).Warn("fork not started", "node", req.NodeID, "error", err.Error())
 			}

@@ -65,17 +65,17 @@ func hookGuard(where string) {
 // mustJSON could not encode in the main coroutine stopped the run before
 // the guard, so it asks no version. take must not block: the
 // panic is still unwinding.
-func (r *runner) take(ctx workflow.Context, where string, p any, main bool) *caught {
+func (g *runGuard) take(ctx workflow.Context, where string, p any, main bool) *caught {
 	if _, ok := p.(unencodable); !(ok && main) && versionOf(ctx, versionPanicStop, 1) < 1 {
 		panic(p)
 	}
 	c := &caught{where: where, value: p, stack: shortStack()}
 	workflow.GetLogger(ctx).Error("workflow code panicked: the run stops", "where", where, "panic", fmt.Sprint(p), "at", c.stack)
-	if r.guard.caught == nil {
-		r.guard.caught = c
+	if g.caught == nil {
+		g.caught = c
 	}
-	if !main && r.guard.cancelMain != nil {
-		r.guard.cancelMain()
+	if !main && g.cancelMain != nil {
+		g.cancelMain()
 	}
 	return c
 }
@@ -99,29 +99,29 @@ func (r *runner) guardMain(ctx workflow.Context) (workflow.Context, func(res **A
 }
 
 // recoverMain, deferred in the main coroutine, takes its panic.
-func (r *runner) recoverMain(ctx workflow.Context) {
+func (g *runGuard) recoverMain(ctx workflow.Context) {
 	if p := recover(); p != nil {
-		r.take(ctx, "the run's main coroutine", p, true)
+		g.take(ctx, "the run's main coroutine", p, true)
 	}
 }
 
 // goGuarded is workflow.Go under the guard. settle, when not nil, ends
 // what waits for the coroutine (a future it would have set) when it
 // panicked, so the main coroutine does not wait for it for ever.
-func (r *runner) goGuarded(ctx workflow.Context, where string, f func(workflow.Context), settle func()) {
-	workflow.Go(ctx, func(g workflow.Context) {
-		defer r.recoverCoroutine(g, where, settle)
+func (g *runGuard) goGuarded(ctx workflow.Context, where string, f func(workflow.Context), settle func()) {
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		defer g.recoverCoroutine(ctx, where, settle)
 		hookGuard(where)
-		f(g)
+		f(ctx)
 	})
 }
 
-func (r *runner) recoverCoroutine(ctx workflow.Context, where string, settle func()) {
+func (g *runGuard) recoverCoroutine(ctx workflow.Context, where string, settle func()) {
 	p := recover()
 	if p == nil {
 		return
 	}
-	r.take(ctx, where, p, false)
+	g.take(ctx, where, p, false)
 	if settle != nil {
 		settle()
 	}
@@ -130,11 +130,11 @@ func (r *runner) recoverCoroutine(ctx workflow.Context, where string, settle fun
 // setGuardedUpdate installs an update under the guard: a panicking handler
 // answers the update with an error and stops the run; a panicking
 // validator rejects the update (a validator changes nothing).
-func setGuardedUpdate[Q, A any](ctx workflow.Context, r *runner, name string, handle func(workflow.Context, Q) (A, error), valid func(workflow.Context, Q) error) error {
+func setGuardedUpdate[Q, A any](ctx workflow.Context, g *runGuard, name string, handle func(workflow.Context, Q) (A, error), valid func(workflow.Context, Q) error) error {
 	where := "the " + name + " update"
 	return workflow.SetUpdateHandlerWithOptions(ctx, name,
 		func(ctx workflow.Context, req Q) (res A, err error) {
-			defer r.recoverUpdate(ctx, where, &err)
+			defer g.recoverUpdate(ctx, where, &err)
 			hookGuard(where)
 			return handle(ctx, req)
 		},
@@ -144,12 +144,12 @@ func setGuardedUpdate[Q, A any](ctx workflow.Context, r *runner, name string, ha
 		}})
 }
 
-func (r *runner) recoverUpdate(ctx workflow.Context, where string, err *error) {
+func (g *runGuard) recoverUpdate(ctx workflow.Context, where string, err *error) {
 	p := recover()
 	if p == nil {
 		return
 	}
-	*err = fmt.Errorf("%s; the run stops", r.take(ctx, where, p, false).reason())
+	*err = fmt.Errorf("%s; the run stops", g.take(ctx, where, p, false).reason())
 }
 
 // guardedQuery is a query handler under the guard: a panic answers the
@@ -206,7 +206,7 @@ func (r *runner) recoverRun(ctx workflow.Context, agent string, res **AgentResul
 	if p == nil {
 		return
 	}
-	c := r.take(ctx, "the run's main coroutine", p, true)
+	c := r.guard.take(ctx, "the run's main coroutine", p, true)
 	if r.run == nil {
 		*res, *err = nil, stopUnstarted(agent, c.reason())
 		return

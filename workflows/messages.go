@@ -19,7 +19,7 @@ import (
 // SDK; one too large is rejected by its validator.
 func (r *runner) registerUpdates(ctx workflow.Context) error {
 	inRun := sameRelease(ctx)
-	err := setGuardedUpdate(ctx, r, signals.Reply,
+	err := setGuardedUpdate(ctx, &r.guard, signals.Reply,
 		func(ctx workflow.Context, req signals.ReplyRequest) (signals.ReplyResult, error) {
 			return r.acceptReply(req)
 		},
@@ -35,7 +35,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	if err != nil {
 		return err
 	}
-	err = setGuardedUpdate(ctx, r, signals.Message,
+	err = setGuardedUpdate(ctx, &r.guard, signals.Message,
 		func(ctx workflow.Context, req signals.MessageRequest) (signals.MessageResult, error) {
 			// A generation that is starting takes the message once it
 			// has its run (a chat's next message often comes just then).
@@ -64,7 +64,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	if err != nil {
 		return err
 	}
-	err = setGuardedUpdate(ctx, r, signals.Approve,
+	err = setGuardedUpdate(ctx, &r.guard, signals.Approve,
 		func(ctx workflow.Context, req signals.ApproveRequest) (signals.ApproveResult, error) {
 			return r.acceptApproval(req)
 		},
@@ -80,7 +80,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	if err != nil {
 		return err
 	}
-	err = setGuardedUpdate(ctx, r, signals.Edit,
+	err = setGuardedUpdate(ctx, &r.guard, signals.Edit,
 		func(ctx workflow.Context, req signals.EditRequest) (signals.EditResult, error) {
 			return r.acceptEdit(inRun(ctx), req, true)
 		},
@@ -99,7 +99,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	if err != nil {
 		return err
 	}
-	err = setGuardedUpdate(ctx, r, signals.Budget,
+	err = setGuardedUpdate(ctx, &r.guard, signals.Budget,
 		func(ctx workflow.Context, req signals.BudgetRequest) (signals.BudgetResult, error) {
 			return r.acceptBudget(req)
 		},
@@ -115,7 +115,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	if err != nil {
 		return err
 	}
-	return setGuardedUpdate(ctx, r, signals.Handoff,
+	return setGuardedUpdate(ctx, &r.guard, signals.Handoff,
 		func(ctx workflow.Context, req signals.HandoffRequest) (signals.HandoffResult, error) {
 			return r.acceptHandoff(inRun(ctx), req, true)
 		},

@@ -144,7 +144,7 @@ const neverRanText = "never ran: it waits on calls that did not finish"
 func (p *pipeline) async(ctx workflow.Context, work func(workflow.Context), next func()) {
 	fut, set := workflow.NewFuture(ctx)
 	panicked := false
-	p.r.goGuarded(ctx, "a stage of a call", func(g workflow.Context) {
+	p.r.guard.goGuarded(ctx, "a stage of a call", func(g workflow.Context) {
 		work(g)
 		set.Set(nil, nil)
 	}, func() { panicked = true; set.Set(nil, nil) })

@@ -23,7 +23,7 @@ import (
 
 // localToolFuture runs a call as a local activity, and as a normal one
 // (opts) when the local one ran out of its bound.
-func (r *runner) localToolFuture(ctx workflow.Context, tool config.Tool, opts workflow.ActivityOptions, req activities.ToolRequest) workflow.Future {
+func localToolFuture(ctx workflow.Context, guard *runGuard, tool config.Tool, opts workflow.ActivityOptions, req activities.ToolRequest) workflow.Future {
 	// Within the bound a local call is retried by the tool's own policy;
 	// past it, the normal activity starts the policy again, so a failing
 	// call is tried at most twice its max_attempts (and the worker's
@@ -38,7 +38,7 @@ func (r *runner) localToolFuture(ctx workflow.Context, tool config.Tool, opts wo
 		Summary:                opts.Summary,
 	})
 	fut, settle := workflow.NewFuture(ctx)
-	r.goGuarded(ctx, "the local call "+req.CallID, func(g workflow.Context) {
+	guard.goGuarded(ctx, "the local call "+req.CallID, func(g workflow.Context) {
 		var out json.RawMessage
 		err := workflow.ExecuteLocalActivity(lctx, acts.RunTool, req).Get(g, &out)
 		if !once && goesOnRemote(err, retry.NonRetryableErrorTypes) {

@@ -24,7 +24,7 @@ func unencodableRun(ctx workflow.Context, fine bool) (res *AgentResult, err erro
 	}
 	_, guarded := r.guardMain(ctx)
 	defer guarded(&res, &err)
-	defer r.recoverMain(ctx)
+	defer r.guard.recoverMain(ctx)
 	value := math.NaN()
 	if fine {
 		value = 1

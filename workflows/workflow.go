@@ -128,8 +128,8 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 	r.guard = guard
 	mainCtx, guarded := r.guardMain(ctx)
 	r.expectCarriedWaits()
-	r.goGuarded(ctx, "the signal receiver", r.receiveSignals, nil)
-	r.goGuarded(ctx, "the watch on waits", r.watchWaiting, nil)
+	r.guard.goGuarded(ctx, "the signal receiver", r.receiveSignals, nil)
+	r.guard.goGuarded(ctx, "the watch on waits", r.watchWaiting, nil)
 	handsOver := r.handoffsOn(ctx)
 	r.handsOver = handsOver
 	// Runs carried from a version before handoffs have no registry.
@@ -158,7 +158,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 // runAgent runs the agent in its shape: a person, a graph walk or the
 // free-form loop.
 func (r *runner) runAgent(ctx workflow.Context, person bool) (res *AgentResult, err error) {
-	defer r.recoverMain(ctx)
+	defer r.guard.recoverMain(ctx)
 	hookGuard("the run's main coroutine")
 	switch {
 	case person:
