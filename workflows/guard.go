@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 
@@ -66,6 +67,9 @@ func hookGuard(where string) {
 // the guard, so it asks no version. take must not block: the
 // panic is still unwinding.
 func (g *runGuard) take(ctx workflow.Context, where string, p any, main bool) *caught {
+	if sdkPanic(p) {
+		panic(p)
+	}
 	if _, ok := p.(unencodable); !(ok && main) && versionOf(ctx, versionPanicStop, 1) < 1 {
 		panic(p)
 	}
@@ -187,7 +191,7 @@ func guardedStart(ctx workflow.Context, in AgentInput) (r *runner, err error) {
 		if p == nil {
 			return
 		}
-		if versionOf(ctx, versionPanicStop, 1) < 1 {
+		if sdkPanic(p) || versionOf(ctx, versionPanicStop, 1) < 1 {
 			panic(p)
 		}
 		c := caught{where: "the run's start", value: p, stack: shortStack()}
@@ -219,6 +223,19 @@ func (r *runner) recoverRun(ctx workflow.Context, agent string, res **AgentResul
 func stopUnstarted(agent, reason string) error {
 	report := &AgentResult{Status: ResultStopped, Output: json.RawMessage("null"), Agent: agent, Reason: reason}
 	return temporal.NewNonRetryableApplicationError("agent stopped: "+reason, signals.StoppedErrorType, nil, report)
+}
+
+// sdkPanic says a panic is the SDK's own: the workflow code does not
+// match its history (non-determinism, [TMPRL1100]) or misused the SDK.
+// It stays a panic: the workflow task fails until a worker with code
+// that matches takes it, as Temporal means it to; a stop would end a run
+// that a fix could carry on.
+func sdkPanic(p any) bool {
+	if t := reflect.TypeOf(p); t != nil && strings.HasPrefix(t.PkgPath(), "go.temporal.io/sdk") {
+		return true
+	}
+	s := fmt.Sprint(p)
+	return strings.Contains(s, "[TMPRL1100]") || strings.Contains(s, "illegal access from outside of workflow context")
 }
 
 // shortStack is where a panic happened: the innermost frames of workflow

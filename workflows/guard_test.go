@@ -125,3 +125,20 @@ func TestAPanickingQueryAnswersAnErrorAndTheRunGoesOn(t *testing.T) {
 	require.ErrorContains(t, queryErr, "the status query panicked: boom (at ")
 	require.ErrorContains(t, queryErr, "guard_test.go:")
 }
+
+// The SDK's own panics (the code does not match the history) stay panics:
+// the workflow task fails until a worker whose code matches takes it.
+func TestTheSDKsOwnPanicsStayPanics(t *testing.T) {
+	guardHook = func(at string) {
+		if at == "the watch on waits" {
+			panic("[TMPRL1100] Workflow code is too old to support version 2")
+		}
+	}
+	t.Cleanup(func() { guardHook = nil })
+	h := newHarness(t, testSpec(), callingReplies(), okTool)
+	_, err := h.run(AgentInput{Agent: "travel", Task: "Book"})
+	var pe *temporal.PanicError
+	require.True(t, errors.As(err, &pe), "want a panic, got %v", err)
+	require.False(t, sdkPanic("boom"))
+	require.False(t, sdkPanic(unencodable{}))
+}
