@@ -18,7 +18,6 @@ import (
 // refused outputs as user messages. The trace is the only record; this is
 // a view of it.
 func buildConversation(run *Run) []activities.Message {
-	run.undecoded = nil
 	msgs := []activities.Message{{Role: "system", Content: systemPrompt(run)}}
 	from := 0
 	if h := run.lastHandoff(); h >= 0 {

@@ -21,7 +21,11 @@ func (r *runner) handoffByRule(ctx workflow.Context) (done bool, err error) {
 	if when == nil || !r.handsOver || r.run.RulesSpent {
 		return false, nil
 	}
+	r.run.undecoded = nil
 	view := r.handoffView()
+	if err := r.stopUndecodable(ctx, r.run.undecoded); err != nil {
+		return true, err
+	}
 	view.Seen = r.run.RulesSeen
 	r.run.RulesSeen = len(view.UserWords)
 	trigger, ok := policies.HandoffRule(when, view)

@@ -42,9 +42,10 @@ func decodeRecorded(n *Node, what string, raw json.RawMessage, v any) error {
 }
 
 // readRecorded is decodeRecorded for readers that cannot stop the run
-// (the conversation, the handoff context): v stays empty and the first
-// failure is noted on the run, for the model request that reads the
-// conversation to stop on (askModel).
+// (the conversation, the handoff context and rules): v stays empty and
+// the first failure is noted on the run. Each caller in the run clears
+// the note, reads, then stops on it (askModel, takeOver, handoffByRule),
+// so a query's reading, which notes too, changes nothing.
 func (run *Run) readRecorded(n *Node, what string, raw json.RawMessage, v any) {
 	if err := decodeRecorded(n, what, raw, v); err != nil && run.undecoded == nil {
 		run.undecoded = err

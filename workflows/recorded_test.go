@@ -10,6 +10,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -131,3 +132,23 @@ func TestAnEditOfAnUndecodableReplyIsRefused(t *testing.T) {
 }
 
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
+
+// The readers that cannot stop the run (the handoff context, the
+// conversation after a handoff) note the first record that does not
+// decode, naming the node, for the run to stop on.
+func TestReadersNoteAnUndecodableRecord(t *testing.T) {
+	run := &Run{Spec: registrySpec("*"), Input: AgentInput{Agent: "general", Task: "where is order 7?"}, Progress: Progress{State: refs.State{}}}
+	add := func(n Node) { n.ID = run.newNodeID(); run.Nodes = append(run.Nodes, n) }
+	add(Node{Node: signals.Node{Kind: signals.KindTask, Status: signals.StatusCompleted}})
+	add(Node{Node: signals.Node{Kind: signals.KindRequest, Status: signals.StatusCompleted, Output: json.RawMessage(notARecord)}})
+	newHandoffContext(run, "wf", "out_of_scope", "order question", "look it up", true)
+	require.EqualError(t, run.undecoded, "node n2"+sprintf(replyUndecodable, "the recorded model reply"))
+
+	run.Nodes[1].Output = mustJSON(replyRecord{Content: "thinks"})
+	add(Node{Node: signals.Node{Kind: signals.KindHandoff, Status: signals.StatusCompleted, Output: json.RawMessage(`[1]`)}})
+	for range 2 { // a failure is not cached
+		run.undecoded = nil
+		buildConversation(run)
+		require.EqualError(t, run.undecoded, "node n3 (handoff): the recorded handoff context does not decode: json: cannot unmarshal array into Go value of type workflows.HandoffContext")
+	}
+}

@@ -33,8 +33,8 @@ type Run struct {
 	// reads (handoffMessage joins the chain of earlier contexts, work
 	// that would otherwise be done again at every step); not carried.
 	handoffMessages map[string]activities.Message
-	// undecoded is the first recorded value the latest conversation
-	// built could not decode (recorded.go).
+	// undecoded is the first recorded value a reader could not decode
+	// since it was cleared (recorded.go).
 	undecoded error
 }
 

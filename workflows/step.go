@@ -186,6 +186,7 @@ type modelAsk struct{ budget, maxTokens, spendTokens, replyTokens int }
 // abandoned for an edit, or failed, and err says how the run goes on.
 func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*activities.ModelReply, []activities.Message, error) {
 	run := r.run
+	run.undecoded = nil
 	conv := buildConversation(run)
 	if !run.Fitted && overBudget(conv, conversationBudget(run)) {
 		// From now on the conversation is fitted to the payload limit;
