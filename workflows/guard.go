@@ -238,16 +238,17 @@ func sdkPanic(p any) bool {
 	return strings.Contains(s, "[TMPRL1100]") || strings.Contains(s, "illegal access from outside of workflow context")
 }
 
-// shortStack is where a panic happened: the innermost frames of workflow
-// code, file and line, without the runtime's and the guard's own.
+// shortStack is where a panic happened: the innermost frames of the
+// run's code, file and line, without the runtime's, the SDK's and the
+// guard's own.
 func shortStack() string {
-	pcs := make([]uintptr, 40)
+	pcs := make([]uintptr, 64)
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
 	var at []string
 	for len(at) < 5 {
 		f, more := frames.Next()
-		fn := f.Function[strings.LastIndex(f.Function, "/")+1:]
-		if !strings.HasPrefix(f.Function, "runtime.") && filepath.Base(f.File) != "guard.go" {
+		if ownFrame(f) {
+			fn := f.Function[strings.LastIndex(f.Function, "/")+1:]
 			at = append(at, fmt.Sprintf("%s %s:%d", fn, filepath.Base(f.File), f.Line))
 		}
 		if !more {
@@ -255,4 +256,13 @@ func shortStack() string {
 		}
 	}
 	return strings.Join(at, " < ")
+}
+
+func ownFrame(f runtime.Frame) bool {
+	for _, not := range []string{"runtime.", "reflect.", "go.temporal.io/"} {
+		if strings.HasPrefix(f.Function, not) {
+			return false
+		}
+	}
+	return filepath.Base(f.File) != "guard.go"
 }
