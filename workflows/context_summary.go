@@ -1,8 +1,6 @@
 package workflows
 
 import (
-	"encoding/json"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
@@ -34,7 +32,7 @@ func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) (id s
 	}
 	var msgs []activities.Message
 	if s := run.lastSummary(0); s >= 0 {
-		msgs = append(msgs, summaryMessage(&run.Nodes[s]))
+		msgs = append(msgs, summaryMessage(run, &run.Nodes[s]))
 	}
 	for i := start; i <= end; i++ {
 		n := &run.Nodes[i]
@@ -135,8 +133,8 @@ func summaryThrough(n *Node) string {
 }
 
 // summaryMessage is what the model reads of a summary.
-func summaryMessage(n *Node) activities.Message {
+func summaryMessage(run *Run, n *Node) activities.Message {
 	var text string
-	_ = json.Unmarshal(n.Output, &text)
+	run.readRecorded(n, "the recorded summary", n.Output, &text)
 	return userMessage("[unstuck] The oldest turns of this conversation were summarized to stay inside the model's context window (the trace keeps them whole):\n\n" + text)
 }

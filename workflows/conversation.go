@@ -32,7 +32,7 @@ func buildConversation(run *Run) []activities.Message {
 		if from == 0 {
 			msgs = append(msgs, userMessage(taskText(run)))
 		}
-		msgs = append(msgs, summaryMessage(&run.Nodes[s]))
+		msgs = append(msgs, summaryMessage(run, &run.Nodes[s]))
 		from = max(from, run.firstAfter(summaryThrough(&run.Nodes[s])))
 	}
 	gap := run.firstAfterArchive()
@@ -156,7 +156,7 @@ func nodeMessage(run *Run, n *Node) (activities.Message, bool) {
 			return activities.Message{}, false
 		}
 		var rec replyRecord
-		_ = json.Unmarshal(n.Output, &rec)
+		run.readRecorded(n, "the recorded model reply", n.Output, &rec)
 		return activities.AssistantMessage(rec.Content, rec.Refusal, rec.ToolCalls), true
 	case signals.KindCall:
 		// A read-back (check_of) is the engine's call, not the model's: the
@@ -173,7 +173,7 @@ func nodeMessage(run *Run, n *Node) (activities.Message, bool) {
 			return activities.Message{}, false
 		}
 		var reply signals.ReplyRequest
-		_ = json.Unmarshal(n.Output, &reply)
+		run.readRecorded(n, "the recorded reply of a person", n.Output, &reply)
 		text := "A person replied: " + reply.Text
 		if len(reply.Output) > 0 {
 			text += "\nOutput: " + string(reply.Output)
@@ -187,7 +187,7 @@ func nodeMessage(run *Run, n *Node) (activities.Message, bool) {
 			return activities.Message{}, false
 		}
 		var text string
-		_ = json.Unmarshal(n.Output, &text)
+		run.readRecorded(n, "the escalation's note", n.Output, &text)
 		return userMessage("[unstuck] " + text), true
 	case signals.KindOutput:
 		if n.Status != signals.StatusFailed {

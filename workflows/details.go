@@ -58,6 +58,8 @@ func (r *runner) currentDetails(id string) string {
 		why := ""
 		if n := run.node(w.nodeID); n != nil {
 			var args struct{ Why string }
+			// Only shown to people (the run's details): a why that does
+			// not decode shows as none, and the run goes on.
 			_ = json.Unmarshal(n.Args, &args)
 			why = args.Why
 		}

@@ -142,7 +142,9 @@ func (r *runner) editedValue(n *Node, req signals.EditRequest) (json.RawMessage,
 		return editedTask(r.run, req.Output)
 	case signals.KindRequest:
 		var rec replyRecord
-		_ = json.Unmarshal(n.Output, &rec)
+		if err := decodeRecorded(n, "the recorded model reply", n.Output, &rec); err != nil {
+			return nil, fmt.Errorf("edit: %v", err)
+		}
 		return editedReply(r.run, n.ID, rec, req.Output)
 	case signals.KindHuman:
 		return editedHumanReply(req.Output)
@@ -281,11 +283,11 @@ func (r *runner) acceptEdit(ctx workflow.Context, req signals.EditRequest, wait 
 	if req.Fork && !wait {
 		// A signal: the fork starts in a coroutine of its own, so the
 		// run's other messages are not held up; a failure is in the trace.
-		workflow.Go(ctx, func(ctx workflow.Context) {
+		r.guard.goGuarded(ctx, "the fork of "+req.NodeID, func(ctx workflow.Context) {
 			if _, err := r.fork(ctx, req); err != nil {
 				workflow.GetLogger(ctx).Warn("fork not started", "node", req.NodeID, "error", err.Error())
 			}
-		})
+		}, nil)
 		return signals.EditResult{}, nil
 	}
 	if req.Fork {

@@ -88,6 +88,7 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest, fork b
 			Task  string          `json:"task"`
 			Input json.RawMessage `json:"input"`
 		}
+		// after is editedTask's own encoding of {task, input}: it decodes.
 		_ = json.Unmarshal(after, &t)
 		run.Input.Task, run.Input.Input = t.Task, t.Input
 	case n.Kind == signals.KindCall && rerun:
@@ -156,6 +157,9 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest, fork b
 // (escalation.go) to the edited reply, so the model does not read both.
 func (r *runner) renoteReply(before, after json.RawMessage) {
 	var was, now signals.ReplyRequest
+	// after is editedHumanReply's own encoding: it decodes. before is the
+	// reply the edit replaces: one that does not decode noted nothing, so
+	// there is no note to change (and the edit drops it).
 	_ = json.Unmarshal(before, &was)
 	_ = json.Unmarshal(after, &now)
 	old := mustJSON("a person replied: " + was.Text)
@@ -172,6 +176,8 @@ func (r *runner) renoteReply(before, after json.RawMessage) {
 // settled again (it reads what the others wrote, and has no effect).
 func unchangedCalls(run *Run, req *Node, after json.RawMessage) []string {
 	var before, now replyRecord
+	// Both decode: editedValue read the recorded reply (refusing an edit
+	// of one that does not decode), and after is its own encoding.
 	_ = json.Unmarshal(req.Output, &before)
 	_ = json.Unmarshal(after, &now)
 	var same []string

@@ -25,7 +25,9 @@ func (r *runner) resume(ctx workflow.Context) (bool, *AgentResult, error) {
 		return false, nil, nil
 	}
 	var rec replyRecord
-	_ = json.Unmarshal(req.Output, &rec)
+	if err := r.stopUndecodable(ctx, decodeRecorded(req, "the edited model reply", req.Output, &rec)); err != nil {
+		return false, nil, err
+	}
 	if len(rec.ToolCalls) == 0 {
 		return r.contentOutput(ctx, req.ID, rec.Content, rec.FinishReason)
 	}

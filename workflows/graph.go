@@ -262,7 +262,9 @@ func (r *runner) resumeLLM(ctx workflow.Context, at string) visitResult {
 		return visitResult{stopErr: r.stop(ctx, "the edited request "+res.Request+" is not in the trace")}
 	}
 	var rec replyRecord
-	_ = json.Unmarshal(req.Output, &rec)
+	if err := r.stopUndecodable(ctx, decodeRecorded(req, "the edited model reply", req.Output, &rec)); err != nil {
+		return visitResult{stopErr: err}
+	}
 	return r.llmOutcome(ctx, at, req.ID, rec, res)
 }
 
@@ -328,6 +330,7 @@ func (r *runner) visitEnd(ctx workflow.Context, at string, n config.GraphNode) v
 		var m struct {
 			Output json.RawMessage `json:"output"` // as resolved: numbers keep their text
 		}
+		// resolved is resolveArgs' own encoding of an object: it decodes.
 		_ = json.Unmarshal(resolved, &m)
 		out = m.Output
 	}

@@ -211,7 +211,9 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 			continue
 		}
 		r.count(ctx, MetricHandoffs, 1, "outcome", "taken", "trigger", ask.Trigger) // before: the agent tag is the one handing over
-		r.takeOver(ctx, id, spec, ask, refused, note)
+		if err := r.takeOver(ctx, id, spec, ask, refused, note); err != nil {
+			return "", signals.HandoffResult{}, err
+		}
 		return to, signals.HandoffResult{NodeID: id, To: to, Refused: refused, HandoffPath: run.HandoffPath}, nil
 	}
 	r.handingOver = "" // the run goes on with its agent, or stops
@@ -287,13 +289,17 @@ func (r *runner) handoffCandidates(ctx workflow.Context, ask policies.HandoffAsk
 // context (what the new agent reads first), and the run becomes that
 // agent's, with the loop escape, graph walk and step ceiling of its own.
 // The trace, State, escalations and counters stay: it is one run.
-func (r *runner) takeOver(ctx workflow.Context, id string, spec *config.Resolved, ask handoffAsk, refused []signals.HandoffRefusal, note string) {
+func (r *runner) takeOver(ctx workflow.Context, id string, spec *config.Resolved, ask handoffAsk, refused []signals.HandoffRefusal, note string) error {
 	run := r.run
 	path := append(run.handoffPath(), spec.Agent.Name)
 	// A run handed over before carries the earlier context in its
 	// conversation: version handoff-flat leaves it out (asked only then).
 	flat := run.lastHandoff() >= 0 && versionOf(ctx, versionHandoffFlat, 1) >= 1
+	run.undecoded = nil
 	hc := newHandoffContext(run, workflow.GetInfo(ctx).WorkflowExecution.ID, ask.Reason, ask.Summary, ask.Suggested, flat)
+	if err := r.stopUndecodable(ctx, run.undecoded); err != nil {
+		return err
+	}
 	hc.HandoffPath = path
 	hc.Metadata["trigger"] = ask.Trigger
 	if note != "" {
@@ -325,6 +331,7 @@ func (r *runner) takeOver(ctx workflow.Context, id string, spec *config.Resolved
 	// A person raised the budget of the agent before: the next agent's
 	// budget is its own (the spend goes on).
 	run.Raised = policies.Limits{}
+	return nil
 }
 
 // lastHandoff is the index in the trace of the handoff that gave the run

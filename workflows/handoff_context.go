@@ -117,7 +117,7 @@ func newHandoffContext(run *Run, session, reason, summary, suggested string, fla
 		case n.Status == signals.StatusInvalidated:
 		case n.Kind == signals.KindRequest && n.Status == signals.StatusCompleted:
 			var rec replyRecord
-			_ = json.Unmarshal(n.Output, &rec)
+			run.readRecorded(n, "the recorded model reply", n.Output, &rec)
 			s := ReasoningStep{Node: n.ID, Step: n.Step, Thought: rec.Content}
 			for _, tc := range rec.ToolCalls {
 				s.Calls = append(s.Calls, tc.Name)
@@ -220,7 +220,7 @@ func flatConversation(run *Run, conv []activities.Message) []activities.Message 
 	}
 	n := &run.Nodes[h]
 	var earlier HandoffContext
-	_ = json.Unmarshal(n.Output, &earlier)
+	run.readRecorded(n, "the recorded handoff context", n.Output, &earlier)
 	out := slices.Clone(conv)
 	out[1] = activities.Message{Role: "user", Content: earlier.brief() + fmt.Sprintf(
 		"\n\nThat handoff's context is not repeated here: the calls and thoughts since the run began are in this context's tool_records and reasoning_trace (with those of node %s's), and the trace keeps it whole.", n.ID)}
@@ -230,6 +230,8 @@ func flatConversation(run *Run, conv []activities.Message) []activities.Message 
 // inputUser is who the run is for, when its input says (user or user_id).
 func inputUser(input json.RawMessage) string {
 	var in map[string]any
+	// The input was checked a JSON object when the run started (or an
+	// edit changed it); anything else names no user.
 	_ = json.Unmarshal(input, &in)
 	for _, k := range []string{"user", "user_id"} {
 		if s, ok := in[k].(string); ok {
@@ -359,7 +361,12 @@ func handoffMessage(run *Run, n *Node) activities.Message {
 		return m
 	}
 	var hc HandoffContext
-	_ = json.Unmarshal(n.Output, &hc)
+	if err := decodeRecorded(n, "the recorded handoff context", n.Output, &hc); err != nil {
+		if run.undecoded == nil {
+			run.undecoded = err
+		}
+		return activities.Message{Role: "user", Content: string(n.Output)} // not cached: the run stops on it
+	}
 	body := n.Output
 	if hc.Earlier != "" {
 		body = mustJSON(expandHandoffContext(run, hc))

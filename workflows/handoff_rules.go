@@ -1,8 +1,6 @@
 package workflows
 
 import (
-	"encoding/json"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/policies"
@@ -23,7 +21,11 @@ func (r *runner) handoffByRule(ctx workflow.Context) (done bool, err error) {
 	if when == nil || !r.handsOver || r.run.RulesSpent {
 		return false, nil
 	}
+	r.run.undecoded = nil
 	view := r.handoffView()
+	if err := r.stopUndecodable(ctx, r.run.undecoded); err != nil {
+		return true, err
+	}
 	view.Seen = r.run.RulesSeen
 	r.run.RulesSeen = len(view.UserWords)
 	trigger, ok := policies.HandoffRule(when, view)
@@ -55,7 +57,7 @@ func (r *runner) handoffView() policies.HandoffView {
 		n := &run.Nodes[i]
 		if n.Kind == signals.KindHuman && n.Status == signals.StatusCompleted {
 			var reply signals.ReplyRequest
-			_ = json.Unmarshal(n.Output, &reply)
+			run.readRecorded(n, "the recorded reply of a person", n.Output, &reply)
 			v.UserWords = append(v.UserWords, reply.Text)
 		}
 		if i < since || n.Status == signals.StatusInvalidated {

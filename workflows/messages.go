@@ -19,11 +19,11 @@ import (
 // SDK; one too large is rejected by its validator.
 func (r *runner) registerUpdates(ctx workflow.Context) error {
 	inRun := sameRelease(ctx)
-	err := workflow.SetUpdateHandlerWithOptions(ctx, signals.Reply,
+	err := setGuardedUpdate(ctx, &r.guard, signals.Reply,
 		func(ctx workflow.Context, req signals.ReplyRequest) (signals.ReplyResult, error) {
 			return r.acceptReply(req)
 		},
-		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.ReplyRequest) error {
+		func(ctx workflow.Context, req signals.ReplyRequest) error {
 			if err := validMessage(signals.Reply, req, req.Validate); err != nil {
 				return err
 			}
@@ -31,11 +31,11 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				return errStarting(signals.Reply, "nothing waits for a reply")
 			}
 			return r.replyWanted(req)
-		}})
+		})
 	if err != nil {
 		return err
 	}
-	err = workflow.SetUpdateHandlerWithOptions(ctx, signals.Message,
+	err = setGuardedUpdate(ctx, &r.guard, signals.Message,
 		func(ctx workflow.Context, req signals.MessageRequest) (signals.MessageResult, error) {
 			// A generation that is starting takes the message once it
 			// has its run (a chat's next message often comes just then).
@@ -47,7 +47,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			}
 			return r.acceptMessage(req)
 		},
-		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.MessageRequest) error {
+		func(ctx workflow.Context, req signals.MessageRequest) error {
 			if err := validMessage(signals.Message, req, req.Validate); err != nil {
 				return err
 			}
@@ -60,15 +60,15 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				return fmt.Errorf("message: the run is closing (it finishes, or continues as new into generation %d): %s", r.run.Generation+1, signals.RunClosing)
 			}
 			return r.messageWanted()
-		}})
+		})
 	if err != nil {
 		return err
 	}
-	err = workflow.SetUpdateHandlerWithOptions(ctx, signals.Approve,
+	err = setGuardedUpdate(ctx, &r.guard, signals.Approve,
 		func(ctx workflow.Context, req signals.ApproveRequest) (signals.ApproveResult, error) {
 			return r.acceptApproval(req)
 		},
-		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.ApproveRequest) error {
+		func(ctx workflow.Context, req signals.ApproveRequest) error {
 			if err := validMessage(signals.Approve, req, req.Validate); err != nil {
 				return err
 			}
@@ -76,15 +76,15 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				return errStarting(signals.Approve, "no call waits for approval")
 			}
 			return r.approveWanted(req)
-		}})
+		})
 	if err != nil {
 		return err
 	}
-	err = workflow.SetUpdateHandlerWithOptions(ctx, signals.Edit,
+	err = setGuardedUpdate(ctx, &r.guard, signals.Edit,
 		func(ctx workflow.Context, req signals.EditRequest) (signals.EditResult, error) {
 			return r.acceptEdit(inRun(ctx), req, true)
 		},
-		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.EditRequest) error {
+		func(ctx workflow.Context, req signals.EditRequest) error {
 			if err := validMessage(signals.Edit, req, req.Validate); err != nil {
 				return err
 			}
@@ -95,15 +95,15 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				return err
 			}
 			return r.handingOverRefusal(signals.Edit)
-		}})
+		})
 	if err != nil {
 		return err
 	}
-	err = workflow.SetUpdateHandlerWithOptions(ctx, signals.Budget,
+	err = setGuardedUpdate(ctx, &r.guard, signals.Budget,
 		func(ctx workflow.Context, req signals.BudgetRequest) (signals.BudgetResult, error) {
 			return r.acceptBudget(req)
 		},
-		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.BudgetRequest) error {
+		func(ctx workflow.Context, req signals.BudgetRequest) error {
 			if err := validMessage(signals.Budget, req, req.Validate); err != nil {
 				return err
 			}
@@ -111,15 +111,15 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				return errStarting(signals.Budget, "no budget rung waits")
 			}
 			return r.budgetWanted(req)
-		}})
+		})
 	if err != nil {
 		return err
 	}
-	return workflow.SetUpdateHandlerWithOptions(ctx, signals.Handoff,
+	return setGuardedUpdate(ctx, &r.guard, signals.Handoff,
 		func(ctx workflow.Context, req signals.HandoffRequest) (signals.HandoffResult, error) {
 			return r.acceptHandoff(inRun(ctx), req, true)
 		},
-		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req signals.HandoffRequest) error {
+		func(ctx workflow.Context, req signals.HandoffRequest) error {
 			if err := validMessage(signals.Handoff, req, req.Validate); err != nil {
 				return err
 			}
@@ -130,7 +130,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				return err
 			}
 			return r.handingOverRefusal(signals.Handoff)
-		}})
+		})
 }
 
 // errStarting answers a message that arrives while the run resolves its
@@ -332,6 +332,8 @@ func eachBufferedSignal(ctx workflow.Context, take func(name string, raw convert
 
 func auditOf(raw json.RawMessage) signals.Audit {
 	var a signals.Audit
+	// Any payload, valid or not: one that does not decode has no audit,
+	// and its own decoding (handleMessage) reports why it is ignored.
 	_ = json.Unmarshal(raw, &a)
 	return a
 }

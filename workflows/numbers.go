@@ -26,6 +26,8 @@ func (r *runner) inputMap() map[string]any {
 		return map[string]any{}
 	}
 	m := refs.State{}
+	// The input was checked a JSON object when the run started (or an
+	// edit changed it): empty is what conditions read of anything else.
 	_ = json.Unmarshal(r.run.Input.Input, &m)
 	if m == nil {
 		return map[string]any{}

@@ -138,15 +138,23 @@ func (r *runner) driveOn(ctx workflow.Context, p *pipeline, calls []*stepCall) (
 // finish (an edit interrupted the step).
 const neverRanText = "never ran: it waits on calls that did not finish"
 
-// async runs work in a coroutine and then, on the pipeline's selector, next.
+// async runs work in a coroutine and then, on the pipeline's selector,
+// next. Work that panicked (the run stops: guard.go) has no next: its
+// call never ran.
 func (p *pipeline) async(ctx workflow.Context, work func(workflow.Context), next func()) {
 	fut, set := workflow.NewFuture(ctx)
-	workflow.Go(ctx, func(g workflow.Context) {
+	panicked := false
+	p.r.guard.goGuarded(ctx, "a stage of a call", func(g workflow.Context) {
 		work(g)
 		set.Set(nil, nil)
-	})
+	}, func() { panicked = true; set.Set(nil, nil) })
 	p.running++
-	p.sel.AddFuture(fut, func(workflow.Future) { p.running--; next() })
+	p.sel.AddFuture(fut, func(workflow.Future) {
+		p.running--
+		if !panicked {
+			next()
+		}
+	})
 }
 
 func depsDone(c *stepCall, calls []*stepCall) bool {

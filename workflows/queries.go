@@ -12,43 +12,44 @@ import (
 )
 
 // registerQueries installs the trace, status and (internal) model context
-// queries; they read the run and change nothing.
+// queries; they read the run and change nothing. A query that panics
+// answers an error and the run goes on (guardedQuery).
 //
 // The trace and model context handlers take an optional argument (a
 // pointer: the SDK passes nil when a caller sends none, as the Web UI, the
 // temporal CLI and earlier versions do) that pages a long answer, so no
 // answer outgrows Temporal's limit on query results.
 func (r *runner) registerQueries(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, signals.QueryTrace, func(page *signals.TracePage) (signals.Trace, error) {
+	if err := workflow.SetQueryHandler(ctx, signals.QueryTrace, guardedQueryOf("the trace query", func(page *signals.TracePage) (signals.Trace, error) {
 		if r.run == nil {
 			return signals.Trace{}, errRunStarting
 		}
 		return tracePage(r.run, page)
-	}); err != nil {
+	})); err != nil {
 		return err
 	}
-	if err := workflow.SetQueryHandler(ctx, signals.QueryStatus, func() (signals.Status, error) {
+	if err := workflow.SetQueryHandler(ctx, signals.QueryStatus, guardedQuery("the status query", func() (signals.Status, error) {
 		if r.run == nil {
 			return signals.Status{}, errRunStarting
 		}
 		return r.status(), nil
-	}); err != nil {
+	})); err != nil {
 		return err
 	}
-	if err := workflow.SetQueryHandler(ctx, signals.QueryRun, func() ([]byte, error) {
+	if err := workflow.SetQueryHandler(ctx, signals.QueryRun, guardedQuery("the run query", func() ([]byte, error) {
 		if r.run == nil {
 			return nil, errRunStarting
 		}
 		return packRun(r.run)
-	}); err != nil {
+	})); err != nil {
 		return err
 	}
-	return workflow.SetQueryHandler(ctx, signals.QueryModelContext, func(q *activities.ModelContextQuery) (activities.ModelContextPage, error) {
+	return workflow.SetQueryHandler(ctx, signals.QueryModelContext, guardedQueryOf("the model context query", func(q *activities.ModelContextQuery) (activities.ModelContextPage, error) {
 		if r.run == nil {
 			return activities.ModelContextPage{}, errRunStarting
 		}
 		return modelContextPage(r.run, q)
-	})
+	}))
 }
 
 // errRunStarting answers a query while the run resolves its agent.

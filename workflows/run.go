@@ -34,6 +34,9 @@ type Run struct {
 	// reads (handoffMessage joins the chain of earlier contexts, work
 	// that would otherwise be done again at every step); not carried.
 	handoffMessages map[string]activities.Message
+	// undecoded is the first recorded value a reader could not decode
+	// since it was cleared (recorded.go).
+	undecoded error
 }
 
 // Trace is the trace graph: every node so far, and where the next model
@@ -202,7 +205,7 @@ func (r *Run) newNodeID() string {
 
 // mustJSON marshals values the engine built itself. A value JSON cannot
 // hold (a NaN, an invalid raw message) is a bug; it stops the run with a
-// report (stopOnUnencodable) rather than failing its workflow tasks for
+// report (the guard: guard.go) rather than failing its workflow tasks for
 // ever.
 func mustJSON(v any) json.RawMessage {
 	b, err := json.Marshal(v)

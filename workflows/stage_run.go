@@ -102,7 +102,7 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt 
 		CallID: callID, Tool: ref, Args: args, Chain: r.keyChain(ctx), Agent: r.run.Spec.Agent.Name,
 	}
 	if tool.RunsLocal() && versionOf(ctx, versionLocalTools, 1) >= 1 {
-		return localToolFuture(ctx, tool, opts, req)
+		return localToolFuture(ctx, &r.guard, tool, opts, req)
 	}
 	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), acts.RunTool, req)
 }

@@ -186,6 +186,7 @@ type modelAsk struct{ budget, maxTokens, spendTokens, replyTokens int }
 // abandoned for an edit, or failed, and err says how the run goes on.
 func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*activities.ModelReply, []activities.Message, error) {
 	run := r.run
+	run.undecoded = nil
 	conv := buildConversation(run)
 	if !run.Fitted && overBudget(conv, conversationBudget(run)) {
 		// From now on the conversation is fitted to the payload limit;
@@ -193,6 +194,10 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 		run.Fitted = true
 		run.sendWhole()
 		conv = buildConversation(run)
+	}
+	if err := r.stopUndecodable(ctx, run.undecoded); err != nil {
+		r.finishNode(ctx, reqID, nil, "not sent: "+run.undecoded.Error())
+		return nil, nil, err
 	}
 	req := activities.ModelRequest{
 		Agent:        run.Spec.Agent.Name,

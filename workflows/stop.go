@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"errors"
-	"fmt"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -18,23 +17,6 @@ func (r *runner) stop(ctx workflow.Context, reason string) error {
 	report := r.result(ResultStopped)
 	report.Reason = reason
 	return temporal.NewNonRetryableApplicationError("agent stopped: "+reason, signals.StoppedErrorType, nil, report)
-}
-
-// stopOnUnencodable, deferred where the run's shape is driven, stops the
-// run with a report when mustJSON met a value JSON cannot hold: a panic
-// would fail the workflow task, and every retry of it, for ever. Any
-// other panic goes on as one.
-func (r *runner) stopOnUnencodable(ctx workflow.Context, res **AgentResult, err *error) {
-	p := recover()
-	if p == nil {
-		return
-	}
-	u, ok := p.(unencodable)
-	if !ok {
-		panic(p)
-	}
-	workflow.GetLogger(ctx).Error("a value could not be encoded", "type", u.what, "error", u.err)
-	*res, *err = nil, r.stop(ctx, fmt.Sprintf("a value of the run (%s) could not be encoded as JSON: %v", u.what, u.err))
 }
 
 // cancelled reports a cancellation of the run (temporal workflow cancel),

@@ -65,12 +65,12 @@ func (r *runner) streamsCalls(ctx workflow.Context) bool {
 func (r *runner) awaitStreamed(ctx workflow.Context, fut workflow.Future, s *streaming) bool {
 	replied := false
 	wake, wakeUp := workflow.NewFuture(ctx)
-	workflow.Go(ctx, func(g workflow.Context) {
+	r.guard.goGuarded(ctx, "the wait of a streamed reply", func(g workflow.Context) {
 		// A selector cannot wait on a condition: this turns an edit (or
 		// a cancellation) into a future it can wait on.
 		_ = workflow.Await(g, func() bool { return replied || r.interrupting() || g.Err() != nil })
 		wakeUp.Set(nil, nil)
-	})
+	}, func() { wakeUp.Set(nil, nil) })
 	s.p.sel.AddFuture(fut, func(workflow.Future) { replied = true })
 	s.p.sel.AddFuture(wake, func(workflow.Future) {})
 	s.p.sel.AddReceive(workflow.GetSignalChannel(ctx, signals.StreamedCall), func(c workflow.ReceiveChannel, _ bool) {

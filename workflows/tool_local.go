@@ -23,7 +23,7 @@ import (
 
 // localToolFuture runs a call as a local activity, and as a normal one
 // (opts) when the local one ran out of its bound.
-func localToolFuture(ctx workflow.Context, tool config.Tool, opts workflow.ActivityOptions, req activities.ToolRequest) workflow.Future {
+func localToolFuture(ctx workflow.Context, guard *runGuard, tool config.Tool, opts workflow.ActivityOptions, req activities.ToolRequest) workflow.Future {
 	// Within the bound a local call is retried by the tool's own policy;
 	// past it, the normal activity starts the policy again, so a failing
 	// call is tried at most twice its max_attempts (and the worker's
@@ -38,14 +38,14 @@ func localToolFuture(ctx workflow.Context, tool config.Tool, opts workflow.Activ
 		Summary:                opts.Summary,
 	})
 	fut, settle := workflow.NewFuture(ctx)
-	workflow.Go(ctx, func(g workflow.Context) {
+	guard.goGuarded(ctx, "the local call "+req.CallID, func(g workflow.Context) {
 		var out json.RawMessage
 		err := workflow.ExecuteLocalActivity(lctx, acts.RunTool, req).Get(g, &out)
 		if !once && goesOnRemote(err, retry.NonRetryableErrorTypes) {
 			err = workflow.ExecuteActivity(workflow.WithActivityOptions(g, opts), acts.RunTool, req).Get(g, &out)
 		}
 		settle.Set(out, err)
-	})
+	}, func() { settle.Set(nil, temporal.NewCanceledError("the call's coroutine panicked: the run stops")) })
 	return fut
 }
 

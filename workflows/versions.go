@@ -370,6 +370,18 @@ const (
 	// other wait (resumedEdit); before, the run failed with "interrupted
 	// by an edit". Asked only for such an edit.
 	versionResumedTurnEdit = "resumed-turn-edit"
+	// versionPanicStop: a panic in workflow code (the main coroutine, a
+	// coroutine it started, an update handler, the start) stops the run
+	// with a report saying where (guard.go); before, it failed the
+	// workflow task, which Temporal retried for ever. Asked only when a
+	// panic is caught: no recorded history holds one.
+	versionPanicStop = "panic-stop"
+	// versionDecodeStop: a value the run recorded (a model reply, a
+	// person's reply, a handoff context) that does not decode as what
+	// the run reads stops the run with a report naming the node
+	// (recorded.go); before, it was read as empty. Asked only when such a
+	// value fails to decode.
+	versionDecodeStop = "decode-stop"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and

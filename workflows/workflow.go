@@ -79,6 +79,8 @@ type runner struct {
 	// waits: whether the run is switching (continuing as new while it
 	// waits for people), and when each wait began (wait_switch.go).
 	waits waitSwitch
+	// guard turns a panic into a stop of the run (guard.go).
+	guard runGuard
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -102,28 +104,32 @@ func (r *runner) compiledSchema(key, where string, doc map[string]any) (*jsonsch
 
 // AgentWorkflow runs an agent until it produces an output, stops itself
 // with a report (AgentStopped), or is cancelled.
-func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
+func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err error) {
 	// Queries and updates are answered from the first workflow task on
 	// (while the agent resolves they answer that the run is starting),
 	// never "unknown update"; signals wait in their channels until the
 	// run exists.
 	ctx = withRelease(ctx)
 	r := &runner{}
+	defer r.recoverRun(ctx, in.Agent, &res, &err)
 	if err := r.registerQueries(ctx); err != nil {
 		return nil, err
 	}
 	if err := r.registerUpdates(ctx); err != nil {
 		return nil, err
 	}
-	built, err := start(ctx, in)
+	built, err := guardedStart(ctx, in)
 	if err != nil {
 		markRefused(ctx, in.Agent)
 		return nil, err
 	}
+	guard := r.guard // an update may have panicked meanwhile
 	*r = *built
+	r.guard = guard
+	mainCtx, guarded := r.guardMain(ctx)
 	r.expectCarriedWaits()
-	workflow.Go(ctx, func(ctx workflow.Context) { r.receiveSignals(ctx) })
-	workflow.Go(ctx, func(ctx workflow.Context) { r.watchWaiting(ctx) })
+	r.guard.goGuarded(ctx, "the signal receiver", r.receiveSignals, nil)
+	r.guard.goGuarded(ctx, "the watch on waits", r.watchWaiting, nil)
 	handsOver := r.handoffsOn(ctx)
 	r.handsOver = handsOver
 	// Runs carried from a version before handoffs have no registry.
@@ -134,7 +140,8 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 			return nil, err
 		}
 	}
-	res, err := r.runAgent(ctx, person)
+	res, err = r.runAgent(mainCtx, person)
+	guarded(&res, &err)
 	// A handler still at work (a fork waiting for its workflow to start)
 	// finishes before the run closes; no new edit is taken meanwhile.
 	r.closing = true
@@ -144,13 +151,15 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (*AgentResult, error) {
 		r.answerPending(ctx, endedWhy(err), "the run is closed")
 		_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	}
+	guarded(&res, &err) // a handler that panicked meanwhile
 	return res, err
 }
 
 // runAgent runs the agent in its shape: a person, a graph walk or the
 // free-form loop.
 func (r *runner) runAgent(ctx workflow.Context, person bool) (res *AgentResult, err error) {
-	defer r.stopOnUnencodable(ctx, &res, &err)
+	defer r.guard.recoverMain(ctx)
+	hookGuard("the run's main coroutine")
 	switch {
 	case person:
 		return r.humanAgent(ctx)
