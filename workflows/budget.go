@@ -428,7 +428,7 @@ func (r *runner) decideBudget(ctx workflow.Context, w *budgetWait) string {
 // check would meet (wall time grows while a person decides).
 func (r *runner) takeHeldDecision(ctx workflow.Context) error {
 	w := r.budget.wait
-	if w == nil || !w.held || w.decision == nil || r.waits.switching() {
+	if w == nil || !w.held || w.decision == nil || r.life.Switching() {
 		return nil
 	}
 	r.endBudgetWait(w)
@@ -482,7 +482,7 @@ func (r *runner) heldBudget(ctx workflow.Context, cross policies.Crossing) *budg
 // request was sent or that another limit replaced; an edit's words when
 // an edit takes the run that was about to carry it).
 func (r *runner) dropHeldBudget(ctx workflow.Context, why string) {
-	if w := r.budget.wait; w != nil && w.held && !r.waits.switching() {
+	if w := r.budget.wait; w != nil && w.held && !r.life.Switching() {
 		r.finishNode(ctx, w.nodeID, nil, why)
 		r.endBudgetWait(w)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // The edit message (docs/contract.md "edit"): a person replaces a node's output
@@ -25,14 +26,21 @@ import (
 // changes the run.
 func (r *runner) editWanted(req signals.EditRequest) error {
 	run := r.run
-	if r.editing != nil {
+	switch r.life.Accepted() {
+	case life.Edit:
 		return fmt.Errorf("edit: an edit of %s is being applied; the run goes on in generation %d: send this edit again then, against the trace it shows",
 			r.editing.req.NodeID, run.Generation+1)
-	}
-	if r.handing != nil {
+	case life.Handoff:
 		return fmt.Errorf("edit: the run is being handed over; it goes on in generation %d: send the edit again then, against the trace it shows", run.Generation+1)
 	}
-	if r.closing {
+	return r.editApplies(req)
+}
+
+// editApplies says whether an edit applies to the run as it is, whatever
+// was accepted before it (the edit being applied asks it too).
+func (r *runner) editApplies(req signals.EditRequest) error {
+	run := r.run
+	if r.life.Closing() {
 		return fmt.Errorf("edit: the run is closing (it finishes, or continues as new into generation %d): send the edit again in a moment, or fork it", run.Generation+1)
 	}
 	if run.isArchived(req.NodeID) {
@@ -297,11 +305,12 @@ func (r *runner) acceptEdit(ctx workflow.Context, req signals.EditRequest, wait 
 		return r.editWaitingCall(ctx, n, req), nil
 	}
 	pe := &pendingEdit{req: req, wait: wait}
+	live(r.life.Interrupt(life.Edit))
 	r.editing = pe
 	if !wait {
 		return signals.EditResult{}, nil
 	}
-	if err := workflow.Await(ctx, func() bool { return pe.done }); err != nil {
+	if err := workflow.Await(ctx, func() bool { return r.life.Answered() }); err != nil {
 		return signals.EditResult{}, err
 	}
 	return pe.result, pe.err

@@ -11,6 +11,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // editResume is where the first step of a run an edit continued picks up:
@@ -38,12 +39,12 @@ type editedArgs struct {
 // answered with the reason and the run continues as new all the same: the
 // step the edit interrupted is not picked up, the next request follows.
 func (r *runner) applyAndContinue(ctx workflow.Context) error {
-	if r.handing != nil && !r.handing.done {
+	if r.life.Pending() == life.Handoff {
 		return r.applyHandoff(ctx)
 	}
 	pe := r.editing
 	pe.result, pe.err = r.applyEdit(ctx, pe.req, false)
-	pe.done = true
+	live(r.life.Answer())
 	if pe.err != nil {
 		workflow.GetLogger(ctx).Warn("edit not applied", "node", pe.req.NodeID, "error", pe.err.Error())
 	}
@@ -57,11 +58,9 @@ func (r *runner) applyAndContinue(ctx workflow.Context) error {
 // (or, fork, the fork's first) resumes from there.
 func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest, fork bool) (signals.EditResult, error) {
 	run := r.run
-	editing := r.editing
-	r.editing = nil // editWanted refuses while an edit is pending
-	err := r.editWanted(req)
-	r.editing = editing
-	if err != nil {
+	// Not editWanted: that refuses while an edit is accepted, this one.
+	// (No handoff is: one is refused once an edit is.)
+	if err := r.editApplies(req); err != nil {
 		return signals.EditResult{}, err
 	}
 	n := run.node(req.NodeID)

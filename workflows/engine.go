@@ -40,14 +40,14 @@ func (r *runner) runSteps(ctx workflow.Context, s stepShape) (*AgentResult, erro
 		return res, err
 	}
 	resumes, done, res, err := s.begin(ctx)
-	if r.interrupting() && ctx.Err() == nil {
+	if r.life.Interrupting() && ctx.Err() == nil {
 		return nil, r.applyAndContinue(ctx)
 	}
 	if done {
 		return res, err
 	}
 	for {
-		if r.interrupting() {
+		if r.life.Interrupting() {
 			return nil, r.applyAndContinue(ctx)
 		}
 		if !resumes {
@@ -58,7 +58,7 @@ func (r *runner) runSteps(ctx workflow.Context, s stepShape) (*AgentResult, erro
 		}
 		resumes = false
 		done, res, err := s.step(ctx)
-		if r.interrupting() && ctx.Err() == nil {
+		if r.life.Interrupting() && ctx.Err() == nil {
 			return nil, r.applyAndContinue(ctx)
 		}
 		if done {

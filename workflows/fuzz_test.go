@@ -60,6 +60,8 @@ func FuzzSignalPayload(f *testing.F) {
 }
 
 func newFuzzRunner() *runner {
-	return &runner{run: &Run{Spec: testSpec(), Progress: Progress{Phase: signals.PhaseRunning}},
+	r := &runner{run: &Run{Spec: testSpec(), Progress: Progress{Phase: signals.PhaseRunning}},
 		approvals: newApprovalWaits()}
+	live(r.life.Start()) // a run that is built, as its handlers see it
+	return r
 }

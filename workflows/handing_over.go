@@ -28,11 +28,12 @@ func handoffTargetText(to string) string {
 
 // handingOverRefusal refuses a message while a handoff is carried out.
 func (r *runner) handingOverRefusal(name string) error {
-	if r.handingOver == "" {
+	to := r.life.HandingOver()
+	if to == "" {
 		return nil
 	}
 	return fmt.Errorf("%s: a handoff to %s is being carried out; send it to the run that follows (generation %d, with the agent that takes the run)",
-		name, r.handingOver, r.run.Generation+1)
+		name, to, r.run.Generation+1)
 }
 
 // handingOverOn says whether a signal that arrives while a handoff is

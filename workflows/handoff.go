@@ -12,6 +12,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // A handoff passes the run, with its whole context, to the agent best
@@ -131,11 +132,11 @@ func (r *runner) handoffWanted(req signals.HandoffRequest) error {
 	case r.run.startedBeforeHandoffs():
 		return fmt.Errorf("handoff: this run was started before handoffs existed (by an earlier version of unstuck), so it cannot be handed over; "+
 			"it goes on with agent %s: start a new run to hand the task over", r.run.Spec.Agent.Name)
-	case r.handing != nil:
+	case r.life.Accepted() == life.Handoff:
 		return fmt.Errorf("handoff: a handoff is already under way; the run goes on in generation %d: send it again then", r.run.Generation+1)
-	case r.editing != nil:
+	case r.life.Accepted() == life.Edit:
 		return fmt.Errorf("handoff: an edit of %s is being applied; send the handoff again in a moment", r.editing.req.NodeID)
-	case r.closing:
+	case r.life.Closing():
 		return fmt.Errorf("handoff: the run is closing (it finishes, or continues as new into generation %d): send it again in a moment", r.run.Generation+1)
 	}
 	return r.targetRefused(req.To)
@@ -159,7 +160,7 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 		Args: mustJSON(ask), From: from, Reason: ask.Reason, By: ask.By,
 	}, Step: run.Step})
 	id := node.ID
-	r.handingOver = handoffTargetText(ask.To)
+	live(r.life.HandOver(handoffTargetText(ask.To)))
 	var ranked []string
 	var refused []signals.HandoffRefusal
 	var note string
@@ -201,7 +202,7 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 		}
 	}
 	for _, to := range ranked {
-		r.handingOver = to
+		live(r.life.HandOver(to))
 		spec, err := resolveAgent(ctx, to, "resolve agent "+to+" to take over")
 		if cancelled(ctx, err) {
 			return "", signals.HandoffResult{}, r.cancelled(ctx, id)
@@ -216,7 +217,7 @@ func (r *runner) handOff(ctx workflow.Context, ask handoffAsk) (string, signals.
 		}
 		return to, signals.HandoffResult{NodeID: id, To: to, Refused: refused, HandoffPath: run.HandoffPath}, nil
 	}
-	r.handingOver = "" // the run goes on with its agent, or stops
+	live(r.life.HandOverRefused()) // the run goes on with its agent, or stops
 	r.count(ctx, MetricHandoffs, 1, "outcome", "refused", "trigger", ask.Trigger)
 	n := run.node(id)
 	n.Status, n.Refused, n.At = signals.StatusFailed, refused, workflow.Now(ctx).UTC()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // A person's handoff (the handoff update or signal) is taken like an
@@ -16,13 +17,13 @@ import (
 // for), is carried out, and the run continues as new, as the agent that
 // took it or, when none could, as it was.
 
-// pendingHandoff is a person's handoff the run has not carried out yet;
-// done is set once it is, with the update's answer.
+// pendingHandoff is the person's handoff accepted in this generation:
+// what it asks, and the update's answer once the run's life says it was
+// answered.
 type pendingHandoff struct {
 	req signals.HandoffRequest
 	// wait: an update's handler waits for the answer (a signal: nobody).
 	wait   bool
-	done   bool
 	result signals.HandoffResult
 	err    error
 }
@@ -34,11 +35,12 @@ func (r *runner) acceptHandoff(ctx workflow.Context, req signals.HandoffRequest,
 		return signals.HandoffResult{}, err
 	}
 	ph := &pendingHandoff{req: req, wait: wait}
+	live(r.life.Interrupt(life.Handoff))
 	r.handing = ph
 	if !wait {
 		return signals.HandoffResult{}, nil
 	}
-	if err := workflow.Await(ctx, func() bool { return ph.done }); err != nil {
+	if err := workflow.Await(ctx, func() bool { return r.life.Answered() }); err != nil {
 		return signals.HandoffResult{}, err
 	}
 	return ph.result, ph.err
@@ -54,7 +56,8 @@ func (r *runner) applyHandoff(ctx workflow.Context) error {
 		summary = joinNonEmpty(". ", ph.req.Note, ph.req.Reason)
 	}
 	to, res, err := r.handOff(ctx, handoffAsk{Trigger: triggerMessage, To: ph.req.To, Reason: "other", Summary: summary, Audit: ph.req.Audit})
-	ph.result, ph.done = res, true
+	ph.result = res
+	live(r.life.Answer())
 	if err != nil {
 		ph.err = err
 		return err

@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // An accepted edit interrupts the run at its next wait: the model request
@@ -14,13 +15,12 @@ import (
 // recorded, and the effect ledger knows of it), and the run then applies
 // the edit and continues as new from the edited node (edit_apply.go).
 
-// pendingEdit is an accepted edit the run has not applied yet; done is set
-// once it is, with the update's answer.
+// pendingEdit is the edit accepted in this generation: what it asks, and
+// the update's answer once the run's life says it was answered.
 type pendingEdit struct {
 	req signals.EditRequest
 	// wait: an update's handler waits for the answer (a signal: nobody).
 	wait   bool
-	done   bool
 	result signals.EditResult
 	err    error
 }
@@ -36,26 +36,13 @@ const interruptedText = "not run: a person edited the run before it ran"
 // the agent that goes on, which must not be told of an edit nobody made.
 const handedOverText = "not run: a person handed the run over before it ran"
 
-// interruptText is what a call stopped by the pending interruption says.
-func (r *runner) interruptText() string {
-	if r.handing != nil && !r.handing.done {
-		return handedOverText
-	}
-	return interruptedText
-}
-
 // interruptedWhile says what ended a wait for a person (a budget rung's)
 // before anyone decided.
 func (r *runner) interruptedWhile() string {
-	if r.handing != nil && !r.handing.done {
+	if r.life.Pending() == life.Handoff {
 		return "a person handed the run over while it waited"
 	}
 	return "a person edited the run while it waited"
-}
-
-// interrupting says an edit or a person's handoff waits to be carried out.
-func (r *runner) interrupting() bool {
-	return (r.editing != nil && !r.editing.done) || (r.handing != nil && !r.handing.done)
 }
 
 // awaitOrInterrupt waits for a future, or for an edit (or a
@@ -63,12 +50,12 @@ func (r *runner) interrupting() bool {
 // answers whether the future is ready. On a cancelled run it answers at
 // once, and the caller's Get reports the cancellation.
 func (r *runner) awaitOrInterrupt(ctx workflow.Context, f workflow.Future) bool {
-	_ = workflow.Await(ctx, func() bool { return f.IsReady() || r.interrupting() || r.messageCutsIn() })
+	_ = workflow.Await(ctx, func() bool { return f.IsReady() || r.life.Interrupting() || r.messageCutsIn() })
 	return f.IsReady() || ctx.Err() != nil
 }
 
 // notRun says a call failed only because an edit interrupted its step
 // before it ran: for the edit it has not finished, so it runs again.
 func notRun(n *Node) bool {
-	return n.Kind == signals.KindCall && n.Status == signals.StatusFailed && (n.Error == interruptedText || n.Error == handedOverText || n.Error == neverRanText)
+	return n.Kind == signals.KindCall && n.Status == signals.StatusFailed && n.NotRun.Again()
 }

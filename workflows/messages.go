@@ -39,7 +39,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 		func(ctx workflow.Context, req signals.MessageRequest) (signals.MessageResult, error) {
 			// A generation that is starting takes the message once it
 			// has its run (a chat's next message often comes just then).
-			if err := workflow.Await(ctx, func() bool { return r.run != nil || r.ended }); err != nil {
+			if err := workflow.Await(ctx, func() bool { return r.run != nil || r.life.Ended() }); err != nil {
 				return signals.MessageResult{}, err
 			}
 			if r.run == nil {
@@ -54,7 +54,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if r.run == nil {
 				return nil // the handler waits for the run, then says
 			}
-			if r.closing && r.run.Spec.Agent.Conversation != nil {
+			if r.life.Closing() && r.run.Spec.Agent.Conversation != nil {
 				// An update answers once the run has it; the next
 				// generation has not started to.
 				return fmt.Errorf("message: the run is closing (it finishes, or continues as new into generation %d): %s", r.run.Generation+1, signals.RunClosing)

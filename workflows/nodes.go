@@ -4,6 +4,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // addNode appends a node to the trace, giving it an id, the agent and the
@@ -25,7 +26,7 @@ func (r *runner) addNode(ctx workflow.Context, n Node) *Node {
 // not happen, and nothing failed.
 func (r *runner) skipNode(ctx workflow.Context, id, why string) {
 	if n := r.run.node(id); n != nil {
-		n.Status, n.Error, n.At = signals.StatusSkipped, why, workflow.Now(ctx).UTC()
+		n.Status, n.Error, n.NotRun, n.At = signals.StatusSkipped, why, "", workflow.Now(ctx).UTC()
 	}
 }
 
@@ -35,6 +36,7 @@ func (r *runner) finishNode(ctx workflow.Context, id string, output []byte, errT
 	if n == nil {
 		return
 	}
+	n.NotRun = "" // notRunNode says why, when the run's life stopped it
 	if errText != "" {
 		n.Status = signals.StatusFailed
 		n.Error = errText
@@ -43,4 +45,22 @@ func (r *runner) finishNode(ctx workflow.Context, id string, output []byte, errT
 		n.Output = output
 	}
 	n.At = workflow.Now(ctx).UTC()
+}
+
+// notRunNode settles a node that did not run because of the run's life:
+// failed, in the trace's words for why (notRunText, or text when given),
+// and with why itself.
+func (r *runner) notRunNode(ctx workflow.Context, id string, why life.NotRun, text string) {
+	if text == "" {
+		text = notRunText(why)
+	}
+	r.finishNode(ctx, id, nil, text)
+	r.run.noteNotRun(id, why)
+}
+
+// noteNotRun records why a node just settled did not run.
+func (run *Run) noteNotRun(id string, why life.NotRun) {
+	if n := run.node(id); n != nil {
+		n.NotRun = why
+	}
 }

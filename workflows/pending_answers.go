@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // A run closes, or continues as new, only once every update handler has
@@ -23,8 +24,9 @@ import (
 // may do now.
 func (r *runner) answerPending(ctx workflow.Context, why, next string) {
 	pe, ph := r.editing, r.handing
-	editWaits := pe != nil && pe.wait && !pe.done
-	handoffWaits := ph != nil && ph.wait && !ph.done
+	pending := r.life.Pending()
+	editWaits := pending == life.Edit && pe.wait
+	handoffWaits := pending == life.Handoff && ph.wait
 	if !editWaits && !handoffWaits {
 		return
 	}
@@ -35,11 +37,13 @@ func (r *runner) answerPending(ctx workflow.Context, why, next string) {
 		return fmt.Errorf("%s: not carried out: %s before it could be (both reached the run at once); %s", name, why, next)
 	}
 	if editWaits {
-		pe.err, pe.done = notCarried(signals.Edit), true
+		pe.err = notCarried(signals.Edit)
+		live(r.life.Answer())
 		workflow.GetLogger(ctx).Warn("edit not applied", "node", pe.req.NodeID, "error", pe.err.Error())
 	}
 	if handoffWaits {
-		ph.err, ph.done = notCarried(signals.Handoff), true
+		ph.err = notCarried(signals.Handoff)
+		live(r.life.Answer())
 		workflow.GetLogger(ctx).Warn("handoff not carried out", "to", ph.req.To, "error", ph.err.Error())
 	}
 }

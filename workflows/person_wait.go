@@ -53,7 +53,7 @@ func (r *runner) waitForPerson(ctx workflow.Context, w personWait) (waitEnd, tim
 	if !expired {
 		var err error
 		got, err = workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout, TimerOptions: workflow.TimerOptions{Summary: w.summary}}, func() bool {
-			return w.answered() || (w.edits && r.interrupting()) || (w.switches && r.waits.switching())
+			return w.answered() || (w.edits && r.life.Interrupting()) || (w.switches && r.life.Switching())
 		})
 		if err != nil {
 			return waitAnswered, timeout, err
@@ -64,7 +64,7 @@ func (r *runner) waitForPerson(ctx workflow.Context, w personWait) (waitEnd, tim
 		return waitTimedOut, timeout, nil
 	case w.answered():
 		return waitAnswered, timeout, nil
-	case r.interrupting(): // an edit outranks a switch that came with it
+	case r.life.Interrupting(): // an edit outranks a switch that came with it
 		return waitInterrupted, timeout, nil
 	}
 	return waitSwitching, timeout, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
+	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // The life of a call. Every tool call, whether the model asked for it or a
@@ -96,7 +97,7 @@ func (r *runner) driveOn(ctx workflow.Context, p *pipeline, calls []*stepCall) (
 			if c.started || c.done || !depsDone(c, calls) {
 				continue
 			}
-			if r.interrupting() || r.waits.switching() {
+			if r.life.Interrupting() || r.life.Switching() {
 				break
 			}
 			c.started = true
@@ -126,9 +127,9 @@ func (r *runner) driveOn(ctx workflow.Context, p *pipeline, calls []*stepCall) (
 	// the next generation takes up again (waiting_continue.go) stays
 	// pending.
 	for _, c := range calls {
-		if !c.done && !r.waits.switching() {
+		if !c.done && !r.life.Switching() {
 			c.errText, c.class, c.done = neverRanText, policies.Structural, true
-			r.finishNode(ctx, c.nodeID, nil, c.errText)
+			r.notRunNode(ctx, c.nodeID, life.NeverRan, "")
 		}
 	}
 	return final, stopErr

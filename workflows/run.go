@@ -11,6 +11,7 @@ import (
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/ladder"
+	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // Run is the whole memory of a run and the continue-as-new input: queries
@@ -184,6 +185,11 @@ type Node struct {
 	// activities (budget.go). A fork counts its spend from the nodes it
 	// keeps.
 	Spent *policies.Spend `json:"spent,omitempty"`
+	// NotRun is why the node did not run because of the run's life (an
+	// edit, a person's handoff, a message that cut in). It is not
+	// carried, so the carried state and the run query keep their shape:
+	// a loaded run derives it from the trace's words (not_run.go).
+	NotRun life.NotRun `json:"-"`
 }
 
 // node finds a node by id.

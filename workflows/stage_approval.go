@@ -31,7 +31,7 @@ func (p *pipeline) approval(ctx workflow.Context, c *stepCall, tool config.Tool,
 			return
 		}
 		if outcome.interrupted {
-			p.fail(ctx, c, p.r.interruptText(), policies.Canceled)
+			p.failNotRun(ctx, c, p.r.life.Stops())
 			return
 		}
 		if n := p.r.run.node(c.nodeID); n != nil {

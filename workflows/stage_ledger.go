@@ -181,7 +181,7 @@ func (p *pipeline) askReexecute(ctx workflow.Context, c *stepCall, tool config.T
 		case waitErr != nil:
 			p.fail(ctx, c, errorText(waitErr), policies.Canceled)
 		case outcome.interrupted:
-			p.fail(ctx, c, p.r.interruptText(), policies.Canceled)
+			p.failNotRun(ctx, c, p.r.life.Stops())
 		case outcome.timedOut || outcome.decision.Decision == signals.DecisionReject:
 			decision := "timeout"
 			if !outcome.timedOut {

@@ -17,8 +17,8 @@ import (
 // refusal the repair can answer is re-issued (stage_refusal.go), a
 // failure settles the call, and a result is checked (stage_check.go).
 func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, attempt int) {
-	if p.r.interrupting() {
-		p.fail(ctx, c, p.r.interruptText(), policies.Canceled)
+	if p.r.life.Interrupting() {
+		p.failNotRun(ctx, c, p.r.life.Stops())
 		return
 	}
 	if p.inFlight >= p.r.run.Spec.Agent.Policies.Limits.InFlight() {
@@ -29,7 +29,7 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 	if err := p.r.budgetBeforeCall(ctx, c.nodeID, tool.Name); err != nil {
 		switch {
 		case errors.Is(err, errInterrupted):
-			p.fail(ctx, c, p.r.interruptText(), policies.Canceled)
+			p.failNotRun(ctx, c, p.r.life.Stops())
 		default:
 			p.fail(ctx, c, "not run: the run stopped at its budget", policies.Canceled)
 		}

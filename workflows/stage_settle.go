@@ -11,6 +11,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
+	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // settle records a finished tool call: its node, its tool's breaker, the
@@ -66,6 +67,12 @@ func (p *pipeline) settleResult(ctx workflow.Context, c *stepCall, tool config.T
 		r.escape().Breaker(tool.Name).Record(workflow.Now(ctx), true)
 		c.noOp = r.repeatsItself(ctx, c, tool, result)
 	}
+}
+
+// failNotRun settles a call the run's life stopped before it ran.
+func (p *pipeline) failNotRun(ctx workflow.Context, c *stepCall, why life.NotRun) {
+	p.fail(ctx, c, notRunText(why), policies.Canceled)
+	p.r.run.noteNotRun(c.nodeID, why)
 }
 
 // fail settles a call that will not run, with the reason the model (or the

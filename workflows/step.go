@@ -150,7 +150,7 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		r.finishNode(ctx, reqID, mustJSON(r.replyView(reqID, *reply)), "")
 		r.settleStreamed(ctx, r.streaming, reply.ToolCalls)
 		if len(reply.ToolCalls) == 0 {
-			r.endStream(ctx, r.streaming, "not run: the reply does not ask for it")
+			r.endStream(ctx, r.streaming, "not run: the reply does not ask for it", "")
 		}
 		r.countTokens(ctx, *reply)
 		run.SentMessages = len(conv) + 1
@@ -252,11 +252,11 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 		// edit changes, so it is not waited for (and the request is
 		// cancelled, so it spends no more tokens).
 		abandon()
-		if !r.interrupting() {
+		if !r.life.Interrupting() {
 			return nil, nil, r.cutIn(ctx, reqID)
 		}
 		r.finishNode(ctx, reqID, nil, "abandoned: a person edited the run while the model was asked")
-		r.endStream(ctx, stream, r.interruptText())
+		r.endStream(ctx, stream, notRunText(r.life.Stops()), r.life.Stops())
 		return nil, nil, errInterrupted
 	}
 	if err := fut.Get(ctx, &reply); err != nil {
@@ -264,12 +264,12 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 			return nil, nil, r.cancelled(ctx, reqID)
 		}
 		if r.fallBack(ctx, reqID, err) {
-			r.endStream(ctx, stream, "not run: the model request is asked again of a fallback model")
+			r.endStream(ctx, stream, "not run: the model request is asked again of a fallback model", "")
 			return nil, nil, errFellBack
 		}
 		msg := errorText(err)
 		r.finishNode(ctx, reqID, nil, msg)
-		r.endStream(ctx, stream, "not run: the model request it came from failed")
+		r.endStream(ctx, stream, "not run: the model request it came from failed", "")
 		run.LastError = msg
 		return nil, nil, r.stop(ctx, "model request failed: "+msg)
 	}

@@ -31,16 +31,16 @@ func (r *runner) endOfStep(ctx workflow.Context, w stepWaits, stopErr error) (bo
 		return true, stopErr
 	case r.budget.stopped() != nil:
 		return true, r.budget.stopped()
-	case r.interrupting() && (ctx.Err() == nil || r.interruptOutranksCancel(ctx)):
+	case r.life.Interrupting() && (ctx.Err() == nil || r.interruptOutranksCancel(ctx)):
 		r.releaseHeld(ctx, w)
 		return true, errInterrupted
 	case ctx.Err() != nil:
 		r.releaseHeld(ctx, w)
 		return true, r.cancelled(ctx, "")
-	case r.waits.switching() && (heldCalls(w.calls) || w.human != ""):
+	case r.life.Switching() && (heldCalls(w.calls) || w.human != ""):
 		return true, r.continueWaiting(ctx, w)
 	}
-	r.waits.endSwitch() // nothing was left waiting: the next step goes on
+	live(r.life.EndSwitch()) // nothing was left waiting: the next step goes on
 	return false, nil
 }
 

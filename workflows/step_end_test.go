@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // endWithAnEditWaiting ends a step of a run (a graph's, with graph) that
@@ -24,6 +25,7 @@ func endWithAnEditWaiting(ctx workflow.Context, graph bool) (string, error) {
 		return "", err
 	}
 	r.editing = &pendingEdit{}
+	live(r.life.Interrupt(life.Edit))
 	cctx, cancel := workflow.WithCancel(ctx)
 	cancel()
 	ended, err := r.endOfStep(cctx, stepWaits{}, nil)

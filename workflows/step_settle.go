@@ -89,7 +89,7 @@ func (r *runner) settleLoop(ctx workflow.Context, e stepEnd) (esc *escalation, d
 	if esc == nil {
 		return nil, false, nil
 	}
-	if e.visit != nil && r.interrupting() && ctx.Err() == nil {
+	if e.visit != nil && r.life.Interrupting() && ctx.Err() == nil {
 		// A graph run applies an edit that came during the rung's wait
 		// before the rung's outcome, as recorded graph runs did; a
 		// free-form run after it (making them alike needs a gate).

@@ -10,6 +10,7 @@ import (
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // Streamed calls (an agent's stream_calls). While the model activity
@@ -68,7 +69,7 @@ func (r *runner) awaitStreamed(ctx workflow.Context, fut workflow.Future, s *str
 	r.guard.goGuarded(ctx, "the wait of a streamed reply", func(g workflow.Context) {
 		// A selector cannot wait on a condition: this turns an edit (or
 		// a cancellation) into a future it can wait on.
-		_ = workflow.Await(g, func() bool { return replied || r.interrupting() || g.Err() != nil })
+		_ = workflow.Await(g, func() bool { return replied || r.life.Interrupting() || g.Err() != nil })
 		wakeUp.Set(nil, nil)
 	}, func() { wakeUp.Set(nil, nil) })
 	s.p.sel.AddFuture(fut, func(workflow.Future) { replied = true })
@@ -78,7 +79,7 @@ func (r *runner) awaitStreamed(ctx workflow.Context, fut workflow.Future, s *str
 		c.Receive(ctx, &raw)
 		r.takeStreamed(ctx, s, raw)
 	})
-	for !replied && !r.interrupting() && ctx.Err() == nil {
+	for !replied && !r.life.Interrupting() && ctx.Err() == nil {
 		s.p.sel.Select(ctx)
 	}
 	s.open = false
@@ -176,20 +177,22 @@ func (r *runner) settleStreamed(ctx workflow.Context, s *streaming, reply []acti
 		n.Superseded = true
 		n.Note = fmt.Sprintf("taken while the reply streamed, but the reply asks for %s at index %d: the reply settles it, and this call's result is not given to the model", asked, i)
 		if !early.step.started {
-			r.notRunStreamed(ctx, early.step, "not run: the reply does not ask for it")
+			r.notRunStreamed(ctx, early.step, "not run: the reply does not ask for it", "")
 		}
 	}
 }
 
 // notRunStreamed settles a call taken while its reply streamed that will
-// not start.
-func (r *runner) notRunStreamed(ctx workflow.Context, c *stepCall, why string) {
+// not start: why in the trace's words, and the run's life's reason when
+// it stopped it (reason; "" when the step did).
+func (r *runner) notRunStreamed(ctx workflow.Context, c *stepCall, why string, reason life.NotRun) {
 	if c.started || c.done {
 		return
 	}
 	c.started, c.done = true, true
 	c.errText, c.class = why, policies.Structural
 	r.finishNode(ctx, c.nodeID, nil, why)
+	r.run.noteNotRun(c.nodeID, reason)
 }
 
 // drainStreamed takes the streamed calls still buffered before the run
@@ -217,14 +220,14 @@ func (r *runner) streamOf(reqID string) *streaming {
 // endStream waits for the calls a request started while its reply
 // streamed, when the reply runs none of them (it has no calls, failed, or
 // an edit abandoned it): what they did is recorded before the run goes on.
-func (r *runner) endStream(ctx workflow.Context, s *streaming, why string) {
+func (r *runner) endStream(ctx workflow.Context, s *streaming, why string, reason life.NotRun) {
 	if s == nil || r.streaming != s {
 		return
 	}
 	r.streaming = nil
 	calls := make([]*stepCall, 0, len(s.calls))
 	for _, c := range s.calls {
-		r.notRunStreamed(ctx, c.step, why)
+		r.notRunStreamed(ctx, c.step, why, reason)
 		calls = append(calls, c.step)
 	}
 	_, _ = r.driveOn(ctx, s.p, calls)

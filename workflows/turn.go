@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // A conversation (config.Agent.Conversation) does not end at its output.
@@ -57,7 +57,7 @@ func (r *runner) messageWanted() error {
 		return fmt.Errorf("message: the run was handed to agent %s, which is not a conversation (its config has no conversation:): it finishes what it was handed and the run ends with its output; start a new run for a new task", a.Name)
 	case a.Conversation == nil:
 		return fmt.Errorf("message: agent %s is not a conversation (its config has no conversation:): start a new run for a new task", a.Name)
-	case r.ended:
+	case r.life.Ended():
 		return errors.New("message: the conversation has ended (completed or stopped): start a new run, or fork it from the model request that gave its last answer")
 	case len(r.run.Turn.Inbox) >= maxInbox:
 		return fmt.Errorf("message: %d messages already wait to be taken: send it again once the run has taken them", maxInbox)
@@ -194,7 +194,7 @@ func (r *runner) resumeTurn(ctx workflow.Context) (bool, *AgentResult, error) {
 // in any other wait. A run recorded before failed with the interruption
 // (version resumed-turn-edit, asked only for such an edit).
 func (r *runner) resumedEdit(ctx workflow.Context, err error) bool {
-	return errors.Is(err, errInterrupted) && r.interrupting() && ctx.Err() == nil && versionOf(ctx, versionResumedTurnEdit, 1) >= 1
+	return errors.Is(err, errInterrupted) && r.life.Interrupting() && ctx.Err() == nil && versionOf(ctx, versionResumedTurnEdit, 1) >= 1
 }
 
 // messageText is what a task node asks: the run's task, or a
@@ -255,7 +255,7 @@ func (r *runner) messageCutsIn() bool {
 // once its reply is in, and the message then waits for the step's end.
 func (r *runner) cutIn(ctx workflow.Context, reqID string) error {
 	why := cutInText + " (double_text: " + r.run.Spec.Agent.DoubleText + ")"
-	r.finishNode(ctx, reqID, nil, why)
+	r.notRunNode(ctx, reqID, life.CutIn, why)
 	if r.run.Spec.Agent.DoubleText == config.DoubleTextRollback {
 		r.rollBackTurn(ctx)
 	}
@@ -312,7 +312,7 @@ func (r *runner) cutInWrite(ctx workflow.Context, tool string, args json.RawMess
 	start := r.turnStart()
 	cut := -1
 	for i := len(r.run.Nodes) - 1; i > start && cut < 0; i-- {
-		if n := &r.run.Nodes[i]; n.Kind == signals.KindRequest && n.Status == signals.StatusFailed && strings.HasPrefix(n.Error, cutInText) {
+		if n := &r.run.Nodes[i]; n.Kind == signals.KindRequest && n.Status == signals.StatusFailed && n.NotRun == life.CutIn {
 			cut = i
 		}
 	}

@@ -7,25 +7,16 @@ import (
 )
 
 // waitSwitch is what the run's waits for people share with a switch, the
-// run continuing as new while it waits (waiting_continue.go): whether the
-// switch is under way, which ends the waits held, and when each wait
-// began, so the next generation keeps its deadline.
+// run continuing as new while it waits (waiting_continue.go): when each
+// wait began, so the next generation keeps its deadline. Whether the
+// switch is under way is the run's life's (package life).
 type waitSwitch struct {
-	on     bool
 	starts map[string]time.Time
 }
 
 func newWaitSwitch() waitSwitch {
 	return waitSwitch{starts: map[string]time.Time{}}
 }
-
-// beginSwitch starts the switch; endSwitch calls it off (nothing was left
-// waiting, or an edit or a cancellation took the run instead).
-func (s *waitSwitch) beginSwitch() { s.on = true }
-func (s *waitSwitch) endSwitch()   { s.on = false }
-
-// switching says whether the switch is under way.
-func (s *waitSwitch) switching() bool { return s.on }
 
 // started is when the wait at node began: now, unless a generation
 // before this one began it.

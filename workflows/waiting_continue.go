@@ -13,6 +13,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // A run waiting for a person keeps every signal it receives in its
@@ -76,7 +77,7 @@ func (r *runner) watchWaiting(ctx workflow.Context) {
 		}
 		change := r.waitingChange()
 		if versionOf(ctx, change, 1) >= 1 {
-			r.waits.beginSwitch()
+			live(r.life.BeginSwitch())
 			return
 		}
 		before[change] = true // as runs recorded before: the wait goes on
@@ -102,8 +103,8 @@ func (r *runner) waitView(ctx workflow.Context) policies.WaitView {
 		ContinueAsNewSuggested: workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
 		Waiting:                r.approvals.waiting() || r.human.waiting() || r.budget.carries() || r.run.Turn.Waiting != "",
 		Streaming:              r.streaming != nil && r.streaming.open,
-		Interrupting:           r.interrupting(),
-		Closing:                r.closing || r.handingOver != "",
+		Interrupting:           r.life.Interrupting(),
+		Closing:                r.life.Closing() || r.life.HandingOver() != "",
 	}
 }
 
@@ -113,7 +114,7 @@ func (r *runner) waitView(ctx workflow.Context) policies.WaitView {
 // ladder's human rung's) or a budget rung.
 func (r *runner) continueWaiting(ctx workflow.Context, sw stepWaits) error {
 	reqID, human := sw.reqID, sw.human
-	r.closing = true
+	live(r.life.Close())
 	r.answerPending(ctx, fmt.Sprintf("the run continued as new into generation %d", r.run.Generation+1), "send it again to the run that follows")
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
@@ -273,10 +274,10 @@ func sortedIDs[V any](m map[string]V) []string {
 // call stays listed as awaiting approval in a run that no longer waits
 // for it.
 func (r *runner) releaseHeld(ctx workflow.Context, w stepWaits) {
-	if !r.waits.switching() {
+	if !r.life.Switching() {
 		return
 	}
-	r.waits.endSwitch()
+	live(r.life.EndSwitch())
 	r.dropHeldBudget(ctx, "not decided: "+r.interruptedWhile())
 	if w.human != "" && r.human.node == w.human {
 		r.human.node, r.human.rung = "", false
@@ -286,13 +287,13 @@ func (r *runner) releaseHeld(ctx workflow.Context, w stepWaits) {
 		switch {
 		case c.held:
 			c.held = false
-			c.errText, c.class = r.interruptText(), policies.Canceled
+			c.errText, c.class = notRunText(r.life.Stops()), policies.Canceled
 			r.approvals.end(c.nodeID)
 			r.waits.forget(c.nodeID)
-			r.finishNode(ctx, c.nodeID, nil, c.errText)
+			r.notRunNode(ctx, c.nodeID, r.life.Stops(), "")
 		case !c.done:
 			c.errText, c.class, c.done = neverRanText, policies.Structural, true
-			r.finishNode(ctx, c.nodeID, nil, c.errText)
+			r.notRunNode(ctx, c.nodeID, life.NeverRan, "")
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // BadInputError is the application error type of a run refused at start.
@@ -55,29 +56,23 @@ type runner struct {
 	// the step's model request while its reply streams (stream.go).
 	streamVersion *workflow.Version
 	streaming     *streaming
-	// editing is the edit being applied (interrupt.go); argsEdited the
-	// calls waiting for approval whose arguments a person edited.
+	// life is the run's life in this generation: running, switching,
+	// interrupted, handing over, closing, ended (package life).
+	life life.Life
+	// editing is the edit accepted (interrupt.go), handing the person's
+	// handoff (handoff_messages.go): what they ask and answer, while life
+	// says where they are. argsEdited are the calls waiting for approval
+	// whose arguments a person edited.
 	editing    *pendingEdit
+	handing    *pendingHandoff
 	argsEdited map[string]signals.Audit
-	// closing: the run is continuing as new, and takes no edit (its
-	// handlers must finish first, and an edit would wait for the run).
-	// ended: the run itself ends (not continuing as new): a message is
-	// refused, as none could be taken.
-	closing, ended bool
-	// handing is a person's handoff the run has not carried out yet.
-	handing *pendingHandoff
 	// stepHandoff is the handoff call of the step under way.
 	stepHandoff *toolHandoff
-	// handingOver names the agent a handoff under way hands the run to
-	// ("" when none is): an edit or a handoff is refused meanwhile, since
-	// it would wait for a run that is going away (handing_over.go).
-	handingOver string
 	// handsOver: the agent can hand the run over, in a version that does.
 	handsOver bool
 	// personAgent: the run is with an agent of kind human, waiting for it.
 	personAgent bool
-	// waits: whether the run is switching (continuing as new while it
-	// waits for people), and when each wait began (wait_switch.go).
+	// waits: when each wait for people began (wait_switch.go).
 	waits waitSwitch
 	// guard turns a panic into a stop of the run (guard.go).
 	guard runGuard
@@ -144,9 +139,8 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 	guarded(&res, &err)
 	// A handler still at work (a fork waiting for its workflow to start)
 	// finishes before the run closes; no new edit is taken meanwhile.
-	r.closing = true
 	var can *workflow.ContinueAsNewError
-	r.ended = !errors.As(err, &can)
+	live(r.life.End(errors.As(err, &can)))
 	if ctx.Err() == nil {
 		r.answerPending(ctx, endedWhy(err), "the run is closed")
 		_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
@@ -230,9 +224,11 @@ func newRunner(run *Run) (*runner, error) {
 	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, exprs: map[exprKey]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
 		approvals: newApprovalWaits(), argsEdited: map[string]signals.Audit{},
 		waits: newWaitSwitch()}
+	live(r.life.Start())
 	if run.Visits == nil {
 		run.Visits = map[string]int{}
 	}
+	loadNotRun(run)
 	// Compiled now, so update validators (which must not change state)
 	// only read the cache.
 	for _, t := range run.Spec.Tools {
@@ -330,7 +326,7 @@ func (r *runner) beforeStep(ctx workflow.Context, graph bool) (ok bool, err erro
 // continueAsNew carries the whole run, not a summary, into a new run of
 // the same workflow id, once every update handler has finished.
 func (r *runner) continueAsNew(ctx workflow.Context) error {
-	r.closing = true
+	live(r.life.Close())
 	r.answerPending(ctx, fmt.Sprintf("the run continued as new into generation %d", r.run.Generation+1), "send it again to the run that follows")
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
