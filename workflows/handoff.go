@@ -322,9 +322,7 @@ func (r *runner) takeOver(ctx workflow.Context, id string, spec *config.Resolved
 	run.OutputFailures = 0
 	run.Resume = nil
 	run.RulesSpent = false
-	// A person raised the budget of the agent before: the next agent's
-	// budget is its own (the spend goes on).
-	run.Raised = policies.Limits{}
+	run.Spending.NewAgent()
 }
 
 // lastHandoff is the index in the trace of the handoff that gave the run
