@@ -183,6 +183,11 @@ func TestABudgetDecisionIsRefusedUnlessARungWantsIt(t *testing.T) {
 	b.TakeCarried(&Carried{Node: "n7", Cross: policies.Crossing{Limit: policies.LimitToolCalls}})
 	require.ErrorContains(t, b.Wanted(raise(signals.BudgetRaise{ModelRequests: 1})), "raise.model_requests")
 	require.ErrorContains(t, b.Wanted(raise(signals.BudgetRaise{InputTokens: 5})), "a raise must raise tool_calls")
+	f.spec.Agent.Policies.Budget.ToolCallsPerTool = map[string]int64{"b": 1}
+	perTool := map[string]int64{"d": 1, "b": 1, "c": 1, "a": 0}
+	for range 5 { // the map's order changes nothing
+		require.ErrorContains(t, b.Wanted(raise(signals.BudgetRaise{ToolCalls: 1, ToolCallsPerTool: perTool})), "raise.tool_calls_per_tool.a:")
+	}
 	res, err := b.Accept(raise(signals.BudgetRaise{ToolCalls: 1}))
 	require.NoError(t, err)
 	require.Equal(t, "n7", res.NodeID)

@@ -2,7 +2,6 @@ package budget
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -37,10 +36,15 @@ func (b *Budget) Wanted(req signals.BudgetRequest) error {
 	has("output_tokens", x.OutputTokens > 0, limits.OutputTokens != nil)
 	has("cost", x.Cost > 0, limits.Cost != nil)
 	has("wall_time", x.WallTime != "", limits.WallTime > 0)
-	for _, tool := range sortedKeys(x.ToolCallsPerTool) {
-		_, limited := limits.ToolCallsPerTool[tool]
-		has("tool_calls_per_tool."+tool, true, limited)
+	// The first tool without a limit, by name, whatever the map's order.
+	first, unlimited := "", false
+	//workflowcheck:ignore
+	for tool := range x.ToolCallsPerTool {
+		if _, limited := limits.ToolCallsPerTool[tool]; !limited && (!unlimited || tool < first) {
+			first, unlimited = tool, true
+		}
 	}
+	has("tool_calls_per_tool."+first, unlimited, false)
 	if len(missing) > 0 {
 		return fmt.Errorf("budget: raise.%s: the run's budget has no such limit to raise", missing[0])
 	}
@@ -59,16 +63,4 @@ func (b *Budget) Accept(req signals.BudgetRequest) (signals.BudgetResult, error)
 	copied := req
 	b.hold.wait.decision = &copied
 	return signals.BudgetResult{NodeID: b.hold.wait.nodeID}, nil
-}
-
-// sortedKeys are m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	// Collecting keys, sorted below.
-	//workflowcheck:ignore
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
