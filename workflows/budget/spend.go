@@ -11,7 +11,7 @@ import (
 const (
 	// MetricSpendModelRequests, MetricSpendToolCalls (tag tool) and
 	// MetricSpendCost (millionths of the currency; tag currency) count
-	// what runs spend (policies.budget); tokens are MetricModelTokens.
+	// what runs spend (policies.budget); the run counts tokens itself.
 	MetricSpendModelRequests = "unstuck_spend_model_requests"
 	MetricSpendToolCalls     = "unstuck_spend_tool_calls"
 	MetricSpendCost          = "unstuck_spend_cost_micros"
