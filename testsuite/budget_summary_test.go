@@ -28,7 +28,7 @@ const summaryWallTime = 15 * time.Second
 //
 // The wall time is the limit a summary can cross where its request did
 // not: the budget counts the summary as the request it stands beside
-// (besideBudget), with the same spend (a prompt counted over its budget
+// (Budget.Beside, workflows/budget), with the same spend (a prompt counted over its budget
 // or refused spends nothing), so a token or cost limit that lets the
 // request be sent lets its summary be asked. Only the time the model took
 // to refuse the request's prompt separates the two checks: the scripted

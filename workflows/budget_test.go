@@ -12,6 +12,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/budget"
 )
 
 func ptr(v int64) *int64 { return &v }
@@ -193,7 +194,7 @@ func TestAForkCountsTheSpendOfWhatItKeeps(t *testing.T) {
 		{Node: signals.Node{ID: "n2", Kind: signals.KindCall, Agent: "a"}, Spent: &policies.Spend{ToolCalls: 1, ToolCallsBy: map[string]int64{"pay": 1}, CostPicos: 3}},
 		{Node: signals.Node{ID: "n3", Kind: signals.KindRequest, Agent: "b"}, Spent: &policies.Spend{ModelRequests: 1, OutputTokens: 9}},
 		{Node: signals.Node{ID: "n4", Kind: signals.KindCall, Agent: "b"}},
-	}}, Spending: Spending{Spend: &policies.Spend{ModelRequests: 99}, Raised: policies.Limits{ToolCalls: 10}}}
+	}}, Spending: budget.Spending{Spend: &policies.Spend{ModelRequests: 99}, Raised: policies.Limits{ToolCalls: 10}}}
 	got := forkSpending(run, true)
 	require.Equal(t, &policies.Spend{ModelRequests: 2, InputTokens: 100, OutputTokens: 9, ToolCalls: 1, ToolCallsBy: map[string]int64{"pay": 1}, CostPicos: 10}, got.Spend)
 	require.Equal(t, int64(1), got.SpendBy["b"].ModelRequests)

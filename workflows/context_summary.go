@@ -48,7 +48,7 @@ func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) (id s
 	// The summary is a model request like any other: asked only within
 	// the budget, its transcript bounded by what the budget leaves. Over
 	// it, no summary: the request itself takes the budget rung.
-	allow, over := r.besideBudget(ctx)
+	allow, over := r.budget().Beside(ctx)
 	if over != "" {
 		if versionOf(ctx, versionSummaryAfterRaise, 1) < 1 {
 			r.summarized[reqID] = true // before: not asked again, even after a raise
@@ -62,7 +62,7 @@ func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) (id s
 	}
 	opts := withSummary(modelOptions(run.Spec.Model), "summarize the oldest turns")
 	var reply activities.SummaryReply
-	// Of the model the run asks now, at whose price spendTokens counts it.
+	// Of the model the run asks now, at whose price the budget counts it (SpendTokens).
 	req := activities.SummaryRequest{Agent: run.Spec.Agent.Name, Messages: msgs, Budget: budget, Fallback: run.ModelAt}
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), acts.Summarize, req).Get(ctx, &reply); err != nil {
 		workflow.GetLogger(ctx).Warn("no summary: the request is sent as it is", "request", reqID, "error", errorText(err))
@@ -74,7 +74,7 @@ func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) (id s
 		Args:   mustJSON(map[string]any{"through": through, "messages": reply.Read, "left_out": reply.Dropped}),
 		Output: mustJSON(reply.Text),
 	}, Step: run.Step})
-	r.spendTokens(ctx, node.ID, reply.InputTokens, reply.OutputTokens, reply.Estimated)
+	r.budget().SpendTokens(ctx, node.ID, reply.InputTokens, reply.OutputTokens, reply.Estimated)
 	// The conversation changed: the activity is sent it whole.
 	run.sendWhole()
 	return node.ID, false

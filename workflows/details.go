@@ -23,8 +23,8 @@ const maxDetailsApprovals = 8
 // in history, so it may be set as often as the run changes.
 func (r *runner) showDetails(ctx workflow.Context) {
 	r.seenAt = workflow.Now(ctx)
-	if r.run != nil && r.run.BornAt.IsZero() {
-		r.run.BornAt = workflow.GetInfo(ctx).WorkflowStartTime
+	if r.run != nil {
+		r.budget().Born(ctx)
 	}
 	workflow.SetCurrentDetails(ctx, r.currentDetails(workflow.GetInfo(ctx).WorkflowExecution.ID))
 }
@@ -54,9 +54,9 @@ func (r *runner) currentDetails(id string) string {
 		fmt.Fprintf(&b, "\n**waiting for a person's reply** (`%s`). Answer:\n```\ntemporal workflow update execute --workflow-id %s --name %s --input '{\"text\":\"...\"}'\n```\n",
 			r.human.node, id, signals.Reply)
 	}
-	if w := r.budget.wait; w != nil && w.decision == nil {
+	if node := r.budget().Waiting(); node != "" {
 		why := ""
-		if n := run.node(w.nodeID); n != nil {
+		if n := run.node(node); n != nil {
 			var args struct{ Why string }
 			// Only shown to people (the run's details): a why that does
 			// not decode shows as none, and the run goes on.
@@ -64,7 +64,7 @@ func (r *runner) currentDetails(id string) string {
 			why = args.Why
 		}
 		fmt.Fprintf(&b, "\n**waiting at the budget rung** (`%s`): %s. Raise the limit, or stop:\n```\ntemporal workflow update execute --workflow-id %s --name %s --input '{\"raise\":{\"tool_calls\":10}}'\ntemporal workflow update execute --workflow-id %s --name %s --input '{\"stop\":true}'\n```\n",
-			w.nodeID, policies.ClipText(why, 300), id, signals.Budget, id, signals.Budget)
+			node, policies.ClipText(why, 300), id, signals.Budget, id, signals.Budget)
 	}
 	if s := run.Spend; s != nil {
 		fmt.Fprintf(&b, "\n**spend:** %d model requests, %d input and %d output tokens, %d tool calls", s.ModelRequests, s.InputTokens, s.OutputTokens, s.ToolCalls)

@@ -15,6 +15,7 @@ import (
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/budget"
 )
 
 // A fork is a new workflow that starts where another run was at one of its
@@ -167,14 +168,14 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	boundBySpec(run)
 	dropped := append(slices.Clone(res.Invalidated), later...)
 	r.dropNodes(dropped)
-	run.Spending = forkSpending(run, r.keepsArchivedSpend(ctx))
+	run.Spending = forkSpending(run, keepsArchivedSpend(ctx, run.Archived))
 	if n := run.node(res.NodeID); n != nil {
 		n.Output = mustJSON(map[string]any{
 			"invalidated": []string{},
 			"dropped":     nonNil(res.Invalidated),
 			"forked_from": map[string]string{"workflow_id": in.From.WorkflowID, "node_id": in.From.NodeID},
 			// What the kept nodes cost: the fork starts with that spend.
-			"spend_kept": r.statusSpend(),
+			"spend_kept": r.budget().Spent(r.seenAt),
 		})
 	}
 	return r, nil
@@ -300,4 +301,36 @@ func forkReadOptions() workflow.ActivityOptions {
 			NonRetryableErrorTypes: []string{activities.ForkSourceError},
 		},
 	}
+}
+
+// forkSpending is a fork's spend: what the nodes it keeps cost, by the
+// agent that spent it, with archived, those of the trace's archived part
+// (startFork left out what the source archived after the fork's node); no
+// raise and a new wall time (the fork is a new run). The source's own
+// answer is not taken for it.
+func forkSpending(run *Run, archived bool) budget.Spending {
+	var out budget.Spending
+	if a := run.Archived; a != nil && archived {
+		// Added into maps: the order does not matter.
+		//workflowcheck:ignore
+		for agent, s := range a.Spent {
+			out.Add(agent, *s)
+		}
+		for _, n := range a.SpentAfter {
+			out.Add(n.Agent, n.Spent)
+		}
+	}
+	for i := range run.Nodes {
+		if n := &run.Nodes[i]; n.Spent != nil {
+			out.Add(n.Agent, *n.Spent)
+		}
+	}
+	return out
+}
+
+// keepsArchivedSpend says whether a fork counts the spend of its source's
+// archived part a (version fork-archived-spend, asked only when there is
+// some).
+func keepsArchivedSpend(ctx workflow.Context, a *Archive) bool {
+	return a != nil && (len(a.Spent) > 0 || len(a.SpentAfter) > 0) && versionOf(ctx, versionForkArchivedSpend, 1) >= 1
 }

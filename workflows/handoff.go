@@ -331,7 +331,7 @@ func (r *runner) takeOver(ctx workflow.Context, id string, spec *config.Resolved
 	run.RulesSpent = false
 	// A person raised the budget of the agent before: the next agent's
 	// budget is its own (the spend goes on).
-	run.Raised = policies.Limits{}
+	run.Spending.NewAgent()
 	return nil
 }
 

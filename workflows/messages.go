@@ -101,7 +101,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	}
 	err = setGuardedUpdate(ctx, &r.guard, signals.Budget,
 		func(ctx workflow.Context, req signals.BudgetRequest) (signals.BudgetResult, error) {
-			return r.acceptBudget(req)
+			return r.budget().Accept(req)
 		},
 		func(ctx workflow.Context, req signals.BudgetRequest) error {
 			if err := validMessage(signals.Budget, req, req.Validate); err != nil {
@@ -110,7 +110,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if r.run == nil {
 				return errStarting(signals.Budget, "no budget rung waits")
 			}
-			return r.budgetWanted(req)
+			return r.budget().Wanted(req)
 		})
 	if err != nil {
 		return err
@@ -209,7 +209,7 @@ func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMe
 		},
 		signals.Budget: func(raw json.RawMessage) (signals.Audit, error) {
 			return handleMessage(signals.Budget, "a budget", raw, signals.BudgetRequest.Validate, func(req signals.BudgetRequest) error {
-				_, err := r.acceptBudget(req)
+				_, err := r.budget().Accept(req)
 				return err
 			})
 		},

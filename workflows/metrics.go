@@ -5,6 +5,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/policies/repair"
+	"github.com/unstuck-dev/unstuck/workflows/budget"
 )
 
 // The agent's own counters, emitted through workflow.GetMetricsHandler:
@@ -53,12 +54,13 @@ const (
 	// MetricSpendModelRequests, MetricSpendToolCalls (tag tool) and
 	// MetricSpendCost (millionths of the currency; tag currency) count
 	// what runs spend (policies.budget); tokens are MetricModelTokens.
-	MetricSpendModelRequests = "unstuck_spend_model_requests"
-	MetricSpendToolCalls     = "unstuck_spend_tool_calls"
-	MetricSpendCost          = "unstuck_spend_cost_micros"
+	// The budget counts them (workflows/budget).
+	MetricSpendModelRequests = budget.MetricSpendModelRequests
+	MetricSpendToolCalls     = budget.MetricSpendToolCalls
+	MetricSpendCost          = budget.MetricSpendCost
 	// MetricBudgetRungs counts budget rungs taken; tags limit and outcome
-	// (raised, stopped, timeout, no_human).
-	MetricBudgetRungs = "unstuck_budget_rungs"
+	// (raised, stopped, timeout, no_human, interrupted, carried).
+	MetricBudgetRungs = budget.MetricBudgetRungs
 )
 
 // AgentMetrics are the counters above, for whoever lists them (the

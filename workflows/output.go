@@ -114,7 +114,7 @@ func (r *runner) result(status string) *AgentResult {
 		Escalations:        r.run.Escalations,
 		EscalationsDropped: r.run.EscalationsDropped,
 		LastError:          r.run.LastError,
-		Spend:              r.statusSpend(),
+		Spend:              r.budget().Spent(r.seenAt),
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
+	"github.com/unstuck-dev/unstuck/workflows/budget"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
@@ -68,7 +69,10 @@ type stepCall struct {
 // the futures on it: each AddFuture of a stage adds one, and its callback
 // takes it off (the selector may also wait on a streaming model request).
 type pipeline struct {
-	r       *runner
+	r *runner
+	// budget is the run's, which each call asks before it runs and
+	// counts once it does.
+	budget  *budget.Budget
 	sel     workflow.Selector
 	running int
 	// inFlight counts the tool activities running; past the agent's
@@ -86,7 +90,7 @@ func (r *runner) drive(ctx workflow.Context, calls []*stepCall) (final *finalCal
 }
 
 func (r *runner) newPipeline(ctx workflow.Context) *pipeline {
-	return &pipeline{r: r, sel: workflow.NewSelector(ctx)}
+	return &pipeline{r: r, budget: r.budget(), sel: workflow.NewSelector(ctx)}
 }
 
 // driveOn drives calls on a pipeline where calls may be under way already

@@ -173,7 +173,7 @@ func (r *runner) status() signals.Status {
 		Fallbacks:        r.fallbacks(),
 		ModelFallbacks:   r.run.ModelFallbacks,
 		Unverified:       r.run.Unverified,
-		Spend:            r.statusSpend(),
+		Spend:            r.budget().Spent(r.seenAt),
 		Conversation:     r.run.Spec.Agent.Conversation != nil,
 	}
 }

@@ -83,10 +83,10 @@ func (r *runner) repairWithModel(ctx workflow.Context, nodeID string, tool confi
 		return nil, why
 	}
 	def := activities.ToolDef{Name: tool.Name, Description: tool.Description, Parameters: mustJSON(tool.Parameters)}
-	// Of the model the run asks now, at whose price spendTokens counts it.
+	// Of the model the run asks now, at whose price the budget counts it (SpendTokens).
 	req := activities.RepairRequest{Agent: r.run.Spec.Agent.Name, Task: r.run.Input.Task, Tool: def, Args: args, Error: why, Fallback: r.run.ModelAt}
 	if versionOf(ctx, versionRepairSpend, 1) >= 1 {
-		prompt, over := r.besideBudget(ctx)
+		prompt, over := r.budget().Beside(ctx)
 		if over != "" {
 			workflow.GetLogger(ctx).Info("no model repair: over the budget", "call", nodeID, "why", over)
 			return nil, why
@@ -108,7 +108,7 @@ func (r *runner) repairWithModel(ctx workflow.Context, nodeID string, tool confi
 	// spend counts the request on its repair node, once answered.
 	spend := func(repairID string) {
 		if req.WithUsage && raw != nil {
-			r.spendTokens(ctx, repairID, reply.InputTokens, reply.OutputTokens, reply.Estimated)
+			r.budget().SpendTokens(ctx, repairID, reply.InputTokens, reply.OutputTokens, reply.Estimated)
 		}
 	}
 	fixed := reply.Args

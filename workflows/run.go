@@ -10,6 +10,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/budget"
 	"github.com/unstuck-dev/unstuck/workflows/ladder"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 )
@@ -26,7 +27,7 @@ type Run struct {
 	Conversation
 	LoopEscape
 	GraphWalk
-	Spending
+	budget.Spending
 	// IgnoredSignals counts signals the run could not act on, in all and
 	// by kind (the trace records at most a bounded number of each kind).
 	IgnoredSignals int            `json:"ignored_signals,omitempty"`
@@ -182,7 +183,7 @@ type Node struct {
 	// restores them (only the latest maxCheckpoints are kept).
 	Checkpoint json.RawMessage `json:"checkpoint,omitempty"`
 	// Spent is what the node cost: a request's replies, a call's tool
-	// activities (budget.go). A fork counts its spend from the nodes it
+	// activities (workflows/budget). A fork counts its spend from the nodes it
 	// keeps.
 	Spent *policies.Spend `json:"spent,omitempty"`
 	// NotRun is why the node did not run because of the run's life (an

@@ -130,7 +130,7 @@ func (p *pipeline) readBackCall(ctx workflow.Context, c *stepCall, tool config.T
 		Tool: v.Tool, Args: raw, CheckOf: c.nodeID,
 	}, Step: r.run.Step})
 	id := node.ID
-	r.spendCall(ctx, id, v.Tool)
+	p.budget.SpendCall(ctx, id, v.Tool)
 	p.running++
 	checkedArgs := mustJSON(args)
 	p.sel.AddFuture(r.toolFuture(ctx, id, "", 0, rbTool, raw), func(f workflow.Future) {

@@ -26,7 +26,7 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 		p.queued = append(p.queued, func() { p.run(ctx, c, tool, args, attempt) })
 		return
 	}
-	if err := p.r.budgetBeforeCall(ctx, c.nodeID, tool.Name); err != nil {
+	if err := p.budget.BeforeCall(ctx, c.nodeID, tool.Name); err != nil {
 		switch {
 		case errors.Is(err, errInterrupted):
 			p.failNotRun(ctx, c, p.r.life.Stops())
@@ -35,7 +35,7 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 		}
 		return
 	}
-	p.r.spendCall(ctx, c.nodeID, tool.Name)
+	p.budget.SpendCall(ctx, c.nodeID, tool.Name)
 	p.running++
 	p.inFlight++
 	p.r.servedBy(c, tool.Name)

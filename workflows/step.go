@@ -53,7 +53,7 @@ func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err
 	if err != nil {
 		return true, nil, err
 	}
-	if err := r.budget.stopped(); err != nil {
+	if err := r.budget().Stopped(); err != nil {
 		return true, nil, err // a person stopped the run while its reply streamed
 	}
 	if len(reply.ToolCalls) == 0 {
@@ -114,7 +114,7 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 	ask := modelAsk{budget: r.promptBudget(ctx)}
 	run.ModelAt = policies.ModelToAsk(run.ModelAt, run.ModelSince, workflow.Now(ctx), r.onFallbackFor(ctx))
 	for {
-		spendTokens, replyTokens, err := r.budgetBeforeRequest(ctx, reqID, ask.maxTokens)
+		spendTokens, replyTokens, err := r.budget().BeforeRequest(ctx, reqID, ask.maxTokens)
 		if err != nil {
 			return nil, reqID, r.notSent(ctx, reqID, err)
 		}
@@ -127,12 +127,15 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 			return nil, reqID, err
 		}
 		if reply.OverBudget == nil && reply.OverSpend == nil {
-			r.spendReply(ctx, reqID, *reply) // every reply answered is paid for, one asked again too
-			r.dropHeldBudget(ctx, notWaited) // sent: a wait carried for its budget is over
+			// Every reply answered is paid for, one asked again too; sent,
+			// a wait carried for its budget is over.
+			b := r.budget()
+			b.SpendTokens(ctx, reqID, reply.InputTokens, reply.OutputTokens, reply.Estimated)
+			b.Sent(ctx)
 		}
 		if reply.OverSpend != nil {
 			// Not sent: a person raises the budget, or the run stops.
-			if err := r.budgetOverPrompt(ctx, reqID, ask.maxTokens, *reply.OverSpend); err != nil {
+			if err := r.budget().OverPrompt(ctx, reqID, ask.maxTokens, *reply.OverSpend); err != nil {
 				return nil, reqID, r.notSent(ctx, reqID, err)
 			}
 			continue
@@ -178,7 +181,7 @@ func (r *runner) notSent(ctx workflow.Context, reqID string, err error) error {
 // modelAsk bounds a model request: budget is the prompt's token budget
 // (policies.context), maxTokens the reply's bound when asked again with
 // room, spendTokens and replyTokens the prompt's and the reply's bounds
-// by the run's budget (budget.go). 0: no bound.
+// by the run's budget (workflows/budget). 0: no bound.
 type modelAsk struct{ budget, maxTokens, spendTokens, replyTokens int }
 
 // askModel sends the conversation to the model activity and answers its

@@ -29,8 +29,8 @@ func (r *runner) endOfStep(ctx workflow.Context, w stepWaits, stopErr error) (bo
 	switch {
 	case stopErr != nil:
 		return true, stopErr
-	case r.budget.stopped() != nil:
-		return true, r.budget.stopped()
+	case r.budget().Stopped() != nil:
+		return true, r.budget().Stopped()
 	case r.life.Interrupting() && (ctx.Err() == nil || r.interruptOutranksCancel(ctx)):
 		r.releaseHeld(ctx, w)
 		return true, errInterrupted

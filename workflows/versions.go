@@ -201,7 +201,7 @@ const (
 	versionCutOffRepair = "cut-off-repair"
 	// versionBudget: a run whose agent has policies.budget takes the
 	// budget rung before a model request or tool call that would cross a
-	// limit (budget.go). Release 2 takes it as made (release.go); for a run of release 1 it is asked only by runs with a
+	// limit (workflows/budget). Release 2 takes it as made (release.go); for a run of release 1 it is asked only by runs with a
 	// budget.
 	versionBudget = "budget"
 	// versionBudgetReplyBound: a budgeted run with an output_tokens or
@@ -215,7 +215,7 @@ const (
 	// person's handoff, keeps its deadline and its node across
 	// continue-as-new while waiting, takes only a raise of the crossed
 	// limit, and leaves the phase awaiting_approval when calls still wait
-	// (budget.go). Release 2 takes it as made (release.go); for a run of release 1 it is asked only at a human budget rung.
+	// (workflows/budget). Release 2 takes it as made (release.go); for a run of release 1 it is asked only at a human budget rung.
 	versionBudgetWait = "budget-wait"
 	// versionLocalTools: a call of a tool that runs local
 	// (config.Tool.RunsLocal: built-ins that read, tools marked local) is

@@ -13,6 +13,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/budget"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
@@ -46,16 +47,9 @@ type waitingResume struct {
 	Reply *signals.ReplyRequest `json:"reply,omitempty"`
 	// Budget is the budget rung the run waits at (its node and crossing,
 	// and a decision accepted and not taken yet).
-	Budget *carriedBudget `json:"budget,omitempty"`
+	Budget *budget.Carried `json:"budget,omitempty"`
 	// Rung: the human node is the ladder's human rung's (rung_human.go).
 	Rung *carriedRung `json:"rung,omitempty"`
-}
-
-// carriedBudget is a budget rung's wait carried into the next generation.
-type carriedBudget struct {
-	Node     string                 `json:"node"`
-	Cross    policies.Crossing      `json:"crossing"`
-	Decision *signals.BudgetRequest `json:"decision,omitempty"`
 }
 
 // errSwitching ends a wait the run carries into its next generation.
@@ -101,7 +95,7 @@ func (r *runner) waitingChange() string {
 func (r *runner) waitView(ctx workflow.Context) policies.WaitView {
 	return policies.WaitView{
 		ContinueAsNewSuggested: workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
-		Waiting:                r.approvals.waiting() || r.human.waiting() || r.budget.carries() || r.run.Turn.Waiting != "",
+		Waiting:                r.approvals.waiting() || r.human.waiting() || r.budget().Carries() || r.run.Turn.Waiting != "",
 		Streaming:              r.streaming != nil && r.streaming.open,
 		Interrupting:           r.life.Interrupting(),
 		Closing:                r.life.Closing() || r.life.HandingOver() != "",
@@ -138,7 +132,7 @@ func (r *runner) continueWaiting(ctx workflow.Context, sw stepWaits) error {
 	if sw.turn != "" {
 		w.Since[sw.turn] = r.waits.since(sw.turn)
 	}
-	if b := r.budget.carried(); b != nil {
+	if b := r.budget().Carried(); b != nil {
 		w.Since[b.Node] = r.waits.since(b.Node)
 		w.Budget = b
 	}
@@ -199,7 +193,7 @@ func (r *runner) expectCarriedWaits() {
 	}
 	if b := w.Budget; b != nil {
 		if n := r.run.node(b.Node); n != nil && n.Kind == signals.KindBudget && n.Status == signals.StatusPending {
-			r.budget.takeCarried(b)
+			r.budget().TakeCarried(b)
 		}
 	}
 }
@@ -278,7 +272,7 @@ func (r *runner) releaseHeld(ctx workflow.Context, w stepWaits) {
 		return
 	}
 	live(r.life.EndSwitch())
-	r.dropHeldBudget(ctx, "not decided: "+r.interruptedWhile())
+	r.budget().Drop(ctx, "not decided: "+r.interruptedWhile())
 	if w.human != "" && r.human.node == w.human {
 		r.human.node, r.human.rung = "", false
 		r.waits.forget(w.human)

@@ -15,6 +15,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/budget"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
@@ -32,8 +33,9 @@ type runner struct {
 	// seenAt is the workflow time of the run's latest change shown
 	// (showDetails): status.spend's wall time is as of then.
 	seenAt time.Time
-	// budget is the budget rung's wait and stop (budget.go).
-	budget budgetHold
+	// budgetHold is the budget rung's wait and stop (workflows/budget,
+	// through budget()).
+	budgetHold budget.Hold
 	// exprs are compiled conditions: edges' when, checks' verify and
 	// expect (conditions.go).
 	exprs map[exprKey]*vm.Program
