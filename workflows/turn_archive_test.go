@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
@@ -51,6 +52,12 @@ func longConversation(t *testing.T, spec *config.Resolved, turns int, before ...
 	}
 	spec.Agent.Policies.MaxSteps = 2 * turns
 	h := newHarness(t, spec, replies, okTool)
+	// The test holds every turn in one generation, which a real server
+	// never lets grow so far (it suggests continue-as-new much earlier:
+	// testsuite/conversation_archive_test.go carries at most 22 messages
+	// a generation), so the last steps' work over 200 bulky messages may
+	// pass the SDK's 1 s deadlock detector on a loaded machine.
+	h.env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: 30 * time.Second})
 	h.before(before...)
 	got := make([]updateResult, turns-1)
 	for i := 1; i < turns; i++ {
