@@ -53,7 +53,7 @@ func (r *runner) applyAndContinue(ctx workflow.Context) error {
 
 // applyEdit changes the edited node, invalidates what depended on it
 // (policies.PlanEdit), restores the loop escape and counters as they were
-// at the node (a conversation's turn too: turn_edit.go), rebuilds State
+// at the node (a conversation's turn too: chat.Conversation.Edited), rebuilds State
 // from the calls that stay, and records the edit; the next generation
 // (or, fork, the fork's first) resumes from there.
 func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest, fork bool) (signals.EditResult, error) {
@@ -117,7 +117,7 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest, fork b
 		}
 	}
 	r.restoreAt(n)
-	r.editedTurn(ctx, n.ID, fork)
+	r.chat().Edited(ctx, n.ID, fork)
 	run.State = r.rebuiltState()
 	// The conversation changed before its end: the next request carries it whole.
 	run.sendWhole()

@@ -51,7 +51,7 @@ func (r *runner) runSteps(ctx workflow.Context, s stepShape) (*AgentResult, erro
 			return nil, r.applyAndContinue(ctx)
 		}
 		if !resumes {
-			r.takeQueued(ctx) // a step resumed from the generation before finishes first
+			r.chat().TakeQueued(ctx) // a step resumed from the generation before finishes first
 			if ok, err := r.beforeStep(ctx, s.graph()); !ok {
 				return nil, err
 			}

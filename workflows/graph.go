@@ -11,6 +11,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/chat"
 )
 
 // visitResult is what a graph node visit did: ok and error feed the edge
@@ -243,7 +244,7 @@ func (r *runner) heldToolCall(w *waitingResume, at string, n config.GraphNode) *
 func (r *runner) visitLLM(ctx workflow.Context, at string) visitResult {
 	reply, reqID, err := r.request(ctx)
 	r.tagGraphNode(reqID, at)
-	if errors.Is(err, errCutIn) {
+	if errors.Is(err, chat.ErrCutIn) {
 		return visitResult{cutIn: true}
 	}
 	if err != nil {

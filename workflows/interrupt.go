@@ -50,7 +50,7 @@ func (r *runner) interruptedWhile() string {
 // answers whether the future is ready. On a cancelled run it answers at
 // once, and the caller's Get reports the cancellation.
 func (r *runner) awaitOrInterrupt(ctx workflow.Context, f workflow.Future) bool {
-	_ = workflow.Await(ctx, func() bool { return f.IsReady() || r.life.Interrupting() || r.messageCutsIn() })
+	_ = workflow.Await(ctx, func() bool { return f.IsReady() || r.life.Interrupting() || r.chat().CutsIn() })
 	return f.IsReady() || ctx.Err() != nil
 }
 

@@ -2,10 +2,6 @@ package workflows
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -30,73 +26,16 @@ var loopEscapeWriters = map[string]bool{"edit_apply.go": true, "workflow.go": tr
 // file of workflows/ assigns to its fields or calls a method through them
 // (the fields are exported for the run's JSON only).
 func TestOnlyTheLadderChangesTheLoopEscape(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	require.NoError(t, err)
-	var found []string
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") || loopEscapeWriters[name] {
-			continue
-		}
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		require.NoError(t, err)
-		report := func(n ast.Node, what string) {
-			found = append(found, fset.Position(n.Pos()).String()+": "+what)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.AssignStmt:
-				for _, lhs := range n.Lhs {
-					if field := ownedIn(lhs); field != "" {
-						report(n, "assigns "+field)
-					}
-				}
-			case *ast.IncDecStmt:
-				if field := ownedIn(n.X); field != "" {
-					report(n, "counts "+field)
-				}
-			case *ast.CallExpr:
-				// A method of the loop escape's own State is package ladder's.
-				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && !isLoopEscape(sel.X) {
-					if field := ownedIn(sel.X); field != "" {
-						report(n, "calls "+sel.Sel.Name+" on "+field)
-					}
-				}
-				if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "delete" && len(n.Args) > 0 {
-					if field := ownedIn(n.Args[0]); field != "" {
-						report(n, "deletes from "+field)
-					}
-				}
-			}
-			return true
-		})
+	escape := stateOwner{
+		owned:   func(e ast.Expr) string { return reachedThrough(e, loopEscapeFields) },
+		writers: loopEscapeWriters,
+		// A method of the loop escape's own State is package ladder's.
+		mayCall: isLoopEscape,
 	}
-	require.Empty(t, found, "only package ladder changes the loop escape")
+	require.Empty(t, escape.writes(t), "only package ladder changes the loop escape")
 }
 
 func isLoopEscape(e ast.Expr) bool {
 	sel, ok := e.(*ast.SelectorExpr)
 	return ok && sel.Sel.Name == "LoopEscape"
-}
-
-// ownedIn names the loop escape field an expression reaches through
-// (run.Struggle.Away, r.run.Blocked[i], run.LoopEscape), or "".
-func ownedIn(e ast.Expr) string {
-	for {
-		switch x := e.(type) {
-		case *ast.SelectorExpr:
-			if loopEscapeFields[x.Sel.Name] {
-				return x.Sel.Name
-			}
-			e = x.X
-		case *ast.IndexExpr:
-			e = x.X
-		case *ast.StarExpr:
-			e = x.X
-		case *ast.ParenExpr:
-			e = x.X
-		default:
-			return ""
-		}
-	}
 }

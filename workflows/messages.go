@@ -45,7 +45,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if r.run == nil {
 				return signals.MessageResult{}, errStarting(signals.Message, "the run could not start: no conversation takes a message")
 			}
-			return r.acceptMessage(req)
+			return r.chat().Accept(req)
 		},
 		func(ctx workflow.Context, req signals.MessageRequest) error {
 			if err := validMessage(signals.Message, req, req.Validate); err != nil {
@@ -59,7 +59,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				// generation has not started to.
 				return fmt.Errorf("message: the run is closing (it finishes, or continues as new into generation %d): %s", r.run.Generation+1, signals.RunClosing)
 			}
-			return r.messageWanted()
+			return r.chat().Wanted()
 		})
 	if err != nil {
 		return err
@@ -180,7 +180,7 @@ func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMe
 		},
 		signals.Message: func(raw json.RawMessage) (signals.Audit, error) {
 			return handleMessage(signals.Message, "a message", raw, signals.MessageRequest.Validate, func(req signals.MessageRequest) error {
-				_, err := r.acceptMessage(req)
+				_, err := r.chat().Accept(req)
 				return err
 			})
 		},

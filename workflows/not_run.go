@@ -3,6 +3,7 @@ package workflows
 import (
 	"strings"
 
+	"github.com/unstuck-dev/unstuck/workflows/chat"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
@@ -17,7 +18,7 @@ func notRunText(why life.NotRun) string {
 	case life.NeverRan:
 		return neverRanText
 	case life.CutIn:
-		return cutInText
+		return chat.CutInText
 	}
 	return ""
 }
@@ -37,7 +38,7 @@ func loadNotRun(run *Run) {
 			n.NotRun = life.HandedOver
 		case n.Error == neverRanText:
 			n.NotRun = life.NeverRan
-		case strings.HasPrefix(n.Error, cutInText):
+		case strings.HasPrefix(n.Error, chat.CutInText):
 			n.NotRun = life.CutIn
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/chat"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
@@ -21,7 +22,7 @@ func TestALoadedRunKnowsWhichNodesDidNotRun(t *testing.T) {
 		failed("n1", signals.KindCall, interruptedText, life.Interrupted),
 		failed("n2", signals.KindCall, handedOverText, life.HandedOver),
 		failed("n3", signals.KindCall, neverRanText, life.NeverRan),
-		failed("n4", signals.KindRequest, cutInText+" (double_text: interrupt)", life.CutIn),
+		failed("n4", signals.KindRequest, chat.CutInText+" (double_text: interrupt)", life.CutIn),
 		failed("n5", signals.KindCall, "HTTP 500", ""),
 	}
 	data, err := json.Marshal(&Run{Spec: testSpec(), Trace: Trace{Nodes: nodes}})

@@ -11,6 +11,7 @@ import (
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/budget"
+	"github.com/unstuck-dev/unstuck/workflows/chat"
 	"github.com/unstuck-dev/unstuck/workflows/ladder"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 )
@@ -80,9 +81,9 @@ type Progress struct {
 	// AgentSince is the step at which the agent now with the run took it
 	// over (0 for the first agent): its step ceiling counts from there.
 	AgentSince int `json:"agent_since,omitempty"`
-	// Turn is a conversation's state (turn.go): the messages accepted and
+	// Turn is a conversation's state (package chat): the messages accepted and
 	// not in the trace yet, its last output, and the step its turn began.
-	Turn turnState `json:"turn,omitzero"`
+	Turn chat.State `json:"turn,omitzero"`
 	// RulesSeen: the user's words the handoff rules have read (each fires
 	// once); RulesSpent: a rule fired and no agent could take the run, so
 	// the rules rest until another agent has it.

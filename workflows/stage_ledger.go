@@ -76,14 +76,21 @@ func ledgerName(c *stepCall, tool config.Tool) string {
 // canonical arguments) and that a re-issued write repeats, if any: the
 // latest invalidated one (an edit, a rollback) that no standing call has
 // answered for yet, else one the turn made before a message cut it short
-// (cutInWrite). Once answered for, the same write again (a later turn's,
+// (chat.Conversation.CutInWrite). Once answered for, the same write again (a later turn's,
 // say) is a new write, as it would be had nothing been invalidated.
 func (r *runner) executedWrite(ctx workflow.Context, tool string, args json.RawMessage) *Node {
 	n := r.invalidatedWrite(tool, args, func(n *Node) bool { return n.Executed })
 	if n != nil && (!n.Answered || versionOf(ctx, versionLedgerLatest, 1) == workflow.DefaultVersion) {
 		return n
 	}
-	return r.cutInWrite(ctx, tool, args)
+	var cut *Node
+	if !r.chat().CutInWrite(ctx, func(from, to int) bool {
+		cut = r.sameWrite(tool, args, from, to, func(n *Node) bool { return n.Status == signals.StatusCompleted && n.Executed })
+		return cut != nil
+	}) {
+		return nil
+	}
+	return cut
 }
 
 // answeredFor marks the invalidated write priorID as answered for by a

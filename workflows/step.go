@@ -12,6 +12,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/chat"
 )
 
 // freeForm is the free-form shape: each step is a model request and what
@@ -47,7 +48,7 @@ func (f freeForm) step(ctx workflow.Context) (bool, *AgentResult, error) {
 // (with result, or with err for a stop).
 func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err error) {
 	reply, reqID, err := r.request(ctx)
-	if errors.Is(err, errCutIn) {
+	if errors.Is(err, chat.ErrCutIn) {
 		return false, nil, nil // the message joins before the next request
 	}
 	if err != nil {
@@ -256,7 +257,7 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 		// cancelled, so it spends no more tokens).
 		abandon()
 		if !r.life.Interrupting() {
-			return nil, nil, r.cutIn(ctx, reqID)
+			return nil, nil, r.chat().CutIn(ctx, reqID)
 		}
 		r.finishNode(ctx, reqID, nil, "abandoned: a person edited the run while the model was asked")
 		r.endStream(ctx, stream, notRunText(r.life.Stops()), r.life.Stops())

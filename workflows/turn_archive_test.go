@@ -15,6 +15,7 @@ import (
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/chat"
 )
 
 // A conversation's carried state stays bounded however many turns it
@@ -120,7 +121,7 @@ func TestALongConversationCarriesABoundedState(t *testing.T) {
 		// A kept turn's nodes find the message that began it.
 		for i := range run.Nodes {
 			if n := &run.Nodes[i]; n.Kind == signals.KindOutput && nodeNumber(n.ID) > nodeNumber(a.Through)+4 {
-				began, _, known := turnOf(run, i)
+				began, _, known := chat.TurnOf(chatTrace{run}, i)
 				require.True(t, known, "the turn of %s is known", n.ID)
 				text, _ := messageOf(run.node(began))
 				require.Contains(t, text, "message ", "%s answers a message", n.ID)

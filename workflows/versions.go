@@ -294,12 +294,12 @@ const (
 	// versionCutInLedger: in a conversation whose message cut a model
 	// request short (double_text interrupt), a write the model asks for
 	// again, as the turn already made it before the message, is answered
-	// by the effect ledger with its recorded result (cutInWrite); before,
+	// by the effect ledger with its recorded result (chat.Conversation.CutInWrite); before,
 	// it ran again. Asked only when such a write is found.
 	versionCutInLedger = "cut-in-ledger"
 	// versionTurnEdit: an edit or a fork of a node of a conversation's
 	// earlier turn makes that turn the one under way (its message, the
-	// step it began at: editedTurn), and a fork leaves its source's
+	// step it began at: chat.Conversation.Edited), and a fork leaves its source's
 	// waiting messages and wait behind; before, the run kept the later
 	// turn the edit invalidated (a message cutting the turn short rolled
 	// back to the invalidated message and the ledger missed the turn's
