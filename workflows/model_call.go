@@ -14,8 +14,9 @@ import (
 // heartbeat, the prompt budget and its compactions, and asking again for
 // a longer reply are package model's: it owns their state (the run's
 // ModelChoice, and the generation's memory of its requests), and the
-// rules are in policies/. This file wires it to the run; step.go makes
-// the request and asks it at each point.
+// rules are in policies/. This file wires it to the run (and
+// context_summary.go gives it the oldest turns to summarize); step.go
+// makes the request and asks it at each point.
 
 // errFellBack: the request is asked again, of a fallback model.
 var errFellBack = errors.New("asked again of a fallback model")
@@ -38,12 +39,13 @@ func (r *runner) model() *model.Call {
 
 // modelGates are the gates the model call asks (versions.go).
 var modelGates = model.Gates{
-	ModelFallback:    versionModelFallback,
-	FallbackCooldown: versionFallbackCooldown,
-	ModelHeartbeat:   versionModelHeartbeat,
-	ContextClear:     versionContextClear,
-	LongerReply:      versionLongerReply,
-	CutOffRepair:     versionCutOffRepair,
+	ModelFallback:     versionModelFallback,
+	FallbackCooldown:  versionFallbackCooldown,
+	ModelHeartbeat:    versionModelHeartbeat,
+	ContextClear:      versionContextClear,
+	LongerReply:       versionLongerReply,
+	CutOffRepair:      versionCutOffRepair,
+	SummaryAfterRaise: versionSummaryAfterRaise,
 }
 
 // modelRun is what the model call does to the run (model.Run).
@@ -55,10 +57,6 @@ func (m modelRun) AddNode(ctx workflow.Context, n signals.Node) {
 
 func (m modelRun) Count(ctx workflow.Context, name string, n int64, keyValues ...string) {
 	m.r.count(ctx, name, n, keyValues...)
-}
-
-func (m modelRun) Summarize(ctx workflow.Context, reqID string, budget int) (string, bool) {
-	return m.r.summarize(ctx, reqID, budget)
 }
 
 func (m modelRun) SendWhole() { m.r.run.sendWhole() }

@@ -46,10 +46,8 @@ type runner struct {
 	// approvals are the calls waiting for a person's decision (approval.go).
 	approvals approvalWaits
 	// asked is what package model remembers of this generation's
-	// requests (model_call.go); summarized: the requests that had a
-	// summary made (one each).
-	asked      model.Memory
-	summarized map[string]bool
+	// requests (model_call.go).
+	asked model.Memory
 	// streamVersion caches the GetVersion of streamed calls; streaming is
 	// the step's model request while its reply streams (stream.go).
 	streamVersion *workflow.Version

@@ -16,11 +16,16 @@ import (
 // fakeRun reads whole any call's arguments it is told to.
 type fakeRun struct{ reads map[string]bool }
 
-func (fakeRun) AddNode(workflow.Context, signals.Node)                 {}
-func (fakeRun) Count(workflow.Context, string, int64, ...string)       {}
-func (fakeRun) Summarize(workflow.Context, string, int) (string, bool) { return "", false }
-func (fakeRun) SendWhole()                                             {}
-func (f fakeRun) RepairReads(_, args string) bool                      { return f.reads[args] }
+func (fakeRun) AddNode(workflow.Context, signals.Node)                             {}
+func (fakeRun) Count(workflow.Context, string, int64, ...string)                   {}
+func (fakeRun) OldestTurns() (Turns, bool)                                         { return Turns{}, false }
+func (fakeRun) BesideBudget(workflow.Context) (int, string)                        { return 0, "" }
+func (fakeRun) AddSummary(workflow.Context, Turns, activities.SummaryReply) string { return "" }
+func (fakeRun) AskSummary(workflow.Context, activities.SummaryRequest) (activities.SummaryReply, error) {
+	return activities.SummaryReply{}, nil
+}
+func (fakeRun) SendWhole()                        {}
+func (f fakeRun) RepairReads(_, args string) bool { return f.reads[args] }
 
 // callFor is a Call over s and mem for spec, whose gates answer answer
 // and are noted in asked.

@@ -67,7 +67,7 @@ func (c *Call) Compact(ctx workflow.Context, reqID string, count activities.Prom
 		// The conversation changed: the activity is sent it whole.
 		c.run.SendWhole()
 		budget = count.Budget
-	} else if id, overBudget := c.run.Summarize(ctx, reqID, min(count.Budget, count.Tokens)/2); id != "" {
+	} else if id, overBudget := c.summarize(ctx, reqID, min(count.Budget, count.Tokens)/2); id != "" {
 		cp.Summary, budget = id, count.Budget
 	} else if overBudget {
 		// Asked again within its prompt budget: the request takes the

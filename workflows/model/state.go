@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -30,6 +31,8 @@ type State struct {
 type Memory struct {
 	// contextVersion caches the version of policies.context's compaction.
 	contextVersion *workflow.Version
+	// summarized: the requests that had a summary made (one each).
+	summarized map[string]bool
 	// compactions and longer are those of requests not answered yet: what
 	// their nodes show once answered (Shown).
 	compactions map[string][]Compaction
@@ -42,10 +45,18 @@ type Run interface {
 	AddNode(ctx workflow.Context, n signals.Node)
 	// Count adds n to the run's counter name, tagged with key, value pairs.
 	Count(ctx workflow.Context, name string, n int64, keyValues ...string)
-	// Summarize has the model summarize the oldest turns for request
-	// reqID within budget tokens, and answers the summary's node id (""
-	// for none), or overBudget when the run's budget did not allow it.
-	Summarize(ctx workflow.Context, reqID string, budget int) (id string, overBudget bool)
+	// OldestTurns are the turns a new summary covers: from where the
+	// conversation reads the trace now to the last node before the steps
+	// policies.context keeps whole (false: nothing).
+	OldestTurns() (Turns, bool)
+	// BesideBudget is what the run's budget leaves a request beside the
+	// step's (allow tokens, 0: no bound), or why it leaves none.
+	BesideBudget(ctx workflow.Context) (allow int, over string)
+	// AskSummary runs the summary's activity.
+	AskSummary(ctx workflow.Context, req activities.SummaryRequest) (activities.SummaryReply, error)
+	// AddSummary makes the summary of turns a trace node, pays for it,
+	// and answers its id; the conversation is sent whole from then on.
+	AddSummary(ctx workflow.Context, turns Turns, reply activities.SummaryReply) string
 	// SendWhole makes the next request carry the whole conversation: what
 	// the model activity has is no longer its start.
 	SendWhole()
@@ -60,7 +71,7 @@ type Version func(ctx workflow.Context, changeID string, max workflow.Version) w
 // Gates are the ids of the version gates the model call asks.
 type Gates struct {
 	ModelFallback, FallbackCooldown, ModelHeartbeat, ContextClear,
-	LongerReply, CutOffRepair string
+	LongerReply, CutOffRepair, SummaryAfterRaise string
 }
 
 // Metrics are the names of the counters the model call adds to.
