@@ -46,6 +46,9 @@ var modelGates = model.Gates{
 	LongerReply:       versionLongerReply,
 	CutOffRepair:      versionCutOffRepair,
 	SummaryAfterRaise: versionSummaryAfterRaise,
+	NoAnswerLoop:      versionNoAnswerLoop,
+	GraphNoAnswer:     versionGraphNoAnswer,
+	StreamCalls:       versionStreamCalls,
 }
 
 // modelRun is what the model call does to the run (model.Run).

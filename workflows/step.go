@@ -58,7 +58,7 @@ func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err
 		return true, nil, err // a person stopped the run while its reply streamed
 	}
 	if len(reply.ToolCalls) == 0 {
-		if na, ok := policies.AnswersNothing(reply.Content, reply.Refusal, reply.FinishReason); ok && r.noAnswerLoops(ctx) {
+		if na, ok := r.model().NoAnswer(ctx, reply.Content, reply.Refusal, reply.FinishReason); ok {
 			return r.answerNoAnswer(ctx, reqID, *reply, na)
 		}
 		return r.contentOutput(ctx, reqID, reply.Content, reply.FinishReason)
@@ -235,7 +235,7 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 	r.checkpoint(reqID)
 	opts := modelOptions(run.Spec.Model)
 	var stream *streaming
-	if r.streamsCalls(ctx) {
+	if r.model().Streams(ctx) {
 		req.StreamTo = reqID
 		opts.HeartbeatTimeout = model.HeartbeatTimeout
 		stream = &streaming{reqID: reqID, p: r.newPipeline(ctx), open: true}

@@ -48,10 +48,9 @@ type runner struct {
 	// asked is what package model remembers of this generation's
 	// requests (model_call.go).
 	asked model.Memory
-	// streamVersion caches the GetVersion of streamed calls; streaming is
-	// the step's model request while its reply streams (stream.go).
-	streamVersion *workflow.Version
-	streaming     *streaming
+	// streaming is the step's model request while its reply streams
+	// (stream.go).
+	streaming *streaming
 	// life is the run's life in this generation: running, switching,
 	// interrupted, handing over, closing, ended (package life).
 	life life.Life

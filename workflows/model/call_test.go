@@ -40,7 +40,8 @@ func callFor(s *State, mem *Memory, spec *config.Resolved, run fakeRun, answer w
 		},
 		Gates: Gates{ModelFallback: "model-fallback", FallbackCooldown: "fallback-cooldown",
 			ModelHeartbeat: "model-heartbeat", ContextClear: "context-clear",
-			LongerReply: "longer-reply", CutOffRepair: "cut-off-repair"},
+			LongerReply: "longer-reply", CutOffRepair: "cut-off-repair", SummaryAfterRaise: "summary-after-raise",
+			NoAnswerLoop: "no-answer-loop", GraphNoAnswer: "graph-no-answer", StreamCalls: "stream-calls"},
 	})
 }
 
@@ -122,4 +123,36 @@ func TestStateIsTheRunsJSON(t *testing.T) {
 	b, err = json.Marshal(State{})
 	require.NoError(t, err)
 	require.Equal(t, `{}`, string(b))
+}
+
+// A reply's no-answer gate is asked only for a reply that answered
+// nothing, and before it such a reply is not counted.
+func TestNoAnswerAsksItsGateOnlyForAReplyThatAnswersNothing(t *testing.T) {
+	var asked []string
+	c := callFor(&State{}, &Memory{}, &config.Resolved{}, fakeRun{}, 1, &asked)
+	_, ok := c.NoAnswer(nil, "done", "", "stop")
+	require.False(t, ok)
+	require.Empty(t, asked)
+	na, ok := c.NoAnswer(nil, "", "", "stop")
+	require.True(t, ok)
+	require.NotEmpty(t, na.Told)
+	_, ok = c.GraphNoAnswer(nil, "", "no", "stop")
+	require.True(t, ok)
+	require.Equal(t, []string{"no-answer-loop", "graph-no-answer"}, asked)
+	_, ok = callFor(&State{}, &Memory{}, &config.Resolved{}, fakeRun{}, workflow.DefaultVersion, &asked).NoAnswer(nil, "", "", "stop")
+	require.False(t, ok, "before the version, not counted")
+}
+
+// Streaming's gate is asked once a generation, and only for an agent that
+// streams its calls.
+func TestStreamsAsksItsGateOnce(t *testing.T) {
+	var asked []string
+	mem := &Memory{}
+	spec := &config.Resolved{Agent: config.Agent{StreamCalls: true}}
+	for range 2 {
+		require.True(t, callFor(&State{}, mem, spec, fakeRun{}, 1, &asked).Streams(nil))
+	}
+	require.Equal(t, []string{"stream-calls"}, asked)
+	require.False(t, callFor(&State{}, &Memory{}, &config.Resolved{}, fakeRun{}, 1, &asked).Streams(nil))
+	require.Len(t, asked, 1)
 }

@@ -29,8 +29,9 @@ type State struct {
 // the start, by the next generation). The runner holds it; only this
 // package reads or changes it.
 type Memory struct {
-	// contextVersion caches the version of policies.context's compaction.
-	contextVersion *workflow.Version
+	// contextVersion and streamVersion cache the versions of
+	// policies.context's compaction and of streamed calls.
+	contextVersion, streamVersion *workflow.Version
 	// summarized: the requests that had a summary made (one each).
 	summarized map[string]bool
 	// compactions and longer are those of requests not answered yet: what
@@ -71,7 +72,8 @@ type Version func(ctx workflow.Context, changeID string, max workflow.Version) w
 // Gates are the ids of the version gates the model call asks.
 type Gates struct {
 	ModelFallback, FallbackCooldown, ModelHeartbeat, ContextClear,
-	LongerReply, CutOffRepair, SummaryAfterRaise string
+	LongerReply, CutOffRepair, SummaryAfterRaise, NoAnswerLoop,
+	GraphNoAnswer, StreamCalls string
 }
 
 // Metrics are the names of the counters the model call adds to.
