@@ -1,8 +1,10 @@
 // Package model is a run's model call, as far as it is the call's own:
 // which model the run asks (its fallbacks, and how long it stays on
-// one), the heartbeat a model request keeps, the prompt's token budget
-// and the compactions a request over it takes, and asking again for a
-// longer reply when one was cut off inside a call's arguments.
+// one), the heartbeat a model request keeps and whether it streams its
+// calls, the prompt's token budget and the compactions a request over it
+// takes (clearing old results, or a summary of the oldest turns), asking
+// again for a longer reply when one was cut off inside a call's
+// arguments, and whether a reply that answered nothing is counted.
 //
 // It owns that state: the model in use is carried in the run
 // (workflows.Run embeds State: its fields are the run's JSON fields, so
