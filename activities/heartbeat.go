@@ -11,7 +11,7 @@ import (
 // ModelHeartbeatEvery is how often a model request heartbeats while it
 // waits for the model (and, streamed, when no chunk arrives); the run's
 // heartbeat timeout for it is a few times this
-// (workflows.modelHeartbeatTimeout).
+// (workflows/model.HeartbeatTimeout).
 const ModelHeartbeatEvery = 2 * time.Second
 
 // heartbeatEvery records a heartbeat every interval, with details(), until

@@ -5,30 +5,25 @@ import (
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/model"
 )
 
-// When clearing old results is not enough, the oldest turns themselves
-// give way: the model summarizes the conversation before the last
-// keep_last steps (an activity: its answer is recorded), the summary
-// becomes a trace node (kind summary) and the conversation reads the task,
-// the summary, then what followed it. An edit of a node before the
-// summary invalidates it (every node after an edited one is), and the
+// When clearing old results is not enough, package model has the
+// model summarize the oldest turns (model/summary.go); this file is what
+// the run gives it (model.Run): the turns, how they read, the summary's
+// activity and its trace node (kind summary). The conversation then reads
+// the task, the summary, then what followed it. An edit of a node before
+// the summary invalidates it (every node after an edited one is), and the
 // conversation reads the turns whole again.
 
-// summarize makes the summary for request reqID (once per request) from
-// at most budget tokens of the oldest turns (half the prompt: the
-// summary's own request must fit where the prompt did not), and answers
-// its node id, "" when there is nothing (more) to summarize or the model
-// could not; overBudget when it was not asked for the run's budget (and
-// may be once a person raised it).
-func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) (id string, overBudget bool) {
-	run := r.run
-	if r.summarized[reqID] {
-		return "", false
-	}
-	start, end := r.summarizable()
+// OldestTurns are the turns a new summary covers, read as the model
+// reads them: a summary before them, then each node, a call's result
+// whole, cleared or not.
+func (m modelRun) OldestTurns() (model.Turns, bool) {
+	run := m.r.run
+	start, end := summarizable(run)
 	if end < start {
-		return "", false
+		return model.Turns{}, false
 	}
 	var msgs []activities.Message
 	if s := run.lastSummary(0); s >= 0 {
@@ -38,53 +33,40 @@ func (r *runner) summarize(ctx workflow.Context, reqID string, budget int) (id s
 		n := &run.Nodes[i]
 		if n.Kind == signals.KindCall && (n.Status == signals.StatusCompleted || n.Status == signals.StatusFailed) && !n.Superseded {
 			msgs = append(msgs, callMessage(n)) // the result itself, cleared or not
-		} else if m, ok := nodeMessage(run, n); ok {
-			msgs = append(msgs, m)
+		} else if msg, ok := nodeMessage(run, n); ok {
+			msgs = append(msgs, msg)
 		}
 	}
-	if r.summarized == nil {
-		r.summarized = map[string]bool{}
-	}
-	// The summary is a model request like any other: asked only within
-	// the budget, its transcript bounded by what the budget leaves. Over
-	// it, no summary: the request itself takes the budget rung.
-	allow, over := r.budget().Beside(ctx)
-	if over != "" {
-		if versionOf(ctx, versionSummaryAfterRaise, 1) < 1 {
-			r.summarized[reqID] = true // before: not asked again, even after a raise
-			return "", false
-		}
-		return "", true
-	}
-	r.summarized[reqID] = true
-	if allow > 0 && allow < budget {
-		budget = allow
-	}
-	opts := withSummary(modelOptions(run.Spec.Model), "summarize the oldest turns")
+	return model.Turns{Messages: msgs, Last: end}, true
+}
+
+func (m modelRun) BesideBudget(ctx workflow.Context) (int, string) { return m.r.budget().Beside(ctx) }
+
+func (m modelRun) AskSummary(ctx workflow.Context, req activities.SummaryRequest) (activities.SummaryReply, error) {
+	opts := withSummary(modelOptions(m.r.run.Spec.Model), "summarize the oldest turns")
 	var reply activities.SummaryReply
-	// Of the model the run asks now, at whose price the budget counts it (SpendTokens).
-	req := activities.SummaryRequest{Agent: run.Spec.Agent.Name, Messages: msgs, Budget: budget, Fallback: run.ModelAt}
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), acts.Summarize, req).Get(ctx, &reply); err != nil {
-		workflow.GetLogger(ctx).Warn("no summary: the request is sent as it is", "request", reqID, "error", errorText(err))
-		return "", false
-	}
-	through := run.Nodes[end].ID
-	node := r.addNode(ctx, Node{Node: signals.Node{
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), acts.Summarize, req).Get(ctx, &reply)
+	return reply, err
+}
+
+func (m modelRun) AddSummary(ctx workflow.Context, turns model.Turns, reply activities.SummaryReply) string {
+	run := m.r.run
+	through := run.Nodes[turns.Last].ID
+	node := m.r.addNode(ctx, Node{Node: signals.Node{
 		Kind: signals.KindSummary, Status: signals.StatusCompleted, Parents: []string{through},
 		Args:   mustJSON(map[string]any{"through": through, "messages": reply.Read, "left_out": reply.Dropped}),
 		Output: mustJSON(reply.Text),
 	}, Step: run.Step})
-	r.budget().SpendTokens(ctx, node.ID, reply.InputTokens, reply.OutputTokens, reply.Estimated)
+	m.r.budget().SpendTokens(ctx, node.ID, reply.InputTokens, reply.OutputTokens, reply.Estimated)
 	// The conversation changed: the activity is sent it whole.
 	run.sendWhole()
-	return node.ID, false
+	return node.ID
 }
 
 // summarizable is the part of the trace a new summary covers: from where
 // the conversation reads nodes now to the last node before the steps
 // policies.context keeps whole (end < start: nothing).
-func (r *runner) summarizable() (start, end int) {
-	run := r.run
+func summarizable(run *Run) (start, end int) {
 	keepFrom := run.Step - run.Spec.Agent.Policies.Context.KeepLast
 	start = run.conversationStart()
 	end = start - 1

@@ -13,6 +13,7 @@ import (
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/model"
 )
 
 // contextSpec is echoSpec's agent on gpt-4o, compacting at 80% of the
@@ -67,7 +68,7 @@ func TestAPromptOverItsBudgetIsCompactedAndAskedAgain(t *testing.T) {
 	reqs := nodesByKind(tr, signals.KindRequest)
 	var rec replyRecord
 	require.NoError(t, json.Unmarshal(reqs[6].Output, &rec))
-	require.Equal(t, []compaction{{Tokens: 90_000, Budget: 89_292, ClearedBefore: 5}}, rec.Compactions)
+	require.Equal(t, []model.Compaction{{Tokens: 90_000, Budget: 89_292, ClearedBefore: 5}}, rec.Compactions)
 	for _, n := range nodesByKind(tr, signals.KindCall) {
 		require.Contains(t, string(n.Output), `"i"`)
 	}
@@ -84,7 +85,7 @@ func TestAPromptThatCannotBeCompactedIsSentAsItIs(t *testing.T) {
 	require.Zero(t, h.requests[1].PromptBudget, "asked again without a budget")
 	var rec replyRecord
 	require.NoError(t, json.Unmarshal(nodesByKind(h.trace(), signals.KindRequest)[0].Output, &rec))
-	require.Equal(t, []compaction{{Tokens: 95_000, Budget: 89_292}}, rec.Compactions)
+	require.Equal(t, []model.Compaction{{Tokens: 95_000, Budget: 89_292}}, rec.Compactions)
 }
 
 func TestRunsOfAnEarlierVersionSendNoBudget(t *testing.T) {

@@ -276,10 +276,13 @@ func (r *runner) llmOutcome(ctx workflow.Context, at, reqID string, reply replyR
 	// node visited again with new calls is progress, not a cycle.
 	calls := string(mustJSON(reply.ToolCalls))
 	if len(reply.ToolCalls) == 0 {
-		if na, ok := policies.AnswersNothing(reply.Content, reply.Refusal, reply.FinishReason); ok && resume == nil && r.graphNoAnswerLoops(ctx) {
-			id := r.recordNoAnswer(ctx, reqID, reply.Content, reply.Refusal, na)
-			r.tagGraphNode(id, at)
-			return visitResult{again: true, errText: na.Told, event: na.At(at)}
+		if resume == nil {
+			// A visit an edit resumed is not asked.
+			if na, ok := r.model().GraphNoAnswer(ctx, reply.Content, reply.Refusal, reply.FinishReason); ok {
+				id := r.recordNoAnswer(ctx, reqID, reply.Content, reply.Refusal, na)
+				r.tagGraphNode(id, at)
+				return visitResult{again: true, errText: na.Told, event: na.At(at)}
+			}
 		}
 		return visitResult{ok: true, event: policies.LLMNodeEvent(at, calls, reply.Content, "content")}
 	}

@@ -8,24 +8,9 @@ import (
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
-// A reply that answers nothing (empty, filtered, a refusal;
-// policies.AnswersNothing) is told so and asked again, and each one is a
-// failure the loop detector counts: a model that keeps answering nothing
-// climbs the escalation ladder. Before version no-answer-loop such a reply
-// was an output refused by the schema, and the run stopped once the
-// output's repair attempts were spent, whatever the ladder said.
-
-// noAnswerLoops says whether the run counts replies that answer nothing
-// with the loop detector; asked only for such a reply.
-func (r *runner) noAnswerLoops(ctx workflow.Context) bool {
-	return versionOf(ctx, versionNoAnswerLoop, 1) >= 1
-}
-
-// graphNoAnswerLoops says the same of a graph's llm node, which is then
-// visited again; asked only for such a reply.
-func (r *runner) graphNoAnswerLoops(ctx workflow.Context) bool {
-	return versionOf(ctx, versionGraphNoAnswer, 1) >= 1
-}
+// A reply that answers nothing is told so and asked again, and each one
+// is a failure the loop detector counts (whether the run does, and how
+// the reply answered nothing, is package model's: model/reply.go).
 
 // answerNoAnswer records the reply as a refused output, tells the model
 // what na says, and feeds na's failure to the loop detector.

@@ -94,7 +94,7 @@ func (r *runner) repairWithModel(ctx workflow.Context, nodeID string, tool confi
 		req.WithUsage, req.SpendTokens = true, prompt
 	}
 	r.repairs[nodeID]++
-	opts := withModelHeartbeat(ctx, repairOptions(r.run.Spec.Model))
+	opts := r.model().WithHeartbeat(ctx, repairOptions(r.run.Spec.Model))
 	actx := workflow.WithActivityOptions(ctx, withSummary(opts, "model: repair the arguments of "+tool.Name))
 	var raw json.RawMessage
 	err := workflow.ExecuteActivity(actx, acts.RepairArgs, req).Get(ctx, &raw)

@@ -3,7 +3,6 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
@@ -14,6 +13,7 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows/chat"
 	"github.com/unstuck-dev/unstuck/workflows/ladder"
 	"github.com/unstuck-dev/unstuck/workflows/life"
+	"github.com/unstuck-dev/unstuck/workflows/model"
 )
 
 // Run is the whole memory of a run and the continue-as-new input: queries
@@ -89,12 +89,10 @@ type Progress struct {
 	// the rules rest until another agent has it.
 	RulesSeen  int  `json:"rules_seen,omitempty"`
 	RulesSpent bool `json:"rules_spent,omitempty"`
-	// ModelAt is the place in the agent's list of models its requests go
-	// to (0 its model, i its i-th fallback) since ModelSince; ModelFallbacks
-	// counts the switches (model_fallback.go).
-	ModelAt        int       `json:"model_at,omitempty"`
-	ModelSince     time.Time `json:"model_since,omitzero"`
-	ModelFallbacks int       `json:"model_fallbacks,omitempty"`
+	// ModelChoice is the model the run's requests go to, owned by package
+	// model (embedded here, where its fields were, so the run's JSON is
+	// unchanged).
+	ModelChoice
 	// Unverified counts the calls that failed their check
 	// (stage_check.go), in every generation.
 	Unverified int `json:"unverified,omitempty"`
@@ -121,6 +119,10 @@ type Conversation struct {
 // what the model activity has is no longer its start (a summary, a fit,
 // an edit, a rollback, a handoff, an archive changed it).
 func (c *Conversation) sendWhole() { c.SentMessages, c.LastReplyID = 0, "" }
+
+// ModelChoice is the model the run asks and its fallbacks, owned by
+// package model (its fields stay the run's own in JSON).
+type ModelChoice = model.State
 
 // LoopEscape is the loop detector, the breakers and the ladder, owned by
 // package ladder (its fields stay the run's own in JSON).

@@ -13,6 +13,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/chat"
+	"github.com/unstuck-dev/unstuck/workflows/model"
 )
 
 // freeForm is the free-form shape: each step is a model request and what
@@ -58,7 +59,7 @@ func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err
 		return true, nil, err // a person stopped the run while its reply streamed
 	}
 	if len(reply.ToolCalls) == 0 {
-		if na, ok := policies.AnswersNothing(reply.Content, reply.Refusal, reply.FinishReason); ok && r.noAnswerLoops(ctx) {
+		if na, ok := r.model().NoAnswer(ctx, reply.Content, reply.Refusal, reply.FinishReason); ok {
 			return r.answerNoAnswer(ctx, reqID, *reply, na)
 		}
 		return r.contentOutput(ctx, reqID, reply.Content, reply.FinishReason)
@@ -112,8 +113,8 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		Kind: signals.KindRequest, Status: signals.StatusRunning, Parents: run.Frontier,
 	}, Step: run.Step})
 	reqID := node.ID
-	ask := modelAsk{budget: r.promptBudget(ctx)}
-	run.ModelAt = policies.ModelToAsk(run.ModelAt, run.ModelSince, workflow.Now(ctx), r.onFallbackFor(ctx))
+	ask := modelAsk{budget: r.model().PromptBudget(ctx)}
+	r.model().Choose(ctx)
 	for {
 		spendTokens, replyTokens, err := r.budget().BeforeRequest(ctx, reqID, ask.maxTokens)
 		if err != nil {
@@ -143,15 +144,19 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		}
 		if reply.OverBudget != nil {
 			// Not sent: the conversation is compacted and asked again.
-			ask.budget = r.compact(ctx, reqID, *reply.OverBudget)
+			ask.budget = r.model().Compact(ctx, reqID, *reply.OverBudget)
 			continue
 		}
-		if ask.maxTokens == 0 && r.cutOffCall(ctx, *reply) {
-			if ask.maxTokens = r.longerReply(ctx, reqID); ask.maxTokens > 0 {
+		if ask.maxTokens == 0 && r.model().CutOff(ctx, *reply) {
+			if ask.maxTokens = r.model().LongerReply(ctx, reqID); ask.maxTokens > 0 {
 				continue // asked again, with room for the whole call
 			}
 		}
-		r.finishNode(ctx, reqID, mustJSON(r.replyView(reqID, *reply)), "")
+		// The node shows what the model call took: the compactions of its
+		// conversation, the longer reply it was asked again for.
+		view := replyView(*reply)
+		view.Compactions, view.LongerReply = r.model().Shown(reqID)
+		r.finishNode(ctx, reqID, mustJSON(view), "")
 		r.settleStreamed(ctx, r.streaming, reply.ToolCalls)
 		if len(reply.ToolCalls) == 0 {
 			r.endStream(ctx, r.streaming, "not run: the reply does not ask for it", "")
@@ -234,12 +239,12 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 	r.checkpoint(reqID)
 	opts := modelOptions(run.Spec.Model)
 	var stream *streaming
-	if r.streamsCalls(ctx) {
+	if r.model().Streams(ctx) {
 		req.StreamTo = reqID
-		opts.HeartbeatTimeout = modelHeartbeatTimeout
+		opts.HeartbeatTimeout = model.HeartbeatTimeout
 		stream = &streaming{reqID: reqID, p: r.newPipeline(ctx), open: true}
 	} else {
-		opts = withModelHeartbeat(ctx, opts)
+		opts = r.model().WithHeartbeat(ctx, opts)
 	}
 	r.streaming = stream
 	var reply activities.ModelReply
@@ -267,7 +272,7 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 		if cancelled(ctx, err) {
 			return nil, nil, r.cancelled(ctx, reqID)
 		}
-		if r.fallBack(ctx, reqID, err) {
+		if r.model().FallBack(ctx, reqID, err) {
 			r.endStream(ctx, stream, "not run: the model request is asked again of a fallback model", "")
 			return nil, nil, errFellBack
 		}
@@ -291,9 +296,9 @@ type replyRecord struct {
 	Refusal      string                `json:"refusal,omitempty"`
 	// Compactions the request's conversation took before it was sent
 	// (policies.context).
-	Compactions []compaction `json:"compactions,omitempty"`
+	Compactions []model.Compaction `json:"compactions,omitempty"`
 	// LongerReply: the first reply was cut off in a call's arguments, and
-	// this is the max_tokens it was asked again with (longer_reply.go).
+	// this is the max_tokens it was asked again with (model/longer.go).
 	LongerReply int `json:"longer_reply,omitempty"`
 }
 

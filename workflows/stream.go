@@ -46,19 +46,6 @@ type streamedCall struct {
 	step *stepCall
 }
 
-// streamsCalls says whether this step's model request streams its calls
-// to the run: the agent asks for it, in a version that does.
-func (r *runner) streamsCalls(ctx workflow.Context) bool {
-	if !r.run.Spec.Agent.StreamCalls {
-		return false
-	}
-	if r.streamVersion == nil {
-		v := versionOf(ctx, versionStreamCalls, 1)
-		r.streamVersion = &v
-	}
-	return *r.streamVersion >= 1
-}
-
 // awaitStreamed waits for the reply of a request that streams its calls,
 // taking and starting the calls sent meanwhile, or for an edit to
 // interrupt the wait; it answers whether the reply is in. The calls it

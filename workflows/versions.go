@@ -107,7 +107,7 @@ const (
 	// call of a tool that is not limited (a limited one never had it).
 	versionQueueWait = "tool-queue-wait"
 	// versionModelHeartbeat: a whole-reply model request (the step's or
-	// a repair's) has a heartbeat timeout (modelHeartbeatTimeout) and the
+	// a repair's) has a heartbeat timeout (model.HeartbeatTimeout) and the
 	// activity heartbeats while it waits, so a worker that dies during it
 	// is found out in seconds, not the model's whole timeout; before,
 	// only streamed requests heartbeated. Asked for each such request.
@@ -173,7 +173,7 @@ const (
 	// requests with a prompt budget in tokens, and a prompt counted over it
 	// comes back unsent: the results of tool calls before the last
 	// keep_last steps are cleared from the conversation and the request
-	// is asked again (context.go). Release 2 takes it as made (release.go); for a run of release 1 it is asked once per
+	// is asked again (model/context.go). Release 2 takes it as made (release.go); for a run of release 1 it is asked once per
 	// run, at its first request, only for agents with policies.context.
 	versionContextClear = "context-clear"
 	// versionModelFallback: a model request that failed once its retries
@@ -184,7 +184,7 @@ const (
 	versionModelFallback = "model-fallback"
 	// versionLongerReply: a reply cut off (finish_reason length) in the
 	// middle of a call's arguments is asked again once, with the model's
-	// max_output_tokens (longer_reply.go); before, its broken call went
+	// max_output_tokens (model/longer.go); before, its broken call went
 	// to the pipeline and the model was told. Release 2 takes it as made (release.go); for a run of release 1 it is
 	// asked on its own, only for such a reply.
 	versionLongerReply = "longer-reply"
@@ -196,7 +196,7 @@ const (
 	versionNoAnswerLoop = "no-answer-loop"
 	// versionCutOffRepair: a reply cut off in a call's arguments that the
 	// repair pipeline's rules read whole (repair.RepairText) goes to the
-	// pipeline instead of being asked again (longer_reply.go). Release 2 takes it as made (release.go); for
+	// pipeline instead of being asked again (model/longer.go). Release 2 takes it as made (release.go); for
 	// a run of release 1 it is asked only when the two rules answer differently.
 	versionCutOffRepair = "cut-off-repair"
 	// versionBudget: a run whose agent has policies.budget takes the
@@ -272,7 +272,7 @@ const (
 	// during such a wait.
 	versionRungWaits = "rung-waits"
 	// versionFallbackCooldown: a run stays with a fallback model for the
-	// model's fallback_cooldown (model_fallback.go); before, for the
+	// model's fallback_cooldown (model/fallback.go); before, for the
 	// agent's tool breaker cooldown. Release 2 takes it as made (release.go); for a run of release 1 it is asked on its
 	// own, only on a fallback when the two differ.
 	versionFallbackCooldown = "fallback-cooldown"

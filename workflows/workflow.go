@@ -17,6 +17,7 @@ import (
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/budget"
 	"github.com/unstuck-dev/unstuck/workflows/life"
+	"github.com/unstuck-dev/unstuck/workflows/model"
 )
 
 // BadInputError is the application error type of a run refused at start.
@@ -46,18 +47,12 @@ type runner struct {
 	triedArgs map[string]map[string]bool
 	// approvals are the calls waiting for a person's decision (approval.go).
 	approvals approvalWaits
-	// contextVersion caches the GetVersion of policies.context's
-	// compaction; compactions are those of requests not answered yet.
-	contextVersion *workflow.Version
-	compactions    map[string][]compaction
-	// summarized: the requests that had a summary made (one each);
-	// longerReplies: those asked again for a longer reply, and with what.
-	summarized    map[string]bool
-	longerReplies map[string]int
-	// streamVersion caches the GetVersion of streamed calls; streaming is
-	// the step's model request while its reply streams (stream.go).
-	streamVersion *workflow.Version
-	streaming     *streaming
+	// asked is what package model remembers of this generation's
+	// requests (model_call.go).
+	asked model.Memory
+	// streaming is the step's model request while its reply streams
+	// (stream.go).
+	streaming *streaming
 	// life is the run's life in this generation: running, switching,
 	// interrupted, handing over, closing, ended (package life).
 	life life.Life

@@ -1,4 +1,4 @@
-package workflows
+package model
 
 import (
 	"errors"
@@ -21,14 +21,16 @@ import (
 // (policies.ModelToAsk). The workflow knows the models by name and
 // provider only; the activity looks the endpoint and key up.
 
-// errFellBack: the request is asked again, of a fallback model.
-var errFellBack = errors.New("asked again of a fallback model")
+// Choose turns the run back to its own model when its fallback's
+// cooldown has passed; asked before each request.
+func (c *Call) Choose(ctx workflow.Context) {
+	c.s.ModelAt = policies.ModelToAsk(c.s.ModelAt, c.s.ModelSince, workflow.Now(ctx), c.onFallbackFor(ctx))
+}
 
-// fallBack turns the failed request reqID to the next model, if the
+// FallBack turns the failed request reqID to the next model, if the
 // agent has one for this failure, and says whether it did.
-func (r *runner) fallBack(ctx workflow.Context, reqID string, err error) bool {
-	run := r.run
-	m := run.Spec.Model
+func (c *Call) FallBack(ctx workflow.Context, reqID string, err error) bool {
+	m := c.spec.Model
 	if len(m.Fallbacks) == 0 {
 		return false
 	}
@@ -37,27 +39,26 @@ func (r *runner) fallBack(ctx workflow.Context, reqID string, err error) bool {
 	for _, fb := range m.Fallbacks {
 		providers, names = append(providers, fb.Provider), append(names, fb.Name)
 	}
-	next := policies.NextModel(run.ModelAt, providers, modelFailure(err))
-	if next < 0 || versionOf(ctx, versionModelFallback, 1) < 1 {
+	next := policies.NextModel(c.s.ModelAt, providers, failure(err))
+	if next < 0 || c.version(ctx, c.gates.ModelFallback, 1) < 1 {
 		return false
 	}
-	from, to := names[run.ModelAt], names[next]
-	why := fmt.Sprintf("model %s failed (%s): the request goes to model %s", from, errorText(err), to)
-	r.addNode(ctx, Node{Node: signals.Node{
+	from, to := names[c.s.ModelAt], names[next]
+	why := fmt.Sprintf("model %s failed (%s): the request goes to model %s", from, c.errText(err), to)
+	c.run.AddNode(ctx, signals.Node{
 		Kind: signals.KindEscalation, Status: signals.StatusCompleted, Parents: []string{reqID},
 		Args:   mustJSON(map[string]any{"action": "model_fallback", "from": from, "to": to}),
 		Output: mustJSON(why),
-	}, Step: run.Step})
-	run.ModelAt, run.ModelSince = next, workflow.Now(ctx)
-	run.ModelFallbacks++
-	r.count(ctx, MetricModelFallbacks, 1, "from", from, "to", to)
-	workflow.GetLogger(ctx).Warn("model fallback", "request", reqID, "from", from, "to", to, "why", errorText(err))
+	})
+	c.s.ModelAt, c.s.ModelSince = next, workflow.Now(ctx)
+	c.s.ModelFallbacks++
+	c.run.Count(ctx, c.metrics.Fallbacks, 1, "from", from, "to", to)
+	workflow.GetLogger(ctx).Warn("model fallback", "request", reqID, "from", from, "to", to, "why", c.errText(err))
 	return true
 }
 
-// modelFailure is how the model activity failed, as policies.NextModel
-// reads it.
-func modelFailure(err error) policies.ModelFailure {
+// failure is what policies.NextModel reads of a failed request.
+func failure(err error) policies.ModelFailure {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
 		return policies.ModelFailure{
@@ -72,9 +73,9 @@ func modelFailure(err error) policies.ModelFailure {
 // the model's fallback_cooldown. Runs recorded before fallback-cooldown
 // borrowed the agent's tool breaker cooldown; the version is asked only
 // on a fallback when the two differ.
-func (r *runner) onFallbackFor(ctx workflow.Context) time.Duration {
-	own, borrowed := r.run.Spec.Model.OnFallbackFor(), r.run.Spec.Agent.Policies.Breaker.Cooldown.D()
-	if r.run.ModelAt == 0 || own == borrowed || versionOf(ctx, versionFallbackCooldown, 1) >= 1 {
+func (c *Call) onFallbackFor(ctx workflow.Context) time.Duration {
+	own, borrowed := c.spec.Model.OnFallbackFor(), c.spec.Agent.Policies.Breaker.Cooldown.D()
+	if c.s.ModelAt == 0 || own == borrowed || c.on(ctx, c.gates.FallbackCooldown) {
 		return own
 	}
 	return borrowed

@@ -1,4 +1,4 @@
-package workflows
+package model
 
 import (
 	"time"
@@ -6,19 +6,19 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// modelHeartbeatTimeout: a model request heartbeats every
+// HeartbeatTimeout: a model request heartbeats every
 // activities.ModelHeartbeatEvery while it waits for the model (and as a
 // stream's chunks arrive), so a worker that died in the middle is found
 // out in this long and the request retried on another, where without a
 // heartbeat it would wait out the model's whole timeout (2 minutes and
 // its margin by default).
-const modelHeartbeatTimeout = 10 * time.Second
+const HeartbeatTimeout = 10 * time.Second
 
-// withModelHeartbeat asks a whole-reply model request (the step's or a
+// WithHeartbeat asks a whole-reply model request (the step's or a
 // repair's) to heartbeat. Streamed requests always did.
-func withModelHeartbeat(ctx workflow.Context, o workflow.ActivityOptions) workflow.ActivityOptions {
-	if versionOf(ctx, versionModelHeartbeat, 1) >= 1 {
-		o.HeartbeatTimeout = modelHeartbeatTimeout
+func (c *Call) WithHeartbeat(ctx workflow.Context, o workflow.ActivityOptions) workflow.ActivityOptions {
+	if c.on(ctx, c.gates.ModelHeartbeat) {
+		o.HeartbeatTimeout = HeartbeatTimeout
 	}
 	return o
 }
