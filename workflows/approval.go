@@ -230,7 +230,7 @@ func (r *runner) pendingApprovals() []signals.PendingApproval {
 	out := []signals.PendingApproval{}
 	for _, n := range r.run.Nodes {
 		if n.Kind == signals.KindCall && n.Status == signals.StatusAwaitingApproval {
-			tool := n.askedTool()
+			tool := n.AskedTool()
 			if t, ok := r.approvals.toolOf(n.ID); ok {
 				tool = t // a fallback standing in for the call's tool
 			}

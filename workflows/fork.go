@@ -166,7 +166,7 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	}
 	boundBySpec(run)
 	dropped := append(slices.Clone(res.Invalidated), later...)
-	r.dropNodes(dropped)
+	r.run.Drop(dropped)
 	run.Spending = forkSpending(run, r.keepsArchivedSpend(ctx))
 	if n := run.node(res.NodeID); n != nil {
 		n.Output = mustJSON(map[string]any{
@@ -254,24 +254,6 @@ func boundBySpec(run *Run) {
 	// The step ceiling counts from AgentSince: one past the step counter
 	// would lift it.
 	run.AgentSince = min(max(run.AgentSince, 0), run.Step)
-}
-
-// dropNodes removes from a fork the nodes its edit invalidated (they are
-// the source's future, not the fork's past) and the source's later
-// records. Node ids keep counting from the source's, so none is given
-// twice.
-func (r *runner) dropNodes(ids []string) {
-	drop := map[string]bool{}
-	for _, id := range ids {
-		drop[id] = true
-	}
-	kept := r.run.Nodes[:0]
-	for _, n := range r.run.Nodes {
-		if !drop[n.ID] {
-			kept = append(kept, n)
-		}
-	}
-	r.run.Nodes = kept
 }
 
 // packRun is the whole run as the QueryRun query answers it.

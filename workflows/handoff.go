@@ -310,20 +310,12 @@ func (r *runner) takeOver(ctx workflow.Context, id string, spec *config.Resolved
 	n.Status, n.To, n.Refused, n.At = signals.StatusCompleted, spec.Agent.Name, refused, workflow.Now(ctx).UTC()
 	n.Output = mustJSON(fitHandoffContext(hc))
 	// What was under way when the run was handed over will not run.
-	for i := range run.Nodes {
-		m := &run.Nodes[i]
-		if m.Status == signals.StatusPending || m.Status == signals.StatusRunning || m.Status == signals.StatusAwaitingApproval {
-			if m.ID != id {
-				m.Status, m.Error, m.At = signals.StatusSkipped, "not run: the run was handed over to "+spec.Agent.Name, n.At
-			}
-		}
-	}
+	run.Trace.HandedOver(id, spec.Agent.Name, n.At)
 	run.Spec = spec
 	run.HandoffPath = path
 	run.AgentSince = run.Step
 	run.LoopEscape.HandedOver()
 	run.GraphWalk = GraphWalk{}
-	run.Frontier = []string{id}
 	run.sendWhole()
 	run.Fitted = false
 	run.OutputFailures = 0

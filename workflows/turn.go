@@ -97,7 +97,7 @@ func (r *runner) takeMessage(ctx workflow.Context, node string) {
 		n = r.addNode(ctx, Node{Node: signals.Node{Kind: signals.KindTask, Parents: r.run.Frontier}, Step: r.run.Step})
 	}
 	n.Args, n.Status, n.At = args, signals.StatusCompleted, workflow.Now(ctx).UTC()
-	r.run.Frontier = []string{n.ID}
+	r.run.TookMessage(n.ID)
 }
 
 // endTurn records a conversation's output and goes on with its next
@@ -106,7 +106,7 @@ func (r *runner) endTurn(ctx workflow.Context, o stepOutput) (bool, *AgentResult
 	out := r.addNode(ctx, Node{Node: signals.Node{
 		Kind: signals.KindOutput, Status: signals.StatusCompleted, Parents: []string{o.parent}, Output: o.value, GraphNode: o.graphNode,
 	}, Step: r.run.Step})
-	r.run.Frontier = []string{out.ID}
+	r.run.EndedTurn(out.ID)
 	r.run.Turn.LastOutput = o.value
 	return r.nextMessage(ctx)
 }
@@ -272,15 +272,7 @@ func (r *runner) rollBackTurn(ctx workflow.Context) {
 	if i < 0 {
 		return
 	}
-	began := r.run.Nodes[i].ID
-	for j := i + 1; j < len(r.run.Nodes); j++ {
-		n := &r.run.Nodes[j]
-		if n.Kind == signals.KindTask || n.Status == signals.StatusInvalidated {
-			continue
-		}
-		n.Status, n.At = signals.StatusInvalidated, workflow.Now(ctx).UTC()
-	}
-	r.run.Frontier = []string{began}
+	r.run.RestartedTurn(i, workflow.Now(ctx))
 	if g := r.run.Spec.Agent.Graph; g != nil {
 		r.run.GraphAt = g.Start
 	}
