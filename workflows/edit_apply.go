@@ -228,8 +228,7 @@ const maxCheckpoints = 64
 // nodes (never edited, so never restored).
 func (r *runner) checkpoint(nodeID string) {
 	run := r.run
-	n := run.node(nodeID)
-	if n == nil {
+	if run.node(nodeID) == nil {
 		return
 	}
 	// Counted from the run's first entry, dropped ones included
@@ -237,25 +236,8 @@ func (r *runner) checkpoint(nodeID string) {
 	escalations, loops := len(run.Escalations)+run.EscalationsDropped, len(run.Loops)+run.LoopsDropped
 	le := run.LoopEscape
 	le.Loops = nil
-	n.Checkpoint = mustJSON(checkpoint{LoopEscape: le, GraphWalk: run.GraphWalk, Step: run.Step, EscalationsLen: &escalations, LoopsLen: &loops,
-		OutputFailures: run.OutputFailures, LastError: run.LastError})
-	kept := 0
-	for i := len(run.Nodes) - 1; i >= 0; i-- {
-		m := &run.Nodes[i]
-		if len(m.Checkpoint) == 0 {
-			continue
-		}
-		if m.Status == signals.StatusInvalidated {
-			m.Checkpoint = nil
-			continue
-		}
-		if kept++; kept > maxCheckpoints {
-			// Older ones went the same way, and invalidated nodes give
-			// theirs up when they are invalidated: the scan can stop.
-			m.Checkpoint = nil
-			return
-		}
-	}
+	run.Checkpoint(nodeID, mustJSON(checkpoint{LoopEscape: le, GraphWalk: run.GraphWalk, Step: run.Step, EscalationsLen: &escalations, LoopsLen: &loops,
+		OutputFailures: run.OutputFailures, LastError: run.LastError}), maxCheckpoints)
 }
 
 // restoreAt puts back the loop escape and counters as they were at the

@@ -13,8 +13,8 @@ import (
 )
 
 // traceFields are the run's fields package trace owns: its nodes, their
-// ids and settle order, and the frontier.
-var traceFields = map[string]bool{"Nodes": true, "NextID": true, "Frontier": true, "Settles": true}
+// ids and settle order, the frontier, and where its archived part is.
+var traceFields = map[string]bool{"Nodes": true, "NextID": true, "Frontier": true, "Settles": true, "Archived": true}
 
 // changesSlice are the calls that change the slice given first.
 var changesSlice = map[string]bool{
@@ -24,7 +24,7 @@ var changesSlice = map[string]bool{
 
 // The trace's nodes and frontier are changed by package trace alone: no
 // other file of workflows/ assigns the frontier, adds, replaces or drops
-// nodes, or counts their ids or settles (the fields are exported for the
+// nodes, counts their ids or settles, or sets the archive (the fields are exported for the
 // run's JSON only). Changing a field of a node is not caught here.
 func TestOnlyTheTraceMovesTheFrontierAndAddsNodes(t *testing.T) {
 	files, err := filepath.Glob("*.go")

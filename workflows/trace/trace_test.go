@@ -139,3 +139,41 @@ func TestAskedTool(t *testing.T) {
 	require.Equal(t, "a", (&Node{Node: signals.Node{Tool: "a"}}).AskedTool())
 	require.Equal(t, "a", (&Node{Node: signals.Node{Tool: "b", FallbackOf: "a"}}).AskedTool())
 }
+
+// A checkpoint is kept on the latest nodes only, never on an invalidated
+// one; a carry too big drops them all.
+func TestCheckpointsAreBounded(t *testing.T) {
+	tr := &Trace{}
+	for range 4 {
+		node(tr, signals.KindRequest, signals.StatusCompleted)
+	}
+	tr.Nodes[1].Checkpoint = []byte(`{}`)
+	tr.Nodes[1].Status = signals.StatusInvalidated
+	tr.Checkpoint("n1", []byte(`1`), 2)
+	tr.Checkpoint("n3", []byte(`3`), 2)
+	tr.Checkpoint("n4", []byte(`4`), 2)
+	var with []string
+	for _, n := range tr.Nodes {
+		if len(n.Checkpoint) > 0 {
+			with = append(with, n.ID)
+		}
+	}
+	require.Equal(t, []string{"n3", "n4"}, with)
+	require.True(t, tr.DropCheckpoints())
+	require.False(t, tr.DropCheckpoints())
+}
+
+// A fork's trace keeps no write for the effect ledger, nor what the
+// source archived after the fork's node.
+func TestForkedForgetsTheSourcesWritesAndLaterArchive(t *testing.T) {
+	tr := &Trace{Archived: &Archive{Last: "n9", SpentAfter: []NodeSpend{{ID: "n3"}, {ID: "n8"}}}}
+	n := node(tr, signals.KindCall, signals.StatusCompleted)
+	n.Executed, n.Ran, n.CallKey = true, true, "n1"
+	tr.Forked("n5")
+	require.False(t, tr.Nodes[0].Executed || tr.Nodes[0].Ran)
+	require.Empty(t, tr.Nodes[0].CallKey)
+	require.Equal(t, "n5", tr.Archived.Last)
+	require.Equal(t, []NodeSpend{{ID: "n3"}}, tr.Archived.SpentAfter)
+	tr.Forked("n7") // before Last now: nothing more to forget
+	require.Equal(t, "n5", tr.Archived.Last)
+}
