@@ -341,14 +341,7 @@ func (run *Run) lastHandoff() int {
 }
 
 // nodeIndex is a node's place in the trace (-1 when it is not there).
-func (run *Run) nodeIndex(id string) int {
-	for i := len(run.Nodes) - 1; i >= 0; i-- {
-		if run.Nodes[i].ID == id {
-			return i
-		}
-	}
-	return -1
-}
+func (run *Run) nodeIndex(id string) int { return run.Index(id) }
 
 // handoffTargets counts the agents the run may still be handed to: allowed
 // by the agent's handoffs and not yet in its handoff path (the ladder's

@@ -3,8 +3,6 @@ package workflows
 import (
 	"fmt"
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,44 +59,23 @@ func f(run *Run, r *runner, n Node) {
 // traceWrites lists the writes to the trace's fields in file name (or in
 // src, when given).
 func traceWrites(t *testing.T, name string, src any) []string {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, name, src, 0)
-	require.NoError(t, err)
-	var found []string
-	report := func(n ast.Node, what string) {
-		found = append(found, fmt.Sprintf("%s: %s", fset.Position(n.Pos()), what))
-	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.AssignStmt:
-			for _, lhs := range n.Lhs {
-				if field := traceField(lhs); field != "" {
-					report(n, "assigns "+field)
-				}
-			}
-		case *ast.IncDecStmt:
-			if field := traceField(n.X); field != "" {
-				report(n, "counts "+field)
-			}
-		case *ast.CallExpr:
-			var fn string
-			switch f := n.Fun.(type) {
-			case *ast.Ident:
-				fn = f.Name
-			case *ast.SelectorExpr:
-				if pkg, ok := f.X.(*ast.Ident); ok && pkg.Name == "slices" {
-					fn = f.Sel.Name
-				}
-			}
-			if changesSlice[fn] && len(n.Args) > 0 {
-				if field := traceField(n.Args[0]); field != "" {
-					report(n, fn+" to "+field)
-				}
+	return ownedWrites(t, name, src, traceField, func(n *ast.CallExpr) string {
+		var fn string
+		switch f := n.Fun.(type) {
+		case *ast.Ident:
+			fn = f.Name
+		case *ast.SelectorExpr:
+			if pkg, ok := f.X.(*ast.Ident); ok && pkg.Name == "slices" {
+				fn = f.Sel.Name
 			}
 		}
-		return true
+		if changesSlice[fn] && len(n.Args) > 0 {
+			if field := traceField(n.Args[0]); field != "" {
+				return fn + " to " + field
+			}
+		}
+		return ""
 	})
-	return found
 }
 
 // traceField names the trace field an expression is (run.Frontier,
