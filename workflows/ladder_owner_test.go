@@ -64,22 +64,4 @@ func isLoopEscape(e ast.Expr) bool {
 
 // ownedIn names the loop escape field an expression reaches through
 // (run.Struggle.Away, r.run.Blocked[i], run.LoopEscape), or "".
-func ownedIn(e ast.Expr) string {
-	for {
-		switch x := e.(type) {
-		case *ast.SelectorExpr:
-			if loopEscapeFields[x.Sel.Name] {
-				return x.Sel.Name
-			}
-			e = x.X
-		case *ast.IndexExpr:
-			e = x.X
-		case *ast.StarExpr:
-			e = x.X
-		case *ast.ParenExpr:
-			e = x.X
-		default:
-			return ""
-		}
-	}
-}
+func ownedIn(e ast.Expr) string { return fieldIn(e, loopEscapeFields, true) }

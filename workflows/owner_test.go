@@ -42,3 +42,29 @@ func ownedWrites(t *testing.T, name string, src any, owned func(ast.Expr) string
 	})
 	return found
 }
+
+// fieldIn names the field of fields that expression e is (run.Frontier,
+// r.run.Nodes[i], *p.x) or, with through, reaches through
+// (run.Struggle.Away): else "".
+func fieldIn(e ast.Expr, fields map[string]bool, through bool) string {
+	for {
+		switch x := e.(type) {
+		case *ast.SelectorExpr:
+			if fields[x.Sel.Name] {
+				return x.Sel.Name
+			}
+			if !through {
+				return ""
+			}
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.ParenExpr:
+			e = x.X
+		default:
+			return ""
+		}
+	}
+}

@@ -81,25 +81,7 @@ func traceWrites(t *testing.T, name string, src any) []string {
 // traceField names the trace field an expression is (run.Frontier,
 // r.run.Nodes[i]), or "": a field of a node (run.Nodes[i].Error) is not
 // the trace's own field.
-func traceField(e ast.Expr) string {
-	for {
-		switch x := e.(type) {
-		case *ast.SelectorExpr:
-			if traceFields[x.Sel.Name] {
-				return x.Sel.Name
-			}
-			return ""
-		case *ast.IndexExpr:
-			e = x.X
-		case *ast.StarExpr:
-			e = x.X
-		case *ast.ParenExpr:
-			e = x.X
-		default:
-			return ""
-		}
-	}
-}
+func traceField(e ast.Expr) string { return fieldIn(e, traceFields, false) }
 
 // newNodeID gives a test's hand-built node the next id.
 func (r *Run) newNodeID() string {
