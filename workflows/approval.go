@@ -62,9 +62,7 @@ type approvalOutcome struct {
 // approve message settles it or the agent's human_timeout passes. Other
 // calls of the step go on meanwhile.
 func (r *runner) awaitApproval(ctx workflow.Context, nodeID, tool string) (approvalOutcome, error) {
-	if n := r.run.node(nodeID); n != nil {
-		n.Status, n.At = signals.StatusAwaitingApproval, workflow.Now(ctx).UTC()
-	}
+	r.run.AwaitingApproval(nodeID, workflow.Now(ctx))
 	r.approvals.wait(nodeID, tool)
 	held := false
 	defer func() {

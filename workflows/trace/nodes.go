@@ -97,3 +97,29 @@ func (t *Trace) Drop(ids []string) {
 	}
 	t.Nodes = kept
 }
+
+// Running: the call's tool activity starts now; the node is answered for
+// the caller to record what it runs with.
+func (t *Trace) Running(id string, at time.Time) *Node {
+	n := t.Node(id)
+	if n != nil {
+		n.Status, n.At = signals.StatusRunning, at.UTC()
+	}
+	return n
+}
+
+// AwaitingApproval: the call waits for a person's approval.
+func (t *Trace) AwaitingApproval(id string, at time.Time) {
+	if n := t.Node(id); n != nil {
+		n.Status, n.At = signals.StatusAwaitingApproval, at.UTC()
+	}
+}
+
+// Cancelled: the run was cancelled while the node ran; it is skipped,
+// its error saying so.
+func (t *Trace) Cancelled(id string, at time.Time) {
+	t.Finish(id, nil, "canceled", at)
+	if n := t.Node(id); n != nil {
+		n.Status = signals.StatusSkipped
+	}
+}

@@ -177,3 +177,17 @@ func TestForkedForgetsTheSourcesWritesAndLaterArchive(t *testing.T) {
 	tr.Forked("n7") // before Last now: nothing more to forget
 	require.Equal(t, "n5", tr.Archived.Last)
 }
+
+// A call's status moves: running, awaiting approval, cancelled.
+func TestCallStatusMoves(t *testing.T) {
+	tr := &Trace{}
+	id := node(tr, signals.KindCall, signals.StatusPending).ID
+	tr.AwaitingApproval(id, at)
+	require.Equal(t, signals.StatusAwaitingApproval, tr.Node(id).Status)
+	require.Same(t, tr.Node(id), tr.Running(id, at))
+	require.Equal(t, signals.StatusRunning, tr.Node(id).Status)
+	require.Nil(t, tr.Running("n99", at))
+	tr.Cancelled(id, at)
+	require.Equal(t, signals.StatusSkipped, tr.Node(id).Status)
+	require.Equal(t, "canceled", tr.Node(id).Error)
+}
