@@ -62,9 +62,7 @@ type approvalOutcome struct {
 // approve message settles it or the agent's human_timeout passes. Other
 // calls of the step go on meanwhile.
 func (r *runner) awaitApproval(ctx workflow.Context, nodeID, tool string) (approvalOutcome, error) {
-	if n := r.run.node(nodeID); n != nil {
-		n.Status, n.At = signals.StatusAwaitingApproval, workflow.Now(ctx).UTC()
-	}
+	r.run.AwaitingApproval(nodeID, workflow.Now(ctx))
 	r.approvals.wait(nodeID, tool)
 	held := false
 	defer func() {
@@ -230,7 +228,7 @@ func (r *runner) pendingApprovals() []signals.PendingApproval {
 	out := []signals.PendingApproval{}
 	for _, n := range r.run.Nodes {
 		if n.Kind == signals.KindCall && n.Status == signals.StatusAwaitingApproval {
-			tool := n.askedTool()
+			tool := n.AskedTool()
 			if t, ok := r.approvals.toolOf(n.ID); ok {
 				tool = t // a fallback standing in for the call's tool
 			}

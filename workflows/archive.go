@@ -3,14 +3,13 @@ package workflows
 import (
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/trace"
 )
 
 // A long run does not carry its whole trace into the next generation
@@ -32,34 +31,12 @@ const (
 	maxCarriedGzip = 256 << 10
 )
 
-// Archive says where the trace's archived part is: the nodes through
-// Through, and invalidated nodes up to Last, are in run RunID of workflow
-// WorkflowID (a generation of this run, or the run a fork started from),
-// whose own Archive points further back.
-type Archive struct {
-	Nodes      int    `json:"nodes"` // archived so far, in all
-	Through    string `json:"through,omitempty"`
-	Last       string `json:"last"`
-	WorkflowID string `json:"workflow_id"`
-	RunID      string `json:"run_id"`
-	Generation int    `json:"generation"`
-	// StateBase is State as the archived calls wrote it: an edit rebuilds
-	// State from it and the kept calls' writes.
-	StateBase refs.State `json:"state_base,omitempty"`
-	// Spent is what the archived nodes through Through cost, by the agent
-	// that spent it, and SpentAfter what each archived node after it (an
-	// invalidated one) cost: a fork keeps the first, and of the second
-	// what came before its node (forkSpending).
-	Spent      map[string]*policies.Spend `json:"spent,omitempty"`
-	SpentAfter []NodeSpend                `json:"spent_after,omitempty"`
-}
-
-// NodeSpend is what one archived node cost.
-type NodeSpend struct {
-	ID    string         `json:"id"`
-	Agent string         `json:"agent"`
-	Spent policies.Spend `json:"spent"`
-}
+// Archive says where the trace's archived part is; NodeSpend is what one
+// archived node cost (package trace's).
+type (
+	Archive   = trace.Archive
+	NodeSpend = trace.NodeSpend
+)
 
 // forCarry is the run as continue-as-new carries it: the run itself, or a
 // copy without the trace's archived part. The run is not changed: this
@@ -71,80 +48,14 @@ func (r *runner) forCarry(ctx workflow.Context) *Run {
 		return run
 	}
 	carried := *run
-	carried.Nodes = make([]Node, 0, len(run.Nodes))
-	var gone []Node
-	for i, k := range keep {
-		if k {
-			carried.Nodes = append(carried.Nodes, run.Nodes[i])
-		} else {
-			gone = append(gone, run.Nodes[i])
-		}
-	}
-	prev := Archive{}
-	if run.Archived != nil {
-		prev = *run.Archived
-	}
-	through, last := prev.Through, prev.Last
-	for _, n := range gone {
-		if nodeNumber(n.ID) > nodeNumber(last) {
-			last = n.ID
-		}
-		if n.Status != signals.StatusInvalidated && nodeNumber(n.ID) > nodeNumber(through) {
-			through = n.ID
-		}
-	}
 	info := workflow.GetInfo(ctx)
-	carried.Archived = &Archive{
-		Nodes:      prev.Nodes + len(gone),
-		Through:    through,
-		Last:       last,
-		WorkflowID: info.WorkflowExecution.ID,
-		RunID:      info.WorkflowExecution.RunID,
-		Generation: run.Generation,
-		StateBase:  r.stateWritten(prev.StateBase, gone),
-	}
-	carried.Archived.Spent, carried.Archived.SpentAfter = archivedSpend(prev, gone, through)
+	at := trace.Where{WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID, Generation: run.Generation}
+	carried.Trace = run.Trace.Carried(keep, at, r.stateWritten)
 	// The conversation changes (the archived part gives way to a note):
 	// the model activity is sent it whole.
 	carried.sendWhole()
 	carried.handoffMessages = nil
 	return &carried
-}
-
-// archivedSpend is what the archived nodes cost, those of an earlier
-// archive and the nodes gone now: through node through by agent, each
-// after it on its own (new values: this generation's archive, which its
-// queries answer, does not change).
-func archivedSpend(prev Archive, gone []Node, through string) (map[string]*policies.Spend, []NodeSpend) {
-	var spent map[string]*policies.Spend
-	var after []NodeSpend
-	add := func(n NodeSpend) {
-		if nodeNumber(n.ID) > nodeNumber(through) {
-			after = append(after, n)
-			return
-		}
-		if spent == nil {
-			spent = map[string]*policies.Spend{}
-		}
-		if spent[n.Agent] == nil {
-			spent[n.Agent] = &policies.Spend{}
-		}
-		spent[n.Agent].Add(n.Spent)
-	}
-	// Copied into a map: the order does not matter (no id: through).
-	//workflowcheck:ignore
-	for agent, s := range prev.Spent {
-		add(NodeSpend{Agent: agent, Spent: *s})
-	}
-	for _, n := range prev.SpentAfter {
-		add(n)
-	}
-	for _, n := range gone {
-		if n.Spent != nil {
-			add(NodeSpend{ID: n.ID, Agent: n.Agent, Spent: *n.Spent})
-		}
-	}
-	return spent, after
 }
 
 // archiveCut says which nodes continue-as-new carries
@@ -226,15 +137,8 @@ func stepBoundary(n *Node) bool {
 	return true
 }
 
-// nodeNumber is the counter in a node id ("n42": 42), 0 for none: ids
-// grow in the order nodes were made.
-func nodeNumber(id string) int {
-	n, err := strconv.Atoi(strings.TrimPrefix(id, "n"))
-	if err != nil || !strings.HasPrefix(id, "n") {
-		return 0
-	}
-	return n
-}
+// nodeNumber is the counter in a node id ("n42": 42), 0 for none.
+func nodeNumber(id string) int { return trace.Number(id) }
 
 // isArchived says whether the node id is in the trace's archived part:
 // the run's oldest part, or an invalidated node archived later.

@@ -92,7 +92,7 @@ func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activiti
 			n.Class = c.class // so an edit that keeps the call sees how it failed
 		}
 	}
-	r.run.Frontier = ids
+	r.run.Called(ids)
 	if stopErr != nil {
 		return nil, step, stopErr
 	}

@@ -30,21 +30,10 @@ const (
 // carried must not stop for them.
 func carryRun(in *AgentInput, run *Run) error {
 	err := carryWhole(in, run)
-	if err == nil || !dropCheckpoints(run) {
+	if err == nil || !run.DropCheckpoints() {
 		return err
 	}
 	return carryWhole(in, run)
-}
-
-// dropCheckpoints removes the run's checkpoints, saying if there were any.
-func dropCheckpoints(run *Run) bool {
-	dropped := false
-	for i := range run.Nodes {
-		if len(run.Nodes[i].Checkpoint) > 0 {
-			run.Nodes[i].Checkpoint, dropped = nil, true
-		}
-	}
-	return dropped
 }
 
 func carryWhole(in *AgentInput, run *Run) error {

@@ -63,7 +63,7 @@ func (c chatRun) Record(ctx workflow.Context, node string, m signals.MessageRequ
 		n = r.addNode(ctx, Node{Node: signals.Node{Kind: signals.KindTask, Parents: r.run.Frontier}, Step: r.run.Step})
 	}
 	n.Args, n.Status, n.At = args, signals.StatusCompleted, workflow.Now(ctx).UTC()
-	r.run.Frontier = []string{n.ID}
+	r.run.TookMessage(n.ID)
 }
 
 // RollBack invalidates every node of the turn under way after its start
@@ -73,15 +73,7 @@ func (c chatRun) Record(ctx workflow.Context, node string, m signals.MessageRequ
 // result (stage_ledger.go).
 func (c chatRun) RollBack(ctx workflow.Context, i int) {
 	run := c.r.run
-	began := run.Nodes[i].ID
-	for j := i + 1; j < len(run.Nodes); j++ {
-		n := &run.Nodes[j]
-		if n.Kind == signals.KindTask || n.Status == signals.StatusInvalidated {
-			continue
-		}
-		n.Status, n.At = signals.StatusInvalidated, workflow.Now(ctx).UTC()
-	}
-	run.Frontier = []string{began}
+	run.RestartedTurn(i, workflow.Now(ctx))
 	if g := run.Spec.Agent.Graph; g != nil {
 		run.GraphAt = g.Start
 	}

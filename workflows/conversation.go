@@ -205,9 +205,9 @@ func nodeMessage(run *Run, n *Node) (activities.Message, bool) {
 // note of what the node did, for the model of a later llm node.
 func callMessage(n *Node) activities.Message {
 	if n.ModelCallID == "" {
-		text := fmt.Sprintf("[graph node %s] %s(%s) returned %s", n.GraphNode, n.askedTool(), n.Args, n.Output)
+		text := fmt.Sprintf("[graph node %s] %s(%s) returned %s", n.GraphNode, n.AskedTool(), n.Args, n.Output)
 		if n.Status == signals.StatusFailed {
-			text = fmt.Sprintf("[graph node %s] %s(%s) failed: %s", n.GraphNode, n.askedTool(), n.Args, n.Error)
+			text = fmt.Sprintf("[graph node %s] %s(%s) failed: %s", n.GraphNode, n.AskedTool(), n.Args, n.Error)
 		}
 		return userMessage(text)
 	}

@@ -110,7 +110,7 @@ func (r *runner) callEditWanted(n *Node, req signals.EditRequest) error {
 	if len(req.Args) == 0 {
 		return nil
 	}
-	toolName := n.askedTool()
+	toolName := n.AskedTool()
 	if waiting {
 		toolName = waitsFor // the call's tool, or a fallback standing in
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -100,8 +99,7 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest, fork b
 		after = req.Output
 		n.Output, n.Error, n.Status, n.Class, n.At = req.Output, "", signals.StatusCompleted, "", workflow.Now(ctx).UTC()
 		if n.Settled == 0 {
-			run.Settles++
-			n.Settled = run.Settles
+			run.Settle(n)
 		}
 	case n.Kind == signals.KindHuman:
 		after, _ = r.editedValue(n, req)
@@ -111,11 +109,7 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest, fork b
 		after, _ = r.editedValue(n, req)
 		before, n.Output = n.Output, after
 	}
-	for _, id := range plan.Invalidated {
-		if m := run.node(id); m != nil {
-			m.invalidate(workflow.Now(ctx))
-		}
-	}
+	run.Invalidate(plan.Invalidated, workflow.Now(ctx))
 	r.restoreAt(n)
 	r.chat().Edited(ctx, n.ID, fork)
 	run.State = r.rebuiltState()
@@ -126,7 +120,7 @@ func (r *runner) applyEdit(ctx workflow.Context, req signals.EditRequest, fork b
 		run.Resume.Args = map[string]editedArgs{n.ModelCallID: {Audit: req.Audit, Args: req.Args}}
 	}
 	if plan.ResumeCalls == "" {
-		run.Frontier = []string{n.ID}
+		run.Edited(n.ID)
 	}
 	if run.Spec.Agent.Graph != nil {
 		// The walk picks up after the edited node with the edge its
@@ -234,8 +228,7 @@ const maxCheckpoints = 64
 // nodes (never edited, so never restored).
 func (r *runner) checkpoint(nodeID string) {
 	run := r.run
-	n := run.node(nodeID)
-	if n == nil {
+	if run.node(nodeID) == nil {
 		return
 	}
 	// Counted from the run's first entry, dropped ones included
@@ -243,35 +236,8 @@ func (r *runner) checkpoint(nodeID string) {
 	escalations, loops := len(run.Escalations)+run.EscalationsDropped, len(run.Loops)+run.LoopsDropped
 	le := run.LoopEscape
 	le.Loops = nil
-	n.Checkpoint = mustJSON(checkpoint{LoopEscape: le, GraphWalk: run.GraphWalk, Step: run.Step, EscalationsLen: &escalations, LoopsLen: &loops,
-		OutputFailures: run.OutputFailures, LastError: run.LastError})
-	kept := 0
-	for i := len(run.Nodes) - 1; i >= 0; i-- {
-		m := &run.Nodes[i]
-		if len(m.Checkpoint) == 0 {
-			continue
-		}
-		if m.Status == signals.StatusInvalidated {
-			m.Checkpoint = nil
-			continue
-		}
-		if kept++; kept > maxCheckpoints {
-			// Older ones went the same way, and invalidated nodes give
-			// theirs up when they are invalidated: the scan can stop.
-			m.Checkpoint = nil
-			return
-		}
-	}
-}
-
-// invalidate marks a node as no longer standing (an edit or a rollback
-// took away what it depended on). It keeps what it did, for the trace and
-// the effect ledger, and gives up its checkpoint: an invalidated node is
-// never edited. at is when: a follower of the run reads what changed
-// since a time.
-func (n *Node) invalidate(at time.Time) {
-	n.Status, n.At = signals.StatusInvalidated, at.UTC()
-	n.Checkpoint = nil
+	run.Checkpoint(nodeID, mustJSON(checkpoint{LoopEscape: le, GraphWalk: run.GraphWalk, Step: run.Step, EscalationsLen: &escalations, LoopsLen: &loops,
+		OutputFailures: run.OutputFailures, LastError: run.LastError}), maxCheckpoints)
 }
 
 // restoreAt puts back the loop escape and counters as they were at the

@@ -124,14 +124,10 @@ func describeCalls(calls []ladder.Node) []string {
 func (r *runner) rollback(ctx workflow.Context, escID string, loop *policies.Loop, where string) *escalation {
 	firstEvent, before, edge := r.escape().RollBack(loop, where != "")
 	first := r.run.node(firstEvent.NodeID)
-	for i := range r.run.Nodes {
-		n := &r.run.Nodes[i]
+	r.run.RolledBack(escID, workflow.Now(ctx), func(n *Node) bool {
 		record := n.Kind == signals.KindEdit || (n.Kind == signals.KindHuman && n.Status == signals.StatusSkipped)
-		if first != nil && n.Step >= first.Step && n.ID != escID && n.Kind != signals.KindEscalation && n.Kind != signals.KindTask && !record {
-			n.invalidate(workflow.Now(ctx))
-		}
-	}
-	r.run.Frontier = []string{escID}
+		return first != nil && n.Step >= first.Step && n.ID != escID && n.Kind != signals.KindEscalation && n.Kind != signals.KindTask && !record
+	})
 	// The conversation shrank: the next request carries it whole.
 	r.run.sendWhole()
 	if where != "" {

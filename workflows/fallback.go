@@ -6,16 +6,7 @@ import "github.com/unstuck-dev/unstuck/signals"
 // tool that ran and FallbackOf the tool the call asked for; the status
 // query counts them. What the run decides by (loops, blocked calls, the
 // effect ledger, the model's conversation) goes by the tool asked for,
-// askedTool, whichever tool served it.
-
-// askedTool is the tool the call asked for: the model's (or the graph
-// node's) call, not a fallback that served it.
-func (n *Node) askedTool() string {
-	if n.FallbackOf != "" {
-		return n.FallbackOf
-	}
-	return n.Tool
-}
+// Node.AskedTool, whichever tool served it.
 
 // servedBy records on a call's node that the fallback `tool` runs it, as
 // the tool activity starts. A call routed to a fallback (stage_route.go)
@@ -23,10 +14,10 @@ func (n *Node) askedTool() string {
 // person's replacement shows in the approval.
 func (r *runner) servedBy(c *stepCall, tool string) {
 	n := r.run.node(c.nodeID)
-	if n == nil || c.fallback == "" || tool != c.fallback || n.askedTool() == tool {
+	if n == nil || c.fallback == "" || tool != c.fallback || n.AskedTool() == tool {
 		return
 	}
-	n.FallbackOf, n.Tool = n.askedTool(), tool
+	n.FallbackOf, n.Tool = n.AskedTool(), tool
 }
 
 // fallbacks counts the calls of the run a fallback served.

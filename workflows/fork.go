@@ -136,12 +136,7 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := forkedRun(src, spec)
-	if a := run.Archived; a != nil && nodeNumber(a.Last) > nodeNumber(in.From.NodeID) {
-		// What the source archived after the node is not the fork's.
-		a.Last = in.From.NodeID
-		a.SpentAfter = slices.DeleteFunc(a.SpentAfter, func(n NodeSpend) bool { return nodeNumber(n.ID) > nodeNumber(in.From.NodeID) })
-	}
+	run := forkedRun(src, spec, in.From.NodeID)
 	run.ChainKeys = true
 	r, err := newRunner(run)
 	if err != nil {
@@ -167,7 +162,7 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	}
 	boundBySpec(run)
 	dropped := append(slices.Clone(res.Invalidated), later...)
-	r.dropNodes(dropped)
+	r.run.Drop(dropped)
 	run.Spending = forkSpending(run, keepsArchivedSpend(ctx, run.Archived))
 	if n := run.node(res.NodeID); n != nil {
 		n.Output = mustJSON(map[string]any{
@@ -225,18 +220,17 @@ func readSource(ctx workflow.Context, read workflow.Future, what string) (*Run, 
 	return src, nil
 }
 
-// forkedRun is the source run as a fork starts from it: the worker's spec,
-// a first generation, and no write of the source's for the effect ledger.
-func forkedRun(src *Run, spec *config.Resolved) *Run {
+// forkedRun is the source run as a fork from its node at starts from it:
+// the worker's spec, a first generation, and the trace forked there
+// (trace.Trace.Forked).
+func forkedRun(src *Run, spec *config.Resolved, at string) *Run {
 	run := src
 	run.Spec = spec
 	run.Input.From, run.Input.Continued, run.Input.ContinuedGzip = nil, nil, nil
 	run.Input.Agent = spec.Agent.Name
 	run.Generation, run.Resume, run.Phase = 0, nil, signals.PhaseRunning
 	run.IgnoredSignals, run.IgnoredByKind = 0, nil
-	for i := range run.Nodes {
-		run.Nodes[i].Executed, run.Nodes[i].Ran, run.Nodes[i].CallKey = false, false, ""
-	}
+	run.Forked(at)
 	return run
 }
 
@@ -255,24 +249,6 @@ func boundBySpec(run *Run) {
 	// The step ceiling counts from AgentSince: one past the step counter
 	// would lift it.
 	run.AgentSince = min(max(run.AgentSince, 0), run.Step)
-}
-
-// dropNodes removes from a fork the nodes its edit invalidated (they are
-// the source's future, not the fork's past) and the source's later
-// records. Node ids keep counting from the source's, so none is given
-// twice.
-func (r *runner) dropNodes(ids []string) {
-	drop := map[string]bool{}
-	for _, id := range ids {
-		drop[id] = true
-	}
-	kept := r.run.Nodes[:0]
-	for _, n := range r.run.Nodes {
-		if !drop[n.ID] {
-			kept = append(kept, n)
-		}
-	}
-	r.run.Nodes = kept
 }
 
 // packRun is the whole run as the QueryRun query answers it.

@@ -186,7 +186,7 @@ func (r *runner) visitTool(ctx workflow.Context, at string, n config.GraphNode) 
 		Kind: signals.KindCall, Status: signals.StatusRunning, Parents: r.run.Frontier, Tool: n.Tool, GraphNode: at,
 	}, Step: r.run.Step})
 	id := node.ID
-	r.run.Frontier = []string{id}
+	r.run.Visited(id)
 	r.checkpoint(id)
 	if !ok {
 		r.finishNode(ctx, id, nil, unknownTool(n.Tool, toolNames(r.run.Spec)))

@@ -310,20 +310,12 @@ func (r *runner) takeOver(ctx workflow.Context, id string, spec *config.Resolved
 	n.Status, n.To, n.Refused, n.At = signals.StatusCompleted, spec.Agent.Name, refused, workflow.Now(ctx).UTC()
 	n.Output = mustJSON(fitHandoffContext(hc))
 	// What was under way when the run was handed over will not run.
-	for i := range run.Nodes {
-		m := &run.Nodes[i]
-		if m.Status == signals.StatusPending || m.Status == signals.StatusRunning || m.Status == signals.StatusAwaitingApproval {
-			if m.ID != id {
-				m.Status, m.Error, m.At = signals.StatusSkipped, "not run: the run was handed over to "+spec.Agent.Name, n.At
-			}
-		}
-	}
+	run.Trace.HandedOver(id, spec.Agent.Name, n.At)
 	run.Spec = spec
 	run.HandoffPath = path
 	run.AgentSince = run.Step
 	run.LoopEscape.HandedOver()
 	run.GraphWalk = GraphWalk{}
-	run.Frontier = []string{id}
 	run.sendWhole()
 	run.Fitted = false
 	run.OutputFailures = 0
@@ -349,14 +341,7 @@ func (run *Run) lastHandoff() int {
 }
 
 // nodeIndex is a node's place in the trace (-1 when it is not there).
-func (run *Run) nodeIndex(id string) int {
-	for i := len(run.Nodes) - 1; i >= 0; i-- {
-		if run.Nodes[i].ID == id {
-			return i
-		}
-	}
-	return -1
-}
+func (run *Run) nodeIndex(id string) int { return run.Index(id) }
 
 // handoffTargets counts the agents the run may still be handed to: allowed
 // by the agent's handoffs and not yet in its handoff path (the ladder's

@@ -126,7 +126,7 @@ func newHandoffContext(run *Run, session, reason, summary, suggested string, fla
 		case n.Kind == signals.KindCall && (n.Tool == HandoffTool || n.Tool == FinalOutputTool):
 			// the engine's own tools: the trace and the reasoning show them
 		case n.Kind == signals.KindCall && (n.Status == signals.StatusCompleted || n.Status == signals.StatusFailed):
-			r := ToolRecord{Node: n.ID, Tool: n.askedTool(), Args: n.Args, Outcome: string(n.Status), Error: n.Error}
+			r := ToolRecord{Node: n.ID, Tool: n.AskedTool(), Args: n.Args, Outcome: string(n.Status), Error: n.Error}
 			if len(n.Output) > maxToolRecordOutput {
 				r.Output = mustJSON(fmt.Sprintf("(%d bytes, cut; the trace holds them: node %s)", len(n.Output), n.ID))
 			} else {

@@ -86,10 +86,9 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string, rung bool) (reply 
 	reply = r.human.takeReply()
 	r.finishNode(ctx, nodeID, mustJSON(reply), "")
 	if n := r.run.node(nodeID); n != nil {
-		r.run.Settles++
-		n.Settled = r.run.Settles // a graph's human node writes State.human
+		r.run.Settle(n) // a graph's human node writes State.human
 	}
-	r.run.Frontier = []string{nodeID}
+	r.run.Answered(nodeID)
 	return reply, nodeID, false, nil
 }
 

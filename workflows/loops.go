@@ -50,7 +50,7 @@ func (l loopRun) Node(id string) (ladder.Node, bool) {
 	}
 	return ladder.Node{
 		ID: n.ID, Call: n.Kind == signals.KindCall && n.Tool != "",
-		Tool: n.askedTool(), Args: n.Args, Failed: n.Status == signals.StatusFailed,
+		Tool: n.AskedTool(), Args: n.Args, Failed: n.Status == signals.StatusFailed,
 	}, true
 }
 

@@ -33,6 +33,6 @@ func (r *runner) recordNoAnswer(ctx workflow.Context, reqID, content, refusal st
 	}, Step: r.run.Step}).ID
 	r.finishNode(ctx, id, nil, na.Told)
 	r.run.LastError = na.Told
-	r.run.Frontier = []string{id}
+	r.run.Refused(id)
 	return id
 }

@@ -3,48 +3,23 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
-// addNode appends a node to the trace, giving it an id, the agent and the
-// workflow time, and answers a pointer valid until the next addNode.
+// addNode appends a node to the trace (trace.Trace.Add), by the agent
+// now with the run unless it names another, at the workflow's time.
 func (r *runner) addNode(ctx workflow.Context, n Node) *Node {
-	n.ID = r.run.newNodeID()
-	if n.Agent == "" {
-		n.Agent = r.run.Spec.Agent.Name
-	}
-	if n.Parents == nil {
-		n.Parents = []string{}
-	}
-	n.At = workflow.Now(ctx).UTC()
-	r.run.Nodes = append(r.run.Nodes, n)
-	return &r.run.Nodes[len(r.run.Nodes)-1]
+	return r.run.Trace.Add(n, r.run.Spec.Agent.Name, workflow.Now(ctx))
 }
 
-// skipNode settles a node as skipped, saying why: what it stood for did
-// not happen, and nothing failed.
+// skipNode settles a node as skipped, saying why.
 func (r *runner) skipNode(ctx workflow.Context, id, why string) {
-	if n := r.run.node(id); n != nil {
-		n.Status, n.Error, n.NotRun, n.At = signals.StatusSkipped, why, "", workflow.Now(ctx).UTC()
-	}
+	r.run.Skip(id, why, workflow.Now(ctx))
 }
 
 // finishNode settles a node as completed (output) or failed (error text).
 func (r *runner) finishNode(ctx workflow.Context, id string, output []byte, errText string) {
-	n := r.run.node(id)
-	if n == nil {
-		return
-	}
-	n.NotRun = "" // notRunNode says why, when the run's life stopped it
-	if errText != "" {
-		n.Status = signals.StatusFailed
-		n.Error = errText
-	} else {
-		n.Status = signals.StatusCompleted
-		n.Output = output
-	}
-	n.At = workflow.Now(ctx).UTC()
+	r.run.Finish(id, output, errText, workflow.Now(ctx))
 }
 
 // notRunNode settles a node that did not run because of the run's life:
@@ -55,12 +30,8 @@ func (r *runner) notRunNode(ctx workflow.Context, id string, why life.NotRun, te
 		text = notRunText(why)
 	}
 	r.finishNode(ctx, id, nil, text)
-	r.run.noteNotRun(id, why)
+	r.run.NotRun(id, why)
 }
 
 // noteNotRun records why a node just settled did not run.
-func (run *Run) noteNotRun(id string, why life.NotRun) {
-	if n := run.node(id); n != nil {
-		n.NotRun = why
-	}
-}
+func (run *Run) noteNotRun(id string, why life.NotRun) { run.Trace.NotRun(id, why) }

@@ -53,7 +53,7 @@ func (r *runner) contentOutput(ctx workflow.Context, reqID, content, finish stri
 		if stopErr := r.failOutput(ctx, id, errText); stopErr != nil {
 			return true, nil, stopErr
 		}
-		r.run.Frontier = []string{id}
+		r.run.Refused(id)
 		return false, nil, nil
 	}
 	return r.output(ctx, stepOutput{parent: reqID, value: checked})

@@ -6,14 +6,13 @@ import (
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
-	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/budget"
 	"github.com/unstuck-dev/unstuck/workflows/chat"
 	"github.com/unstuck-dev/unstuck/workflows/ladder"
-	"github.com/unstuck-dev/unstuck/workflows/life"
 	"github.com/unstuck-dev/unstuck/workflows/model"
+	"github.com/unstuck-dev/unstuck/workflows/trace"
 )
 
 // Run is the whole memory of a run and the continue-as-new input: queries
@@ -42,20 +41,9 @@ type Run struct {
 	undecoded error
 }
 
-// Trace is the trace graph: every node so far, and where the next model
-// request follows from.
-type Trace struct {
-	Nodes  []Node `json:"nodes"`
-	NextID int    `json:"next_id"` // node ids keep counting across continue-as-new
-	// Frontier are the nodes the next model request follows from.
-	Frontier []string `json:"frontier"`
-	// Settles counts the calls that completed, in order (Node.Settled):
-	// an edit rebuilds State from their writes in that order.
-	Settles int `json:"settles,omitempty"`
-	// Archived: the trace's oldest part is no longer carried (archive.go);
-	// it says where it is.
-	Archived *Archive `json:"archived,omitempty"`
-}
+// Trace is the trace graph: its nodes and its frontier, owned by package
+// trace (its fields stay the run's own in JSON).
+type Trace = trace.Trace
 
 // Progress is how far the run has come and what it holds.
 type Progress struct {
@@ -149,69 +137,11 @@ type resumePoint struct {
 	Again bool `json:"again,omitempty"`
 }
 
-// Node is a trace node plus what the engine needs to rebuild the
-// conversation from it.
-type Node struct {
-	signals.Node
-	// ModelCallID is the model's id of a call, answered by the tool
-	// message of the call's result.
-	ModelCallID string `json:"model_call_id,omitempty"`
-	// RanAs is what a person changed before the call ran (modify or
-	// replace); the model is told, so it does not report its own version.
-	RanAs json.RawMessage `json:"ran_as,omitempty"`
-	Step  int             `json:"step,omitempty"`
-	// Class is how a failed call failed (the loop detector's outcome), kept
-	// so a call an edit keeps is seen as it was.
-	Class policies.Class `json:"class,omitempty"`
-	// Settled orders the completed calls (Trace.Settles); Executed says
-	// the tool ran (or the effect ledger answered for it): an identical
-	// write re-issued after the call is invalidated is not run twice.
-	Settled  int  `json:"settled,omitempty"`
-	Executed bool `json:"executed,omitempty"`
-	// Ran: the tool activity was started (whatever came of it); CallKey is
-	// the call id its Idempotency-Key was made of (the node's own, or an
-	// earlier try's: stage_ledger.go).
-	Ran     bool   `json:"ran,omitempty"`
-	CallKey string `json:"call_key,omitempty"`
-	// Answered: an invalidated write that a standing call has answered
-	// for since (the effect ledger gave its result back, or a person had
-	// it run again): the ledger does not give it again (stage_ledger.go).
-	Answered bool `json:"answered,omitempty"`
-	// Superseded: a call taken while its reply streamed that the whole
-	// reply does not ask for (stream.go); it is not part of the
-	// conversation, and no call of the reply is it.
-	Superseded bool `json:"superseded,omitempty"`
-	// Checkpoint, on a request or human node, is the run's loop escape
-	// and counters as they were when the node began: an edit from there
-	// restores them (only the latest maxCheckpoints are kept).
-	Checkpoint json.RawMessage `json:"checkpoint,omitempty"`
-	// Spent is what the node cost: a request's replies, a call's tool
-	// activities (workflows/budget). A fork counts its spend from the nodes it
-	// keeps.
-	Spent *policies.Spend `json:"spent,omitempty"`
-	// NotRun is why the node did not run because of the run's life (an
-	// edit, a person's handoff, a message that cut in). It is not
-	// carried, so the carried state and the run query keep their shape:
-	// a loaded run derives it from the trace's words (not_run.go).
-	NotRun life.NotRun `json:"-"`
-}
+// Node is a trace node, package trace's.
+type Node = trace.Node
 
 // node finds a node by id.
-func (r *Run) node(id string) *Node {
-	for i := len(r.Nodes) - 1; i >= 0; i-- {
-		if r.Nodes[i].ID == id {
-			return &r.Nodes[i]
-		}
-	}
-	return nil
-}
-
-// newNodeID hands out ids that stay unique across continue-as-new because
-// the counter is part of the run.
-func (r *Run) newNodeID() string {
-	r.NextID++
-	return fmt.Sprintf("n%d", r.NextID)
-}
+func (r *Run) node(id string) *Node { return r.Trace.Node(id) }
 
 // mustJSON marshals values the engine built itself. A value JSON cannot
 // hold (a NaN, an invalid raw message) is a bug; it stops the run with a

@@ -32,7 +32,7 @@ func (r *runner) repairLoop(ctx workflow.Context, escID string, loop *policies.L
 		r.noteEscalation(escID, "no refused call to repair")
 		return r.escalate(ctx, loop, where)
 	}
-	name, args, refusal := failed.askedTool(), failed.Args, failed.Error
+	name, args, refusal := failed.AskedTool(), failed.Args, failed.Error
 	tool, ok := r.run.Spec.Tool(name)
 	if !ok {
 		r.noteEscalation(escID, "no refused call to repair: "+unknownTool(name, toolNames(r.run.Spec)))

@@ -146,7 +146,7 @@ func (r *runner) sameWrite(tool string, args json.RawMessage, from, to int, want
 	}
 	for i := to - 1; i >= from; i-- {
 		n := &r.run.Nodes[i]
-		if n.Kind != signals.KindCall || !want(n) || n.askedTool() != tool {
+		if n.Kind != signals.KindCall || !want(n) || n.AskedTool() != tool {
 			continue
 		}
 		if got, err := policies.CanonicalJSON(n.Args); err == nil && bytes.Equal(got, canon) {

@@ -10,7 +10,6 @@ import (
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
-	"github.com/unstuck-dev/unstuck/signals"
 )
 
 // run starts one attempt of a call as a tool activity; when it ends, a
@@ -77,8 +76,7 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt 
 	if attempt > 0 {
 		callID = fmt.Sprintf("%s-r%d", callID, attempt)
 	}
-	if n := r.run.node(nodeID); n != nil {
-		n.Status, n.At = signals.StatusRunning, workflow.Now(ctx).UTC()
+	if n := r.run.Running(nodeID, workflow.Now(ctx)); n != nil {
 		n.Args = args
 		n.Ran, n.CallKey = true, callID
 	}

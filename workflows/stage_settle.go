@@ -55,8 +55,8 @@ func (p *pipeline) settleResult(ctx workflow.Context, c *stepCall, tool config.T
 	c.done = true
 	r.finishNode(ctx, c.nodeID, result, "")
 	if n := r.run.node(c.nodeID); n != nil {
-		r.run.Settles++
-		n.Settled, n.Executed = r.run.Settles, true
+		r.run.Settle(n)
+		n.Executed = true
 	}
 	if c.write != nil {
 		if v, derr := decodeJSON(result); derr == nil {

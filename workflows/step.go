@@ -164,7 +164,7 @@ func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, 
 		r.countTokens(ctx, *reply)
 		run.SentMessages = len(conv) + 1
 		run.LastReplyID = reply.ReplyID
-		run.Frontier = []string{reqID}
+		run.Replied(reqID)
 		return reply, reqID, nil
 	}
 }
@@ -323,7 +323,7 @@ const maxArgsInError = 4 << 10
 // errorEnvelope is the {"call": ..., "error": ...} message the model gets
 // for a call that failed, before or after running.
 func errorEnvelope(n *Node) string {
-	env := map[string]any{"call": describeCall(n.ID, n.askedTool(), n.Args), "error": n.Error}
+	env := map[string]any{"call": describeCall(n.ID, n.AskedTool(), n.Args), "error": n.Error}
 	switch {
 	case n.Check != nil && n.Check.Unknown:
 		// A call whose outcome could not be checked: neither failed nor

@@ -30,10 +30,7 @@ func cancelled(ctx workflow.Context, err error) bool {
 func (r *runner) cancelled(ctx workflow.Context, nodeID string) error {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	if nodeID != "" {
-		r.finishNode(dctx, nodeID, nil, "canceled")
-		if n := r.run.node(nodeID); n != nil {
-			n.Status = signals.StatusSkipped
-		}
+		r.run.Cancelled(nodeID, workflow.Now(dctx))
 	}
 	_ = r.setPhase(dctx, signals.PhaseStopped)
 	return temporal.NewCanceledError("the run was cancelled")

@@ -29,7 +29,7 @@ func (r *runner) endTurn(ctx workflow.Context, o stepOutput) (bool, *AgentResult
 	out := r.addNode(ctx, Node{Node: signals.Node{
 		Kind: signals.KindOutput, Status: signals.StatusCompleted, Parents: []string{o.parent}, Output: o.value, GraphNode: o.graphNode,
 	}, Step: r.run.Step})
-	r.run.Frontier = []string{out.ID}
+	r.run.EndedTurn(out.ID)
 	r.chat().Answered(o.value)
 	return r.nextMessage(ctx)
 }

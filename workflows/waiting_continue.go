@@ -171,7 +171,7 @@ func (r *runner) expectCarriedWaits() {
 	w := res.Waiting
 	for _, id := range sortedIDs(w.Since) {
 		if n := r.run.node(id); n != nil && n.Kind == signals.KindCall && n.Status == signals.StatusAwaitingApproval {
-			r.approvals.wait(id, n.askedTool())
+			r.approvals.wait(id, n.AskedTool())
 		}
 	}
 	if w.Human != "" {

@@ -213,7 +213,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 		Kind: signals.KindTask, Status: signals.StatusCompleted,
 		Args: mustJSON(map[string]any{"task": in.Task, "input": inputOrEmpty(in.Input)}),
 	}})
-	run.Frontier = []string{task.ID}
+	run.Started(task.ID)
 	return r, nil
 }
 
