@@ -616,25 +616,7 @@ func TestAReissuedApprovedWriteIsNotAskedAgain(t *testing.T) {
 // waits: the llm node's step is finished (nothing of it runs again), and
 // the walk goes on from there with the edited State.
 func TestEditOfAGraphLLMNodesCall(t *testing.T) {
-	spec := editSpec()
-	spec.Agent.Graph = &config.Graph{
-		Start: "L",
-		Nodes: map[string]config.GraphNode{
-			"L": {LLM: true},
-			"H": {Tool: "hold", Args: map[string]any{}},
-			"E": {End: true, Output: "†state.x.v"},
-		},
-		Edges: []config.GraphEdge{{From: "L", To: "H"}, {From: "H", To: "E"}},
-	}
-	replies := []activities.ModelReply{{Content: "look", ToolCalls: []activities.ToolCall{call("k1", "a", `{"v": "old", "_outputPath": "†state.x"}`)}}}
-	h := newHarness(t, spec, replies, echoTool)
-	var got updateResult
-	h.edit(time.Minute, signals.EditRequest{NodeID: "n3", Output: json.RawMessage(`{"v": "edited"}`)}, &got)
-	h.env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "agent", Task: "walk"})
-	require.NoError(t, got.rejected)
-	require.Equal(t, []string{"n4"}, got.result.(signals.EditResult).Invalidated)
-	next := continuedInput(t, h)
-	require.Equal(t, "L", next.Continued.GraphAt)
+	spec, next := editedGraphCall(t)
 
 	h2 := newHarness(t, spec, nil, echoTool)
 	var approved updateResult

@@ -33,7 +33,7 @@ func editedThought(t *testing.T) AgentInput {
 	return next
 }
 
-// editedGraphCall is the run TestEditOfAGraphLLMNodesCall continues: an
+// editedGraphCall is the run TestEditOfAGraphLLMNodesCall and the decode tests continue: an
 // edit of the llm node's call, its request (n2) to resume.
 func editedGraphCall(t *testing.T) (*config.Resolved, AgentInput) {
 	spec := editSpec()
@@ -52,9 +52,11 @@ func editedGraphCall(t *testing.T) (*config.Resolved, AgentInput) {
 	h.edit(time.Minute, signals.EditRequest{NodeID: "n3", Output: json.RawMessage(`{"v": "edited"}`)}, &got)
 	h.env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "agent", Task: "walk"})
 	require.NoError(t, got.rejected)
+	require.Equal(t, []string{"n4"}, got.result.(signals.EditResult).Invalidated)
 	next := continuedInput(t, h)
 	require.NotNil(t, next.Continued.Resume)
 	require.Equal(t, "n2", next.Continued.Resume.Request)
+	require.Equal(t, "L", next.Continued.GraphAt)
 	return spec, next
 }
 
