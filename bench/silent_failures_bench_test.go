@@ -127,19 +127,25 @@ func BenchmarkSilentFailures(b *testing.B) {
 	// A postcondition over numbers, on a silent transient fault, each shape.
 	cells = append(cells, silentCell{fault{faultBody, false}, "book_num", false, silentRuns}, silentCell{fault{faultBody, false}, "book_num", true, silentRuns})
 	for range b.N {
-		var rows, notes []string
-		for _, c := range cells {
-			sum := silentCellRun(b, bin, svc, c)
-			rows = append(rows, fmt.Sprintf("| %s | %s |", c, sum))
-			if sum.why != "" {
-				notes = append(notes, fmt.Sprintf("%s: %.300s", c, sum.why))
-			}
-		}
-		fmt.Println(silentHeader)
-		fmt.Println(strings.Join(rows, "\n"))
-		fmt.Println("How the first run of a cell that did not end with a booking ended:")
-		fmt.Println(strings.Join(notes, "\n"))
+		runSilentCells(b, bin, svc, cells)
 	}
+}
+
+// runSilentCells runs each cell and prints the matrix's rows, then how
+// the first run of a cell that did not end with a booking ended.
+func runSilentCells(b *testing.B, bin string, svc *bookings, cells []silentCell) {
+	var rows, notes []string
+	for _, c := range cells {
+		sum := silentCellRun(b, bin, svc, c)
+		rows = append(rows, fmt.Sprintf("| %s | %s |", c, sum))
+		if sum.why != "" {
+			notes = append(notes, fmt.Sprintf("%s: %.300s", c, sum.why))
+		}
+	}
+	fmt.Println(silentHeader)
+	fmt.Println(strings.Join(rows, "\n"))
+	fmt.Println("How the first run of a cell that did not end with a booking ended:")
+	fmt.Println(strings.Join(notes, "\n"))
 }
 
 // silentCellRun runs one cell on a fresh scripted model and worker.

@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 )
 
@@ -28,16 +26,6 @@ func BenchmarkSilentFailuresReadBackDown(b *testing.B) {
 	svc := startBookings()
 	defer svc.Close()
 	for range b.N {
-		var rows, notes []string
-		for _, c := range readBackDownCells() {
-			sum := silentCellRun(b, bin, svc, c)
-			rows = append(rows, fmt.Sprintf("| %s | %s |", c, sum))
-			if sum.why != "" {
-				notes = append(notes, fmt.Sprintf("%s: %.300s", c, sum.why))
-			}
-		}
-		fmt.Println(silentHeader)
-		fmt.Println(strings.Join(rows, "\n"))
-		fmt.Println(strings.Join(notes, "\n"))
+		runSilentCells(b, bin, svc, readBackDownCells())
 	}
 }
