@@ -44,7 +44,7 @@ func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities
 // the edit kept are not run again and a call a person gave new arguments
 // runs with them.
 func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activities.ToolCall, resume *editResume) (*finalCall, []*stepCall, error) {
-	stream := r.streamOf(reqID)
+	stream := r.requests().streamOf(reqID)
 	step := make([]*stepCall, len(calls))
 	ids := make([]string, len(calls))
 	limit := len(calls)

@@ -74,9 +74,7 @@ func (c chatRun) Record(ctx workflow.Context, node string, m signals.MessageRequ
 func (c chatRun) RollBack(ctx workflow.Context, i int) {
 	run := c.r.run
 	run.RestartedTurn(i, workflow.Now(ctx))
-	if g := run.Spec.Agent.Graph; g != nil {
-		run.GraphAt = g.Start
-	}
+	c.r.shape.fromStart()
 	// What the model was sent is no longer the conversation's start: the
 	// next request sends it whole.
 	run.sendWhole()

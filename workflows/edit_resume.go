@@ -32,7 +32,7 @@ func (r *runner) resume(ctx workflow.Context) (bool, *AgentResult, error) {
 		return r.contentOutput(ctx, req.ID, rec.Content, rec.FinishReason)
 	}
 	final, calls, err := r.runCallsOf(ctx, req.ID, rec.ToolCalls, res)
-	return r.afterCalls(ctx, req.ID, final, calls, err)
+	return freeForm{r: r}.afterCalls(ctx, req.ID, final, calls, err)
 }
 
 // keptCall is a call of a resumed reply that the edit kept: settled, it

@@ -13,26 +13,14 @@ import "go.temporal.io/sdk/workflow"
 // edges (graph.go). A conversation's messages join it between steps, and
 // its turns end in the output (turn.go), in both shapes.
 
-// stepShape chooses and takes a run's steps.
-type stepShape interface {
-	// begin takes up what the previous generation carried; done: the run
-	// ended there, with res or err. resumes: the next step finishes one the
-	// run continued as new in, so it is not a new step (policies.NextMove
-	// is not asked before it).
-	begin(ctx workflow.Context) (resumes, done bool, res *AgentResult, err error)
-	// step takes the next step; done: the run ended with it.
-	step(ctx workflow.Context) (done bool, res *AgentResult, err error)
-	// graph says which shape it is, for policies.NextMove.
-	graph() bool
-}
-
 // runSteps is the engine: the shape's steps until one ends the run.
 // Before each new step, it continues as new when Temporal suggests it, or
 // stops at the step ceiling (beforeStep). An edit or a person's handoff
 // that came during a step is applied once the step is over, whatever the
 // step ended with: what the step did is recorded, and the edit decides
 // what stays.
-func (r *runner) runSteps(ctx workflow.Context, s stepShape) (*AgentResult, error) {
+func (r *runner) runSteps(ctx workflow.Context) (*AgentResult, error) {
+	s := r.shape
 	if done, res, err := r.resumeTurn(ctx); done {
 		if r.resumedEdit(ctx, err) {
 			return nil, r.applyAndContinue(ctx)

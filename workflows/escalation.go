@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -63,22 +62,9 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 		r.noteEscalation(id, fmt.Sprintf("%s is replaced by its fallback %s while its breaker is open", tool, fb.Fallback))
 		return &escalation{}
 	case policies.RungExplore:
-		if where != "" {
-			// The walk goes straight to the exit's target: its source is a
-			// node of the cycle, visited in the loop's last repetition.
-			note := fmt.Sprintf("leaving the cycle: %s -> %s", exit.From, exit.To)
-			if exit.From != where {
-				note += fmt.Sprintf(" (the loop was seen at %s; the way out is at %s)", where, exit.From)
-			}
-			r.noteEscalation(id, note)
-			le.Explore() // away until real progress (ladder/struggle.go)
-			return &escalation{goTo: exit.To}
-		}
-		blocked := describeCalls(le.Block(loop))
-		r.noteEscalation(id, fmt.Sprintf("You are repeating the same calls in a loop (%s). Those exact calls are now blocked: change the arguments, use another tool, or finish with what you have.", strings.Join(blocked, "; ")))
-		return &escalation{}
+		return r.shape.explore(id, loop, where, exit)
 	case policies.RungRollback:
-		return r.rollback(ctx, id, loop, where)
+		return r.rollback(ctx, id, loop)
 	case policies.RungRepair:
 		return r.repairLoop(ctx, id, loop, where)
 	case policies.RungHandoff:
@@ -121,8 +107,8 @@ func describeCalls(calls []ladder.Node) []string {
 // rollback goes back to just before the loop began and continues as new
 // from there: the loop's nodes are invalidated (the model no longer reads
 // them) and, in a graph, the edge into the loop is excluded.
-func (r *runner) rollback(ctx workflow.Context, escID string, loop *policies.Loop, where string) *escalation {
-	firstEvent, before, edge := r.escape().RollBack(loop, where != "")
+func (r *runner) rollback(ctx workflow.Context, escID string, loop *policies.Loop) *escalation {
+	firstEvent, before, edge := r.escape().RollBack(loop, r.shape.graph())
 	first := r.run.node(firstEvent.NodeID)
 	r.run.RolledBack(escID, workflow.Now(ctx), func(n *Node) bool {
 		record := n.Kind == signals.KindEdit || (n.Kind == signals.KindHuman && n.Status == signals.StatusSkipped)
@@ -130,16 +116,7 @@ func (r *runner) rollback(ctx workflow.Context, escID string, loop *policies.Loo
 	})
 	// The conversation shrank: the next request carries it whole.
 	r.run.sendWhole()
-	if where != "" {
-		resume := &resumePoint{Node: before.Where, OK: true}
-		if n := r.run.node(before.NodeID); n != nil && n.Status == signals.StatusFailed {
-			resume.OK, resume.Error = false, n.Error
-		}
-		r.run.ResumeFrom = resume
-		r.noteEscalation(escID, fmt.Sprintf("back to %s, without the edge %s", before.Where, edge))
-	} else {
-		r.noteEscalation(escID, fmt.Sprintf("back to before step %d; the loop's steps are invalidated", first.Step))
-	}
+	r.noteEscalation(escID, r.shape.rolledBack(before, edge, first))
 	return &escalation{continueAsNew: true}
 }
 

@@ -62,7 +62,7 @@ func (g *graphShape) begin(ctx workflow.Context) (bool, bool, *AgentResult, erro
 	g.resume = r.run.Resume != nil
 	if rp := r.run.ResumeFrom; rp != nil {
 		r.run.ResumeFrom = nil
-		next, err := r.nextNode(ctx, rp.Node, visitResult{ok: rp.OK, errText: rp.Error})
+		next, err := g.nextNode(ctx, rp.Node, visitResult{ok: rp.OK, errText: rp.Error})
 		if err != nil {
 			return false, true, nil, r.stop(ctx, "after the rollback: "+err.Error())
 		}
@@ -79,9 +79,9 @@ func (g *graphShape) step(ctx workflow.Context) (bool, *AgentResult, error) {
 	var res visitResult
 	if g.resume {
 		g.resume = false
-		res = r.resumeVisit(ctx, at, n)
+		res = g.resumeVisit(ctx, at, n)
 	} else {
-		res = r.visit(ctx, at, n)
+		res = g.visit(ctx, at, n)
 	}
 	if res.cutIn {
 		return false, nil, nil
@@ -109,7 +109,7 @@ func (g *graphShape) step(ctx workflow.Context) (bool, *AgentResult, error) {
 	if res.again {
 		return false, nil, nil
 	}
-	next, err := r.nextNode(ctx, at, res)
+	next, err := g.nextNode(ctx, at, res)
 	if err != nil {
 		return true, nil, r.stop(ctx, err.Error())
 	}
@@ -118,12 +118,13 @@ func (g *graphShape) step(ctx workflow.Context) (bool, *AgentResult, error) {
 }
 
 // visit executes one graph node, counting the visit (and its step).
-func (r *runner) visit(ctx workflow.Context, at string, n config.GraphNode) visitResult {
+func (g *graphShape) visit(ctx workflow.Context, at string, n config.GraphNode) visitResult {
+	r := g.r
 	if !n.LLM { // an llm node's step is its model request
 		r.run.Step++
 	}
 	r.run.Visits[at]++
-	return r.visitNode(ctx, at, n)
+	return g.visitNode(ctx, at, n)
 }
 
 // resumeVisit finishes the visit of node at that the run continued as
@@ -132,34 +133,36 @@ func (r *runner) visit(ctx workflow.Context, at string, n config.GraphNode) visi
 // in the same visit: a tool node's call held for approval walks the
 // pipeline again under its own node, a human node waits at the same
 // node, an llm node at its budget rung asks again.
-func (r *runner) resumeVisit(ctx workflow.Context, at string, n config.GraphNode) visitResult {
+func (g *graphShape) resumeVisit(ctx workflow.Context, at string, n config.GraphNode) visitResult {
+	r := g.r
 	res := r.run.Resume
 	if res.Request != "" || res.Waiting == nil {
-		return r.resumeLLM(ctx, at)
+		return g.resumeLLM(ctx, at)
 	}
 	r.run.Resume = nil
 	if rung := res.Waiting.Rung; rung != nil && rung.Visit != nil {
 		v := rung.Visit
 		return visitResult{ok: v.OK, errText: v.Error, again: v.Again, rung: r.resumeRung(ctx, res.Waiting)}
 	}
-	if c := r.heldToolCall(res.Waiting, at, n); c != nil {
-		return r.runToolNode(ctx, c)
+	if c := g.heldToolCall(res.Waiting, at, n); c != nil {
+		return g.runToolNode(ctx, c)
 	}
-	return r.visitNode(ctx, at, n) // a human node waits at its held node (expectCarriedWaits)
+	return g.visitNode(ctx, at, n) // a human node waits at its held node (expectCarriedWaits)
 }
 
 // visitNode does what node at is for.
-func (r *runner) visitNode(ctx workflow.Context, at string, n config.GraphNode) visitResult {
+func (g *graphShape) visitNode(ctx workflow.Context, at string, n config.GraphNode) visitResult {
+	r := g.r
 	switch {
 	case n.End:
-		return r.visitEnd(ctx, at, n)
+		return g.visitEnd(ctx, at, n)
 	case n.Tool != "":
-		return r.visitTool(ctx, at, n)
+		return g.visitTool(ctx, at, n)
 	case n.LLM:
-		return r.visitLLM(ctx, at)
+		return g.visitLLM(ctx, at)
 	case n.Human:
 		reply, id, timedOut, err := r.awaitHuman(ctx, "graph node "+at, false)
-		r.tagGraphNode(id, at)
+		r.run.tagGraphNode(id, at)
 		if errors.Is(err, errSwitching) {
 			return visitResult{waits: stepWaits{human: id}}
 		}
@@ -180,7 +183,8 @@ func (r *runner) visitNode(ctx workflow.Context, at string, n config.GraphNode) 
 // visitTool runs a tool node: a call with its arguments from the node,
 // through the same pipeline as a model's call (references, schema and
 // repair, blocking, approval, breaker and fallback, the tool, settling).
-func (r *runner) visitTool(ctx workflow.Context, at string, n config.GraphNode) visitResult {
+func (g *graphShape) visitTool(ctx workflow.Context, at string, n config.GraphNode) visitResult {
+	r := g.r
 	tool, ok := r.run.Spec.Tool(n.Tool)
 	node := r.addNode(ctx, Node{Node: signals.Node{
 		Kind: signals.KindCall, Status: signals.StatusRunning, Parents: r.run.Frontier, Tool: n.Tool, GraphNode: at,
@@ -196,7 +200,7 @@ func (r *runner) visitTool(ctx workflow.Context, at string, n config.GraphNode) 
 	if n.Args != nil {
 		args = n.Args
 	}
-	return r.runToolNode(ctx, toolNodeCall(id, at, tool, n, args))
+	return g.runToolNode(ctx, toolNodeCall(id, at, tool, n, args))
 }
 
 // toolNodeCall is the call a tool node makes, under node id, with args.
@@ -211,7 +215,8 @@ func toolNodeCall(id, at string, tool config.Tool, n config.GraphNode, args any)
 }
 
 // runToolNode walks a tool node's call through the pipeline.
-func (r *runner) runToolNode(ctx workflow.Context, c *stepCall) visitResult {
+func (g *graphShape) runToolNode(ctx workflow.Context, c *stepCall) visitResult {
+	r := g.r
 	_, _ = r.drive(ctx, []*stepCall{c}) // a tool node is never final_output
 	return visitResult{ok: c.errText == "", errText: c.errText, event: r.event(c).LoopEvent(), waits: stepWaits{calls: []*stepCall{c}}}
 }
@@ -221,7 +226,8 @@ func (r *runner) runToolNode(ctx workflow.Context, c *stepCall) visitResult {
 // again under its own node (so its call id stays the one people were
 // shown), with the arguments it waited with (references resolved,
 // repaired).
-func (r *runner) heldToolCall(w *waitingResume, at string, n config.GraphNode) *stepCall {
+func (g *graphShape) heldToolCall(w *waitingResume, at string, n config.GraphNode) *stepCall {
+	r := g.r
 	tool, ok := r.run.Spec.Tool(n.Tool)
 	if !ok {
 		return nil
@@ -241,21 +247,23 @@ func (r *runner) heldToolCall(w *waitingResume, at string, n config.GraphNode) *
 }
 
 // visitLLM is one model request and its calls, inside a graph.
-func (r *runner) visitLLM(ctx workflow.Context, at string) visitResult {
-	reply, reqID, err := r.request(ctx)
-	r.tagGraphNode(reqID, at)
+func (g *graphShape) visitLLM(ctx workflow.Context, at string) visitResult {
+	r := g.r
+	reply, reqID, err := r.requests().request(ctx)
+	r.run.tagGraphNode(reqID, at)
 	if errors.Is(err, chat.ErrCutIn) {
 		return visitResult{cutIn: true}
 	}
 	if err != nil {
 		return visitResult{stopErr: err}
 	}
-	return r.llmOutcome(ctx, at, reqID, replyView(*reply), nil)
+	return g.llmOutcome(ctx, at, reqID, replyView(*reply), nil)
 }
 
 // resumeLLM finishes the step of an llm node an edit continued the run
 // in: the edited reply's calls that the edit did not keep run.
-func (r *runner) resumeLLM(ctx workflow.Context, at string) visitResult {
+func (g *graphShape) resumeLLM(ctx workflow.Context, at string) visitResult {
+	r := g.r
 	res := r.run.Resume
 	r.run.Resume = nil
 	req := r.run.node(res.Request)
@@ -266,12 +274,13 @@ func (r *runner) resumeLLM(ctx workflow.Context, at string) visitResult {
 	if err := r.stopUndecodable(ctx, decodeRecorded(req, "the edited model reply", req.Output, &rec)); err != nil {
 		return visitResult{stopErr: err}
 	}
-	return r.llmOutcome(ctx, at, req.ID, rec, res)
+	return g.llmOutcome(ctx, at, req.ID, rec, res)
 }
 
 // llmOutcome runs an llm node's calls (all of them, or after an edit
 // those not kept) and says how the visit ended.
-func (r *runner) llmOutcome(ctx workflow.Context, at, reqID string, reply replyRecord, resume *editResume) visitResult {
+func (g *graphShape) llmOutcome(ctx workflow.Context, at, reqID string, reply replyRecord, resume *editResume) visitResult {
+	r := g.r
 	// The node's identity in loops is what the model asked for, so an llm
 	// node visited again with new calls is progress, not a cycle.
 	calls := string(mustJSON(reply.ToolCalls))
@@ -280,7 +289,7 @@ func (r *runner) llmOutcome(ctx workflow.Context, at, reqID string, reply replyR
 			// A visit an edit resumed is not asked.
 			if na, ok := r.model().GraphNoAnswer(ctx, reply.Content, reply.Refusal, reply.FinishReason); ok {
 				id := r.recordNoAnswer(ctx, reqID, reply.Content, reply.Refusal, na)
-				r.tagGraphNode(id, at)
+				r.run.tagGraphNode(id, at)
 				return visitResult{again: true, errText: na.Told, event: na.At(at)}
 			}
 		}
@@ -304,14 +313,15 @@ func (r *runner) llmOutcome(ctx workflow.Context, at, reqID string, reply replyR
 	if failed == "" && changedNothing(stepCalls) {
 		outcome = string(policies.NoOp)
 	}
-	return visitResult{ok: failed == "", errText: failed, event: r.llmNodeEvent(ctx, at, calls, reply, outcome), waits: waits}
+	return visitResult{ok: failed == "", errText: failed, event: g.llmNodeEvent(ctx, at, calls, reply, outcome), waits: waits}
 }
 
 // llmNodeEvent is the loop event of an llm node's visit whose reply asked
 // for calls: since stable-signatures, what the calls were without their
 // ids and volatile fields; before, their JSON with the provider's ids,
 // which no two replies share (so such a node never looked like a loop).
-func (r *runner) llmNodeEvent(ctx workflow.Context, at, callsJSON string, reply replyRecord, outcome string) policies.LoopEvent {
+func (g *graphShape) llmNodeEvent(ctx workflow.Context, at, callsJSON string, reply replyRecord, outcome string) policies.LoopEvent {
+	r := g.r
 	if versionOf(ctx, versionStableSignatures, 1) == workflow.DefaultVersion {
 		return policies.LLMNodeEvent(at, callsJSON, reply.Content, outcome)
 	}
@@ -324,7 +334,8 @@ func (r *runner) llmNodeEvent(ctx workflow.Context, at, callsJSON string, reply 
 
 // visitEnd completes the run with the end node's output: a reference, or
 // the whole State.
-func (r *runner) visitEnd(ctx workflow.Context, at string, n config.GraphNode) visitResult {
+func (g *graphShape) visitEnd(ctx workflow.Context, at string, n config.GraphNode) visitResult {
+	r := g.r
 	var out any = r.run.State
 	if n.Output != "" {
 		resolved, problem := r.resolveArgs(map[string]any{"output": n.Output})
@@ -349,8 +360,9 @@ func (r *runner) visitEnd(ctx workflow.Context, at string, n config.GraphNode) v
 // without one always holds), skipping edges a rollback excluded; after
 // explore, until real progress, an edge away from the struggle's loops
 // first (ladder.Escape.AwayFrom).
-func (r *runner) nextNode(ctx workflow.Context, at string, res visitResult) (string, error) {
-	holds := r.edgeHolds(ctx, config.WhenEnv{OK: res.ok, Error: res.errText, State: r.run.State, Input: r.inputMap(), Visits: r.run.Visits})
+func (g *graphShape) nextNode(ctx workflow.Context, at string, res visitResult) (string, error) {
+	r := g.r
+	holds := g.edgeHolds(ctx, config.WhenEnv{OK: res.ok, Error: res.errText, State: r.run.State, Input: r.inputMap(), Visits: r.run.Visits})
 	next, err := policies.NextEdge(at, r.run.Spec.Agent.Graph.Edges, r.run.ExcludedEdges, res.ok, res.errText, holds)
 	if away, ok := r.escape().AwayFrom(ctx, at, next, err, holds); ok {
 		return away, nil
@@ -360,7 +372,8 @@ func (r *runner) nextNode(ctx workflow.Context, at string, res visitResult) (str
 
 // edgeHolds evaluates an edge's condition in env (the visit's outcome,
 // State, input and visits); a run error names the condition.
-func (r *runner) edgeHolds(ctx workflow.Context, env config.WhenEnv) func(i int, e config.GraphEdge) (bool, error) {
+func (g *graphShape) edgeHolds(ctx workflow.Context, env config.WhenEnv) func(i int, e config.GraphEdge) (bool, error) {
+	r := g.r
 	return func(i int, e config.GraphEdge) (bool, error) {
 		o := r.evaluateGated(ctx, true, e.When, env, nil)
 		if o.compileErr != nil {
@@ -373,8 +386,9 @@ func (r *runner) edgeHolds(ctx workflow.Context, env config.WhenEnv) func(i int,
 	}
 }
 
-func (r *runner) tagGraphNode(id, at string) {
-	if n := r.run.node(id); n != nil {
+// tagGraphNode marks node id as one of graph node at.
+func (run *Run) tagGraphNode(id, at string) {
+	if n := run.node(id); n != nil {
 		n.GraphNode = at
 	}
 }

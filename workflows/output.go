@@ -97,7 +97,7 @@ func (r *runner) output(ctx workflow.Context, o stepOutput) (bool, *AgentResult,
 	}
 	res, err := r.complete(ctx, o.parent, o.value)
 	if o.graphNode != "" {
-		r.tagGraphNode(r.run.Nodes[len(r.run.Nodes)-1].ID, o.graphNode) // the output node
+		r.run.tagGraphNode(r.run.Nodes[len(r.run.Nodes)-1].ID, o.graphNode) // the output node
 	}
 	return true, res, err
 }

@@ -1,19 +1,14 @@
 package workflows
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/unstuck-dev/unstuck/activities"
-	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
-	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/chat"
-	"github.com/unstuck-dev/unstuck/workflows/model"
 )
 
 // freeForm is the free-form shape: each step is a model request and what
@@ -40,15 +35,16 @@ func (f freeForm) step(ctx workflow.Context) (bool, *AgentResult, error) {
 	if done, err := r.handoffByRule(ctx); done {
 		return true, nil, err
 	}
-	done, result, err := r.step(ctx)
+	done, result, err := f.ask(ctx)
 	return err != nil || done, result, err
 }
 
-// step is one model request and what follows from its reply: the calls
+// ask is one model request and what follows from its reply: the calls
 // it asked for, or its content as the output. done reports the run ended
 // (with result, or with err for a stop).
-func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err error) {
-	reply, reqID, err := r.request(ctx)
+func (f freeForm) ask(ctx workflow.Context) (done bool, result *AgentResult, err error) {
+	r := f.r
+	reply, reqID, err := r.requests().request(ctx)
 	if errors.Is(err, chat.ErrCutIn) {
 		return false, nil, nil // the message joins before the next request
 	}
@@ -65,17 +61,18 @@ func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err
 		return r.contentOutput(ctx, reqID, reply.Content, reply.FinishReason)
 	}
 	final, calls, err := r.runCalls(ctx, reqID, reply.ToolCalls)
-	return r.afterCalls(ctx, reqID, final, calls, err)
+	return f.afterCalls(ctx, reqID, final, calls, err)
 }
 
 // afterCalls ends a step once its calls are settled (settle): the
 // output, a handoff, or the calls fed to the loop detector.
-func (r *runner) afterCalls(ctx workflow.Context, reqID string, final *finalCall, calls []*stepCall, err error) (bool, *AgentResult, error) {
+func (f freeForm) afterCalls(ctx workflow.Context, reqID string, final *finalCall, calls []*stepCall, err error) (bool, *AgentResult, error) {
+	r := f.r
 	end := stepEnd{waits: stepWaits{reqID: reqID, calls: calls}, stopErr: err}
 	if final != nil {
 		end.output = &stepOutput{parent: final.callID, value: final.output}
 	} else {
-		end.events = func() []stepEvent { return r.callEvents(calls) }
+		end.events = func() []stepEvent { return f.callEvents(calls) }
 	}
 	done, res, _, err := r.settle(ctx, end)
 	return done, res, err
@@ -85,7 +82,8 @@ func (r *runner) afterCalls(ctx workflow.Context, reqID string, final *finalCall
 // the loop detector. Identical calls of one reply run side by side, not
 // one after another, so each distinct call of a step is one event: eight
 // equal calls in one reply are not a loop.
-func (r *runner) callEvents(calls []*stepCall) []stepEvent {
+func (f freeForm) callEvents(calls []*stepCall) []stepEvent {
+	r := f.r
 	var events []stepEvent
 	seen := map[string]bool{}
 	for _, c := range calls {
@@ -100,210 +98,6 @@ func (r *runner) callEvents(calls []*stepCall) []stepEvent {
 		events = append(events, stepEvent{nodeID: c.nodeID, event: ev})
 	}
 	return events
-}
-
-// request asks the model for its next reply. It passes only the messages
-// added since the previous request; a failure that outlives the model's
-// retry policy is recorded in the trace and status, then stops the run.
-func (r *runner) request(ctx workflow.Context) (*activities.ModelReply, string, error) {
-	run := r.run
-	run.Step++
-	r.showDetails(ctx)
-	node := r.addNode(ctx, Node{Node: signals.Node{
-		Kind: signals.KindRequest, Status: signals.StatusRunning, Parents: run.Frontier,
-	}, Step: run.Step})
-	reqID := node.ID
-	ask := modelAsk{budget: r.model().PromptBudget(ctx)}
-	r.model().Choose(ctx)
-	for {
-		spendTokens, replyTokens, err := r.budget().BeforeRequest(ctx, reqID, ask.maxTokens)
-		if err != nil {
-			return nil, reqID, r.notSent(ctx, reqID, err)
-		}
-		ask.spendTokens, ask.replyTokens = spendTokens, replyTokens
-		reply, conv, err := r.askModel(ctx, reqID, ask)
-		if errors.Is(err, errFellBack) {
-			continue // asked again, of the next model
-		}
-		if reply == nil {
-			return nil, reqID, err
-		}
-		if reply.OverBudget == nil && reply.OverSpend == nil {
-			// Every reply answered is paid for, one asked again too; sent,
-			// a wait carried for its budget is over.
-			b := r.budget()
-			b.SpendTokens(ctx, reqID, reply.InputTokens, reply.OutputTokens, reply.Estimated)
-			b.Sent(ctx)
-		}
-		if reply.OverSpend != nil {
-			// Not sent: a person raises the budget, or the run stops.
-			if err := r.budget().OverPrompt(ctx, reqID, ask.maxTokens, *reply.OverSpend); err != nil {
-				return nil, reqID, r.notSent(ctx, reqID, err)
-			}
-			continue
-		}
-		if reply.OverBudget != nil {
-			// Not sent: the conversation is compacted and asked again.
-			ask.budget = r.model().Compact(ctx, reqID, *reply.OverBudget)
-			continue
-		}
-		if ask.maxTokens == 0 && r.model().CutOff(ctx, *reply) {
-			if ask.maxTokens = r.model().LongerReply(ctx, reqID); ask.maxTokens > 0 {
-				continue // asked again, with room for the whole call
-			}
-		}
-		// The node shows what the model call took: the compactions of its
-		// conversation, the longer reply it was asked again for.
-		view := replyView(*reply)
-		view.Compactions, view.LongerReply = r.model().Shown(reqID)
-		r.finishNode(ctx, reqID, mustJSON(view), "")
-		r.settleStreamed(ctx, r.streaming, reply.ToolCalls)
-		if len(reply.ToolCalls) == 0 {
-			r.endStream(ctx, r.streaming, "not run: the reply does not ask for it", "")
-		}
-		r.countTokens(ctx, *reply)
-		run.SentMessages = len(conv) + 1
-		run.LastReplyID = reply.ReplyID
-		run.Replied(reqID)
-		return reply, reqID, nil
-	}
-}
-
-// notSent ends a request that waited at the budget rung and was not
-// sent: an edit came first (the edit is applied next), or the run
-// continues as new while it waits (the next generation asks again, and
-// waits at the same budget node). Any other error is the run's stop.
-func (r *runner) notSent(ctx workflow.Context, reqID string, err error) error {
-	switch {
-	case errors.Is(err, errInterrupted):
-		r.finishNode(ctx, reqID, nil, "abandoned: "+r.interruptedWhile()+" at the budget rung")
-	case errors.Is(err, errSwitching):
-		r.finishNode(ctx, reqID, nil, "not sent: the run continued as new while it waited at the budget rung; the next generation asks again")
-		return r.continueWaiting(ctx, stepWaits{})
-	}
-	return err
-}
-
-// modelAsk bounds a model request: budget is the prompt's token budget
-// (policies.context), maxTokens the reply's bound when asked again with
-// room, spendTokens and replyTokens the prompt's and the reply's bounds
-// by the run's budget (workflows/budget). 0: no bound.
-type modelAsk struct{ budget, maxTokens, spendTokens, replyTokens int }
-
-// askModel sends the conversation to the model activity and answers its
-// reply and the conversation it was sent. No reply: the request was
-// abandoned for an edit, or failed, and err says how the run goes on.
-func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*activities.ModelReply, []activities.Message, error) {
-	run := r.run
-	run.undecoded = nil
-	conv := buildConversation(run)
-	if !run.Fitted && overBudget(conv, conversationBudget(run)) {
-		// From now on the conversation is fitted to the payload limit;
-		// what the model activity has cached is not what it will be sent.
-		run.Fitted = true
-		run.sendWhole()
-		conv = buildConversation(run)
-	}
-	if err := r.stopUndecodable(ctx, run.undecoded); err != nil {
-		r.finishNode(ctx, reqID, nil, "not sent: "+run.undecoded.Error())
-		return nil, nil, err
-	}
-	req := activities.ModelRequest{
-		Agent:        run.Spec.Agent.Name,
-		Base:         run.SentMessages,
-		AfterReply:   run.LastReplyID,
-		Delta:        conv[min(run.SentMessages, len(conv)):],
-		PromptBudget: ask.budget,
-		Fallback:     run.ModelAt,
-		MaxTokens:    cmp.Or(ask.maxTokens, ask.replyTokens),
-		SpendTokens:  ask.spendTokens,
-	}
-	if run.SentMessages > len(conv) {
-		// Cannot happen unless the conversation shrank; send it whole.
-		req.Base, req.AfterReply, req.Delta = 0, "", conv
-	}
-	if req.Base == 0 {
-		req.Tools = toolDefs(run)
-	}
-	// Temporal refuses activity inputs over 2 MB by failing the workflow
-	// task; stop cleanly with a report instead.
-	if size := len(mustJSON(req)); size > maxRequestBytes {
-		msg := fmt.Sprintf("the next model request would carry %d KiB of new messages, over the %d KiB an activity input may hold", size>>10, maxRequestBytes>>10)
-		r.finishNode(ctx, reqID, nil, msg)
-		run.LastError = msg
-		return nil, nil, r.stop(ctx, msg)
-	}
-	// Set after the size check, which weighs the request as runs recorded
-	// before it had a node weighed it.
-	req.Node = reqID
-	r.checkpoint(reqID)
-	opts := modelOptions(run.Spec.Model)
-	var stream *streaming
-	if r.model().Streams(ctx) {
-		req.StreamTo = reqID
-		opts.HeartbeatTimeout = model.HeartbeatTimeout
-		stream = &streaming{reqID: reqID, p: r.newPipeline(ctx), open: true}
-	} else {
-		opts = r.model().WithHeartbeat(ctx, opts)
-	}
-	r.streaming = stream
-	var reply activities.ModelReply
-	actx, abandon := workflow.WithCancel(workflow.WithActivityOptions(ctx, withSummary(opts, modelSummary(run.Step))))
-	fut := workflow.ExecuteActivity(actx, acts.CallModel, req)
-	var ready bool
-	if stream != nil {
-		ready = r.awaitStreamed(ctx, fut, stream)
-	} else {
-		ready = r.awaitOrInterrupt(ctx, fut)
-	}
-	if !ready {
-		// An edit came first: the reply would answer a conversation the
-		// edit changes, so it is not waited for (and the request is
-		// cancelled, so it spends no more tokens).
-		abandon()
-		if !r.life.Interrupting() {
-			return nil, nil, r.chat().CutIn(ctx, reqID)
-		}
-		r.finishNode(ctx, reqID, nil, "abandoned: a person edited the run while the model was asked")
-		r.endStream(ctx, stream, notRunText(r.life.Stops()), r.life.Stops())
-		return nil, nil, errInterrupted
-	}
-	if err := fut.Get(ctx, &reply); err != nil {
-		if cancelled(ctx, err) {
-			return nil, nil, r.cancelled(ctx, reqID)
-		}
-		if r.model().FallBack(ctx, reqID, err) {
-			r.endStream(ctx, stream, "not run: the model request is asked again of a fallback model", "")
-			return nil, nil, errFellBack
-		}
-		msg := errorText(err)
-		r.finishNode(ctx, reqID, nil, msg)
-		r.endStream(ctx, stream, "not run: the model request it came from failed", "")
-		run.LastError = msg
-		return nil, nil, r.stop(ctx, "model request failed: "+msg)
-	}
-	return &reply, conv, nil
-}
-
-// maxRequestBytes keeps a model request under Temporal's 2 MB payload limit.
-const maxRequestBytes = config.MaxPayloadBytes
-
-// replyView is what a request node shows of the reply.
-type replyRecord struct {
-	Content      string                `json:"content,omitempty"`
-	ToolCalls    []activities.ToolCall `json:"tool_calls,omitempty"`
-	FinishReason string                `json:"finish_reason,omitempty"`
-	Refusal      string                `json:"refusal,omitempty"`
-	// Compactions the request's conversation took before it was sent
-	// (policies.context).
-	Compactions []model.Compaction `json:"compactions,omitempty"`
-	// LongerReply: the first reply was cut off in a call's arguments, and
-	// this is the max_tokens it was asked again with (model/longer.go).
-	LongerReply int `json:"longer_reply,omitempty"`
-}
-
-func replyView(r activities.ModelReply) replyRecord {
-	return replyRecord{Content: r.Content, ToolCalls: r.ToolCalls, FinishReason: r.FinishReason, Refusal: r.Refusal}
 }
 
 // describeCall is the "call" of an error message to the model. Large

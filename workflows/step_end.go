@@ -31,7 +31,7 @@ func (r *runner) endOfStep(ctx workflow.Context, w stepWaits, stopErr error) (bo
 		return true, stopErr
 	case r.budget().Stopped() != nil:
 		return true, r.budget().Stopped()
-	case r.life.Interrupting() && (ctx.Err() == nil || r.interruptOutranksCancel(ctx)):
+	case r.life.Interrupting() && (ctx.Err() == nil || r.shape.interruptOutranksCancel(ctx)):
 		r.releaseHeld(ctx, w)
 		return true, errInterrupted
 	case ctx.Err() != nil:
@@ -42,14 +42,6 @@ func (r *runner) endOfStep(ctx workflow.Context, w stepWaits, stopErr error) (bo
 	}
 	live(r.life.EndSwitch()) // nothing was left waiting: the next step goes on
 	return false, nil
-}
-
-// interruptOutranksCancel: a free-form run recorded before cancel-first
-// that was cancelled with an edit waiting ended the step for the edit
-// (whose continue-as-new the cancellation then refused); a graph run, and
-// now both, ends cancelled. Asked only when both happen.
-func (r *runner) interruptOutranksCancel(ctx workflow.Context) bool {
-	return r.run.Spec.Agent.Graph == nil && versionOf(ctx, versionCancelFirst, 1) < 1
 }
 
 // afterRung ends a step whose loop a rung answered, in either shape: the

@@ -50,7 +50,8 @@ type streamedCall struct {
 // taking and starting the calls sent meanwhile, or for an edit to
 // interrupt the wait; it answers whether the reply is in. The calls it
 // started go on after it returns, on s.p.
-func (r *runner) awaitStreamed(ctx workflow.Context, fut workflow.Future, s *streaming) bool {
+func (q requests) awaitStreamed(ctx workflow.Context, fut workflow.Future, s *streaming) bool {
+	r := q.r
 	replied := false
 	wake, wakeUp := workflow.NewFuture(ctx)
 	r.guard.goGuarded(ctx, "the wait of a streamed reply", func(g workflow.Context) {
@@ -64,7 +65,7 @@ func (r *runner) awaitStreamed(ctx workflow.Context, fut workflow.Future, s *str
 	s.p.sel.AddReceive(workflow.GetSignalChannel(ctx, signals.StreamedCall), func(c workflow.ReceiveChannel, _ bool) {
 		var raw converter.RawValue
 		c.Receive(ctx, &raw)
-		r.takeStreamed(ctx, s, raw)
+		q.takeStreamed(ctx, s, raw)
 	})
 	for !replied && !r.life.Interrupting() && ctx.Err() == nil {
 		s.p.sel.Select(ctx)
@@ -77,7 +78,8 @@ func (r *runner) awaitStreamed(ctx workflow.Context, fut workflow.Future, s *str
 // flight, with a well-formed call. Anything else (a call an earlier
 // attempt already sent, a late call of an earlier request, a malformed
 // message) is passed over; the reply settles what runs.
-func (r *runner) takeStreamed(ctx workflow.Context, s *streaming, raw converter.RawValue) {
+func (q requests) takeStreamed(ctx workflow.Context, s *streaming, raw converter.RawValue) {
+	r := q.r
 	sc, err := decodeStreamedCall(raw)
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("passed over a streamed call", "error", err.Error())
@@ -142,7 +144,8 @@ func sameCall(a, b activities.ToolCall) bool {
 // reply does not ask for, that the reply settled it: its result is not
 // given to the model (it still runs to its end if it started: what it
 // did is recorded).
-func (r *runner) settleStreamed(ctx workflow.Context, s *streaming, reply []activities.ToolCall) {
+func (q requests) settleStreamed(ctx workflow.Context, s *streaming, reply []activities.ToolCall) {
+	r := q.r
 	if s == nil {
 		return
 	}
@@ -164,7 +167,7 @@ func (r *runner) settleStreamed(ctx workflow.Context, s *streaming, reply []acti
 		n.Superseded = true
 		n.Note = fmt.Sprintf("taken while the reply streamed, but the reply asks for %s at index %d: the reply settles it, and this call's result is not given to the model", asked, i)
 		if !early.step.started {
-			r.notRunStreamed(ctx, early.step, "not run: the reply does not ask for it", "")
+			q.notRunStreamed(ctx, early.step, "not run: the reply does not ask for it", "")
 		}
 	}
 }
@@ -172,7 +175,8 @@ func (r *runner) settleStreamed(ctx workflow.Context, s *streaming, reply []acti
 // notRunStreamed settles a call taken while its reply streamed that will
 // not start: why in the trace's words, and the run's life's reason when
 // it stopped it (reason; "" when the step did).
-func (r *runner) notRunStreamed(ctx workflow.Context, c *stepCall, why string, reason life.NotRun) {
+func (q requests) notRunStreamed(ctx workflow.Context, c *stepCall, why string, reason life.NotRun) {
+	r := q.r
 	if c.started || c.done {
 		return
 	}
@@ -195,7 +199,8 @@ func drainStreamed(ctx workflow.Context) {
 }
 
 // streamOf takes the streaming state of request reqID, if it streamed.
-func (r *runner) streamOf(reqID string) *streaming {
+func (q requests) streamOf(reqID string) *streaming {
+	r := q.r
 	s := r.streaming
 	if s == nil || s.reqID != reqID {
 		return nil
@@ -207,14 +212,15 @@ func (r *runner) streamOf(reqID string) *streaming {
 // endStream waits for the calls a request started while its reply
 // streamed, when the reply runs none of them (it has no calls, failed, or
 // an edit abandoned it): what they did is recorded before the run goes on.
-func (r *runner) endStream(ctx workflow.Context, s *streaming, why string, reason life.NotRun) {
+func (q requests) endStream(ctx workflow.Context, s *streaming, why string, reason life.NotRun) {
+	r := q.r
 	if s == nil || r.streaming != s {
 		return
 	}
 	r.streaming = nil
 	calls := make([]*stepCall, 0, len(s.calls))
 	for _, c := range s.calls {
-		r.notRunStreamed(ctx, c.step, why, reason)
+		q.notRunStreamed(ctx, c.step, why, reason)
 		calls = append(calls, c.step)
 	}
 	_, _ = r.driveOn(ctx, s.p, calls)

@@ -91,9 +91,7 @@ func (r *runner) nextMessage(ctx workflow.Context) (bool, *AgentResult, error) {
 func (r *runner) beginTurn(ctx workflow.Context) (bool, *AgentResult, error) {
 	r.chat().Begin(r.run.Step, r.run.Frontier[0])
 	r.escape().FreshTurn(ctx)
-	if g := r.run.Spec.Agent.Graph; g != nil {
-		r.run.GraphAt = g.Start
-	}
+	r.shape.fromStart()
 	if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
 		return true, nil, err
 	}

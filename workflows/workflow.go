@@ -73,6 +73,8 @@ type runner struct {
 	waits waitSwitch
 	// guard turns a panic into a stop of the run (guard.go).
 	guard runGuard
+	// shape is the run's shape, free-form or graph (shape.go).
+	shape stepShape
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -118,6 +120,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 	guard := r.guard // an update may have panicked meanwhile
 	*r = *built
 	r.guard = guard
+	r.shape = shapeOf(r) // the copy's own: a shape holds its runner
 	mainCtx, guarded := r.guardMain(ctx)
 	r.expectCarriedWaits()
 	r.guard.goGuarded(ctx, "the signal receiver", r.receiveSignals, nil)
@@ -125,7 +128,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 	handsOver := r.handoffsOn(ctx)
 	r.handsOver = handsOver
 	// Runs carried from a version before handoffs have no registry.
-	r.run.offerHandoff = handsOver && len(r.run.Spec.Agent.Handoffs) > 0 && len(r.run.Spec.Registry) > 0 && r.run.Spec.Agent.Graph == nil
+	r.run.offerHandoff = handsOver && len(r.run.Spec.Agent.Handoffs) > 0 && len(r.run.Spec.Registry) > 0 && r.shape.offersHandoffTool()
 	person := handsOver && r.run.Spec.Agent.Kind == config.KindHuman
 	if !person && r.run.Turn.Waiting == "" { // a conversation waiting says so itself (turn.go)
 		if err := r.setPhase(ctx, signals.PhaseRunning); err != nil {
@@ -154,10 +157,8 @@ func (r *runner) runAgent(ctx workflow.Context, person bool) (res *AgentResult, 
 	switch {
 	case person:
 		return r.humanAgent(ctx)
-	case r.run.Spec.Agent.Graph != nil:
-		return r.runSteps(ctx, &graphShape{r: r})
 	}
-	return r.runSteps(ctx, freeForm{r: r})
+	return r.runSteps(ctx)
 }
 
 // start builds the runner: a new run (resolving the agent in an activity)
@@ -221,6 +222,7 @@ func newRunner(run *Run) (*runner, error) {
 	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, exprs: map[exprKey]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
 		approvals: newApprovalWaits(), argsEdited: map[string]signals.Audit{},
 		waits: newWaitSwitch()}
+	r.shape = shapeOf(r)
 	live(r.life.Start())
 	if run.Visits == nil {
 		run.Visits = map[string]int{}

@@ -1,0 +1,110 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// A run has one of two shapes: the free-form loop (step.go) or a graph
+// walk (graph.go). Everything that differs between them is a method of
+// the shape, so the rest of the run asks the shape instead of checking
+// which one it is.
+
+// stepShape chooses and takes a run's steps, and answers for the rest of
+// the run what differs between the shapes.
+type stepShape interface {
+	// begin takes up what the previous generation carried; done: the run
+	// ended there, with res or err. resumes: the next step finishes one the
+	// run continued as new in, so it is not a new step (policies.NextMove
+	// is not asked before it).
+	begin(ctx workflow.Context) (resumes, done bool, res *AgentResult, err error)
+	// step takes the next step; done: the run ended with it.
+	step(ctx workflow.Context) (done bool, res *AgentResult, err error)
+	// graph says which shape it is, for the rules that take it as an
+	// input (policies.NextMove, ladder.Escape.RollBack).
+	graph() bool
+	// fromStart sets the run to go on from its start: a conversation's
+	// turn begins or is rolled back.
+	fromStart()
+	// explore is the ladder's explore rung for loop, noted on escalation
+	// node escID: a graph leaves the cycle by its exit, the free-form
+	// loop blocks the loop's calls.
+	explore(escID string, loop *policies.Loop, where string, exit policies.CycleExit) *escalation
+	// rolledBack says where the run picks up after a rollback to before
+	// (the last event before the loop), edge being the edge into it and
+	// first the loop's first node.
+	rolledBack(before policies.EventRef, edge string, first *Node) string
+	// offersHandoffTool: the model may be offered the handoff tool (a
+	// graph hands over by its nodes, never by a model's call).
+	offersHandoffTool() bool
+	// interruptOutranksCancel: an edit waiting when the run is cancelled
+	// ends the step for the edit instead of the cancellation.
+	interruptOutranksCancel(ctx workflow.Context) bool
+}
+
+// shapeOf is the shape of the run r holds.
+func shapeOf(r *runner) stepShape {
+	if r.run.Spec.Agent.Graph != nil {
+		return &graphShape{r: r}
+	}
+	return freeForm{r: r}
+}
+
+func (freeForm) fromStart() {}
+
+func (g *graphShape) fromStart() { g.r.run.GraphAt = g.r.run.Spec.Agent.Graph.Start }
+
+func (freeForm) offersHandoffTool() bool    { return true }
+func (*graphShape) offersHandoffTool() bool { return false }
+
+// interruptOutranksCancel: a free-form run recorded before cancel-first
+// that was cancelled with an edit waiting ended the step for the edit
+// (whose continue-as-new the cancellation then refused); a graph run, and
+// now both, ends cancelled. Asked only when both happen.
+func (freeForm) interruptOutranksCancel(ctx workflow.Context) bool {
+	return versionOf(ctx, versionCancelFirst, 1) < 1
+}
+
+func (*graphShape) interruptOutranksCancel(workflow.Context) bool { return false }
+
+// explore blocks the loop's exact calls: the model is told to change them.
+func (f freeForm) explore(escID string, loop *policies.Loop, _ string, _ policies.CycleExit) *escalation {
+	blocked := describeCalls(f.r.escape().Block(loop))
+	f.r.noteEscalation(escID, fmt.Sprintf("You are repeating the same calls in a loop (%s). Those exact calls are now blocked: change the arguments, use another tool, or finish with what you have.", strings.Join(blocked, "; ")))
+	return &escalation{}
+}
+
+// explore goes straight to the exit's target: its source is a node of the
+// cycle, visited in the loop's last repetition.
+func (g *graphShape) explore(escID string, _ *policies.Loop, where string, exit policies.CycleExit) *escalation {
+	note := fmt.Sprintf("leaving the cycle: %s -> %s", exit.From, exit.To)
+	if exit.From != where {
+		note += fmt.Sprintf(" (the loop was seen at %s; the way out is at %s)", where, exit.From)
+	}
+	g.r.noteEscalation(escID, note)
+	g.r.escape().Explore() // away until real progress (ladder/struggle.go)
+	return &escalation{goTo: exit.To}
+}
+
+// rolledBack: the free-form loop asks the model again from before the
+// loop's first step.
+func (freeForm) rolledBack(_ policies.EventRef, _ string, first *Node) string {
+	return fmt.Sprintf("back to before step %d; the loop's steps are invalidated", first.Step)
+}
+
+// rolledBack: the walk picks the next edge from the node before the loop,
+// with its recorded outcome, without the edge into the loop.
+func (g *graphShape) rolledBack(before policies.EventRef, edge string, _ *Node) string {
+	run := g.r.run
+	resume := &resumePoint{Node: before.Where, OK: true}
+	if n := run.node(before.NodeID); n != nil && n.Status == signals.StatusFailed {
+		resume.OK, resume.Error = false, n.Error
+	}
+	run.ResumeFrom = resume
+	return fmt.Sprintf("back to %s, without the edge %s", before.Where, edge)
+}
