@@ -27,7 +27,8 @@ func (r *runner) runSteps(ctx workflow.Context) (*AgentResult, error) {
 		}
 		return res, err
 	}
-	resumes, done, res, err := s.begin(ctx)
+	resumes, t := s.begin(ctx)
+	done, res, err := r.settleTaken(ctx, t)
 	if r.life.Interrupting() && ctx.Err() == nil {
 		return nil, r.applyAndContinue(ctx)
 	}
@@ -45,7 +46,7 @@ func (r *runner) runSteps(ctx workflow.Context) (*AgentResult, error) {
 			}
 		}
 		resumes = false
-		done, res, err := s.step(ctx)
+		done, res, err := r.settleTaken(ctx, s.step(ctx))
 		if r.life.Interrupting() && ctx.Err() == nil {
 			return nil, r.applyAndContinue(ctx)
 		}
@@ -53,4 +54,17 @@ func (r *runner) runSteps(ctx workflow.Context) (*AgentResult, error) {
 			return res, err
 		}
 	}
+}
+
+// settleTaken ends a step the shape took: settled the same way in both
+// shapes (settle), then the shape chooses what comes next (after).
+func (r *runner) settleTaken(ctx workflow.Context, t taken) (bool, *AgentResult, error) {
+	if t.end == nil {
+		return t.done, t.res, t.err
+	}
+	done, res, esc, err := r.settle(ctx, *t.end)
+	if done {
+		return true, res, err
+	}
+	return r.shape.after(ctx, *t.end, esc)
 }

@@ -53,7 +53,7 @@ func (*graphShape) graph() bool { return true }
 // begin places the walk: at the start node, at the node the run continued
 // as new in, or, after a rollback, at the node the resume point's edge
 // leads to.
-func (g *graphShape) begin(ctx workflow.Context) (bool, bool, *AgentResult, error) {
+func (g *graphShape) begin(ctx workflow.Context) (bool, taken) {
 	r := g.r
 	if r.run.GraphAt == "" {
 		r.run.GraphAt = r.run.Spec.Agent.Graph.Start
@@ -64,15 +64,15 @@ func (g *graphShape) begin(ctx workflow.Context) (bool, bool, *AgentResult, erro
 		r.run.ResumeFrom = nil
 		next, err := g.nextNode(ctx, rp.Node, visitResult{ok: rp.OK, errText: rp.Error})
 		if err != nil {
-			return false, true, nil, r.stop(ctx, "after the rollback: "+err.Error())
+			return false, ended(true, nil, r.stop(ctx, "after the rollback: "+err.Error()))
 		}
 		r.run.GraphAt = next
 	}
-	return g.resume, false, nil, nil
+	return g.resume, taken{}
 }
 
-// step visits the current node and chooses where the walk goes next.
-func (g *graphShape) step(ctx workflow.Context) (bool, *AgentResult, error) {
+// step visits the current node, for the engine to settle.
+func (g *graphShape) step(ctx workflow.Context) taken {
 	r := g.r
 	at := r.run.GraphAt
 	n := r.run.Spec.Agent.Graph.Nodes[at]
@@ -84,9 +84,9 @@ func (g *graphShape) step(ctx workflow.Context) (bool, *AgentResult, error) {
 		res = g.visit(ctx, at, n)
 	}
 	if res.cutIn {
-		return false, nil, nil
+		return taken{}
 	}
-	end := stepEnd{waits: res.waits, stopErr: res.stopErr, rung: res.rung,
+	end := &stepEnd{waits: res.waits, stopErr: res.stopErr, rung: res.rung,
 		visit: &resumePoint{Node: at, OK: res.ok, Error: res.errText, Again: res.again}}
 	if res.done {
 		end.output = &stepOutput{parent: r.run.Frontier[0], value: res.output, graphNode: at}
@@ -95,21 +95,24 @@ func (g *graphShape) step(ctx workflow.Context) (bool, *AgentResult, error) {
 			return []stepEvent{{where: at, nodeID: r.run.Frontier[len(r.run.Frontier)-1], event: res.event}}
 		}
 	}
-	done, result, esc, err := r.settle(ctx, end)
+	return taken{end: end}
+}
+
+// after chooses where the walk goes once the visit is settled: a rung's
+// exit, the same node again, or the first edge whose condition holds.
+func (g *graphShape) after(ctx workflow.Context, e stepEnd, esc *escalation) (bool, *AgentResult, error) {
+	r := g.r
+	v := e.visit
 	switch {
-	case done:
-		return true, result, err
-	case res.done:
+	case e.output != nil:
 		return false, nil, nil // a conversation's turn ended: the next walks from the start (turn.go)
-	}
-	if esc != nil && esc.goTo != "" {
+	case esc != nil && esc.goTo != "":
 		r.run.GraphAt = esc.goTo
 		return false, nil, nil
-	}
-	if res.again {
+	case v.Again:
 		return false, nil, nil
 	}
-	next, err := g.nextNode(ctx, at, res)
+	next, err := g.nextNode(ctx, v.Node, visitResult{ok: v.OK, errText: v.Error})
 	if err != nil {
 		return true, nil, r.stop(ctx, err.Error())
 	}

@@ -18,13 +18,16 @@ import (
 // stepShape chooses and takes a run's steps, and answers for the rest of
 // the run what differs between the shapes.
 type stepShape interface {
-	// begin takes up what the previous generation carried; done: the run
-	// ended there, with res or err. resumes: the next step finishes one the
-	// run continued as new in, so it is not a new step (policies.NextMove
-	// is not asked before it).
-	begin(ctx workflow.Context) (resumes, done bool, res *AgentResult, err error)
-	// step takes the next step; done: the run ended with it.
-	step(ctx workflow.Context) (done bool, res *AgentResult, err error)
+	// begin takes up what the previous generation carried. resumes: the
+	// next step finishes one the run continued as new in, so it is not a
+	// new step (policies.NextMove is not asked before it).
+	begin(ctx workflow.Context) (resumes bool, t taken)
+	// step takes the next step, for the engine to settle.
+	step(ctx workflow.Context) taken
+	// after chooses what comes next once the engine settled the step
+	// (settle), esc being the rung that answered its loop; done: the run
+	// ended there.
+	after(ctx workflow.Context, e stepEnd, esc *escalation) (done bool, res *AgentResult, err error)
 	// graph says which shape it is, for the rules that take it as an
 	// input (policies.NextMove, ladder.Escape.RollBack).
 	graph() bool
@@ -45,6 +48,22 @@ type stepShape interface {
 	// interruptOutranksCancel: an edit waiting when the run is cancelled
 	// ends the step for the edit instead of the cancellation.
 	interruptOutranksCancel(ctx workflow.Context) bool
+}
+
+// taken is a step a shape took: its end, for the engine to settle, or,
+// with no end, the step ended by itself (done: the run ended, with res or
+// err; a reply without calls gives the output itself, a message cut in
+// before the reply asks nothing).
+type taken struct {
+	end  *stepEnd
+	done bool
+	res  *AgentResult
+	err  error
+}
+
+// ended is a step that ended by itself.
+func ended(done bool, res *AgentResult, err error) taken {
+	return taken{done: err != nil || done, res: res, err: err}
 }
 
 // shapeOf is the shape of the run r holds.

@@ -17,64 +17,72 @@ type freeForm struct{ r *runner }
 
 // begin finishes the step a run an edit (or a wait) continued as new in:
 // the edited request's calls, which count as the step they belong to.
-func (f freeForm) begin(ctx workflow.Context) (bool, bool, *AgentResult, error) {
+func (f freeForm) begin(ctx workflow.Context) (bool, taken) {
 	r := f.r
 	if r.run.Resume == nil {
-		return false, false, nil, nil
+		return false, taken{}
 	}
 	done, result, err := r.resume(ctx)
-	return false, err != nil || done, result, err
+	return false, ended(err != nil || done, result, err)
 }
 
 func (freeForm) graph() bool { return false }
 
 // step hands over by the agent's rules, or takes one model request and its
 // calls.
-func (f freeForm) step(ctx workflow.Context) (bool, *AgentResult, error) {
+func (f freeForm) step(ctx workflow.Context) taken {
 	r := f.r
 	if done, err := r.handoffByRule(ctx); done {
-		return true, nil, err
+		return ended(true, nil, err)
 	}
-	done, result, err := f.ask(ctx)
-	return err != nil || done, result, err
+	return f.ask(ctx)
+}
+
+// after: the free-form loop's next step is the model's to choose.
+func (freeForm) after(workflow.Context, stepEnd, *escalation) (bool, *AgentResult, error) {
+	return false, nil, nil
 }
 
 // ask is one model request and what follows from its reply: the calls
-// it asked for, or its content as the output. done reports the run ended
-// (with result, or with err for a stop).
-func (f freeForm) ask(ctx workflow.Context) (done bool, result *AgentResult, err error) {
+// it asked for, for the engine to settle, or its content as the output.
+func (f freeForm) ask(ctx workflow.Context) taken {
 	r := f.r
 	reply, reqID, err := r.requests().request(ctx)
 	if errors.Is(err, chat.ErrCutIn) {
-		return false, nil, nil // the message joins before the next request
+		return taken{} // the message joins before the next request
 	}
 	if err != nil {
-		return true, nil, err
+		return ended(true, nil, err)
 	}
 	if err := r.budget().Stopped(); err != nil {
-		return true, nil, err // a person stopped the run while its reply streamed
+		return ended(true, nil, err) // a person stopped the run while its reply streamed
 	}
 	if len(reply.ToolCalls) == 0 {
 		if na, ok := r.model().NoAnswer(ctx, reply.Content, reply.Refusal, reply.FinishReason); ok {
-			return r.answerNoAnswer(ctx, reqID, *reply, na)
+			return ended(r.answerNoAnswer(ctx, reqID, *reply, na))
 		}
-		return r.contentOutput(ctx, reqID, reply.Content, reply.FinishReason)
+		return ended(r.contentOutput(ctx, reqID, reply.Content, reply.FinishReason))
 	}
 	final, calls, err := r.runCalls(ctx, reqID, reply.ToolCalls)
-	return f.afterCalls(ctx, reqID, final, calls, err)
+	return taken{end: f.callsEnd(reqID, final, calls, err)}
 }
 
-// afterCalls ends a step once its calls are settled (settle): the
-// output, a handoff, or the calls fed to the loop detector.
-func (f freeForm) afterCalls(ctx workflow.Context, reqID string, final *finalCall, calls []*stepCall, err error) (bool, *AgentResult, error) {
-	r := f.r
-	end := stepEnd{waits: stepWaits{reqID: reqID, calls: calls}, stopErr: err}
+// callsEnd is how a step ended once its calls are settled: the output, a
+// handoff, or the calls fed to the loop detector (settle).
+func (f freeForm) callsEnd(reqID string, final *finalCall, calls []*stepCall, err error) *stepEnd {
+	end := &stepEnd{waits: stepWaits{reqID: reqID, calls: calls}, stopErr: err}
 	if final != nil {
 		end.output = &stepOutput{parent: final.callID, value: final.output}
 	} else {
 		end.events = func() []stepEvent { return f.callEvents(calls) }
 	}
-	done, res, _, err := r.settle(ctx, end)
+	return end
+}
+
+// afterCalls settles a step resumed after an edit (edit_resume.go) once
+// its calls are settled.
+func (f freeForm) afterCalls(ctx workflow.Context, reqID string, final *finalCall, calls []*stepCall, err error) (bool, *AgentResult, error) {
+	done, res, _, err := f.r.settle(ctx, *f.callsEnd(reqID, final, calls, err))
 	return done, res, err
 }
 
