@@ -121,7 +121,7 @@ func (r *runner) prepareCall(ctx workflow.Context, id string, tc activities.Tool
 	}
 	args, problem := parseArgs(tc.Args)
 	if problem != "" {
-		fixed, ok := r.repairText(ctx, id, tc)
+		fixed, ok := r.mend().Text(ctx, id, tc)
 		if !ok {
 			return fail(problem)
 		}

@@ -4,8 +4,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
-	"github.com/unstuck-dev/unstuck/policies/repair"
 	"github.com/unstuck-dev/unstuck/workflows/budget"
+	"github.com/unstuck-dev/unstuck/workflows/mend"
 )
 
 // The agent's own counters, emitted through workflow.GetMetricsHandler:
@@ -23,14 +23,14 @@ const (
 	MetricRungsTaken = "unstuck_rungs_taken"
 	// MetricRepairs counts argument repairs made by rule; tag rule (the
 	// repair strategy, e.g. coerce_type).
-	MetricRepairs = "unstuck_repairs"
+	MetricRepairs = mend.MetricRepairs
 	// MetricUnverified counts the calls that failed their check (tags tool
 	// and check: result_schema, verify or read_back).
 	MetricUnverified = "unstuck_calls_unverified"
 	// MetricRepairsByModel counts focused model repair requests; tag
 	// outcome: repaired, refused (the model's arguments still fail the
 	// schema) or failed (no answer).
-	MetricRepairsByModel = "unstuck_repairs_by_model"
+	MetricRepairsByModel = mend.MetricRepairsByModel
 	// MetricApprovals counts approval decisions; tag decision (approve,
 	// reject, modify, replace, timeout).
 	MetricApprovals = "unstuck_approvals"
@@ -83,21 +83,6 @@ func (r *runner) count(ctx workflow.Context, name string, n int64, keyValues ...
 		tags[keyValues[i]] = keyValues[i+1]
 	}
 	workflow.GetMetricsHandler(ctx).WithTags(tags).Counter(name).Inc(n)
-}
-
-// countRuleRepairs counts the rules a repair applied (a model's repair is
-// counted by countModelRepair).
-func (r *runner) countRuleRepairs(ctx workflow.Context, res repair.Result) {
-	for _, a := range res.Repairs {
-		if a.Strategy != modelStrategy {
-			r.count(ctx, MetricRepairs, 1, "rule", a.Strategy)
-		}
-	}
-}
-
-// countModelRepair counts one focused model repair request by outcome.
-func (r *runner) countModelRepair(ctx workflow.Context, outcome string) {
-	r.count(ctx, MetricRepairsByModel, 1, "outcome", outcome)
 }
 
 // countTokens counts a model reply's tokens.

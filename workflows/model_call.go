@@ -5,7 +5,6 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/unstuck-dev/unstuck/policies/repair"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/model"
 )
@@ -65,8 +64,5 @@ func (m modelRun) Count(ctx workflow.Context, name string, n int64, keyValues ..
 func (m modelRun) SendWhole() { m.r.run.sendWhole() }
 
 // RepairReads: the pipeline reads a call's arguments whole by rule
-// (repairText) if the agent repairs and the tool is its own.
-func (m modelRun) RepairReads(name, args string) bool {
-	return m.r.run.Spec.Agent.Policies.Repair.MaxAttempts > 0 && m.r.knownTool(name) &&
-		repair.RepairText(args).JSON != nil
-}
+// (mend's Text) if the agent repairs and the tool is its own.
+func (m modelRun) RepairReads(name, args string) bool { return m.r.mend().Reads(name, args) }

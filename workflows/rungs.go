@@ -38,7 +38,7 @@ func (r *runner) repairLoop(ctx workflow.Context, escID string, loop *policies.L
 		r.noteEscalation(escID, "no refused call to repair: "+unknownTool(name, toolNames(r.run.Spec)))
 		return r.escalate(ctx, loop, where)
 	}
-	fixed, ok := r.repairAfter(ctx, escID, tool, args, refusal)
+	fixed, ok := r.mend().After(ctx, escID, tool, args, refusal)
 	if !ok || policies.BlockKey(name, fixed, r.volatile(name)) == policies.BlockKey(name, args, r.volatile(name)) {
 		r.noteEscalation(escID, fmt.Sprintf("no repair found for %s(%s): %s", name, shortText(string(args), 120), refusal))
 		return r.escalate(ctx, loop, where)

@@ -17,9 +17,9 @@ func (p *pipeline) refusal(ctx workflow.Context, c *stepCall, tool config.Tool, 
 	var fixed json.RawMessage
 	var ok bool
 	p.async(ctx, func(g workflow.Context) {
-		fixed, ok = p.r.repairAfter(g, c.nodeID, tool, args, errorText(refused))
+		fixed, ok = p.r.mend().After(g, c.nodeID, tool, args, errorText(refused))
 	}, func() {
-		if !ok || p.r.tried(c.nodeID, fixed) {
+		if !ok || p.r.mend().Tried(c.nodeID, fixed) {
 			p.settle(ctx, c, tool, nil, refused)
 			return
 		}
@@ -35,12 +35,12 @@ func (r *runner) canRepairRefusal(ctx workflow.Context, nodeID string, tool conf
 	if err == nil || cancelled(ctx, err) || failureClass(err) != policies.InvalidArgs {
 		return false
 	}
-	if r.repairsLeft(nodeID) <= 0 {
+	if r.mend().Left(nodeID) <= 0 {
 		return false
 	}
 	if tool.Approval == config.ApprovalAlways {
 		return false
 	}
-	r.tried(nodeID, args)
+	r.mend().Tried(nodeID, args)
 	return true
 }

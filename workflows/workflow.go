@@ -17,6 +17,7 @@ import (
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/budget"
 	"github.com/unstuck-dev/unstuck/workflows/life"
+	"github.com/unstuck-dev/unstuck/workflows/mend"
 	"github.com/unstuck-dev/unstuck/workflows/model"
 )
 
@@ -40,11 +41,9 @@ type runner struct {
 	// exprs are compiled conditions: edges' when, checks' verify and
 	// expect (conditions.go).
 	exprs map[exprKey]*vm.Program
-	// repairs counts repair attempts per call node (a step's repairs end
-	// within the step, so this need not outlive the generation).
-	repairs map[string]int
-	// triedArgs are the canonical arguments each call was issued with.
-	triedArgs map[string]map[string]bool
+	// mending is this generation's repair attempts per call node and the
+	// arguments each call was tried with (workflows/mend, through mend()).
+	mending mend.Attempts
 	// approvals are the calls waiting for a person's decision (approval.go).
 	approvals approvalWaits
 	// asked is what package model remembers of this generation's
@@ -219,7 +218,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 }
 
 func newRunner(run *Run) (*runner, error) {
-	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, exprs: map[exprKey]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
+	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, exprs: map[exprKey]*vm.Program{},
 		approvals: newApprovalWaits(), argsEdited: map[string]signals.Audit{},
 		waits: newWaitSwitch()}
 	r.shape = shapeOf(r)
