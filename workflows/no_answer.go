@@ -3,7 +3,6 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -11,14 +10,6 @@ import (
 // A reply that answers nothing is told so and asked again, and each one
 // is a failure the loop detector counts (whether the run does, and how
 // the reply answered nothing, is package model's: model/reply.go).
-
-// answerNoAnswer records the reply as a refused output, tells the model
-// what na says, and feeds na's failure to the loop detector.
-func (r *runner) answerNoAnswer(ctx workflow.Context, reqID string, reply activities.ModelReply, na policies.NoAnswer) (bool, *AgentResult, error) {
-	id := r.recordNoAnswer(ctx, reqID, reply.Content, reply.Refusal, na)
-	_, done, err := r.settleLoop(ctx, stepEnd{events: func() []stepEvent { return []stepEvent{{nodeID: id, event: na.Event}} }})
-	return done, nil, err
-}
 
 // recordNoAnswer records a reply that answered nothing as a refused
 // output, which tells the model what na says, and answers its node.

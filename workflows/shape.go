@@ -45,6 +45,9 @@ type stepShape interface {
 	// offersHandoffTool: the model may be offered the handoff tool (a
 	// graph hands over by its nodes, never by a model's call).
 	offersHandoffTool() bool
+	// editBeforeRung: an edit that came while a rung answered the step's
+	// loop is carried out before the rung's outcome.
+	editBeforeRung(ctx workflow.Context) bool
 	// interruptOutranksCancel: an edit waiting when the run is cancelled
 	// ends the step for the edit instead of the cancellation.
 	interruptOutranksCancel(ctx workflow.Context) bool
@@ -90,6 +93,14 @@ func (freeForm) interruptOutranksCancel(ctx workflow.Context) bool {
 }
 
 func (*graphShape) interruptOutranksCancel(workflow.Context) bool { return false }
+
+// editBeforeRung: a graph run always carried the edit out first; a
+// free-form run recorded before one-settle took the rung's outcome first.
+func (freeForm) editBeforeRung(ctx workflow.Context) bool {
+	return versionOf(ctx, versionOneSettle, 1) >= 1
+}
+
+func (*graphShape) editBeforeRung(workflow.Context) bool { return true }
 
 // explore blocks the loop's exact calls: the model is told to change them.
 func (f freeForm) explore(escID string, loop *policies.Loop, _ string, _ policies.CycleExit) *escalation {

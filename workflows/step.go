@@ -58,10 +58,11 @@ func (f freeForm) ask(ctx workflow.Context) taken {
 		return ended(true, nil, err) // a person stopped the run while its reply streamed
 	}
 	if len(reply.ToolCalls) == 0 {
+		bare := &bareReply{reqID: reqID, reply: *reply}
 		if na, ok := r.model().NoAnswer(ctx, reply.Content, reply.Refusal, reply.FinishReason); ok {
-			return ended(r.answerNoAnswer(ctx, reqID, *reply, na))
+			bare.noAnswer = &na
 		}
-		return ended(r.contentOutput(ctx, reqID, reply.Content, reply.FinishReason))
+		return r.bareEnd(ctx, bare)
 	}
 	final, calls, err := r.runCalls(ctx, reqID, reply.ToolCalls)
 	return taken{end: f.callsEnd(reqID, final, calls, err)}

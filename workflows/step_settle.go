@@ -24,6 +24,9 @@ type stepEnd struct {
 	// visit is where a graph walk goes on from once a rung's wait carried
 	// into the next generation is answered (nil in a free-form run).
 	visit *resumePoint
+	// bare is a free-form reply without calls: its content is the output,
+	// or it answered nothing (bare_reply.go).
+	bare *bareReply
 }
 
 // stepOutput is the run's output and the node it follows; graphNode, in
@@ -49,6 +52,9 @@ type stepEvent struct {
 func (r *runner) settle(ctx workflow.Context, e stepEnd) (done bool, res *AgentResult, esc *escalation, err error) {
 	if ended, err := r.endOfStep(ctx, e.waits, e.stopErr); ended {
 		return true, nil, nil, err
+	}
+	if e.bare != nil {
+		return r.settleBare(ctx, *e.bare)
 	}
 	th := r.stepHandoff
 	r.stepHandoff = nil
@@ -89,10 +95,9 @@ func (r *runner) settleLoop(ctx workflow.Context, e stepEnd) (esc *escalation, d
 	if esc == nil {
 		return nil, false, nil
 	}
-	if e.visit != nil && r.life.Interrupting() && ctx.Err() == nil {
-		// A graph run applies an edit that came during the rung's wait
-		// before the rung's outcome, as recorded graph runs did; a
-		// free-form run after it (making them alike needs a gate).
+	if r.life.Interrupting() && ctx.Err() == nil && r.shape.editBeforeRung(ctx) {
+		// An edit that came during the rung's wait is carried out
+		// before the rung's outcome.
 		return esc, true, nil
 	}
 	if esc.held != nil && e.visit != nil {

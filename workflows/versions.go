@@ -382,6 +382,16 @@ const (
 	// (recorded.go); before, it was read as empty. Asked only when such a
 	// value fails to decode.
 	versionDecodeStop = "decode-stop"
+	// versionOneSettle: every step ends through the engine's settle, in
+	// one order, in both shapes: a free-form reply without calls (its
+	// content as the output, or no answer) waits for what ends the run
+	// first (a stop, an edit, a cancellation, a switch), and an edit that
+	// came while a rung answered a loop is carried out before the rung's
+	// outcome in a free-form run as in a graph. Before, a reply without
+	// calls gave its output (or fed the loop detector) first, and a
+	// free-form rung's outcome came before the edit. Asked only when the
+	// orders differ: an edit, a cancellation or a switch is there.
+	versionOneSettle = "one-settle"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and
