@@ -64,7 +64,7 @@ func (r *runner) step(ctx workflow.Context) (done bool, result *AgentResult, err
 		}
 		return r.contentOutput(ctx, reqID, reply.Content, reply.FinishReason)
 	}
-	final, calls, err := r.runCalls(ctx, reqID, reply.ToolCalls)
+	final, calls, err := replyPipeline(ctx, r, reqID).runCalls(ctx, reqID, reply.ToolCalls, nil)
 	return r.afterCalls(ctx, reqID, final, calls, err)
 }
 
@@ -92,7 +92,7 @@ func (r *runner) callEvents(calls []*stepCall) []stepEvent {
 		if c.final {
 			continue
 		}
-		ev := r.event(c).LoopEvent()
+		ev := c.event(r.run).LoopEvent()
 		if seen[ev.Signature] {
 			continue
 		}
@@ -242,7 +242,7 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 	if r.model().Streams(ctx) {
 		req.StreamTo = reqID
 		opts.HeartbeatTimeout = model.HeartbeatTimeout
-		stream = &streaming{reqID: reqID, p: r.newPipeline(ctx), open: true}
+		stream = &streaming{reqID: reqID, p: newPipeline(ctx, r), open: true}
 	} else {
 		opts = r.model().WithHeartbeat(ctx, opts)
 	}

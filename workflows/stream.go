@@ -99,7 +99,7 @@ func (r *runner) takeStreamed(ctx workflow.Context, s *streaming, raw converter.
 		Kind: signals.KindCall, Status: signals.StatusPending, Parents: []string{s.reqID},
 		Tool: sc.Call.Name, Args: rawOrString(sc.Call.Args), Streamed: true,
 	}, ModelCallID: sc.Call.ID, Step: r.run.Step})
-	c := r.prepareCall(ctx, node.ID, sc.Call)
+	c := s.p.prepareCall(ctx, node.ID, sc.Call)
 	s.calls = append(s.calls, &streamedCall{call: sc.Call, step: c})
 	if c.done || c.final || c.handoff != nil || len(c.reads) > 0 {
 		return // settled already, or starts when the reply ends
@@ -217,5 +217,5 @@ func (r *runner) endStream(ctx workflow.Context, s *streaming, why string, reaso
 		r.notRunStreamed(ctx, c.step, why, reason)
 		calls = append(calls, c.step)
 	}
-	_, _ = r.driveOn(ctx, s.p, calls)
+	_, _ = s.p.drive(ctx, calls)
 }

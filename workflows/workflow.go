@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/expr-lang/expr/vm"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -39,7 +38,7 @@ type runner struct {
 	budgetHold budget.Hold
 	// exprs are compiled conditions: edges' when, checks' verify and
 	// expect (conditions.go).
-	exprs map[exprKey]*vm.Program
+	exprs conditions
 	// repairs counts repair attempts per call node (a step's repairs end
 	// within the step, so this need not outlive the generation).
 	repairs map[string]int
@@ -218,7 +217,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 }
 
 func newRunner(run *Run) (*runner, error) {
-	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, exprs: map[exprKey]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
+	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, exprs: conditions{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
 		approvals: newApprovalWaits(), argsEdited: map[string]signals.Audit{},
 		waits: newWaitSwitch()}
 	live(r.life.Start())
