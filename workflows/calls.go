@@ -35,16 +35,11 @@ type finalCall struct {
 // met runs at once, the others as the calls they wait for finish; errors
 // found before running (unknown tool, bad JSON, schema, references) and
 // after (the tool's) settle the call's node, and the model reads them in
-// the next request. A valid final_output is the step's output.
-func (r *runner) runCalls(ctx workflow.Context, reqID string, calls []activities.ToolCall) (*finalCall, []*stepCall, error) {
-	return r.runCallsOf(ctx, reqID, calls, nil)
-}
-
-// runCallsOf runs the calls of a reply; after an edit (resume), the calls
-// the edit kept are not run again and a call a person gave new arguments
-// runs with them.
-func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activities.ToolCall, resume *editResume) (*finalCall, []*stepCall, error) {
-	stream := r.requests().streamOf(reqID)
+// the next request. A valid final_output is the step's output. After an
+// edit (resume), the calls the edit kept are not run again and a call a
+// person gave new arguments runs with them.
+func (p *pipeline) runCalls(ctx workflow.Context, reqID string, calls []activities.ToolCall, resume *editResume) (*finalCall, []*stepCall, error) {
+	r := p.r
 	step := make([]*stepCall, len(calls))
 	ids := make([]string, len(calls))
 	limit := len(calls)
@@ -60,7 +55,7 @@ func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activiti
 			step[i], ids[i] = c, c.nodeID
 			continue
 		}
-		if c := stream.streamedFor(i, tc); c != nil {
+		if c := p.stream.streamedFor(i, tc); c != nil {
 			// Taken while the reply streamed (and started, if it waited on
 			// nothing): the same call, never run twice.
 			step[i], ids[i] = c, c.nodeID
@@ -69,7 +64,7 @@ func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activiti
 		if i >= limit {
 			// Answered, since the model expects an answer to each call,
 			// but not run (and its arguments not kept a second time).
-			step[i] = r.refuseCall(ctx, reqID, tc, overCallsPerReply(len(calls), limit))
+			step[i] = p.refuseCall(ctx, reqID, tc, overCallsPerReply(len(calls), limit))
 			ids[i] = step[i].nodeID
 			continue
 		}
@@ -79,14 +74,10 @@ func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activiti
 			Tool: tc.Name, Args: rawOrString(tc.Args),
 		}, ModelCallID: tc.ID, Step: r.run.Step, RanAs: ranAs})
 		ids[i] = node.ID
-		step[i] = r.prepareCall(ctx, node.ID, tc)
+		step[i] = p.prepareCall(ctx, node.ID, tc)
 	}
-	r.planCalls(ctx, step)
-	p := r.newPipeline(ctx)
-	if stream != nil {
-		p = stream.p // the calls it started are waited for with the others
-	}
-	final, stopErr := r.driveOn(ctx, p, step)
+	p.planCalls(ctx, step)
+	final, stopErr := p.drive(ctx, step)
 	for _, c := range step {
 		if n := r.run.node(c.nodeID); n != nil && c.class != "" {
 			n.Class = c.class // so an edit that keeps the call sees how it failed
@@ -101,7 +92,8 @@ func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activiti
 
 // refuseCall answers a call of a reply that will not run, without its
 // arguments.
-func (r *runner) refuseCall(ctx workflow.Context, reqID string, tc activities.ToolCall, why string) *stepCall {
+func (p *pipeline) refuseCall(ctx workflow.Context, reqID string, tc activities.ToolCall, why string) *stepCall {
+	r := p.r
 	node := r.addNode(ctx, Node{Node: signals.Node{
 		Kind: signals.KindCall, Status: signals.StatusFailed, Parents: []string{reqID}, Tool: tc.Name, Error: why,
 	}, ModelCallID: tc.ID, Step: r.run.Step})
@@ -111,7 +103,8 @@ func (r *runner) refuseCall(ctx workflow.Context, reqID string, tc activities.To
 // prepareCall checks what can be checked before any call runs: the tool
 // exists, the arguments are a JSON object, the _outputPath and references
 // are well formed. A call failing here is settled at once.
-func (r *runner) prepareCall(ctx workflow.Context, id string, tc activities.ToolCall) *stepCall {
+func (p *pipeline) prepareCall(ctx workflow.Context, id string, tc activities.ToolCall) *stepCall {
+	r := p.r
 	c := &stepCall{nodeID: id, name: tc.Name}
 	fail := func(msg string) *stepCall {
 		r.finishNode(ctx, id, nil, msg)
@@ -158,11 +151,11 @@ func (r *runner) prepareCall(ctx workflow.Context, id string, tc activities.Tool
 		if !isString {
 			return fail(OutputPathArg + " must be a string †state.<path>")
 		}
-		p, err := refs.ParseOutputPath(s)
+		path, err := refs.ParseOutputPath(s)
 		if err != nil {
 			return fail(err.Error())
 		}
-		c.write = &p
+		c.write = &path
 	}
 	found := refs.Find(obj)
 	for _, f := range found {
@@ -177,7 +170,7 @@ func (r *runner) prepareCall(ctx workflow.Context, id string, tc activities.Tool
 
 // planCalls works out which calls wait for which, and fails the calls that
 // wait on themselves. final_output waits for every other call.
-func (r *runner) planCalls(ctx workflow.Context, step []*stepCall) {
+func (p *pipeline) planCalls(ctx workflow.Context, step []*stepCall) {
 	io := make([]refs.CallIO, len(step))
 	for i, c := range step {
 		if !c.done {
@@ -197,7 +190,7 @@ func (r *runner) planCalls(ctx workflow.Context, step []*stepCall) {
 		}
 		if cyclic[i] && !c.done {
 			c.errText = fmt.Sprintf("cyclic reference: %s waits, through the calls of this step, on its own %s", c.name, describeWaits(c, step))
-			r.finishNode(ctx, c.nodeID, nil, c.errText)
+			p.r.finishNode(ctx, c.nodeID, nil, c.errText)
 			c.started, c.done, c.class = true, true, policies.Structural
 		}
 	}
@@ -219,8 +212,9 @@ func describeWaits(c *stepCall, step []*stepCall) string {
 
 // settleFinal resolves and checks a final_output once the step's other
 // calls have finished.
-func (r *runner) settleFinal(ctx workflow.Context, c *stepCall) (*finalCall, error) {
-	args, problem := r.resolveArgs(c.args)
+func (p *pipeline) settleFinal(ctx workflow.Context, c *stepCall) (*finalCall, error) {
+	r := p.r
+	args, problem := r.run.resolveArgs(c.args)
 	if problem == "" {
 		var errText string
 		args, errText = r.checkOutput(ctx, args)

@@ -11,6 +11,10 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 )
 
+// conditions are a runner's compiled conditions (an edge's when, a
+// check's verify and expect), each compiled once per generation.
+type conditions map[exprKey]*vm.Program
+
 // exprKey names a compiled condition: an edge's when or a check's, its
 // text, and whether it has the cost bound.
 type exprKey struct {
@@ -30,8 +34,8 @@ type outcome struct {
 // evaluate evaluates a condition in env: bounded (config.CompileVerify,
 // CompileWhen; policies.RunCondition), or as runs did before
 // versionExprNumbers.
-func (r *runner) evaluate(k exprKey, env any) outcome {
-	prog, ok := r.exprs[k]
+func (cs conditions) evaluate(k exprKey, env any) outcome {
+	prog, ok := cs[k]
 	if !ok {
 		var err error
 		switch {
@@ -47,7 +51,7 @@ func (r *runner) evaluate(k exprKey, env any) outcome {
 		if err != nil {
 			return outcome{compileErr: err}
 		}
-		r.exprs[k] = prog
+		cs[k] = prog
 	}
 	if k.unbounded {
 		v, err := expr.Run(prog, env)
@@ -64,13 +68,13 @@ func (r *runner) evaluate(k exprKey, env any) outcome {
 // answer differently, or the bounded one went over its bound or is too
 // long to compile (the unbounded one's answer is then not known).
 // A nil before is env.
-func (r *runner) evaluateGated(ctx workflow.Context, when bool, text string, env, before any) outcome {
+func (cs conditions) evaluateGated(ctx workflow.Context, when bool, text string, env, before any) outcome {
 	k := exprKey{when: when, text: text}
-	now, was := r.evaluate(k, env), outcome{}
+	now, was := cs.evaluate(k, env), outcome{}
 	if before == nil {
 		before, was = env, now
 	} else {
-		was = r.evaluate(k, before)
+		was = cs.evaluate(k, before)
 	}
 	if !unknownBefore(was) && sameOutcome(now, was) {
 		return now
@@ -79,7 +83,7 @@ func (r *runner) evaluateGated(ctx workflow.Context, when bool, text string, env
 		return now
 	}
 	k.unbounded = true
-	return r.evaluate(k, before)
+	return cs.evaluate(k, before)
 }
 
 // unknownBefore: an evaluation with the cost bound that does not say

@@ -31,7 +31,7 @@ func (r *runner) resume(ctx workflow.Context) (bool, *AgentResult, error) {
 	if len(rec.ToolCalls) == 0 {
 		return r.contentOutput(ctx, req.ID, rec.Content, rec.FinishReason)
 	}
-	final, calls, err := r.runCallsOf(ctx, req.ID, rec.ToolCalls, res)
+	final, calls, err := replyPipeline(ctx, r, req.ID).runCalls(ctx, req.ID, rec.ToolCalls, res)
 	return freeForm{r: r}.afterCalls(ctx, req.ID, final, calls, err)
 }
 

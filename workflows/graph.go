@@ -220,8 +220,8 @@ func toolNodeCall(id, at string, tool config.Tool, n config.GraphNode, args any)
 // runToolNode walks a tool node's call through the pipeline.
 func (g *graphShape) runToolNode(ctx workflow.Context, c *stepCall) visitResult {
 	r := g.r
-	_, _ = r.drive(ctx, []*stepCall{c}) // a tool node is never final_output
-	return visitResult{ok: c.errText == "", errText: c.errText, event: r.event(c).LoopEvent(), waits: stepWaits{calls: []*stepCall{c}}}
+	_, _ = newPipeline(ctx, r).drive(ctx, []*stepCall{c}) // a tool node is never final_output
+	return visitResult{ok: c.errText == "", errText: c.errText, event: c.event(r.run).LoopEvent(), waits: stepWaits{calls: []*stepCall{c}}}
 }
 
 // heldToolCall is the call of tool node at that was held for approval
@@ -298,7 +298,7 @@ func (g *graphShape) llmOutcome(ctx workflow.Context, at, reqID string, reply re
 		}
 		return visitResult{ok: true, event: policies.LLMNodeEvent(at, calls, reply.Content, "content")}
 	}
-	final, stepCalls, err := r.runCallsOf(ctx, reqID, reply.ToolCalls, resume)
+	final, stepCalls, err := replyPipeline(ctx, r, reqID).runCalls(ctx, reqID, reply.ToolCalls, resume)
 	waits := stepWaits{reqID: reqID, calls: stepCalls}
 	if err != nil {
 		return visitResult{stopErr: err, waits: waits}
@@ -341,7 +341,7 @@ func (g *graphShape) visitEnd(ctx workflow.Context, at string, n config.GraphNod
 	r := g.r
 	var out any = r.run.State
 	if n.Output != "" {
-		resolved, problem := r.resolveArgs(map[string]any{"output": n.Output})
+		resolved, problem := r.run.resolveArgs(map[string]any{"output": n.Output})
 		if problem != "" {
 			return visitResult{stopErr: r.stop(ctx, fmt.Sprintf("end node %s: %s", at, problem))}
 		}
@@ -378,7 +378,7 @@ func (g *graphShape) nextNode(ctx workflow.Context, at string, res visitResult) 
 func (g *graphShape) edgeHolds(ctx workflow.Context, env config.WhenEnv) func(i int, e config.GraphEdge) (bool, error) {
 	r := g.r
 	return func(i int, e config.GraphEdge) (bool, error) {
-		o := r.evaluateGated(ctx, true, e.When, env, nil)
+		o := r.exprs.evaluateGated(ctx, true, e.When, env, nil)
 		if o.compileErr != nil {
 			return false, o.compileErr
 		}

@@ -8,28 +8,18 @@ import (
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/ledger"
 )
 
-// unverifiedWrite is the latest try of this exact write, if it failed its
-// check (stage_check.go): the tool answered, but whether it acted is not
-// known. Only the latest try counts: after one that passed, the same
-// write again is a new write.
-func (r *runner) unverifiedWrite(tool string, args json.RawMessage) *Node {
-	last := r.sameWrite(tool, args, 0, len(r.run.Nodes), func(n *Node) bool { return n.Ran && n.CheckOf == "" })
-	if last == nil || last.Check == nil || last.Check.Passed {
-		return nil
-	}
-	return last
-}
-
-// again is a write whose latest try failed its check, asked for again. It
-// is never simply run again: it takes that try's Idempotency-Key, and
+// again is a write whose latest try failed its check
+// (ledger.UnverifiedWrite), asked for again. It is never simply run
+// again: it takes that try's Idempotency-Key, and
 // where the tool has a read-back, the read-back first learns whether the
 // try acted after all. If it did, the call is answered with the try's
 // result and does not run; if not, the write runs once more; if the
 // read-back cannot tell, the call does not run (stage_unknown.go).
 func (p *pipeline) again(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, try *Node) {
-	c.keyOf = keyOf(try)
+	c.keyOf = ledger.KeyOf(try)
 	if !tool.Verify.ReadBack() {
 		p.run(ctx, c, tool, args, 0)
 		return

@@ -22,7 +22,7 @@ func (r *runner) repeatsItself(ctx workflow.Context, c *stepCall, tool config.To
 	if at < 0 {
 		return false
 	}
-	prev := r.sameWrite(ledgerName(c, tool), r.run.Nodes[at].Args, 0, at, func(m *Node) bool {
+	prev := r.ledger().SameWrite(ledgerName(c, tool), r.run.Nodes[at].Args, 0, at, func(m *Node) bool {
 		return m.Ran && m.CheckOf == "" && m.Status != signals.StatusInvalidated
 	})
 	if prev == nil || prev.Status != signals.StatusCompleted || !policies.NoOpRepeat(false, prev.Output, result) {

@@ -9,6 +9,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/workflows/budget"
+	"github.com/unstuck-dev/unstuck/workflows/ledger"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
@@ -72,30 +73,45 @@ type pipeline struct {
 	r *runner
 	// budget is the run's, which each call asks before it runs and
 	// counts once it does.
-	budget  *budget.Budget
+	budget *budget.Budget
+	// effects is the run's effect ledger, which a write asks before it
+	// runs (stage_ledger.go).
+	effects *ledger.Ledger
 	sel     workflow.Selector
 	running int
 	// inFlight counts the tool activities running; past the agent's
 	// calls_in_flight, calls wait in line (queued) for one to end.
 	inFlight int
 	queued   []func()
+	// stream is the request whose reply's calls this pipeline runs, when
+	// it started some of them while the reply streamed (stream.go).
+	stream *streaming
+}
+
+// newPipeline is a pipeline of its own for calls of the run r.
+func newPipeline(ctx workflow.Context, r *runner) *pipeline {
+	return &pipeline{r: r, budget: r.budget(), effects: r.ledger(), sel: workflow.NewSelector(ctx)}
+}
+
+// replyPipeline is the pipeline the calls of reply reqID walk: the one
+// that started some of them while the reply streamed, or a new one.
+func replyPipeline(ctx workflow.Context, r *runner, reqID string) *pipeline {
+	s := r.requests().streamOf(reqID)
+	if s == nil {
+		return newPipeline(ctx, r)
+	}
+	s.p.stream = s
+	return s.p
 }
 
 // drive runs calls to their end: each call whose dependencies have
-// finished enters the pipeline, side by side with the others, and the
-// selector takes whichever wait ends first. A final_output call settles
-// once every other call is done; its output, when valid, is the answer.
-func (r *runner) drive(ctx workflow.Context, calls []*stepCall) (final *finalCall, stopErr error) {
-	return r.driveOn(ctx, r.newPipeline(ctx), calls)
-}
-
-func (r *runner) newPipeline(ctx workflow.Context) *pipeline {
-	return &pipeline{r: r, budget: r.budget(), sel: workflow.NewSelector(ctx)}
-}
-
-// driveOn drives calls on a pipeline where calls may be under way already
-// (streamed calls: stream.go); it returns once every one of them is done.
-func (r *runner) driveOn(ctx workflow.Context, p *pipeline, calls []*stepCall) (final *finalCall, stopErr error) {
+// finished enters the pipeline, side by side with the others (and with
+// calls under way on it already: stream.go), and the selector takes
+// whichever wait ends first. A final_output call settles once every other
+// call is done; its output, when valid, is the answer. It returns once
+// every one of calls is done.
+func (p *pipeline) drive(ctx workflow.Context, calls []*stepCall) (final *finalCall, stopErr error) {
+	r := p.r
 	for {
 		for _, c := range calls {
 			if c.started || c.done || !depsDone(c, calls) {
@@ -110,7 +126,7 @@ func (r *runner) driveOn(ctx workflow.Context, p *pipeline, calls []*stepCall) (
 				continue
 			}
 			if c.final {
-				f, err := r.settleFinal(ctx, c)
+				f, err := p.settleFinal(ctx, c)
 				c.done = true
 				if f != nil && final == nil {
 					final = f // a later, invalid final_output does not undo it

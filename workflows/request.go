@@ -167,7 +167,7 @@ func (q requests) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*a
 	if r.model().Streams(ctx) {
 		req.StreamTo = reqID
 		opts.HeartbeatTimeout = model.HeartbeatTimeout
-		stream = &streaming{reqID: reqID, p: r.newPipeline(ctx), open: true}
+		stream = &streaming{reqID: reqID, p: newPipeline(ctx, r), open: true}
 	} else {
 		opts = r.model().WithHeartbeat(ctx, opts)
 	}

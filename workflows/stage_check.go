@@ -25,7 +25,7 @@ func (p *pipeline) check(ctx workflow.Context, c *stepCall, tool config.Tool, ar
 	argv, res := decodedArgs(args), decodedOrNil(result)
 	verdict := func(ck signals.Check) { p.verdict(ctx, c, tool, result, ck) }
 	if tool.ResultSchema != nil {
-		if ck := p.r.resultSchemaCheck(tool, res); !ck.Passed {
+		if ck := p.resultSchemaCheck(tool, res); !ck.Passed {
 			verdict(ck)
 			return
 		}
@@ -37,7 +37,7 @@ func (p *pipeline) check(ctx workflow.Context, c *stepCall, tool config.Tool, ar
 	case v.ReadBack():
 		p.readBack(ctx, c, tool, argv, res, verdict)
 	default:
-		verdict(p.r.condition(ctx, signals.CheckVerify, "verify", v.Expr, args, result))
+		verdict(p.condition(ctx, signals.CheckVerify, "verify", v.Expr, args, result))
 	}
 }
 
@@ -107,7 +107,7 @@ func (p *pipeline) readBack(ctx workflow.Context, c *stepCall, tool config.Tool,
 		failed(fmt.Sprintf("read-back %s: %v", v.Tool, errs[0]), "")
 		return
 	}
-	if wait := r.readBreakerWait(ctx, v.Tool); wait > 0 {
+	if wait := p.readBreakerWait(ctx, v.Tool); wait > 0 {
 		p.async(ctx, func(g workflow.Context) { _ = workflow.Sleep(g, wait) }, func() {
 			p.readBackCall(ctx, c, tool, v, rbTool, rbArgs, args, then)
 		})
@@ -120,7 +120,7 @@ func (p *pipeline) readBack(ctx workflow.Context, c *stepCall, tool config.Tool,
 // it back.
 func (p *pipeline) readBackCall(ctx workflow.Context, c *stepCall, tool config.Tool, v *config.Verify, rbTool config.Tool, rbArgs any, args map[string]any, then func(signals.Check)) {
 	r := p.r
-	if why := r.readBreakerHolds(ctx, v.Tool); why != "" {
+	if why := p.readBreakerHolds(ctx, v.Tool); why != "" {
 		then(unknownCheck(v, why, ""))
 		return
 	}
@@ -133,7 +133,7 @@ func (p *pipeline) readBackCall(ctx workflow.Context, c *stepCall, tool config.T
 	p.budget.SpendCall(ctx, id, v.Tool)
 	p.running++
 	checkedArgs := mustJSON(args)
-	p.sel.AddFuture(r.toolFuture(ctx, id, "", 0, rbTool, raw), func(f workflow.Future) {
+	p.sel.AddFuture(p.toolFuture(ctx, id, "", 0, rbTool, raw), func(f workflow.Future) {
 		p.running--
 		var out json.RawMessage
 		if err := f.Get(ctx, &out); err != nil {
@@ -143,7 +143,7 @@ func (p *pipeline) readBackCall(ctx workflow.Context, c *stepCall, tool config.T
 				return
 			}
 			if !policies.ReadBackAnswered(failureClass(err)) && readBackUnknown(ctx) {
-				r.chargeFailure(ctx, v.Tool, failureClass(err))
+				p.chargeFailure(ctx, v.Tool, failureClass(err))
 				then(unknownCheck(v, fmt.Sprintf("its read-back %s could not read (%s)", v.Tool, errorText(err)), id))
 				return
 			}
@@ -151,9 +151,9 @@ func (p *pipeline) readBackCall(ctx workflow.Context, c *stepCall, tool config.T
 			return
 		}
 		r.finishNode(ctx, id, out, "")
-		r.readBackRead(ctx, v.Tool)
+		p.readBackRead(ctx, v.Tool)
 		what := fmt.Sprintf("read-back %s(%s): expect", v.Tool, raw)
-		ck := r.condition(ctx, signals.CheckReadBack, what, v.Expect, checkedArgs, out)
+		ck := p.condition(ctx, signals.CheckReadBack, what, v.Expect, checkedArgs, out)
 		ck.ReadBack = id
 		then(ck)
 	})
@@ -166,9 +166,9 @@ func readBackFailure(v *config.Verify, reason, nodeID string) signals.Check {
 }
 
 // resultSchemaCheck holds a result to the tool's result_schema.
-func (r *runner) resultSchemaCheck(tool config.Tool, result any) signals.Check {
+func (p *pipeline) resultSchemaCheck(tool config.Tool, result any) signals.Check {
 	ck := signals.Check{Kind: signals.CheckResultSchema}
-	schema, err := r.compiledSchema("result_schema "+tool.Name, "tool "+tool.Name+" result_schema", tool.ResultSchema)
+	schema, err := p.r.compiledSchema("result_schema "+tool.Name, "tool "+tool.Name+" result_schema", tool.ResultSchema)
 	if err != nil {
 		ck.Reason = err.Error()
 		return ck
@@ -184,9 +184,9 @@ func (r *runner) resultSchemaCheck(tool config.Tool, result any) signals.Check {
 // condition evaluates a check's expression over a call's args and a
 // result (numbers compare as numbers: policies.VerifyEnv); one that does
 // not hold names the values it read.
-func (r *runner) condition(ctx workflow.Context, kind, what, condition string, args, result json.RawMessage) signals.Check {
+func (p *pipeline) condition(ctx workflow.Context, kind, what, condition string, args, result json.RawMessage) signals.Check {
 	argv, res := decodedArgs(args), decodedOrNil(result)
-	o := r.evaluateGated(ctx, false, condition, policies.VerifyEnv(args, result), config.VerifyEnv{Args: argv, Result: res})
+	o := p.r.exprs.evaluateGated(ctx, false, condition, policies.VerifyEnv(args, result), config.VerifyEnv{Args: argv, Result: res})
 	if o.compileErr != nil {
 		return signals.Check{Kind: kind, Condition: condition, Reason: fmt.Sprintf("%s %q does not compile: %v", what, condition, o.compileErr)}
 	}

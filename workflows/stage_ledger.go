@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -10,13 +9,14 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/ledger"
 )
 
-// ledger is the effect ledger: every call that ran is in the trace with
-// its tool, arguments and result. A write re-issued after an edit (or a
-// rollback) invalidated the call that made it, or after a message cut
-// the turn that made it short (interrupt), is not run twice: the
-// recorded result answers it (the tool's reexecute: reuse, the default),
+// ledger is the stage of the effect ledger (package ledger): every call
+// that ran is in the trace with its tool, arguments and result. A write
+// re-issued after an edit (or a rollback) invalidated the call that made
+// it, or after a message cut the turn that made it short (interrupt), is
+// not run twice: the recorded result answers it (the tool's reexecute: reuse, the default),
 // or a person decides (reexecute: ask). Reads run again; an idempotent
 // tool runs again with the same Idempotency-Key (its key is made of the
 // tool and its canonical arguments), so the tool itself answers.
@@ -28,17 +28,17 @@ func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, a
 	// Matched by the tool the call names: a fallback that stood in for it
 	// then, or stands in now, does not make the same write a new one.
 	name := ledgerName(c, tool)
-	prior := p.r.executedWrite(ctx, name, args)
+	prior := p.effects.ExecutedWrite(ctx, name, args)
 	if prior == nil {
-		if u := p.r.unverifiedWrite(name, args); u != nil {
+		if u := p.effects.UnverifiedWrite(name, args); u != nil {
 			p.again(ctx, c, tool, args, u)
 			return
 		}
 		// The same write tried before and failed (a timeout, say) may have
 		// acted all the same: it goes again with that try's key, so a tool
 		// that honours Idempotency-Key acts once.
-		if tried := p.r.triedWrite(name, args); tried != nil {
-			c.keyOf = keyOf(tried)
+		if tried := p.effects.TriedWrite(name, args); tried != nil {
+			c.keyOf = ledger.KeyOf(tried)
 		}
 		p.run(ctx, c, tool, args, 0)
 		return
@@ -55,7 +55,7 @@ func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, a
 // as it was (reexecute: reuse answers it; ask asks about running it again,
 // once). Approving it first would ask for nothing.
 func (p *pipeline) ledgerAnswers(ctx workflow.Context, c *stepCall, args json.RawMessage) bool {
-	return writes(c, c.tool) && p.r.executedWrite(ctx, ledgerName(c, c.tool), args) != nil
+	return writes(c, c.tool) && p.effects.ExecutedWrite(ctx, ledgerName(c, c.tool), args) != nil
 }
 
 // writes: the call's tool, or the tool that would stand in, has effects.
@@ -72,97 +72,13 @@ func ledgerName(c *stepCall, tool config.Tool) string {
 	return tool.Name
 }
 
-// executedWrite is the call that already ran this exact write (tool and
-// canonical arguments) and that a re-issued write repeats, if any: the
-// latest invalidated one (an edit, a rollback) that no standing call has
-// answered for yet, else one the turn made before a message cut it short
-// (chat.Conversation.CutInWrite). Once answered for, the same write again (a later turn's,
-// say) is a new write, as it would be had nothing been invalidated.
-func (r *runner) executedWrite(ctx workflow.Context, tool string, args json.RawMessage) *Node {
-	n := r.invalidatedWrite(tool, args, func(n *Node) bool { return n.Executed })
-	if n != nil && (!n.Answered || versionOf(ctx, versionLedgerLatest, 1) == workflow.DefaultVersion) {
-		return n
-	}
-	var cut *Node
-	if !r.chat().CutInWrite(ctx, func(from, to int) bool {
-		cut = r.sameWrite(tool, args, from, to, func(n *Node) bool { return n.Status == signals.StatusCompleted && n.Executed })
-		return cut != nil
-	}) {
-		return nil
-	}
-	return cut
-}
-
-// answeredFor marks the invalidated write priorID as answered for by a
-// standing call.
-func (r *runner) answeredFor(priorID string) {
-	if n := r.run.node(priorID); n != nil && n.Status == signals.StatusInvalidated {
-		n.Answered = true
-	}
-}
-
-// triedWrite is the invalidated call that tried this exact write and did
-// not see it through, in a way that leaves open whether the tool acted (a
-// timeout, a transient or unknown failure, a cancellation), if any. A
-// definite refusal is not taken: a tool that keeps answers by key would
-// only give it again.
-func (r *runner) triedWrite(tool string, args json.RawMessage) *Node {
-	return r.invalidatedWrite(tool, args, func(n *Node) bool {
-		return n.Ran && !n.Executed && outcomeUnknown(n.Class)
-	})
-}
-
-// keyOf is the call id a try of a write made its Idempotency-Key of.
-func keyOf(tried *Node) string {
-	if tried.CallKey != "" {
-		return tried.CallKey // itself an earlier try's key, maybe
-	}
-	return tried.ID
-}
-
-// outcomeUnknown: a call that failed so may still have acted.
-func outcomeUnknown(c policies.Class) bool {
-	switch c {
-	case policies.Timeout, policies.Transient, policies.Unclassified, policies.Canceled, policies.Unverified, policies.OutcomeUnknown, "":
-		return true
-	}
-	return false
-}
-
-// invalidatedWrite is the latest invalidated call of tool with these
-// canonical arguments that is, as well, what want says.
-func (r *runner) invalidatedWrite(tool string, args json.RawMessage, want func(*Node) bool) *Node {
-	return r.sameWrite(tool, args, 0, len(r.run.Nodes), func(n *Node) bool {
-		return n.Status == signals.StatusInvalidated && want(n)
-	})
-}
-
-// sameWrite is the latest call of tool with these canonical arguments
-// among the trace's nodes from up to (not including) to that want says.
-func (r *runner) sameWrite(tool string, args json.RawMessage, from, to int, want func(*Node) bool) *Node {
-	canon, err := policies.CanonicalJSON(args)
-	if err != nil {
-		return nil
-	}
-	for i := to - 1; i >= from; i-- {
-		n := &r.run.Nodes[i]
-		if n.Kind != signals.KindCall || !want(n) || n.AskedTool() != tool {
-			continue
-		}
-		if got, err := policies.CanonicalJSON(n.Args); err == nil && bytes.Equal(got, canon) {
-			return n
-		}
-	}
-	return nil
-}
-
 // reuse answers a re-issued write with what it returned when it ran (the
 // node priorID, whose result is output).
 func (p *pipeline) reuse(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, priorID string, output json.RawMessage) {
 	if n := p.r.run.node(c.nodeID); n != nil {
-		n.Args, n.ReusedFrom = args, priorID
+		n.Args = args
 	}
-	p.r.answeredFor(priorID)
+	p.effects.Reused(c.nodeID, priorID)
 	c.resolved = args
 	p.settleResult(ctx, c, tool, output, false)
 }
@@ -211,7 +127,7 @@ func (p *pipeline) askReexecute(ctx workflow.Context, c *stepCall, tool config.T
 				return
 			}
 			c.resolved = decided
-			p.r.answeredFor(priorID) // a person had it run again
+			p.effects.AnsweredFor(priorID) // a person had it run again
 			p.run(ctx, c, tool, decided, 0)
 		}
 	})

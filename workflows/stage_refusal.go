@@ -31,7 +31,8 @@ func (p *pipeline) refusal(ctx workflow.Context, c *stepCall, tool config.Tool, 
 // canRepairRefusal says whether a tool's refusal (invalid_args) may be
 // answered by repairing and re-issuing the call. Never for a tool that
 // needs approval: a person approved those arguments, not repaired ones.
-func (r *runner) canRepairRefusal(ctx workflow.Context, nodeID string, tool config.Tool, args json.RawMessage, err error) bool {
+func (p *pipeline) canRepairRefusal(ctx workflow.Context, nodeID string, tool config.Tool, args json.RawMessage, err error) bool {
+	r := p.r
 	if err == nil || cancelled(ctx, err) || failureClass(err) != policies.InvalidArgs {
 		return false
 	}

@@ -15,7 +15,7 @@ import (
 // values in State or the run's input; a reference that names nothing fails
 // the call before it runs.
 func (p *pipeline) resolve(ctx workflow.Context, c *stepCall) {
-	args, problem := p.r.resolveArgs(c.args)
+	args, problem := p.r.run.resolveArgs(c.args)
 	if problem != "" {
 		p.fail(ctx, c, problem, policies.Structural)
 		return
@@ -30,15 +30,16 @@ func (p *pipeline) resolve(ctx workflow.Context, c *stepCall) {
 	p.validate(ctx, c, args)
 }
 
-// resolveArgs replaces references by their values in State or input.
-func (r *runner) resolveArgs(args any) (json.RawMessage, string) {
+// resolveArgs replaces references by their values in the run's State or
+// input.
+func (run *Run) resolveArgs(args any) (json.RawMessage, string) {
 	var input any = map[string]any{}
-	if len(r.run.Input.Input) > 0 {
-		if v, err := decodeJSON(r.run.Input.Input); err == nil {
+	if len(run.Input.Input) > 0 {
+		if v, err := decodeJSON(run.Input.Input); err == nil {
 			input = v
 		}
 	}
-	resolved, errs := refs.Resolve(args, r.run.State, input)
+	resolved, errs := refs.Resolve(args, run.State, input)
 	if len(errs) > 0 {
 		msgs := make([]string, len(errs))
 		for i, e := range errs {

@@ -10,6 +10,7 @@ import (
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/workflows/ledger"
 )
 
 // run starts one attempt of a call as a tool activity; when it ends, a
@@ -38,7 +39,7 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 	p.running++
 	p.inFlight++
 	p.r.servedBy(c, tool.Name)
-	p.sel.AddFuture(p.r.toolFuture(ctx, c.nodeID, c.keyOf, attempt, tool, args), func(f workflow.Future) {
+	p.sel.AddFuture(p.toolFuture(ctx, c.nodeID, c.keyOf, attempt, tool, args), func(f workflow.Future) {
 		p.running--
 		p.inFlight--
 		if len(p.queued) > 0 {
@@ -48,7 +49,7 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 		}
 		var result json.RawMessage
 		err := f.Get(ctx, &result)
-		if p.r.canRepairRefusal(ctx, c.nodeID, tool, args, err) {
+		if p.canRepairRefusal(ctx, c.nodeID, tool, args, err) {
 			p.refusal(ctx, c, tool, args, attempt, err)
 			return
 		}
@@ -66,7 +67,8 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 // id, so its idempotency key differs from the refused call's. The request
 // carries the chain (the first run id) for the key. keyOf, when set, is
 // the earlier call whose key this one takes (stage_ledger.go).
-func (r *runner) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt int, tool config.Tool, args json.RawMessage) workflow.Future {
+func (p *pipeline) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt int, tool config.Tool, args json.RawMessage) workflow.Future {
+	r := p.r
 	// A fallback serving the call is named on the node (fallback.go);
 	// blocking and loops go by the tool the call named.
 	callID := nodeID
@@ -78,7 +80,7 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt 
 	}
 	if n := r.run.Running(nodeID, workflow.Now(ctx)); n != nil {
 		n.Args = args
-		n.Ran, n.CallKey = true, callID
+		ledger.Ran(n, callID)
 	}
 	opts := toolOptions(tool)
 	if tool.Limited() && versionOf(ctx, versionToolQueues, 1) >= 1 {
@@ -97,7 +99,7 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt 
 		ref.MCP, ref.Effect = tool.MCP, tool.Effect
 	}
 	req := activities.ToolRequest{
-		CallID: callID, Tool: ref, Args: args, Chain: r.keyChain(ctx), Agent: r.run.Spec.Agent.Name,
+		CallID: callID, Tool: ref, Args: args, Chain: p.keyChain(ctx), Agent: r.run.Spec.Agent.Name,
 	}
 	if tool.RunsLocal() && versionOf(ctx, versionLocalTools, 1) >= 1 {
 		return localToolFuture(ctx, &r.guard, tool, opts, req)
@@ -109,8 +111,8 @@ func (r *runner) toolFuture(ctx workflow.Context, nodeID, keyOf string, attempt 
 // runs that reuse a workflow id: the first run id of the continue-as-new
 // chain. Chains started before it existed keep the keys they began with
 // (the flag is carried), so an identical call of one chain keeps its key.
-func (r *runner) keyChain(ctx workflow.Context) string {
-	if !r.run.ChainKeys {
+func (p *pipeline) keyChain(ctx workflow.Context) string {
+	if !p.r.run.ChainKeys {
 		return ""
 	}
 	return workflow.GetInfo(ctx).FirstRunID

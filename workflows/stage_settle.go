@@ -11,6 +11,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
+	"github.com/unstuck-dev/unstuck/workflows/ledger"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
@@ -28,7 +29,7 @@ func (p *pipeline) settle(ctx workflow.Context, c *stepCall, tool config.Tool, r
 			return
 		}
 		r.run.LastError = c.errText
-		c.class = r.chargeFailure(ctx, tool.Name, c.class)
+		c.class = p.chargeFailure(ctx, tool.Name, c.class)
 		return
 	}
 	p.settleResult(ctx, c, tool, result, true)
@@ -39,8 +40,9 @@ func (p *pipeline) settle(ctx workflow.Context, c *stepCall, tool config.Tool, r
 // breaker opens the run's too, so its next calls go to the fallback (or
 // fail) without an activity, and the decision is this call's result, in
 // the history.
-func (r *runner) chargeFailure(ctx workflow.Context, tool string, class policies.Class) policies.Class {
-	if class == activities.CircuitOpenError && r.workerBreakerOn(ctx) {
+func (p *pipeline) chargeFailure(ctx workflow.Context, tool string, class policies.Class) policies.Class {
+	r := p.r
+	if class == activities.CircuitOpenError && workerBreakerOn(ctx) {
 		r.escape().Breaker(tool).Trip(workflow.Now(ctx))
 		return policies.Persistent
 	}
@@ -56,7 +58,7 @@ func (p *pipeline) settleResult(ctx workflow.Context, c *stepCall, tool config.T
 	r.finishNode(ctx, c.nodeID, result, "")
 	if n := r.run.node(c.nodeID); n != nil {
 		r.run.Settle(n)
-		n.Executed = true
+		ledger.Executed(n)
 	}
 	if c.write != nil {
 		if v, derr := decodeJSON(result); derr == nil {
@@ -89,7 +91,7 @@ func (p *pipeline) fail(ctx workflow.Context, c *stepCall, why string, class pol
 // have always been keyed by their node's arguments (the model's own text
 // when the call never ran) and graph calls by their resolved arguments;
 // recorded histories depend on both, so each keeps its own.
-func (r *runner) event(c *stepCall) policies.CallEvent {
+func (c *stepCall) event(run *Run) policies.CallEvent {
 	outcome := "ok"
 	switch {
 	case c.errText != "":
@@ -98,13 +100,13 @@ func (r *runner) event(c *stepCall) policies.CallEvent {
 		outcome = string(policies.NoOp)
 	}
 	if c.where != "" {
-		return policies.CallEvent{Where: c.where, Tool: c.tool.Name, Args: c.resolved, Outcome: outcome, Volatile: r.volatile(c.tool.Name)}
+		return policies.CallEvent{Where: c.where, Tool: c.tool.Name, Args: c.resolved, Outcome: outcome, Volatile: toolVolatile(run, c.tool.Name)}
 	}
 	var args json.RawMessage
-	if n := r.run.node(c.nodeID); n != nil {
+	if n := run.node(c.nodeID); n != nil {
 		args = n.Args
 	}
-	return policies.CallEvent{Tool: c.name, Args: args, Outcome: outcome, Volatile: r.volatile(c.name)}
+	return policies.CallEvent{Tool: c.name, Args: args, Outcome: outcome, Volatile: toolVolatile(run, c.name)}
 }
 
 // failureClass is the class of a tool activity's failure (its application
@@ -124,6 +126,6 @@ func failureClass(err error) policies.Class {
 // workerBreakerOn says whether a worker breaker's refusal opens the run's
 // breaker: runs recorded before worker breakers never got one. Asked only
 // for such a refusal.
-func (r *runner) workerBreakerOn(ctx workflow.Context) bool {
+func workerBreakerOn(ctx workflow.Context) bool {
 	return versionOf(ctx, versionWorkerBreaker, 1) >= 1
 }

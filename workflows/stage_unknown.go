@@ -57,8 +57,8 @@ func readBackUnknown(ctx workflow.Context) bool {
 // breaker to let a trial through (0: it need not): a read tool that is
 // down for a while is read again once, after its cooldown, rather than
 // the call held unknown at once.
-func (r *runner) readBreakerWait(ctx workflow.Context, tool string) time.Duration {
-	b := r.run.Breakers[tool]
+func (p *pipeline) readBreakerWait(ctx workflow.Context, tool string) time.Duration {
+	b := p.r.run.Breakers[tool]
 	if b == nil || b.State != policies.BreakerOpen {
 		return 0
 	}
@@ -72,8 +72,8 @@ func (r *runner) readBreakerWait(ctx workflow.Context, tool string) time.Duratio
 // readBreakerHolds says whether the read tool's breaker keeps a read-back
 // from being tried (the why, "" when it does not). A breaker that never
 // counted a failure asks nothing.
-func (r *runner) readBreakerHolds(ctx workflow.Context, tool string) string {
-	b := r.run.Breakers[tool]
+func (p *pipeline) readBreakerHolds(ctx workflow.Context, tool string) string {
+	b := p.r.run.Breakers[tool]
 	if b == nil || b.State == policies.BreakerClosed || !readBackUnknown(ctx) || b.Allow(workflow.Now(ctx)) {
 		return ""
 	}
@@ -82,8 +82,8 @@ func (r *runner) readBreakerHolds(ctx workflow.Context, tool string) string {
 
 // readBackRead counts a read-back that read as a success of its tool,
 // when the tool's breaker has failures to clear (or a trial to settle).
-func (r *runner) readBackRead(ctx workflow.Context, tool string) {
-	b := r.run.Breakers[tool]
+func (p *pipeline) readBackRead(ctx workflow.Context, tool string) {
+	b := p.r.run.Breakers[tool]
 	if b == nil || (b.Failures == 0 && b.State == policies.BreakerClosed) || !readBackUnknown(ctx) {
 		return
 	}

@@ -64,7 +64,7 @@ func (f freeForm) ask(ctx workflow.Context) taken {
 		}
 		return r.bareEnd(ctx, bare)
 	}
-	final, calls, err := r.runCalls(ctx, reqID, reply.ToolCalls)
+	final, calls, err := replyPipeline(ctx, r, reqID).runCalls(ctx, reqID, reply.ToolCalls, nil)
 	return taken{end: f.callsEnd(reqID, final, calls, err)}
 }
 
@@ -99,7 +99,7 @@ func (f freeForm) callEvents(calls []*stepCall) []stepEvent {
 		if c.final {
 			continue
 		}
-		ev := r.event(c).LoopEvent()
+		ev := c.event(r.run).LoopEvent()
 		if seen[ev.Signature] {
 			continue
 		}

@@ -101,7 +101,7 @@ func (q requests) takeStreamed(ctx workflow.Context, s *streaming, raw converter
 		Kind: signals.KindCall, Status: signals.StatusPending, Parents: []string{s.reqID},
 		Tool: sc.Call.Name, Args: rawOrString(sc.Call.Args), Streamed: true,
 	}, ModelCallID: sc.Call.ID, Step: r.run.Step})
-	c := r.prepareCall(ctx, node.ID, sc.Call)
+	c := s.p.prepareCall(ctx, node.ID, sc.Call)
 	s.calls = append(s.calls, &streamedCall{call: sc.Call, step: c})
 	if c.done || c.final || c.handoff != nil || len(c.reads) > 0 {
 		return // settled already, or starts when the reply ends
@@ -223,5 +223,5 @@ func (q requests) endStream(ctx workflow.Context, s *streaming, why string, reas
 		q.notRunStreamed(ctx, c.step, why, reason)
 		calls = append(calls, c.step)
 	}
-	_, _ = r.driveOn(ctx, s.p, calls)
+	_, _ = s.p.drive(ctx, calls)
 }

@@ -345,7 +345,7 @@ const (
 	versionReadBackUnknown = "read-back-unknown"
 	// versionLedgerLatest: the effect ledger answers a write asked for
 	// again with an invalidated call of it only if that call is the
-	// latest that ran it or answered for it (executedWrite); before, with
+	// latest that ran it or answered for it (ledger.ExecutedWrite); before, with
 	// the latest invalidated one, even after a standing call had answered
 	// for it, so a later turn's new booking got an old one back. Asked
 	// only when the two answer differently.

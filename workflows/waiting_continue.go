@@ -214,7 +214,7 @@ func (r *runner) heldCall(ctx workflow.Context, reqID string, tc activities.Tool
 	if n.Status == signals.StatusAwaitingApproval && len(n.Args) > 0 {
 		tc.Args = argsKeepingOutputPath(n.Args, tc.Args)
 	}
-	return r.prepareCall(ctx, n.ID, tc)
+	return newPipeline(ctx, r).prepareCall(ctx, n.ID, tc)
 }
 
 // heldCalls says whether a step has calls held for the next generation.

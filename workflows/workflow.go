@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/expr-lang/expr/vm"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -40,7 +39,7 @@ type runner struct {
 	budgetHold budget.Hold
 	// exprs are compiled conditions: edges' when, checks' verify and
 	// expect (conditions.go).
-	exprs map[exprKey]*vm.Program
+	exprs conditions
 	// mending is this generation's repair attempts per call node and the
 	// arguments each call was tried with (workflows/mend, through mend()).
 	mending mend.Attempts
@@ -218,7 +217,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 }
 
 func newRunner(run *Run) (*runner, error) {
-	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, exprs: map[exprKey]*vm.Program{},
+	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, exprs: conditions{},
 		approvals: newApprovalWaits(), argsEdited: map[string]signals.Audit{},
 		waits: newWaitSwitch()}
 	r.shape = shapeOf(r)
