@@ -128,7 +128,7 @@ func (r *runner) prepareCall(ctx workflow.Context, id string, tc activities.Tool
 		args = fixed
 	}
 	if tc.Name == HandoffTool && r.run.offerHandoff {
-		ask, problem := r.handoffCallAsk(args)
+		ask, problem := r.handoffs().CallAsk(args)
 		if problem != "" {
 			return fail(problem)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/workflows/budget"
+	"github.com/unstuck-dev/unstuck/workflows/handoff"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
@@ -44,7 +45,7 @@ type stepCall struct {
 	final  bool // final_output: runs once every other call has finished
 	// handoff: the reserved handoff tool, settled like final_output (its
 	// ask, checked before the step's calls ran).
-	handoff *handoffAsk
+	handoff *handoff.Ask
 	// Where the call is in its life.
 	started bool
 	done    bool
@@ -106,7 +107,7 @@ func (r *runner) driveOn(ctx workflow.Context, p *pipeline, calls []*stepCall) (
 			}
 			c.started = true
 			if c.handoff != nil {
-				r.settleHandoffCall(ctx, c)
+				settleHandoffCall(ctx, r.handoffs(), c)
 				continue
 			}
 			if c.final {

@@ -37,7 +37,7 @@ func (freeForm) graph() bool { return false }
 // calls.
 func (f freeForm) step(ctx workflow.Context) (bool, *AgentResult, error) {
 	r := f.r
-	if done, err := r.handoffByRule(ctx); done {
+	if done, err := r.handoffs().ByRule(ctx); done {
 		return true, nil, err
 	}
 	done, result, err := r.step(ctx)
