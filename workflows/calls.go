@@ -121,7 +121,7 @@ func (p *pipeline) prepareCall(ctx workflow.Context, id string, tc activities.To
 		args = fixed
 	}
 	if tc.Name == HandoffTool && r.run.offerHandoff {
-		ask, problem := r.handoffCallAsk(args)
+		ask, problem := r.handoffs().CallAsk(args)
 		if problem != "" {
 			return fail(problem)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/handoff"
 )
 
 // buildConversation derives the chat messages of a run from its trace: the
@@ -266,7 +267,7 @@ func toolDefs(run *Run) []activities.ToolDef {
 		defs = append(defs, activities.ToolDef{Name: t.Name, Description: t.Description, Parameters: withOutputPath(t.Parameters)})
 	}
 	if run.offerHandoff {
-		defs = append(defs, handoffToolDef(run))
+		defs = append(defs, handoff.ToolDef(run.Spec))
 	}
 	out := run.outputSchemaDoc()
 	if out == nil {

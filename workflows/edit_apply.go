@@ -39,7 +39,7 @@ type editedArgs struct {
 // step the edit interrupted is not picked up, the next request follows.
 func (r *runner) applyAndContinue(ctx workflow.Context) error {
 	if r.life.Pending() == life.Handoff {
-		return r.applyHandoff(ctx)
+		return r.handoffs().Apply(ctx)
 	}
 	pe := r.editing
 	pe.result, pe.err = r.applyEdit(ctx, pe.req, false)

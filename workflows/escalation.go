@@ -8,6 +8,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/handoff"
 	"github.com/unstuck-dev/unstuck/workflows/ladder"
 )
 
@@ -28,8 +29,8 @@ type escalation struct {
 func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where string) *escalation {
 	le := r.escape()
 	var targets func() int
-	if r.handsOver {
-		targets = r.handoffTargets
+	if r.handoffs().On() {
+		targets = r.handoffs().Targets
 	}
 	rung, situation, exit := le.Climb(ctx, loop, where, targets)
 	r.count(ctx, MetricRungsTaken, 1, "rung", rung)
@@ -72,8 +73,8 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 		if situation.LoopTool != "" {
 			reason = "tool_failure"
 		}
-		to, res, err := r.handOff(ctx, handoffAsk{
-			Trigger: triggerLadder, Reason: reason, parents: []string{id},
+		to, res, err := r.handoffs().HandOff(ctx, handoff.Ask{
+			Trigger: handoff.TriggerLadder, Reason: reason, Parents: []string{id},
 			Summary:   fmt.Sprintf("the agent %s is stuck: a %s (cycle %v)", r.run.Spec.Agent.Name, why, loop.Cycle),
 			Suggested: "finish the task another way than the repeating calls",
 		})

@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -24,33 +23,6 @@ func registrySpec(handoffs ...string) *config.Resolved {
 		},
 	}
 	return mustResolve(f, "general")
-}
-
-func TestTargetRefusedNamesTheReason(t *testing.T) {
-	for _, tc := range []struct {
-		handoffs []string
-		to, want string
-	}{
-		{[]string{"orders", "human"}, "", ""},
-		{[]string{"orders", "human"}, "orders", ""},
-		{[]string{"orders", "human"}, "person", ""},
-		{[]string{"*"}, "person", ""},
-		{[]string{"orders", "human"}, "general", "is the agent the run is with"},
-		{[]string{"orders", "human"}, "billing", `unknown agent "billing" (agents: orders, person)`},
-		{[]string{"human"}, "orders", "may hand over to human only, not to \"orders\""},
-		{[]string{"orders", "human"}, "human", ""},
-		{[]string{"orders"}, "human", `"human" names any person, and agent general may hand over to none`},
-		{nil, "", "has no handoffs"},
-		{nil, "orders", "has no handoffs"},
-	} {
-		r := &runner{run: &Run{Spec: registrySpec(tc.handoffs...)}}
-		err := r.targetRefused(tc.to)
-		if tc.want == "" {
-			require.NoError(t, err, "%v to %q", tc.handoffs, tc.to)
-			continue
-		}
-		require.ErrorContains(t, err, tc.want, "%v to %q", tc.handoffs, tc.to)
-	}
 }
 
 // The agent a run was handed to reads its instructions, the task, the
@@ -92,29 +64,6 @@ func TestHandoffContextFitsItsBound(t *testing.T) {
 
 	small := HandoffContext{Metadata: map[string]any{}, ToolRecords: hc.ToolRecords[:3]}
 	require.Equal(t, small, fitHandoffContext(small), "a context within its bound is kept whole")
-}
-
-// The rules read the trace since the agent took the run over.
-func TestHandoffViewCountsSinceTheTakeover(t *testing.T) {
-	run := &Run{Spec: registrySpec("*"), Input: AgentInput{Task: "help"}}
-	add := func(kind signals.NodeKind, status signals.NodeStatus, step int, tool string, out json.RawMessage) {
-		run.Nodes = append(run.Nodes, Node{Node: signals.Node{ID: run.newNodeID(), Kind: kind, Status: status, Tool: tool, Output: out}, Step: step})
-	}
-	add(signals.KindCall, signals.StatusFailed, 1, "a", nil) // before the handoff: not counted
-	add(signals.KindHandoff, signals.StatusCompleted, 1, "", nil)
-	add(signals.KindRequest, signals.StatusCompleted, 2, "", nil)
-	add(signals.KindCall, signals.StatusCompleted, 2, "a", nil)
-	add(signals.KindRequest, signals.StatusCompleted, 3, "", nil)
-	add(signals.KindCall, signals.StatusFailed, 3, "a", nil)
-	add(signals.KindHuman, signals.StatusCompleted, 3, "", mustJSON(signals.ReplyRequest{Text: "get me a person"}))
-	add(signals.KindRequest, signals.StatusCompleted, 4, "", nil)
-	add(signals.KindCall, signals.StatusFailed, 4, "b", nil)
-	add(signals.KindCall, signals.StatusFailed, 4, HandoffTool, nil) // the engine's own: not counted
-
-	v := (&runner{run: run}).handoffView()
-	require.Equal(t, 2, v.FailuresInARow)
-	require.Equal(t, 2, v.StepsWithoutProgress)
-	require.Equal(t, []string{"help", "get me a person"}, v.UserWords)
 }
 
 // A fork's step ceiling cannot be lifted by a takeover step past its

@@ -8,6 +8,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/handoff"
 )
 
 // humanAgent is a run with an agent of kind human: no model is called. The
@@ -38,8 +39,8 @@ func (r *runner) humanAgent(ctx workflow.Context) (*AgentResult, error) {
 	case len(reply.Output) > 0:
 		return r.complete(ctx, nodeID, reply.Output)
 	}
-	to, res, err := r.handOff(ctx, handoffAsk{
-		Trigger: triggerReturn, To: r.returnTo(), Reason: "other", Summary: reply.Text, Audit: reply.Audit, parents: []string{nodeID},
+	to, res, err := r.handoffs().HandOff(ctx, handoff.Ask{
+		Trigger: handoff.TriggerReturn, To: r.returnTo(), Reason: "other", Summary: reply.Text, Audit: reply.Audit, Parents: []string{nodeID},
 	})
 	if err != nil {
 		return nil, err

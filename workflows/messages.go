@@ -94,7 +94,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if err := r.editWanted(req); err != nil {
 				return err
 			}
-			return r.handingOverRefusal(signals.Edit)
+			return r.handoffs().WhileHandingOver(signals.Edit)
 		})
 	if err != nil {
 		return err
@@ -117,7 +117,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	}
 	return setGuardedUpdate(ctx, &r.guard, signals.Handoff,
 		func(ctx workflow.Context, req signals.HandoffRequest) (signals.HandoffResult, error) {
-			return r.acceptHandoff(inRun(ctx), req, true)
+			return r.handoffs().Accept(inRun(ctx), req, true)
 		},
 		func(ctx workflow.Context, req signals.HandoffRequest) error {
 			if err := validMessage(signals.Handoff, req, req.Validate); err != nil {
@@ -126,10 +126,10 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if r.run == nil {
 				return errStarting(signals.Handoff, "the run cannot be handed over")
 			}
-			if err := r.handoffWanted(req); err != nil {
+			if err := r.handoffs().Wanted(req); err != nil {
 				return err
 			}
-			return r.handingOverRefusal(signals.Handoff)
+			return r.handoffs().WhileHandingOver(signals.Handoff)
 		})
 }
 
@@ -195,7 +195,7 @@ func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMe
 				if err := r.editWanted(req); err != nil {
 					return err
 				}
-				if err := r.handingOverRefusal(signals.Edit); err != nil && r.handingOverOn(ctx) {
+				if err := r.handoffs().SignalWhileHandingOver(ctx, signals.Edit); err != nil {
 					return err
 				}
 				_, err := r.acceptEdit(ctx, req, false)
@@ -204,7 +204,7 @@ func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMe
 		},
 		signals.Handoff: func(raw json.RawMessage) (signals.Audit, error) {
 			return handleMessage(signals.Handoff, "a handoff", raw, signals.HandoffRequest.Validate, func(req signals.HandoffRequest) error {
-				return r.handoffSignal(ctx, req)
+				return r.handoffs().Signal(ctx, req)
 			})
 		},
 		signals.Budget: func(raw json.RawMessage) (signals.Audit, error) {

@@ -23,10 +23,10 @@ import (
 // carried out: why says what the run did instead, next what the sender
 // may do now.
 func (r *runner) answerPending(ctx workflow.Context, why, next string) {
-	pe, ph := r.editing, r.handing
+	pe := r.editing
 	pending := r.life.Pending()
 	editWaits := pending == life.Edit && pe.wait
-	handoffWaits := pending == life.Handoff && ph.wait
+	handoffWaits := pending == life.Handoff && r.handoffs().Waits()
 	if !editWaits && !handoffWaits {
 		return
 	}
@@ -42,9 +42,7 @@ func (r *runner) answerPending(ctx workflow.Context, why, next string) {
 		workflow.GetLogger(ctx).Warn("edit not applied", "node", pe.req.NodeID, "error", pe.err.Error())
 	}
 	if handoffWaits {
-		ph.err = notCarried(signals.Handoff)
-		live(r.life.Answer())
-		workflow.GetLogger(ctx).Warn("handoff not carried out", "to", ph.req.To, "error", ph.err.Error())
+		r.handoffs().NotCarried(ctx, notCarried(signals.Handoff))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/workflows/budget"
+	"github.com/unstuck-dev/unstuck/workflows/handoff"
 	"github.com/unstuck-dev/unstuck/workflows/ledger"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 )
@@ -45,7 +46,7 @@ type stepCall struct {
 	final  bool // final_output: runs once every other call has finished
 	// handoff: the reserved handoff tool, settled like final_output (its
 	// ask, checked before the step's calls ran).
-	handoff *handoffAsk
+	handoff *handoff.Ask
 	// Where the call is in its life.
 	started bool
 	done    bool
@@ -122,7 +123,7 @@ func (p *pipeline) drive(ctx workflow.Context, calls []*stepCall) (final *finalC
 			}
 			c.started = true
 			if c.handoff != nil {
-				r.settleHandoffCall(ctx, c)
+				settleHandoffCall(ctx, r.handoffs(), c)
 				continue
 			}
 			if c.final {

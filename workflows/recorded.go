@@ -44,7 +44,7 @@ func decodeRecorded(n *Node, what string, raw json.RawMessage, v any) error {
 // readRecorded is decodeRecorded for readers that cannot stop the run
 // (the conversation, the handoff context and rules): v stays empty and
 // the first failure is noted on the run. Each caller in the run clears
-// the note, reads, then stops on it (askModel, takeOver, handoffByRule),
+// the note, reads, then stops on it (askModel, handoffHost.Decoded),
 // so a query's reading, which notes too, changes nothing.
 func (run *Run) readRecorded(n *Node, what string, raw json.RawMessage, v any) {
 	if err := decodeRecorded(n, what, raw, v); err != nil && run.undecoded == nil {

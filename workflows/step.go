@@ -32,7 +32,7 @@ func (freeForm) graph() bool { return false }
 // calls.
 func (f freeForm) step(ctx workflow.Context) taken {
 	r := f.r
-	if done, err := r.handoffByRule(ctx); done {
+	if done, err := r.handoffs().ByRule(ctx); done {
 		return ended(true, nil, err)
 	}
 	return f.ask(ctx)

@@ -56,18 +56,16 @@ func (r *runner) settle(ctx workflow.Context, e stepEnd) (done bool, res *AgentR
 	if e.bare != nil {
 		return r.settleBare(ctx, *e.bare)
 	}
-	th := r.stepHandoff
-	r.stepHandoff = nil
+	th := r.handoffs().TakeCall()
 	if o := e.output; o != nil {
 		if th != nil {
-			r.finishNode(ctx, th.nodeID, nil, "not carried out: the same reply finished the task with "+FinalOutputTool)
+			r.finishNode(ctx, th.Node, nil, "not carried out: the same reply finished the task with "+FinalOutputTool)
 		}
 		done, res, err := r.output(ctx, *o)
 		return done, res, nil, err
 	}
 	if th != nil {
-		done, res, err := r.handOffForTool(ctx, th)
-		return done, res, nil, err
+		return true, nil, nil, r.handoffs().ForTool(ctx, th)
 	}
 	esc, done, err = r.settleLoop(ctx, e)
 	return done, nil, esc, err

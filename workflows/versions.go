@@ -133,7 +133,7 @@ const (
 	// a handoff of a run handed over before.
 	versionHandoffFlat = "handoff-flat"
 	// versionHandoffRefusals: a handoff's refusals that share one reason
-	// name the first maxRefusalsPerReason agents and count the rest
+	// name the first few agents (handoff.maxRefusalsPerReason) and count the rest
 	// (policies.CompactRefusals); before, each agent of the registry was
 	// listed, at every handoff. Release 2 takes it as made (release.go); for a run of release 1 it is asked on its own,
 	// only when refusals are folded.

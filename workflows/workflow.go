@@ -15,6 +15,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/budget"
+	"github.com/unstuck-dev/unstuck/workflows/handoff"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 	"github.com/unstuck-dev/unstuck/workflows/mend"
 	"github.com/unstuck-dev/unstuck/workflows/model"
@@ -54,17 +55,14 @@ type runner struct {
 	// life is the run's life in this generation: running, switching,
 	// interrupted, handing over, closing, ended (package life).
 	life life.Life
-	// editing is the edit accepted (interrupt.go), handing the person's
-	// handoff (handoff_messages.go): what they ask and answer, while life
-	// says where they are. argsEdited are the calls waiting for approval
-	// whose arguments a person edited.
+	// editing is the edit accepted (interrupt.go): what it asks and
+	// answers, while life says where it is. argsEdited are the calls
+	// waiting for approval whose arguments a person edited.
 	editing    *pendingEdit
-	handing    *pendingHandoff
 	argsEdited map[string]signals.Audit
-	// stepHandoff is the handoff call of the step under way.
-	stepHandoff *toolHandoff
-	// handsOver: the agent can hand the run over, in a version that does.
-	handsOver bool
+	// handoffMemory is what this generation remembers of its handoffs
+	// (workflows/handoff, through handoffs()).
+	handoffMemory handoff.Memory
 	// personAgent: the run is with an agent of kind human, waiting for it.
 	personAgent bool
 	// waits: when each wait for people began (wait_switch.go).
@@ -123,8 +121,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 	r.expectCarriedWaits()
 	r.guard.goGuarded(ctx, "the signal receiver", r.receiveSignals, nil)
 	r.guard.goGuarded(ctx, "the watch on waits", r.watchWaiting, nil)
-	handsOver := r.handoffsOn(ctx)
-	r.handsOver = handsOver
+	handsOver := r.handoffs().Start(ctx)
 	// Runs carried from a version before handoffs have no registry.
 	r.run.offerHandoff = handsOver && len(r.run.Spec.Agent.Handoffs) > 0 && len(r.run.Spec.Registry) > 0 && r.shape.offersHandoffTool()
 	person := handsOver && r.run.Spec.Agent.Kind == config.KindHuman

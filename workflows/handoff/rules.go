@@ -1,4 +1,4 @@
-package workflows
+package handoff
 
 import (
 	"go.temporal.io/sdk/workflow"
@@ -13,51 +13,50 @@ import (
 // spent for the agent (the run goes on, and its loop escape still
 // watches it) instead of firing again at every step.
 
-// handoffByRule checks the agent's rules and, when one fires, hands the
-// run over: done says the generation ends (continue-as-new as the agent
-// that took the run, or err).
-func (r *runner) handoffByRule(ctx workflow.Context) (done bool, err error) {
-	when := r.run.Spec.Agent.Policies.HandoffWhen
-	if when == nil || !r.handsOver || r.run.RulesSpent {
+// ByRule checks the agent's rules and, when one fires, hands the run
+// over: done says the generation ends (continue-as-new as the agent that
+// took the run, or err).
+func (h *Handoffs) ByRule(ctx workflow.Context) (done bool, err error) {
+	when := h.host.Spec().Agent.Policies.HandoffWhen
+	if when == nil || !h.mem.on || *h.rulesSpent {
 		return false, nil
 	}
-	r.run.undecoded = nil
-	view := r.handoffView()
-	if err := r.stopUndecodable(ctx, r.run.undecoded); err != nil {
+	var view policies.HandoffView
+	if err := h.host.Decoded(ctx, func() { view = h.view() }); err != nil {
 		return true, err
 	}
-	view.Seen = r.run.RulesSeen
-	r.run.RulesSeen = len(view.UserWords)
+	view.Seen = *h.rulesSeen
+	*h.rulesSeen = len(view.UserWords)
 	trigger, ok := policies.HandoffRule(when, view)
 	if !ok {
 		return false, nil
 	}
-	to, _, err := r.handOff(ctx, handoffAsk{Trigger: triggerRule, Reason: trigger.Reason, Summary: trigger.Why,
+	to, _, err := h.HandOff(ctx, Ask{Trigger: TriggerRule, Reason: trigger.Reason, Summary: trigger.Why,
 		Suggested: "take the task on from where it stands"})
 	if err != nil {
 		return true, err
 	}
 	if to == "" {
-		r.run.RulesSpent = true
+		*h.rulesSpent = true
 		return false, nil
 	}
-	return true, r.continueAsNew(ctx)
+	return true, h.host.ContinueAsNew(ctx)
 }
 
-// handoffView reads the trace since the agent took the run over: failed
-// calls in a row, model steps in a row in which no call completed, and the
+// view reads the trace since the agent took the run over: failed calls
+// in a row, model steps in a row in which no call completed, and the
 // user's words (the task, then each person's reply, from the whole run).
-func (r *runner) handoffView() policies.HandoffView {
-	run := r.run
-	v := policies.HandoffView{UserWords: []string{run.Input.Task}}
-	since := run.lastHandoff() + 1
+func (h *Handoffs) view() policies.HandoffView {
+	t := h.trace
+	v := policies.HandoffView{UserWords: []string{h.host.Task()}}
+	since := Last(t) + 1
 	var steps []int
 	progress := map[int]bool{}
-	for i := range run.Nodes {
-		n := &run.Nodes[i]
+	for i := range t.Nodes {
+		n := &t.Nodes[i]
 		if n.Kind == signals.KindHuman && n.Status == signals.StatusCompleted {
 			var reply signals.ReplyRequest
-			run.readRecorded(n, "the recorded reply of a person", n.Output, &reply)
+			h.host.Read(n, "the recorded reply of a person", n.Output, &reply)
 			v.UserWords = append(v.UserWords, reply.Text)
 		}
 		if i < since || n.Status == signals.StatusInvalidated {
@@ -66,7 +65,7 @@ func (r *runner) handoffView() policies.HandoffView {
 		switch {
 		case n.Kind == signals.KindRequest:
 			steps = append(steps, n.Step)
-		case n.Kind != signals.KindCall || n.Tool == FinalOutputTool || n.Tool == HandoffTool:
+		case n.Kind != signals.KindCall || n.Tool == signals.FinalOutputTool || n.Tool == signals.HandoffTool:
 		case n.Status == signals.StatusCompleted:
 			v.FailuresInARow = 0
 			progress[n.Step] = true

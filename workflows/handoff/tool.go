@@ -1,4 +1,4 @@
-package workflows
+package handoff
 
 import (
 	"encoding/json"
@@ -8,7 +8,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/signals"
 )
 
 // The reserved handoff tool (docs/contract.md "Model protocol") is offered to
@@ -17,20 +19,20 @@ import (
 // once the step's other calls have finished, and is carried out when the
 // step ends, unless the same reply finished the task with final_output.
 
-// handoffToolArgs are the handoff tool's arguments.
-type handoffToolArgs struct {
+// toolArgs are the handoff tool's arguments.
+type toolArgs struct {
 	To        string `json:"to"`
 	Reason    string `json:"reason"`
 	Summary   string `json:"summary"`
 	Suggested string `json:"suggested_next_action"`
 }
 
-// handoffToolDef is what the model sees of the handoff tool: its
-// arguments, and the agents it may name.
-func handoffToolDef(run *Run) activities.ToolDef {
+// ToolDef is what the model sees of the handoff tool: its arguments, and
+// the agents spec's agent may name.
+func ToolDef(spec *config.Resolved) activities.ToolDef {
 	var targets []string
-	for _, p := range run.Spec.Registry {
-		if p.Name != run.Spec.Agent.Name && allowsTarget(run.Spec.Agent.HandoffTargets(), p) {
+	for _, p := range spec.Registry {
+		if p.Name != spec.Agent.Name && allows(spec.Agent.HandoffTargets(), p) {
 			t := p.Name
 			if p.Description != "" {
 				t += " (" + p.Description + ")"
@@ -39,7 +41,7 @@ func handoffToolDef(run *Run) activities.ToolDef {
 		}
 	}
 	return activities.ToolDef{
-		Name: HandoffTool,
+		Name: signals.HandoffTool,
 		Description: "Hand this task, with everything said and done so far, to another agent better placed to finish it. " +
 			"Agents you may name in \"to\": " + strings.Join(targets, "; ") + ". Leave \"to\" out to let the best-placed agent be chosen.",
 		Parameters: mustJSON(map[string]any{
@@ -56,17 +58,17 @@ func handoffToolDef(run *Run) activities.ToolDef {
 	}
 }
 
-// handoffCallAsk reads and checks a handoff call's arguments: the problem
-// goes back to the model when they are not right.
-func (r *runner) handoffCallAsk(args json.RawMessage) (*handoffAsk, string) {
+// CallAsk reads and checks a handoff call's arguments: the problem goes
+// back to the model when they are not right.
+func (h *Handoffs) CallAsk(args json.RawMessage) (*Ask, string) {
 	dec := json.NewDecoder(strings.NewReader(string(args)))
 	dec.DisallowUnknownFields()
-	var a handoffToolArgs
+	var a toolArgs
 	if err := dec.Decode(&a); err != nil {
 		return nil, "handoff arguments: " + err.Error() + ` (it takes "to"?, "reason", "summary", "suggested_next_action")`
 	}
 	var problems []string
-	if err := handoffReasonValid(a.Reason); err != nil {
+	if err := reasonValid(a.Reason); err != nil {
 		problems = append(problems, err.Error())
 	}
 	if strings.TrimSpace(a.Summary) == "" {
@@ -75,57 +77,73 @@ func (r *runner) handoffCallAsk(args json.RawMessage) (*handoffAsk, string) {
 	if strings.TrimSpace(a.Suggested) == "" {
 		problems = append(problems, `"suggested_next_action" is empty: say what the agent taking over should do first`)
 	}
-	if err := r.targetRefused(a.To); err != nil {
+	if err := refusedTarget(h.host.Spec(), a.To); err != nil {
 		problems = append(problems, strings.TrimPrefix(err.Error(), "handoff: "))
 	}
 	if len(problems) > 0 {
 		return nil, "handoff: " + strings.Join(problems, "; ")
 	}
-	return &handoffAsk{Trigger: triggerTool, To: a.To, Reason: a.Reason, Summary: a.Summary, Suggested: a.Suggested}, ""
+	return &Ask{Trigger: TriggerTool, To: a.To, Reason: a.Reason, Summary: a.Summary, Suggested: a.Suggested}, ""
 }
 
-// settleHandoffCall takes a handoff call once the step's other calls have
-// finished: the first of a reply is carried out when the step ends, a
-// second is answered that one is enough.
-func (r *runner) settleHandoffCall(ctx workflow.Context, c *stepCall) {
-	c.done = true
-	if r.stepHandoff != nil {
-		c.errText, c.class = "one handoff per reply: "+r.stepHandoff.nodeID+" hands the run over already", policies.Structural
-		r.finishNode(ctx, c.nodeID, nil, c.errText)
-		return
+// reasonValid checks a handoff reason against the enum.
+func reasonValid(reason string) error {
+	for _, ok := range policies.HandoffReasons {
+		if reason == ok {
+			return nil
+		}
 	}
-	r.stepHandoff = &toolHandoff{nodeID: c.nodeID, ask: *c.handoff}
+	return fmt.Errorf("reason %q is not one of %v", reason, policies.HandoffReasons)
 }
 
-// toolHandoff is a handoff call waiting for its step to end.
-type toolHandoff struct {
-	nodeID string
-	ask    handoffAsk
+// Call is a handoff call of the step under way, waiting for the step to
+// end.
+type Call struct {
+	// Node is the call's node.
+	Node string
+	ask  Ask
 }
 
-// handOffForTool carries out the handoff a model asked for: the run
-// continues as new as the agent that took it; when no agent can, the run
-// stops with the report (no agent, not even a person, is left to take it).
-func (r *runner) handOffForTool(ctx workflow.Context, th *toolHandoff) (bool, *AgentResult, error) {
-	r.finishNode(ctx, th.nodeID, mustJSON(map[string]string{"handoff": "asked"}), "")
-	ask := th.ask
-	ask.parents = []string{th.nodeID}
-	to, res, err := r.handOff(ctx, ask)
+// SettleCall takes the handoff call at node once the step's other calls
+// have finished: the first of a reply is carried out when the step ends
+// (TakeCall), a second is answered that one is enough. It answers why
+// the call was refused ("" when it was taken).
+func (h *Handoffs) SettleCall(ctx workflow.Context, node string, ask Ask) string {
+	if c := h.mem.call; c != nil {
+		why := "one handoff per reply: " + c.Node + " hands the run over already"
+		h.host.FinishNode(ctx, node, nil, why)
+		return why
+	}
+	h.mem.call = &Call{Node: node, ask: ask}
+	return ""
+}
+
+// TakeCall is the step's handoff call (nil when it made none), for the
+// step's end: the step has no call from then on.
+func (h *Handoffs) TakeCall() *Call {
+	c := h.mem.call
+	h.mem.call = nil
+	return c
+}
+
+// ForTool carries out the handoff a model asked for: the run continues
+// as new as the agent that took it; when no agent can, the run stops with
+// the report (no agent, not even a person, is left to take it).
+func (h *Handoffs) ForTool(ctx workflow.Context, c *Call) error {
+	h.host.FinishNode(ctx, c.Node, mustJSON(map[string]string{"handoff": "asked"}), "")
+	ask := c.ask
+	ask.Parents = []string{c.Node}
+	to, res, err := h.HandOff(ctx, ask)
 	if err != nil {
-		return true, nil, err
+		return err
 	}
 	if to == "" {
-		why := r.run.node(res.NodeID).Error
-		r.finishNode(ctx, th.nodeID, nil, why)
-		return true, nil, r.stop(ctx, "the agent asked to hand the run over, and "+why)
+		why := h.trace.Node(res.NodeID).Error
+		h.host.FinishNode(ctx, c.Node, nil, why)
+		return h.host.Stop(ctx, "the agent asked to hand the run over, and "+why)
 	}
-	if n := r.run.node(th.nodeID); n != nil {
+	if n := h.trace.Node(c.Node); n != nil {
 		n.Output = mustJSON(map[string]any{"handed_to": to, "handoff": res.NodeID, "refused": res.Refused})
 	}
-	return true, nil, r.continueAsNew(ctx)
-}
-
-// String names a handoff ask in logs.
-func (a handoffAsk) String() string {
-	return fmt.Sprintf("handoff(%s to %q, %s)", a.Trigger, a.To, a.Reason)
+	return h.host.ContinueAsNew(ctx)
 }
