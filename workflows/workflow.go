@@ -18,6 +18,7 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows/budget"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 	"github.com/unstuck-dev/unstuck/workflows/model"
+	"github.com/unstuck-dev/unstuck/workflows/waiting"
 )
 
 // BadInputError is the application error type of a run refused at start.
@@ -69,8 +70,8 @@ type runner struct {
 	handsOver bool
 	// personAgent: the run is with an agent of kind human, waiting for it.
 	personAgent bool
-	// waits: when each wait for people began (wait_switch.go).
-	waits waitSwitch
+	// waits: when each wait for people began (package waiting).
+	waits waiting.Starts
 	// guard turns a panic into a stop of the run (guard.go).
 	guard runGuard
 }
@@ -119,9 +120,9 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 	*r = *built
 	r.guard = guard
 	mainCtx, guarded := r.guardMain(ctx)
-	r.expectCarriedWaits()
+	r.waiting().ExpectCarried()
 	r.guard.goGuarded(ctx, "the signal receiver", r.receiveSignals, nil)
-	r.guard.goGuarded(ctx, "the watch on waits", r.watchWaiting, nil)
+	r.guard.goGuarded(ctx, "the watch on waits", r.waiting().Watch, nil)
 	handsOver := r.handoffsOn(ctx)
 	r.handsOver = handsOver
 	// Runs carried from a version before handoffs have no registry.
@@ -220,7 +221,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 func newRunner(run *Run) (*runner, error) {
 	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, exprs: map[exprKey]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
 		approvals: newApprovalWaits(), argsEdited: map[string]signals.Audit{},
-		waits: newWaitSwitch()}
+		waits: waiting.NewStarts()}
 	live(r.life.Start())
 	if run.Visits == nil {
 		run.Visits = map[string]int{}
