@@ -70,7 +70,7 @@ func (r *runner) awaitApproval(ctx workflow.Context, nodeID, tool string) (appro
 			// A later wait of the call (for its fallback's own approval)
 			// has a whole timeout of its own.
 			r.approvals.end(nodeID)
-			r.waits.forget(nodeID)
+			r.waits.Forget(nodeID)
 		}
 	}()
 	if err := r.approvalPhase(ctx); err != nil {

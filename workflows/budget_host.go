@@ -97,9 +97,9 @@ var budgetEnds = map[waitEnd]budget.End{
 	waitInterrupted: budget.Interrupted, waitSwitching: budget.Switching,
 }
 
-func (h budgetHost) InterruptedWhile() string { return h.r.interruptedWhile() }
+func (h budgetHost) InterruptedWhile() string { return h.r.waiting().InterruptedWhile() }
 func (h budgetHost) Switching() bool          { return h.r.life.Switching() }
-func (h budgetHost) Forget(node string)       { h.r.waits.forget(node) }
+func (h budgetHost) Forget(node string)       { h.r.waits.Forget(node) }
 
 func (h budgetHost) Paused(end budget.End) error {
 	if end == budget.Switching {

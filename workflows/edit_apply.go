@@ -22,7 +22,7 @@ type editResume struct {
 	// id): the call runs again with them.
 	Args map[string]editedArgs `json:"args,omitempty"`
 	// Waiting: the run continued as new while waiting for people, and
-	// waits for the same things (waiting_continue.go).
+	// waits for the same things (package waiting).
 	Waiting *waitingResume `json:"waiting,omitempty"`
 }
 

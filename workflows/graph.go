@@ -132,7 +132,7 @@ func (g *graphShape) visit(ctx workflow.Context, at string, n config.GraphNode) 
 
 // resumeVisit finishes the visit of node at that the run continued as
 // new in: an llm node's step an edit continued (resumeLLM), or a wait the
-// run carried into this generation (waiting_continue.go), which goes on
+// run carried into this generation (package waiting), which goes on
 // in the same visit: a tool node's call held for approval walks the
 // pipeline again under its own node, a human node waits at the same
 // node, an llm node at its budget rung asks again.

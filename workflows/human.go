@@ -36,7 +36,7 @@ func (h *humanWait) takeReply() *signals.ReplyRequest {
 // continue as new while it waits (errSwitching; waiting_continue.go),
 // the caller carrying the wait; rung: it is the ladder's human rung.
 func (r *runner) awaitHuman(ctx workflow.Context, why string, rung bool) (reply *signals.ReplyRequest, nodeID string, timedOut bool, err error) {
-	node := r.heldHumanNode()
+	node := r.waiting().HeldHuman()
 	if node == nil {
 		node = r.addNode(ctx, Node{Node: signals.Node{
 			Kind: signals.KindHuman, Status: signals.StatusPending, Parents: r.run.Frontier,
@@ -50,7 +50,7 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string, rung bool) (reply 
 	defer func() {
 		if !held {
 			r.human.node, r.human.rung = "", false
-			r.waits.forget(nodeID)
+			r.waits.Forget(nodeID)
 		}
 	}()
 	if err := r.setPhase(ctx, signals.PhaseAwaitingHuman); err != nil {

@@ -25,11 +25,11 @@ func (r *runner) humanAgent(ctx workflow.Context) (*AgentResult, error) {
 		why += ", with text alone to hand it back to " + back
 	}
 	why += ", or hand it on"
-	r.takeHeldHuman()
+	r.waiting().TakeHeldHuman()
 	reply, nodeID, timedOut, err := r.awaitHuman(ctx, why, false)
 	switch {
 	case errors.Is(err, errSwitching):
-		return nil, r.continueWaiting(ctx, stepWaits{human: nodeID})
+		return nil, r.waiting().Continue(ctx, stepWaits{human: nodeID})
 	case errors.Is(err, errInterrupted):
 		return nil, r.applyAndContinue(ctx)
 	case err != nil:

@@ -3,10 +3,7 @@ package workflows
 import (
 	"errors"
 
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // An accepted edit interrupts the run at its next wait: the model request
@@ -35,24 +32,6 @@ const interruptedText = "not run: a person edited the run before it ran"
 // is in the trace and, when no agent takes the run, in the conversation of
 // the agent that goes on, which must not be told of an edit nobody made.
 const handedOverText = "not run: a person handed the run over before it ran"
-
-// interruptedWhile says what ended a wait for a person (a budget rung's)
-// before anyone decided.
-func (r *runner) interruptedWhile() string {
-	if r.life.Pending() == life.Handoff {
-		return "a person handed the run over while it waited"
-	}
-	return "a person edited the run while it waited"
-}
-
-// awaitOrInterrupt waits for a future, or for an edit (or a
-// conversation's message that cuts in: turn.go) to interrupt the wait; it
-// answers whether the future is ready. On a cancelled run it answers at
-// once, and the caller's Get reports the cancellation.
-func (r *runner) awaitOrInterrupt(ctx workflow.Context, f workflow.Future) bool {
-	_ = workflow.Await(ctx, func() bool { return f.IsReady() || r.life.Interrupting() || r.chat().CutsIn() })
-	return f.IsReady() || ctx.Err() != nil
-}
 
 // notRun says a call failed only because an edit interrupted its step
 // before it ran: for the edit it has not finished, so it runs again.

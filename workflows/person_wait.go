@@ -46,7 +46,7 @@ const (
 func (r *runner) waitForPerson(ctx workflow.Context, w personWait) (waitEnd, time.Duration, error) {
 	timeout, expired := r.run.Spec.Agent.Policies.HumanTimeout.D(), false
 	if !w.wholeTimeout {
-		waited := workflow.Now(ctx).Sub(r.waits.started(ctx, w.node))
+		waited := workflow.Now(ctx).Sub(r.waits.Started(ctx, w.node))
 		timeout, expired = policies.WaitLeft(cmp.Or(w.timeout, humanTimeout(r.run.Spec)), waited)
 	}
 	got := w.answered()

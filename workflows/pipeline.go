@@ -51,7 +51,7 @@ type stepCall struct {
 	started bool
 	done    bool
 	// held: the call waits for approval and the run continues as new
-	// with it (waiting_continue.go); its node stays awaiting_approval.
+	// with it (package waiting); its node stays awaiting_approval.
 	held bool
 	// keyOf is the earlier call whose idempotency key this one takes: the
 	// same write, tried before an edit invalidated it (stage_ledger.go).
@@ -145,7 +145,7 @@ func (p *pipeline) drive(ctx workflow.Context, calls []*stepCall) (final *finalC
 		p.sel.Select(ctx)
 	}
 	// Every call gets an answer, even one that could not run; but a call
-	// the next generation takes up again (waiting_continue.go) stays
+	// the next generation takes up again (package waiting) stays
 	// pending.
 	for _, c := range calls {
 		if !c.done && !r.life.Switching() {

@@ -100,10 +100,10 @@ func (q requests) notSent(ctx workflow.Context, reqID string, err error) error {
 	r := q.r
 	switch {
 	case errors.Is(err, errInterrupted):
-		r.finishNode(ctx, reqID, nil, "abandoned: "+r.interruptedWhile()+" at the budget rung")
+		r.finishNode(ctx, reqID, nil, "abandoned: "+r.waiting().InterruptedWhile()+" at the budget rung")
 	case errors.Is(err, errSwitching):
 		r.finishNode(ctx, reqID, nil, "not sent: the run continued as new while it waited at the budget rung; the next generation asks again")
-		return r.continueWaiting(ctx, stepWaits{})
+		return r.waiting().Continue(ctx, stepWaits{})
 	}
 	return err
 }
@@ -179,7 +179,7 @@ func (q requests) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*a
 	if stream != nil {
 		ready = q.awaitStreamed(ctx, fut, stream)
 	} else {
-		ready = r.awaitOrInterrupt(ctx, fut)
+		ready = r.waiting().AwaitOrInterrupt(ctx, fut)
 	}
 	if !ready {
 		// An edit came first: the reply would answer a conversation the

@@ -32,13 +32,13 @@ func (r *runner) endOfStep(ctx workflow.Context, w stepWaits, stopErr error) (bo
 	case r.budget().Stopped() != nil:
 		return true, r.budget().Stopped()
 	case r.life.Interrupting() && (ctx.Err() == nil || r.shape.interruptOutranksCancel(ctx)):
-		r.releaseHeld(ctx, w)
+		r.waiting().Release(ctx, w)
 		return true, errInterrupted
 	case ctx.Err() != nil:
-		r.releaseHeld(ctx, w)
+		r.waiting().Release(ctx, w)
 		return true, r.cancelled(ctx, "")
 	case r.life.Switching() && (heldCalls(w.calls) || w.human != ""):
-		return true, r.continueWaiting(ctx, w)
+		return true, r.waiting().Continue(ctx, w)
 	}
 	live(r.life.EndSwitch()) // nothing was left waiting: the next step goes on
 	return false, nil
@@ -53,7 +53,7 @@ func (r *runner) afterRung(ctx workflow.Context, esc *escalation) (bool, error) 
 	case esc.stopErr != nil:
 		return true, esc.stopErr
 	case esc.held != nil:
-		return true, r.continueWaiting(ctx, stepWaits{human: esc.held.human, rung: esc.held})
+		return true, r.waiting().Continue(ctx, stepWaits{human: esc.held.human, rung: esc.held})
 	case esc.continueAsNew:
 		return true, r.continueAsNew(ctx)
 	}

@@ -64,13 +64,13 @@ func (r *runner) nextMessage(ctx workflow.Context) (bool, *AgentResult, error) {
 	case err != nil:
 		return true, nil, err
 	case end == waitSwitching:
-		return true, nil, r.continueWaiting(ctx, stepWaits{turn: node})
+		return true, nil, r.waiting().Continue(ctx, stepWaits{turn: node})
 	}
 	c.Waited()
-	r.waits.forget(node)
+	r.waits.Forget(node)
 	switch end {
 	case waitInterrupted:
-		r.skipNode(ctx, node, "no message taken: "+r.interruptedWhile())
+		r.skipNode(ctx, node, "no message taken: "+r.waiting().InterruptedWhile())
 		return true, nil, errInterrupted
 	case waitTimedOut:
 		if c.Queued() { // a message came with the deadline

@@ -156,7 +156,7 @@ const (
 	// for approval, a person agent's reply) continues as new when Temporal
 	// suggests it, and the next generation waits for the same calls and
 	// node, with the decisions and reply already accepted and the same
-	// deadline (waiting_continue.go); before, continue-as-new came only
+	// deadline (package waiting); before, continue-as-new came only
 	// between steps, and a flood of signals to a waiting run grew its
 	// history until the server terminated it. Release 2 takes it as made (release.go); for a run of release 1 it is
 	// asked on its own, only when Temporal suggests it during such a wait.

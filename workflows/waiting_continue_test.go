@@ -173,7 +173,7 @@ func releaseHeldOf(ctx workflow.Context, spec *config.Resolved) (*Run, error) {
 	}
 	live(r.life.BeginSwitch())
 	r.approvals.wait("n3", "b")
-	r.releaseHeld(ctx, stepWaits{calls: []*stepCall{{nodeID: "n3", held: true, done: true}, {nodeID: "n4"}}})
+	r.waiting().Release(ctx, stepWaits{calls: []*stepCall{{nodeID: "n3", held: true, done: true}, {nodeID: "n4"}}})
 	if r.approvals.waiting() || r.life.Switching() {
 		return nil, fmt.Errorf("still waiting for %v (switching %v)", r.approvals.ids(), r.life.Switching())
 	}

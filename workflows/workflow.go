@@ -19,6 +19,7 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows/life"
 	"github.com/unstuck-dev/unstuck/workflows/mend"
 	"github.com/unstuck-dev/unstuck/workflows/model"
+	"github.com/unstuck-dev/unstuck/workflows/waiting"
 )
 
 // BadInputError is the application error type of a run refused at start.
@@ -65,8 +66,8 @@ type runner struct {
 	handoffMemory handoff.Memory
 	// personAgent: the run is with an agent of kind human, waiting for it.
 	personAgent bool
-	// waits: when each wait for people began (wait_switch.go).
-	waits waitSwitch
+	// waits: when each wait for people began (package waiting).
+	waits waiting.Starts
 	// guard turns a panic into a stop of the run (guard.go).
 	guard runGuard
 	// shape is the run's shape, free-form or graph (shape.go).
@@ -118,9 +119,9 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 	r.guard = guard
 	r.shape = shapeOf(r) // the copy's own: a shape holds its runner
 	mainCtx, guarded := r.guardMain(ctx)
-	r.expectCarriedWaits()
+	r.waiting().ExpectCarried()
 	r.guard.goGuarded(ctx, "the signal receiver", r.receiveSignals, nil)
-	r.guard.goGuarded(ctx, "the watch on waits", r.watchWaiting, nil)
+	r.guard.goGuarded(ctx, "the watch on waits", r.waiting().Watch, nil)
 	handsOver := r.handoffs().Start(ctx)
 	// Runs carried from a version before handoffs have no registry.
 	r.run.offerHandoff = handsOver && len(r.run.Spec.Agent.Handoffs) > 0 && len(r.run.Spec.Registry) > 0 && r.shape.offersHandoffTool()
@@ -216,7 +217,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 func newRunner(run *Run) (*runner, error) {
 	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, exprs: conditions{},
 		approvals: newApprovalWaits(), argsEdited: map[string]signals.Audit{},
-		waits: newWaitSwitch()}
+		waits: waiting.NewStarts()}
 	r.shape = shapeOf(r)
 	live(r.life.Start())
 	if run.Visits == nil {
