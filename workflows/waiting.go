@@ -57,7 +57,7 @@ func (h waitingRun) Gate(ctx workflow.Context, g waiting.Gate) bool {
 	return versionOf(ctx, waitingGates[g], 1) >= 1
 }
 
-func (h waitingRun) Graph() bool            { return h.r.run.Spec.Agent.Graph != nil }
+func (h waitingRun) Graph() bool            { return h.r.shape.graph() }
 func (h waitingRun) Generation() int        { return h.r.run.Generation }
 func (h waitingRun) Node(id string) *Node   { return h.r.run.node(id) }
 func (h waitingRun) Budget() *budget.Budget { return h.r.budget() }
