@@ -21,22 +21,23 @@ type bareReply struct {
 }
 
 // settleBare ends a step on a reply without calls.
-func (r *runner) settleBare(ctx workflow.Context, b bareReply) (bool, *AgentResult, *escalation, error) {
+func (eng engine) settleBare(ctx workflow.Context, b bareReply) (bool, *AgentResult, *escalation, error) {
+	r := eng.r
 	if na := b.noAnswer; na != nil {
-		id := r.recordNoAnswer(ctx, b.reqID, b.reply.Content, b.reply.Refusal, *na)
-		esc, done, err := r.settleLoop(ctx, stepEnd{events: func() []stepEvent { return []stepEvent{{nodeID: id, event: na.Event}} }})
+		id := r.outputs().recordNoAnswer(ctx, b.reqID, b.reply.Content, b.reply.Refusal, *na)
+		esc, done, err := eng.settleLoop(ctx, stepEnd{events: func() []stepEvent { return []stepEvent{{nodeID: id, event: na.Event}} }})
 		return done, nil, esc, err
 	}
-	done, res, err := r.contentOutput(ctx, b.reqID, b.reply.Content, b.reply.FinishReason)
+	done, res, err := r.outputs().contentOutput(ctx, b.reqID, b.reply.Content, b.reply.FinishReason)
 	return done, res, nil, err
 }
 
 // bareEnd is the step a reply without calls ended, for the engine to
 // settle (in a run recorded before one-settle, settled at once when the
 // orders differ).
-func (r *runner) bareEnd(ctx workflow.Context, b *bareReply) taken {
-	if r.bareReplyFirst(ctx) {
-		done, res, _, err := r.settleBare(ctx, *b)
+func (eng engine) bareEnd(ctx workflow.Context, b *bareReply) taken {
+	if eng.bareReplyFirst(ctx) {
+		done, res, _, err := eng.settleBare(ctx, *b)
 		return ended(done, res, err)
 	}
 	return taken{end: &stepEnd{bare: b}}
@@ -46,7 +47,8 @@ func (r *runner) bareEnd(ctx workflow.Context, b *bareReply) taken {
 // without calls before asking what ends the run (an edit, a cancellation,
 // a switch). Asked only when one of them is there, the one time the
 // orders differ.
-func (r *runner) bareReplyFirst(ctx workflow.Context) bool {
+func (eng engine) bareReplyFirst(ctx workflow.Context) bool {
+	r := eng.r
 	if !r.life.Interrupting() && ctx.Err() == nil && !r.life.Switching() {
 		return false
 	}

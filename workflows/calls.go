@@ -217,11 +217,11 @@ func (p *pipeline) settleFinal(ctx workflow.Context, c *stepCall) (*finalCall, e
 	args, problem := r.run.resolveArgs(c.args)
 	if problem == "" {
 		var errText string
-		args, errText = r.checkOutput(ctx, args)
+		args, errText = r.outputs().checkOutput(ctx, args)
 		problem = errText
 	}
 	if problem != "" {
-		return nil, r.failOutput(ctx, c.nodeID, problem)
+		return nil, r.outputs().failOutput(ctx, c.nodeID, problem)
 	}
 	if n := r.run.node(c.nodeID); n != nil {
 		n.Args = args

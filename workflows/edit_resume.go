@@ -17,7 +17,7 @@ func (r *runner) resume(ctx workflow.Context) (bool, *AgentResult, error) {
 	res := r.run.Resume
 	r.run.Resume = nil
 	if res.Waiting != nil && res.Waiting.Rung != nil {
-		_, done, err := r.settleLoop(ctx, stepEnd{rung: r.resumeRung(ctx, res.Waiting)})
+		_, done, err := r.engine().settleLoop(ctx, stepEnd{rung: r.resumeRung(ctx, res.Waiting)})
 		return done, nil, err
 	}
 	req := r.run.node(res.Request)
@@ -29,7 +29,7 @@ func (r *runner) resume(ctx workflow.Context) (bool, *AgentResult, error) {
 		return false, nil, err
 	}
 	if len(rec.ToolCalls) == 0 {
-		return r.contentOutput(ctx, req.ID, rec.Content, rec.FinishReason)
+		return r.outputs().contentOutput(ctx, req.ID, rec.Content, rec.FinishReason)
 	}
 	final, calls, err := replyPipeline(ctx, r, req.ID).runCalls(ctx, req.ID, rec.ToolCalls, res)
 	return freeForm{r: r}.afterCalls(ctx, req.ID, final, calls, err)

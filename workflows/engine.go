@@ -13,22 +13,29 @@ import "go.temporal.io/sdk/workflow"
 // edges (graph.go). A conversation's messages join it between steps, and
 // its turns end in the output (turn.go), in both shapes.
 
+// engine drives the run's shape and settles its steps. Made for each
+// use, over the runner it is called on.
+type engine struct{ r *runner }
+
+func (r *runner) engine() engine { return engine{r} }
+
 // runSteps is the engine: the shape's steps until one ends the run.
 // Before each new step, it continues as new when Temporal suggests it, or
 // stops at the step ceiling (beforeStep). An edit or a person's handoff
 // that came during a step is applied once the step is over, whatever the
 // step ended with: what the step did is recorded, and the edit decides
 // what stays.
-func (r *runner) runSteps(ctx workflow.Context) (*AgentResult, error) {
+func (eng engine) runSteps(ctx workflow.Context) (*AgentResult, error) {
+	r := eng.r
 	s := r.shape
-	if done, res, err := r.resumeTurn(ctx); done {
-		if r.resumedEdit(ctx, err) {
+	if done, res, err := r.turns().resumeTurn(ctx); done {
+		if r.turns().resumedEdit(ctx, err) {
 			return nil, r.applyAndContinue(ctx)
 		}
 		return res, err
 	}
 	resumes, t := s.begin(ctx)
-	done, res, err := r.settleTaken(ctx, t)
+	done, res, err := eng.settleTaken(ctx, t)
 	if r.life.Interrupting() && ctx.Err() == nil {
 		return nil, r.applyAndContinue(ctx)
 	}
@@ -46,7 +53,7 @@ func (r *runner) runSteps(ctx workflow.Context) (*AgentResult, error) {
 			}
 		}
 		resumes = false
-		done, res, err := r.settleTaken(ctx, s.step(ctx))
+		done, res, err := eng.settleTaken(ctx, s.step(ctx))
 		if r.life.Interrupting() && ctx.Err() == nil {
 			return nil, r.applyAndContinue(ctx)
 		}
@@ -58,11 +65,12 @@ func (r *runner) runSteps(ctx workflow.Context) (*AgentResult, error) {
 
 // settleTaken ends a step the shape took: settled the same way in both
 // shapes (settle), then the shape chooses what comes next (after).
-func (r *runner) settleTaken(ctx workflow.Context, t taken) (bool, *AgentResult, error) {
+func (eng engine) settleTaken(ctx workflow.Context, t taken) (bool, *AgentResult, error) {
+	r := eng.r
 	if t.end == nil {
 		return t.done, t.res, t.err
 	}
-	done, res, esc, err := r.settle(ctx, *t.end)
+	done, res, esc, err := eng.settle(ctx, *t.end)
 	if done {
 		return true, res, err
 	}

@@ -291,7 +291,7 @@ func (g *graphShape) llmOutcome(ctx workflow.Context, at, reqID string, reply re
 		if resume == nil {
 			// A visit an edit resumed is not asked.
 			if na, ok := r.model().GraphNoAnswer(ctx, reply.Content, reply.Refusal, reply.FinishReason); ok {
-				id := r.recordNoAnswer(ctx, reqID, reply.Content, reply.Refusal, na)
+				id := r.outputs().recordNoAnswer(ctx, reqID, reply.Content, reply.Refusal, na)
 				r.run.tagGraphNode(id, at)
 				return visitResult{again: true, errText: na.Told, event: na.At(at)}
 			}

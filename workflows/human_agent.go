@@ -37,7 +37,7 @@ func (r *runner) humanAgent(ctx workflow.Context) (*AgentResult, error) {
 	case timedOut:
 		return nil, r.stop(ctx, fmt.Sprintf("no reply from %s within human_timeout (%s)", name, humanTimeout(r.run.Spec)))
 	case len(reply.Output) > 0:
-		return r.complete(ctx, nodeID, reply.Output)
+		return r.outputs().complete(ctx, nodeID, reply.Output)
 	}
 	to, res, err := r.handoffs().HandOff(ctx, handoff.Ask{
 		Trigger: handoff.TriggerReturn, To: r.returnTo(), Reason: "other", Summary: reply.Text, Audit: reply.Audit, Parents: []string{nodeID},

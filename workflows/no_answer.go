@@ -13,7 +13,8 @@ import (
 
 // recordNoAnswer records a reply that answered nothing as a refused
 // output, which tells the model what na says, and answers its node.
-func (r *runner) recordNoAnswer(ctx workflow.Context, reqID, content, refusal string, na policies.NoAnswer) string {
+func (o outputs) recordNoAnswer(ctx workflow.Context, reqID, content, refusal string, na policies.NoAnswer) string {
+	r := o.r
 	said := content
 	if refusal != "" {
 		said = refusal

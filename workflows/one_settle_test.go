@@ -35,12 +35,12 @@ func settledWithAnEditWaiting(ctx workflow.Context, how string, graph bool) (str
 	var done bool
 	switch how {
 	case "reply":
-		done, _, err = r.settleTaken(ctx, r.bareEnd(ctx, &bareReply{reqID: req.ID, reply: activities.ModelReply{Content: "the answer"}}))
+		done, _, err = r.engine().settleTaken(ctx, r.engine().bareEnd(ctx, &bareReply{reqID: req.ID, reply: activities.ModelReply{Content: "the answer"}}))
 	case "rung":
 		// The edit came during the rung's wait: after the step's end was
 		// asked what ends the run (endOfStep), so the loop's settling
 		// (settleLoop) is where the orders meet.
-		_, done, err = r.settleLoop(ctx, stepEnd{rung: &escalation{stopErr: errors.New("the rung stopped the run")}})
+		_, done, err = r.engine().settleLoop(ctx, stepEnd{rung: &escalation{stopErr: errors.New("the rung stopped the run")}})
 	}
 	var kinds []signals.NodeKind
 	for _, n := range r.run.Nodes[1:] {
@@ -110,7 +110,7 @@ func TestAReplyWithoutCallsAsksNoGateWhenNothingWaits(t *testing.T) {
 		if err != nil {
 			return false, err
 		}
-		return r.bareReplyFirst(ctx), nil
+		return r.engine().bareReplyFirst(ctx), nil
 	}
 	env.RegisterWorkflow(wf)
 	asked := 0

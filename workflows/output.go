@@ -12,9 +12,17 @@ import (
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
+// outputs checks the output a step gives and ends the run (or a
+// conversation's turn) with it. Made for each use, over the runner it is
+// called on.
+type outputs struct{ r *runner }
+
+func (r *runner) outputs() outputs { return outputs{r} }
+
 // checkOutput validates an output against the output schema, if any, and
 // answers it as JSON, or the reason it is refused.
-func (r *runner) checkOutput(ctx workflow.Context, out json.RawMessage) (json.RawMessage, string) {
+func (o outputs) checkOutput(ctx workflow.Context, out json.RawMessage) (json.RawMessage, string) {
+	r := o.r
 	if len(out) > config.MaxPayloadBytes {
 		// The result would be refused by Temporal, failing the run's
 		// last workflow task for good.
@@ -35,12 +43,13 @@ func (r *runner) checkOutput(ctx workflow.Context, out json.RawMessage) (json.Ra
 
 // contentOutput ends the run on a reply without calls: its content is the
 // output (parsed as JSON and validated when there is an output schema).
-func (r *runner) contentOutput(ctx workflow.Context, reqID, content, finish string) (bool, *AgentResult, error) {
+func (o outputs) contentOutput(ctx workflow.Context, reqID, content, finish string) (bool, *AgentResult, error) {
+	r := o.r
 	out := mustJSON(content)
 	if r.outputSchema != nil {
 		out = json.RawMessage(stripFences(content))
 	}
-	checked, errText := r.checkOutput(ctx, out)
+	checked, errText := o.checkOutput(ctx, out)
 	if strings.TrimSpace(content) == "" {
 		// An empty reply (cut off, filtered) is no answer: ask again.
 		errText = fmt.Sprintf("the reply was empty (finish_reason %q): call a tool or give the result", finish)
@@ -50,18 +59,19 @@ func (r *runner) contentOutput(ctx workflow.Context, reqID, content, finish stri
 			Kind: signals.KindOutput, Status: signals.StatusRunning, Parents: []string{reqID},
 			Output: rawOrString(content),
 		}, Step: r.run.Step}).ID
-		if stopErr := r.failOutput(ctx, id, errText); stopErr != nil {
+		if stopErr := o.failOutput(ctx, id, errText); stopErr != nil {
 			return true, nil, stopErr
 		}
 		r.run.Refused(id)
 		return false, nil, nil
 	}
-	return r.output(ctx, stepOutput{parent: reqID, value: checked})
+	return o.output(ctx, stepOutput{parent: reqID, value: checked})
 }
 
 // failOutput refuses an output; the reason reaches the model, and past the
 // agent's repair attempts the run stops instead of looping on it.
-func (r *runner) failOutput(ctx workflow.Context, id, errText string) error {
+func (o outputs) failOutput(ctx workflow.Context, id, errText string) error {
+	r := o.r
 	r.finishNode(ctx, id, nil, errText)
 	r.run.LastError = errText
 	r.run.OutputFailures++
@@ -72,15 +82,17 @@ func (r *runner) failOutput(ctx workflow.Context, id, errText string) error {
 }
 
 // complete records the output node and answers the completion result.
-func (r *runner) complete(ctx workflow.Context, parent string, output json.RawMessage) (*AgentResult, error) {
+func (o outputs) complete(ctx workflow.Context, parent string, output json.RawMessage) (*AgentResult, error) {
+	r := o.r
 	r.addNode(ctx, Node{Node: signals.Node{
 		Kind: signals.KindOutput, Status: signals.StatusCompleted, Parents: []string{parent}, Output: output,
 	}, Step: r.run.Step})
-	return r.completed(ctx, output)
+	return o.completed(ctx, output)
 }
 
 // completed is the run's end with output, already in the trace.
-func (r *runner) completed(ctx workflow.Context, output json.RawMessage) (*AgentResult, error) {
+func (o outputs) completed(ctx workflow.Context, output json.RawMessage) (*AgentResult, error) {
+	r := o.r
 	if err := r.setPhase(ctx, signals.PhaseCompleted); err != nil {
 		return nil, err
 	}
@@ -91,13 +103,14 @@ func (r *runner) completed(ctx workflow.Context, output json.RawMessage) (*Agent
 
 // output is the output a step gave: it completes the run, or, in a
 // conversation, ends the turn (endTurn, turn.go).
-func (r *runner) output(ctx workflow.Context, o stepOutput) (bool, *AgentResult, error) {
+func (o outputs) output(ctx workflow.Context, given stepOutput) (bool, *AgentResult, error) {
+	r := o.r
 	if r.run.Spec.Agent.Conversation != nil {
-		return r.endTurn(ctx, o)
+		return r.turns().endTurn(ctx, given)
 	}
-	res, err := r.complete(ctx, o.parent, o.value)
-	if o.graphNode != "" {
-		r.run.tagGraphNode(r.run.Nodes[len(r.run.Nodes)-1].ID, o.graphNode) // the output node
+	res, err := o.complete(ctx, given.parent, given.value)
+	if given.graphNode != "" {
+		r.run.tagGraphNode(r.run.Nodes[len(r.run.Nodes)-1].ID, given.graphNode) // the output node
 	}
 	return true, res, err
 }

@@ -62,7 +62,7 @@ func (f freeForm) ask(ctx workflow.Context) taken {
 		if na, ok := r.model().NoAnswer(ctx, reply.Content, reply.Refusal, reply.FinishReason); ok {
 			bare.noAnswer = &na
 		}
-		return r.bareEnd(ctx, bare)
+		return r.engine().bareEnd(ctx, bare)
 	}
 	final, calls, err := replyPipeline(ctx, r, reqID).runCalls(ctx, reqID, reply.ToolCalls, nil)
 	return taken{end: f.callsEnd(reqID, final, calls, err)}
@@ -83,7 +83,7 @@ func (f freeForm) callsEnd(reqID string, final *finalCall, calls []*stepCall, er
 // afterCalls settles a step resumed after an edit (edit_resume.go) once
 // its calls are settled.
 func (f freeForm) afterCalls(ctx workflow.Context, reqID string, final *finalCall, calls []*stepCall, err error) (bool, *AgentResult, error) {
-	done, res, _, err := f.r.settle(ctx, *f.callsEnd(reqID, final, calls, err))
+	done, res, _, err := f.r.engine().settle(ctx, *f.callsEnd(reqID, final, calls, err))
 	return done, res, err
 }
 

@@ -25,7 +25,8 @@ type stepWaits struct {
 // endOfStep says whether the run ends with the step, and how (err: a
 // stop, errInterrupted for the edit to apply, a cancellation, a
 // continue-as-new). stopErr is what the step itself ended with.
-func (r *runner) endOfStep(ctx workflow.Context, w stepWaits, stopErr error) (bool, error) {
+func (eng engine) endOfStep(ctx workflow.Context, w stepWaits, stopErr error) (bool, error) {
+	r := eng.r
 	switch {
 	case stopErr != nil:
 		return true, stopErr
@@ -48,7 +49,8 @@ func (r *runner) endOfStep(ctx workflow.Context, w stepWaits, stopErr error) (bo
 // run stops, continues as new (a rollback, a handoff, a human rung's wait
 // carried), or goes on (ended false; a graph then takes the rung's exit,
 // if it has one, or its next edge).
-func (r *runner) afterRung(ctx workflow.Context, esc *escalation) (bool, error) {
+func (eng engine) afterRung(ctx workflow.Context, esc *escalation) (bool, error) {
+	r := eng.r
 	switch {
 	case esc.stopErr != nil:
 		return true, esc.stopErr

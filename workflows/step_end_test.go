@@ -28,7 +28,7 @@ func endWithAnEditWaiting(ctx workflow.Context, graph bool) (string, error) {
 	live(r.life.Interrupt(life.Edit))
 	cctx, cancel := workflow.WithCancel(ctx)
 	cancel()
-	ended, err := r.endOfStep(cctx, stepWaits{}, nil)
+	ended, err := r.engine().endOfStep(cctx, stepWaits{}, nil)
 	var canceled *temporal.CanceledError
 	switch {
 	case !ended:

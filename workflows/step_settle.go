@@ -49,25 +49,26 @@ type stepEvent struct {
 // conversation's turn: output), or a handoff the step's reply asked for; then the step's events go to the loop detector
 // (settleLoop). esc is the rung that answered a loop, for the shape to
 // choose what comes next (a graph takes the rung's exit).
-func (r *runner) settle(ctx workflow.Context, e stepEnd) (done bool, res *AgentResult, esc *escalation, err error) {
-	if ended, err := r.endOfStep(ctx, e.waits, e.stopErr); ended {
+func (eng engine) settle(ctx workflow.Context, e stepEnd) (done bool, res *AgentResult, esc *escalation, err error) {
+	r := eng.r
+	if ended, err := eng.endOfStep(ctx, e.waits, e.stopErr); ended {
 		return true, nil, nil, err
 	}
 	if e.bare != nil {
-		return r.settleBare(ctx, *e.bare)
+		return eng.settleBare(ctx, *e.bare)
 	}
 	th := r.handoffs().TakeCall()
 	if o := e.output; o != nil {
 		if th != nil {
 			r.finishNode(ctx, th.Node, nil, "not carried out: the same reply finished the task with "+FinalOutputTool)
 		}
-		done, res, err := r.output(ctx, *o)
+		done, res, err := r.outputs().output(ctx, *o)
 		return done, res, nil, err
 	}
 	if th != nil {
 		return true, nil, nil, r.handoffs().ForTool(ctx, th)
 	}
-	esc, done, err = r.settleLoop(ctx, e)
+	esc, done, err = eng.settleLoop(ctx, e)
 	return done, nil, esc, err
 }
 
@@ -76,7 +77,8 @@ func (r *runner) settle(ctx workflow.Context, e stepEnd) (done bool, res *AgentR
 // generation), and ends the step as the rung says (afterRung): each
 // distinct event of a step is one observation, so the rest of the step's
 // events are not held against the run once a rung acted.
-func (r *runner) settleLoop(ctx workflow.Context, e stepEnd) (esc *escalation, done bool, err error) {
+func (eng engine) settleLoop(ctx workflow.Context, e stepEnd) (esc *escalation, done bool, err error) {
+	r := eng.r
 	esc = e.rung
 	if esc == nil && e.events != nil {
 		for _, ev := range e.events() {
@@ -101,6 +103,6 @@ func (r *runner) settleLoop(ctx workflow.Context, e stepEnd) (esc *escalation, d
 	if esc.held != nil && e.visit != nil {
 		esc.held.Visit = e.visit // the edge is taken once the rung is answered
 	}
-	ended, err := r.afterRung(ctx, esc)
+	ended, err := eng.afterRung(ctx, esc)
 	return esc, ended, err
 }

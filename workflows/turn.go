@@ -23,15 +23,23 @@ import (
 // package chat's (chat.go wires it); this file waits for the next
 // message.
 
+// turns ends a conversation's turns and begins the next at its message
+// (package chat owns the turn's state). Made for each use, over the
+// runner it is called on.
+type turns struct{ r *runner }
+
+func (r *runner) turns() turns { return turns{r} }
+
 // endTurn records a conversation's output and goes on with its next
 // message (nextMessage).
-func (r *runner) endTurn(ctx workflow.Context, o stepOutput) (bool, *AgentResult, error) {
+func (t turns) endTurn(ctx workflow.Context, o stepOutput) (bool, *AgentResult, error) {
+	r := t.r
 	out := r.addNode(ctx, Node{Node: signals.Node{
 		Kind: signals.KindOutput, Status: signals.StatusCompleted, Parents: []string{o.parent}, Output: o.value, GraphNode: o.graphNode,
 	}, Step: r.run.Step})
 	r.run.EndedTurn(out.ID)
 	r.chat().Answered(o.value)
-	return r.nextMessage(ctx)
+	return t.nextMessage(ctx)
 }
 
 // nextMessage begins the conversation's next turn with the oldest message
@@ -39,11 +47,12 @@ func (r *runner) endTurn(ctx workflow.Context, o stepOutput) (bool, *AgentResult
 // node) for idle_timeout. done: the run ended (completed idle with its
 // last output, cancelled), an edit came first (errInterrupted), or the run
 // continues as new while it waits.
-func (r *runner) nextMessage(ctx workflow.Context) (bool, *AgentResult, error) {
+func (t turns) nextMessage(ctx workflow.Context) (bool, *AgentResult, error) {
+	r := t.r
 	c := r.chat()
 	if c.Queued() {
 		c.Take(ctx, "")
-		return r.beginTurn(ctx)
+		return t.beginTurn(ctx)
 	}
 	node := r.run.Turn.Waiting
 	if node == "" {
@@ -75,20 +84,21 @@ func (r *runner) nextMessage(ctx workflow.Context) (bool, *AgentResult, error) {
 	case waitTimedOut:
 		if c.Queued() { // a message came with the deadline
 			c.Take(ctx, node)
-			return r.beginTurn(ctx)
+			return t.beginTurn(ctx)
 		}
 		r.skipNode(ctx, node, fmt.Sprintf("no message within idle_timeout (%s): the conversation ended with its last output", timeout))
-		res, err := r.completed(ctx, r.run.Turn.LastOutput)
+		res, err := r.outputs().completed(ctx, r.run.Turn.LastOutput)
 		return true, res, err
 	}
 	c.Take(ctx, node)
-	return r.beginTurn(ctx)
+	return t.beginTurn(ctx)
 }
 
 // beginTurn starts a turn at the message just taken: the run works again,
 // its step ceiling counts from here, its loops are its own
 // (ladder.Escape.FreshTurn), and a graph walks from its start.
-func (r *runner) beginTurn(ctx workflow.Context) (bool, *AgentResult, error) {
+func (t turns) beginTurn(ctx workflow.Context) (bool, *AgentResult, error) {
+	r := t.r
 	r.chat().Begin(r.run.Step, r.run.Frontier[0])
 	r.escape().FreshTurn(ctx)
 	r.shape.fromStart()
@@ -101,19 +111,21 @@ func (r *runner) beginTurn(ctx workflow.Context) (bool, *AgentResult, error) {
 // resumeTurn, as a generation that a conversation continued while it
 // waited for the next message starts, waits at the same node again (its
 // start kept: expectCarriedWaits).
-func (r *runner) resumeTurn(ctx workflow.Context) (bool, *AgentResult, error) {
+func (t turns) resumeTurn(ctx workflow.Context) (bool, *AgentResult, error) {
+	r := t.r
 	if r.run.Turn.Waiting == "" {
 		return false, nil, nil
 	}
 	r.run.Resume = nil // what it carried is the turn's wait
-	return r.nextMessage(ctx)
+	return t.nextMessage(ctx)
 }
 
 // resumedEdit says whether an edit (or a person's handoff) ended the wait
 // a generation resumed for the next message, to be carried out as it is
 // in any other wait. A run recorded before failed with the interruption
 // (version resumed-turn-edit, asked only for such an edit).
-func (r *runner) resumedEdit(ctx workflow.Context, err error) bool {
+func (t turns) resumedEdit(ctx workflow.Context, err error) bool {
+	r := t.r
 	return errors.Is(err, errInterrupted) && r.life.Interrupting() && ctx.Err() == nil && versionOf(ctx, versionResumedTurnEdit, 1) >= 1
 }
 

@@ -154,7 +154,7 @@ func (r *runner) runAgent(ctx workflow.Context, person bool) (res *AgentResult, 
 	case person:
 		return r.humanAgent(ctx)
 	}
-	return r.runSteps(ctx)
+	return r.engine().runSteps(ctx)
 }
 
 // start builds the runner: a new run (resolving the agent in an activity)
