@@ -9,6 +9,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/budget"
+	"github.com/unstuck-dev/unstuck/workflows/person"
 )
 
 // budget is the run's budget (workflows/budget): its spending, carried in
@@ -75,12 +76,12 @@ func (h budgetHost) SetPhase(ctx workflow.Context, phase signals.Phase) error {
 	return h.r.setPhase(ctx, phase)
 }
 
-func (h budgetHost) ApprovalPhase(ctx workflow.Context) error { return h.r.approvalPhase(ctx) }
+func (h budgetHost) ApprovalPhase(ctx workflow.Context) error { return h.r.person().ApprovalPhase(ctx) }
 
 func (h budgetHost) Wait(ctx workflow.Context, w budget.Wait) (budget.End, error) {
-	end, _, err := h.r.waitForPerson(ctx, personWait{
-		node: w.Node, summary: w.Summary, answered: w.Answered,
-		edits: w.Edits, switches: w.Switches, wholeTimeout: w.WholeTimeout,
+	end, _, err := h.r.person().Wait(ctx, person.Wait{
+		Node: w.Node, Summary: w.Summary, Answered: w.Answered,
+		Edits: w.Edits, Switches: w.Switches, WholeTimeout: w.WholeTimeout,
 	})
 	if err != nil {
 		if cancelled(ctx, err) {
@@ -92,9 +93,9 @@ func (h budgetHost) Wait(ctx workflow.Context, w budget.Wait) (budget.End, error
 }
 
 // budgetEnds are the ends of a wait for a person as the budget names them.
-var budgetEnds = map[waitEnd]budget.End{
-	waitAnswered: budget.Answered, waitTimedOut: budget.TimedOut,
-	waitInterrupted: budget.Interrupted, waitSwitching: budget.Switching,
+var budgetEnds = map[person.End]budget.End{
+	person.Answered: budget.Answered, person.TimedOut: budget.TimedOut,
+	person.Interrupted: budget.Interrupted, person.Switching: budget.Switching,
 }
 
 func (h budgetHost) InterruptedWhile() string { return h.r.interruptedWhile() }

@@ -140,7 +140,7 @@ func (r *runner) resumeVisit(ctx workflow.Context, at string, n config.GraphNode
 	r.run.Resume = nil
 	if rung := res.Waiting.Rung; rung != nil && rung.Visit != nil {
 		v := rung.Visit
-		return visitResult{ok: v.OK, errText: v.Error, again: v.Again, rung: r.resumeRung(ctx, res.Waiting)}
+		return visitResult{ok: v.OK, errText: v.Error, again: v.Again, rung: heldRung(r, res.Waiting).wait(ctx, "")}
 	}
 	if c := r.heldToolCall(res.Waiting, at, n); c != nil {
 		return r.runToolNode(ctx, c)
@@ -158,7 +158,7 @@ func (r *runner) visitNode(ctx workflow.Context, at string, n config.GraphNode) 
 	case n.LLM:
 		return r.visitLLM(ctx, at)
 	case n.Human:
-		reply, id, timedOut, err := r.awaitHuman(ctx, "graph node "+at, false)
+		reply, id, timedOut, err := r.person().AwaitReply(ctx, "graph node "+at, false)
 		r.tagGraphNode(id, at)
 		if errors.Is(err, errSwitching) {
 			return visitResult{waits: stepWaits{human: id}}

@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"errors"
-	"fmt"
 	"sort"
 	"time"
 
@@ -83,7 +82,7 @@ func (r *runner) watchWaiting(ctx workflow.Context) {
 // which marker a run records depends on nothing else.
 func (r *runner) waitingChange() string {
 	switch {
-	case r.human.rung:
+	case r.person().AtRung():
 		return versionRungWaits
 	case r.run.Spec.Agent.Graph != nil:
 		return versionGraphWaits
@@ -95,7 +94,7 @@ func (r *runner) waitingChange() string {
 func (r *runner) waitView(ctx workflow.Context) policies.WaitView {
 	return policies.WaitView{
 		ContinueAsNewSuggested: workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
-		Waiting:                r.approvals.waiting() || r.human.waiting() || r.budget().Carries() || r.run.Turn.Waiting != "",
+		Waiting:                r.person().Waiting() || r.budget().Carries() || r.run.Turn.Waiting != "",
 		Streaming:              r.streaming != nil && r.streaming.open,
 		Interrupting:           r.life.Interrupting(),
 		Closing:                r.life.Closing() || r.life.HandingOver() != "",
@@ -109,7 +108,7 @@ func (r *runner) waitView(ctx workflow.Context) policies.WaitView {
 func (r *runner) continueWaiting(ctx workflow.Context, sw stepWaits) error {
 	reqID, human := sw.reqID, sw.human
 	live(r.life.Close())
-	r.answerPending(ctx, fmt.Sprintf("the run continued as new into generation %d", r.run.Generation+1), "send it again to the run that follows")
+	r.person().AnswerContinued(ctx, r.run.Generation+1)
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}
@@ -118,15 +117,15 @@ func (r *runner) continueWaiting(ctx workflow.Context, sw stepWaits) error {
 	// not ignored as arriving between generations.
 	r.takeBufferedSignals(ctx)
 	w := &waitingResume{Since: map[string]time.Time{}, Decisions: map[string]*signals.ApproveRequest{}, Human: human}
-	for _, id := range r.approvals.ids() {
+	for _, id := range r.person().WaitingApprovals() {
 		w.Since[id] = r.waits.since(id)
-		if d := r.approvals.decision(id); d != nil {
+		if d := r.person().Decision(id); d != nil {
 			w.Decisions[id] = d
 		}
 	}
 	if human != "" {
 		w.Since[human] = r.waits.since(human)
-		w.Reply = r.human.reply
+		w.Reply = r.person().Reply()
 		w.Rung = sw.rung
 	}
 	if sw.turn != "" {
@@ -171,13 +170,11 @@ func (r *runner) expectCarriedWaits() {
 	w := res.Waiting
 	for _, id := range sortedIDs(w.Since) {
 		if n := r.run.node(id); n != nil && n.Kind == signals.KindCall && n.Status == signals.StatusAwaitingApproval {
-			r.approvals.wait(id, n.AskedTool())
+			r.person().ExpectApproval(id, n.AskedTool())
 		}
 	}
 	if w.Human != "" {
-		r.human.node, r.human.rung = w.Human, w.Rung != nil
-		r.human.held = w.Human // the next wait for a reply waits there again
-		r.personAgent = r.run.Spec.Agent.Kind == config.KindHuman
+		r.person().ExpectReply(w.Human, w.Rung != nil, r.run.Spec.Agent.Kind == config.KindHuman)
 	}
 	// Copying into maps: the order does not matter.
 	//workflowcheck:ignore
@@ -186,10 +183,10 @@ func (r *runner) expectCarriedWaits() {
 	}
 	//workflowcheck:ignore
 	for id, d := range w.Decisions {
-		r.approvals.decide(id, d)
+		r.person().KeepDecision(id, d)
 	}
 	if w.Reply != nil {
-		r.human.reply = w.Reply
+		r.person().KeepReply(w.Reply)
 	}
 	if b := w.Budget; b != nil {
 		if n := r.run.node(b.Node); n != nil && n.Kind == signals.KindBudget && n.Status == signals.StatusPending {
@@ -237,8 +234,7 @@ func (r *runner) takeHeldHuman() {
 
 // heldHumanNode is the human node carried over, still waiting, once.
 func (r *runner) heldHumanNode() *Node {
-	id := r.human.held
-	r.human.held = ""
+	id := r.person().TakeHeld()
 	if id == "" {
 		return nil
 	}
@@ -273,16 +269,13 @@ func (r *runner) releaseHeld(ctx workflow.Context, w stepWaits) {
 	}
 	live(r.life.EndSwitch())
 	r.budget().Drop(ctx, "not decided: "+r.interruptedWhile())
-	if w.human != "" && r.human.node == w.human {
-		r.human.node, r.human.rung = "", false
-		r.waits.forget(w.human)
-	}
+	r.person().ReleaseReply(w.human)
 	for _, c := range w.calls {
 		switch {
 		case c.held:
 			c.held = false
 			c.errText, c.class = notRunText(r.life.Stops()), policies.Canceled
-			r.approvals.end(c.nodeID)
+			r.person().EndApproval(c.nodeID)
 			r.waits.forget(c.nodeID)
 			r.notRunNode(ctx, c.nodeID, r.life.Stops(), "")
 		case !c.done:

@@ -18,6 +18,7 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows/budget"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 	"github.com/unstuck-dev/unstuck/workflows/model"
+	"github.com/unstuck-dev/unstuck/workflows/person"
 )
 
 // BadInputError is the application error type of a run refused at start.
@@ -29,8 +30,9 @@ type runner struct {
 	run          *Run
 	outputSchema *jsonschema.Schema
 	toolSchemas  map[string]*jsonschema.Schema
-	// human is the wait for a person's reply (human.go).
-	human humanWait
+	// personState is what waits for a person (workflows/person, through
+	// person()).
+	personState person.State
 	// seenAt is the workflow time of the run's latest change shown
 	// (showDetails): status.spend's wall time is as of then.
 	seenAt time.Time
@@ -45,8 +47,6 @@ type runner struct {
 	repairs map[string]int
 	// triedArgs are the canonical arguments each call was issued with.
 	triedArgs map[string]map[string]bool
-	// approvals are the calls waiting for a person's decision (approval.go).
-	approvals approvalWaits
 	// asked is what package model remembers of this generation's
 	// requests (model_call.go).
 	asked model.Memory
@@ -67,8 +67,6 @@ type runner struct {
 	stepHandoff *toolHandoff
 	// handsOver: the agent can hand the run over, in a version that does.
 	handsOver bool
-	// personAgent: the run is with an agent of kind human, waiting for it.
-	personAgent bool
 	// waits: when each wait for people began (wait_switch.go).
 	waits waitSwitch
 	// guard turns a panic into a stop of the run (guard.go).
@@ -139,7 +137,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 	var can *workflow.ContinueAsNewError
 	live(r.life.End(errors.As(err, &can)))
 	if ctx.Err() == nil {
-		r.answerPending(ctx, endedWhy(err), "the run is closed")
+		r.person().AnswerClosed(ctx, err)
 		_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	}
 	guarded(&res, &err) // a handler that panicked meanwhile
@@ -153,7 +151,11 @@ func (r *runner) runAgent(ctx workflow.Context, person bool) (res *AgentResult, 
 	hookGuard("the run's main coroutine")
 	switch {
 	case person:
-		return r.humanAgent(ctx)
+		node, output, err := r.person().Agent(ctx)
+		if output == nil {
+			return nil, err
+		}
+		return r.complete(ctx, node, output)
 	case r.run.Spec.Agent.Graph != nil:
 		return r.runSteps(ctx, &graphShape{r: r})
 	}
@@ -219,8 +221,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 
 func newRunner(run *Run) (*runner, error) {
 	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, exprs: map[exprKey]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
-		approvals: newApprovalWaits(), argsEdited: map[string]signals.Audit{},
-		waits: newWaitSwitch()}
+		argsEdited: map[string]signals.Audit{}, waits: newWaitSwitch()}
 	live(r.life.Start())
 	if run.Visits == nil {
 		run.Visits = map[string]int{}
@@ -324,7 +325,7 @@ func (r *runner) beforeStep(ctx workflow.Context, graph bool) (ok bool, err erro
 // the same workflow id, once every update handler has finished.
 func (r *runner) continueAsNew(ctx workflow.Context) error {
 	live(r.life.Close())
-	r.answerPending(ctx, fmt.Sprintf("the run continued as new into generation %d", r.run.Generation+1), "send it again to the run that follows")
+	r.person().AnswerContinued(ctx, r.run.Generation+1)
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}

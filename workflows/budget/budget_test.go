@@ -7,10 +7,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/internal/testutil"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -122,7 +122,7 @@ func TestACallOverTheBudgetWithoutAHumanRungStops(t *testing.T) {
 	f := newFakeRun(config.Budget{ToolCalls: calls(1)})
 	hold := &Hold{}
 	spent := Spending{Spend: &policies.Spend{ToolCalls: 1}}
-	runBudget(t, func(ctx workflow.Context) {
+	testutil.InWorkflow(t, func(ctx workflow.Context) {
 		b := New(f, hold, &spent)
 		err := b.BeforeCall(ctx, "n1", "t")
 		assert.ErrorContains(t, err, "budget: ")
@@ -141,7 +141,7 @@ func TestARaiseAtTheRungLetsTheCallGo(t *testing.T) {
 	f := newFakeRun(config.Budget{ToolCalls: calls(1)}, config.RungHuman)
 	hold := &Hold{}
 	spent := Spending{Spend: &policies.Spend{ToolCalls: 1}}
-	runBudget(t, func(ctx workflow.Context) {
+	testutil.InWorkflow(t, func(ctx workflow.Context) {
 		b := New(f, hold, &spent)
 		f.onWait = func() {
 			assert.Equal(t, "budgetn1", b.Waiting())
@@ -164,7 +164,7 @@ func TestAnEditAtTheRungIsNotAStop(t *testing.T) {
 	f.end = Interrupted
 	hold := &Hold{}
 	spent := Spending{Spend: &policies.Spend{ToolCalls: 1}}
-	runBudget(t, func(ctx workflow.Context) {
+	testutil.InWorkflow(t, func(ctx workflow.Context) {
 		b := New(f, hold, &spent)
 		assert.ErrorIs(t, b.BeforeCall(ctx, "n1", "t"), errPausedEdit)
 		assert.Nil(t, b.Stopped())
@@ -213,19 +213,4 @@ func TestTheSpendStatusShowsTheRaisedLimits(t *testing.T) {
 	require.Equal(t, int64(1), out.ByAgent["b"].ToolCalls)
 	spent.NewAgent()
 	require.Equal(t, int64(3), New(f, &Hold{}, &spent).Spent(time.Time{}).Limits[policies.LimitToolCalls])
-}
-
-// runBudget runs body in a test workflow (the budget asks the workflow's
-// clock and info); body asserts with assert, which may run off the test's
-// goroutine.
-func runBudget(t *testing.T, body func(ctx workflow.Context)) {
-	t.Helper()
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	env.ExecuteWorkflow(func(ctx workflow.Context) error {
-		body(ctx)
-		return nil
-	})
-	require.True(t, env.IsWorkflowCompleted())
-	require.NoError(t, env.GetWorkflowError())
 }
