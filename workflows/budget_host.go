@@ -78,32 +78,23 @@ func (h budgetHost) SetPhase(ctx workflow.Context, phase signals.Phase) error {
 
 func (h budgetHost) ApprovalPhase(ctx workflow.Context) error { return h.r.person().ApprovalPhase(ctx) }
 
-func (h budgetHost) Wait(ctx workflow.Context, w budget.Wait) (budget.End, error) {
-	end, _, err := h.r.person().Wait(ctx, person.Wait{
-		Node: w.Node, Summary: w.Summary, Answered: w.Answered,
-		Edits: w.Edits, Switches: w.Switches, WholeTimeout: w.WholeTimeout,
-	})
+func (h budgetHost) Wait(ctx workflow.Context, w person.Wait) (person.End, error) {
+	end, _, err := h.r.person().Wait(ctx, w)
 	if err != nil {
 		if cancelled(ctx, err) {
-			return budget.Answered, h.r.cancelled(ctx, w.Node)
+			return person.Answered, h.r.cancelled(ctx, w.Node)
 		}
-		return budget.Answered, err
+		return person.Answered, err
 	}
-	return budgetEnds[end], nil
-}
-
-// budgetEnds are the ends of a wait for a person as the budget names them.
-var budgetEnds = map[person.End]budget.End{
-	person.Answered: budget.Answered, person.TimedOut: budget.TimedOut,
-	person.Interrupted: budget.Interrupted, person.Switching: budget.Switching,
+	return end, nil
 }
 
 func (h budgetHost) InterruptedWhile() string { return h.r.interruptedWhile() }
 func (h budgetHost) Switching() bool          { return h.r.life.Switching() }
 func (h budgetHost) Forget(node string)       { h.r.waits.forget(node) }
 
-func (h budgetHost) Paused(end budget.End) error {
-	if end == budget.Switching {
+func (h budgetHost) Paused(end person.End) error {
+	if end == person.Switching {
 		return errSwitching
 	}
 	return errInterrupted

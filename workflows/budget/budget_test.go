@@ -13,6 +13,7 @@ import (
 	"github.com/unstuck-dev/unstuck/internal/testutil"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/person"
 )
 
 // fakeRun is a run as the budget sees it, recording what the budget asks
@@ -25,7 +26,7 @@ type fakeRun struct {
 	stops    []string
 	phases   []signals.Phase
 	counts   map[string]int64
-	end      End
+	end      person.End
 	onWait   func() // a person answers while the budget waits
 	switched bool
 }
@@ -83,7 +84,7 @@ func (f *fakeRun) SetPhase(_ workflow.Context, p signals.Phase) error {
 func (f *fakeRun) ApprovalPhase(ctx workflow.Context) error {
 	return f.SetPhase(ctx, signals.PhaseRunning)
 }
-func (f *fakeRun) Wait(workflow.Context, Wait) (End, error) {
+func (f *fakeRun) Wait(workflow.Context, person.Wait) (person.End, error) {
 	if f.onWait != nil {
 		f.onWait()
 	}
@@ -92,8 +93,8 @@ func (f *fakeRun) Wait(workflow.Context, Wait) (End, error) {
 func (f *fakeRun) InterruptedWhile() string { return "a person edited the run while it waited" }
 func (f *fakeRun) Switching() bool          { return f.switched }
 func (f *fakeRun) Forget(string)            {}
-func (f *fakeRun) Paused(end End) error {
-	if end == Switching {
+func (f *fakeRun) Paused(end person.End) error {
+	if end == person.Switching {
 		return errPausedSwitch
 	}
 	return errPausedEdit
@@ -161,7 +162,7 @@ func TestARaiseAtTheRungLetsTheCallGo(t *testing.T) {
 // later one asks again.
 func TestAnEditAtTheRungIsNotAStop(t *testing.T) {
 	f := newFakeRun(config.Budget{ToolCalls: calls(1)}, config.RungHuman)
-	f.end = Interrupted
+	f.end = person.Interrupted
 	hold := &Hold{}
 	spent := Spending{Spend: &policies.Spend{ToolCalls: 1}}
 	testutil.InWorkflow(t, func(ctx workflow.Context) {
