@@ -9,6 +9,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/budget"
+	"github.com/unstuck-dev/unstuck/workflows/person"
 )
 
 // budget is the run's budget (workflows/budget): its spending, carried in
@@ -75,34 +76,25 @@ func (h budgetHost) SetPhase(ctx workflow.Context, phase signals.Phase) error {
 	return h.r.setPhase(ctx, phase)
 }
 
-func (h budgetHost) ApprovalPhase(ctx workflow.Context) error { return h.r.approvalPhase(ctx) }
+func (h budgetHost) ApprovalPhase(ctx workflow.Context) error { return h.r.person().ApprovalPhase(ctx) }
 
-func (h budgetHost) Wait(ctx workflow.Context, w budget.Wait) (budget.End, error) {
-	end, _, err := h.r.waitForPerson(ctx, personWait{
-		node: w.Node, summary: w.Summary, answered: w.Answered,
-		edits: w.Edits, switches: w.Switches, wholeTimeout: w.WholeTimeout,
-	})
+func (h budgetHost) Wait(ctx workflow.Context, w person.Wait) (person.End, error) {
+	end, _, err := h.r.person().Wait(ctx, w)
 	if err != nil {
 		if cancelled(ctx, err) {
-			return budget.Answered, h.r.cancelled(ctx, w.Node)
+			return person.Answered, h.r.cancelled(ctx, w.Node)
 		}
-		return budget.Answered, err
+		return person.Answered, err
 	}
-	return budgetEnds[end], nil
-}
-
-// budgetEnds are the ends of a wait for a person as the budget names them.
-var budgetEnds = map[waitEnd]budget.End{
-	waitAnswered: budget.Answered, waitTimedOut: budget.TimedOut,
-	waitInterrupted: budget.Interrupted, waitSwitching: budget.Switching,
+	return end, nil
 }
 
 func (h budgetHost) InterruptedWhile() string { return h.r.waiting().InterruptedWhile() }
 func (h budgetHost) Switching() bool          { return h.r.life.Switching() }
 func (h budgetHost) Forget(node string)       { h.r.waits.Forget(node) }
 
-func (h budgetHost) Paused(end budget.End) error {
-	if end == budget.Switching {
+func (h budgetHost) Paused(end person.End) error {
+	if end == person.Switching {
 		return errSwitching
 	}
 	return errInterrupted

@@ -38,7 +38,7 @@ func (r *runner) currentDetails(id string) string {
 		agent = run.Spec.Agent.Name
 	}
 	fmt.Fprintf(&b, "**phase:** `%s` · **step:** %d · **agent:** `%s`\n", run.Phase, run.Step, agent)
-	if pending := r.pendingApprovals(); len(pending) > 0 {
+	if pending := r.person().PendingApprovals(); len(pending) > 0 {
 		fmt.Fprintf(&b, "\n**waiting for approval** (%d):\n", len(pending))
 		for i, p := range pending {
 			if i == maxDetailsApprovals {
@@ -50,9 +50,9 @@ func (r *runner) currentDetails(id string) string {
 		fmt.Fprintf(&b, "\nAnswer (decision `approve`, `reject`, `modify` with `args`, or `replace` with `call`):\n```\n%s\n```\n",
 			approveCommand(id, pending[0].CallID))
 	}
-	if r.human.waiting() && run.Phase == signals.PhaseAwaitingHuman {
+	if r.person().ReplyNode() != "" && run.Phase == signals.PhaseAwaitingHuman {
 		fmt.Fprintf(&b, "\n**waiting for a person's reply** (`%s`). Answer:\n```\ntemporal workflow update execute --workflow-id %s --name %s --input '{\"text\":\"...\"}'\n```\n",
-			r.human.node, id, signals.Reply)
+			r.person().ReplyNode(), id, signals.Reply)
 	}
 	if node := r.budget().Waiting(); node != "" {
 		why := ""

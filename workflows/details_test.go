@@ -24,7 +24,7 @@ func TestCurrentDetails(t *testing.T) {
 	run.Loops = []signals.Loop{{At: "n9", Kind: "cycle", Repeats: 3}}
 	run.Escalations = []Escalation{{At: "n10", Action: "retry", Why: "cycle loop of period 2 repeated 3 times"}}
 	run.Unverified = 2
-	r := &runner{run: run, approvals: newApprovalWaits()}
+	r := &runner{run: run}
 	got := r.currentDetails("trip-42")
 	for _, want := range []string{
 		"**phase:** `awaiting_approval` · **step:** 3 · **agent:** `travel`",

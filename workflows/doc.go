@@ -11,8 +11,9 @@
 //   - ladder/ (package ladder): the loop detector, breakers and ladder and
 //     their state; loops.go wires it to the run, escalation.go carries out
 //     the ladder's rungs.
-//   - approval.go, human.go, messages.go, queries.go: what people send in
-//     and what the run answers.
+//   - person/ (package person): the waits for a person (approvals, a
+//     reply, a person agent); person.go wires it to the run, and
+//     messages.go, queries.go take what people send in and answer.
 //
 // It is deterministic Temporal workflow code: no I/O, no wall clock, no
 // ranging over maps in order-dependent code; every side effect is an

@@ -97,7 +97,7 @@ func (r *runner) callEditWanted(n *Node, req signals.EditRequest) error {
 	if n.ModelCallID == "" && len(req.Args) > 0 {
 		return fmt.Errorf(`edit: %s is the call of graph node %s, whose arguments are the graph's: edit its "output"`, n.ID, n.GraphNode)
 	}
-	waitsFor, _ := r.approvals.toolOf(n.ID)
+	waitsFor, _ := r.person().ApprovalTool(n.ID)
 	waiting := n.Status == signals.StatusAwaitingApproval && waitsFor != ""
 	switch {
 	case waiting && len(req.Output) > 0:

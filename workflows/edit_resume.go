@@ -17,7 +17,7 @@ func (r *runner) resume(ctx workflow.Context) (bool, *AgentResult, error) {
 	res := r.run.Resume
 	r.run.Resume = nil
 	if res.Waiting != nil && res.Waiting.Rung != nil {
-		_, done, err := r.engine().settleLoop(ctx, stepEnd{rung: r.resumeRung(ctx, res.Waiting)})
+		_, done, err := r.engine().settleLoop(ctx, stepEnd{rung: heldRung(r, res.Waiting).wait(ctx, "")})
 		return done, nil, err
 	}
 	req := r.run.node(res.Request)

@@ -88,7 +88,7 @@ func (r *runner) escalate(ctx workflow.Context, loop *policies.Loop, where strin
 		r.noteEscalation(id, "handed over to "+to)
 		return &escalation{continueAsNew: true}
 	case policies.RungHuman:
-		return r.humanRung(ctx, id, loop, where, why)
+		return humanRung{r: r, esc: id, loop: loop, where: where}.wait(ctx, why)
 	default:
 		reason := fmt.Sprintf("stuck in a %s (cycle %v); rungs tried: %s", why, loop.Cycle, le.RungsTried())
 		r.noteEscalation(id, "the run stops: "+reason)

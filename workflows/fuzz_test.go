@@ -60,8 +60,7 @@ func FuzzSignalPayload(f *testing.F) {
 }
 
 func newFuzzRunner() *runner {
-	r := &runner{run: &Run{Spec: testSpec(), Progress: Progress{Phase: signals.PhaseRunning}},
-		approvals: newApprovalWaits()}
+	r := &runner{run: &Run{Spec: testSpec(), Progress: Progress{Phase: signals.PhaseRunning}}}
 	live(r.life.Start()) // a run that is built, as its handlers see it
 	return r
 }

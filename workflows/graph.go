@@ -145,7 +145,7 @@ func (g *graphShape) resumeVisit(ctx workflow.Context, at string, n config.Graph
 	r.run.Resume = nil
 	if rung := res.Waiting.Rung; rung != nil && rung.Visit != nil {
 		v := rung.Visit
-		return visitResult{ok: v.OK, errText: v.Error, again: v.Again, rung: r.resumeRung(ctx, res.Waiting)}
+		return visitResult{ok: v.OK, errText: v.Error, again: v.Again, rung: heldRung(r, res.Waiting).wait(ctx, "")}
 	}
 	if c := g.heldToolCall(res.Waiting, at, n); c != nil {
 		return g.runToolNode(ctx, c)
@@ -164,7 +164,7 @@ func (g *graphShape) visitNode(ctx workflow.Context, at string, n config.GraphNo
 	case n.LLM:
 		return g.visitLLM(ctx, at)
 	case n.Human:
-		reply, id, timedOut, err := r.awaitHuman(ctx, "graph node "+at, false)
+		reply, id, timedOut, err := r.person().AwaitReply(ctx, "graph node "+at, false)
 		r.run.tagGraphNode(id, at)
 		if errors.Is(err, errSwitching) {
 			return visitResult{waits: stepWaits{human: id}}

@@ -21,7 +21,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	inRun := sameRelease(ctx)
 	err := setGuardedUpdate(ctx, &r.guard, signals.Reply,
 		func(ctx workflow.Context, req signals.ReplyRequest) (signals.ReplyResult, error) {
-			return r.acceptReply(req)
+			return r.person().AcceptReply(req)
 		},
 		func(ctx workflow.Context, req signals.ReplyRequest) error {
 			if err := validMessage(signals.Reply, req, req.Validate); err != nil {
@@ -30,7 +30,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if r.run == nil {
 				return errStarting(signals.Reply, "nothing waits for a reply")
 			}
-			return r.replyWanted(req)
+			return r.person().ReplyWanted(req)
 		})
 	if err != nil {
 		return err
@@ -66,7 +66,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	}
 	err = setGuardedUpdate(ctx, &r.guard, signals.Approve,
 		func(ctx workflow.Context, req signals.ApproveRequest) (signals.ApproveResult, error) {
-			return r.acceptApproval(req)
+			return r.person().AcceptApproval(req)
 		},
 		func(ctx workflow.Context, req signals.ApproveRequest) error {
 			if err := validMessage(signals.Approve, req, req.Validate); err != nil {
@@ -75,7 +75,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if r.run == nil {
 				return errStarting(signals.Approve, "no call waits for approval")
 			}
-			return r.approveWanted(req)
+			return r.person().ApproveWanted(req)
 		})
 	if err != nil {
 		return err
@@ -174,7 +174,7 @@ func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMe
 	return map[string]func(json.RawMessage) (signals.Audit, error){
 		signals.Reply: func(raw json.RawMessage) (signals.Audit, error) {
 			return handleMessage(signals.Reply, "a reply", raw, signals.ReplyRequest.Validate, func(req signals.ReplyRequest) error {
-				_, err := r.acceptReply(req)
+				_, err := r.person().AcceptReply(req)
 				return err
 			})
 		},
@@ -186,7 +186,7 @@ func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMe
 		},
 		signals.Approve: func(raw json.RawMessage) (signals.Audit, error) {
 			return handleMessage(signals.Approve, "an approve", raw, signals.ApproveRequest.Validate, func(req signals.ApproveRequest) error {
-				_, err := r.acceptApproval(req)
+				_, err := r.person().AcceptApproval(req)
 				return err
 			})
 		},

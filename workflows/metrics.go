@@ -6,6 +6,7 @@ import (
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/workflows/budget"
 	"github.com/unstuck-dev/unstuck/workflows/mend"
+	"github.com/unstuck-dev/unstuck/workflows/person"
 )
 
 // The agent's own counters, emitted through workflow.GetMetricsHandler:
@@ -32,8 +33,9 @@ const (
 	// schema) or failed (no answer).
 	MetricRepairsByModel = mend.MetricRepairsByModel
 	// MetricApprovals counts approval decisions; tag decision (approve,
-	// reject, modify, replace, timeout).
-	MetricApprovals = "unstuck_approvals"
+	// reject, modify, replace, timeout). The waits for a person count them
+	// (workflows/person).
+	MetricApprovals = person.MetricApprovals
 	// MetricEdits counts edits and forks recorded in the trace.
 	MetricEdits = "unstuck_edits"
 	// MetricHandoffs counts handoffs; tags outcome (taken, refused) and

@@ -25,27 +25,37 @@ type carriedRung struct {
 	human      string        // the human node it waits at (waitingResume.Human)
 }
 
-// humanRung waits for a person's reply to the loop of escalation escID:
-// the reply is noted and the run goes on; no reply within human_timeout
-// climbs to the next rung; a run that continues as new meanwhile carries
-// the wait (escalation.held).
-func (r *runner) humanRung(ctx workflow.Context, escID string, loop *policies.Loop, where, why string) *escalation {
-	reply, humanID, timedOut, err := r.awaitHuman(ctx, "the agent is stuck in a loop: "+why, true)
+// humanRung is the ladder's human rung for the loop of escalation esc,
+// seen at where.
+type humanRung struct {
+	r     *runner
+	esc   string
+	loop  *policies.Loop
+	where string
+}
+
+// heldRung is the human rung a generation that continued as new while
+// it waited waits at again (its node: expectCarriedWaits).
+func heldRung(r *runner, w *waitingResume) humanRung {
+	rung := w.Rung
+	return humanRung{r: r, esc: rung.Escalation, loop: &rung.Loop, where: rung.Where}
+}
+
+// wait waits for a person's reply to the loop (why says why): the reply
+// is noted and the run goes on; no reply within human_timeout climbs to
+// the next rung; a run that continues as new meanwhile carries the wait
+// (escalation.held).
+func (h humanRung) wait(ctx workflow.Context, why string) *escalation {
+	r := h.r
+	reply, humanID, timedOut, err := r.person().AwaitReply(ctx, "the agent is stuck in a loop: "+why, true)
 	switch {
 	case errors.Is(err, errSwitching):
-		return &escalation{held: &carriedRung{Escalation: escID, Loop: *loop, Where: where, human: humanID}}
+		return &escalation{held: &carriedRung{Escalation: h.esc, Loop: *h.loop, Where: h.where, human: humanID}}
 	case err != nil:
 		return &escalation{stopErr: err}
 	case timedOut:
-		return r.escalate(ctx, loop, where)
+		return r.escalate(ctx, h.loop, h.where)
 	}
-	r.noteEscalation(escID, "a person replied: "+reply.Text)
+	r.noteEscalation(h.esc, "a person replied: "+reply.Text)
 	return &escalation{}
-}
-
-// resumeRung, as a generation that continued while a human rung waited
-// starts, waits at the same node again (held: expectCarriedWaits).
-func (r *runner) resumeRung(ctx workflow.Context, w *waitingResume) *escalation {
-	rung := w.Rung
-	return r.humanRung(ctx, rung.Escalation, &rung.Loop, rung.Where, "")
 }

@@ -7,37 +7,39 @@ import (
 
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/workflows/person"
 )
 
-// approval holds a call of tool for a person's decision (approval.go) in a
-// coroutine of its own, so the step's other calls go on. What the person
-// decided is checked again against the blocked calls, then goes to next:
-// routing, or (for a fallback that needed its own approval) the ledger.
+// approval holds a call of tool for a person's decision (package person)
+// in a coroutine of its own, so the step's other calls go on. What the
+// person decided is checked again against the blocked calls, then goes to
+// next: routing, or (for a fallback that needed its own approval) the
+// ledger.
 func (p *pipeline) approval(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, next func(config.Tool, json.RawMessage)) {
 	if n := p.r.run.node(c.nodeID); n != nil {
 		n.Args = args
 	}
-	var outcome approvalOutcome
+	var outcome person.Outcome
 	var waitErr error
 	p.async(ctx, func(g workflow.Context) {
-		outcome, waitErr = p.r.awaitApproval(g, c.nodeID, tool.Name)
+		outcome, waitErr = p.r.person().AwaitApproval(g, c.nodeID, tool.Name)
 	}, func() {
 		if waitErr != nil {
 			p.fail(ctx, c, errorText(waitErr), policies.Canceled)
 			return
 		}
-		if outcome.held {
+		if outcome.Held {
 			c.held, c.done = true, true
 			return
 		}
-		if outcome.interrupted {
+		if outcome.Interrupted {
 			p.failNotRun(ctx, c, p.r.life.Stops())
 			return
 		}
 		if n := p.r.run.node(c.nodeID); n != nil {
 			args = n.Args // a person may have edited them while the call waited
 		}
-		tool, decided, problem := p.r.decide(ctx, c.nodeID, tool, args, outcome)
+		tool, decided, problem := p.r.person().Decide(ctx, c.nodeID, tool, args, outcome)
 		if problem != "" {
 			p.fail(ctx, c, problem, policies.Refused)
 			return

@@ -10,6 +10,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/ledger"
+	"github.com/unstuck-dev/unstuck/workflows/person"
 )
 
 // ledger is the stage of the effect ledger (package ledger): every call
@@ -92,10 +93,10 @@ func (p *pipeline) askReexecute(ctx workflow.Context, c *stepCall, tool config.T
 		n.Args = args
 		n.Error = fmt.Sprintf("this exact write already ran as %s: approve runs it again, reject answers it with the recorded result", priorID)
 	}
-	var outcome approvalOutcome
+	var outcome person.Outcome
 	var waitErr error
 	p.async(ctx, func(g workflow.Context) {
-		outcome, waitErr = p.r.awaitApproval(g, c.nodeID, tool.Name)
+		outcome, waitErr = p.r.person().AwaitApproval(g, c.nodeID, tool.Name)
 	}, func() {
 		if n := p.r.run.node(c.nodeID); n != nil {
 			n.Error = ""
@@ -103,11 +104,11 @@ func (p *pipeline) askReexecute(ctx workflow.Context, c *stepCall, tool config.T
 		switch {
 		case waitErr != nil:
 			p.fail(ctx, c, errorText(waitErr), policies.Canceled)
-		case outcome.interrupted:
+		case outcome.Interrupted:
 			p.failNotRun(ctx, c, p.r.life.Stops())
-		case outcome.timedOut || outcome.decision.Decision == signals.DecisionReject:
+		case outcome.TimedOut || outcome.Decision.Decision == signals.DecisionReject:
 			decision := "timeout"
-			if !outcome.timedOut {
+			if !outcome.TimedOut {
 				decision = signals.DecisionReject
 			}
 			p.r.addNode(ctx, Node{Node: signals.Node{
@@ -121,7 +122,7 @@ func (p *pipeline) askReexecute(ctx workflow.Context, c *stepCall, tool config.T
 			if n := p.r.run.node(c.nodeID); n != nil {
 				args = n.Args
 			}
-			tool, decided, problem := p.r.decide(ctx, c.nodeID, tool, args, outcome)
+			tool, decided, problem := p.r.person().Decide(ctx, c.nodeID, tool, args, outcome)
 			if problem != "" {
 				p.fail(ctx, c, problem, policies.Refused)
 				return

@@ -8,6 +8,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/chat"
+	"github.com/unstuck-dev/unstuck/workflows/person"
 )
 
 // A conversation (config.Agent.Conversation) does not end at its output.
@@ -62,26 +63,26 @@ func (t turns) nextMessage(ctx workflow.Context) (bool, *AgentResult, error) {
 	if err := r.setPhase(ctx, signals.PhaseAwaitingUser); err != nil {
 		return true, nil, err
 	}
-	end, timeout, err := r.waitForPerson(ctx, personWait{
-		node: node, summary: "wait for the user's next message (" + node + ")",
-		answered: c.Queued,
-		edits:    true, switches: true, timeout: r.run.Spec.Agent.Conversation.IdleTimeout.D(),
+	end, timeout, err := r.person().Wait(ctx, person.Wait{
+		Node: node, Summary: "wait for the user's next message (" + node + ")",
+		Answered: c.Queued,
+		Edits:    true, Switches: true, Timeout: r.run.Spec.Agent.Conversation.IdleTimeout.D(),
 	})
 	switch {
 	case err != nil && cancelled(ctx, err):
 		return true, nil, r.cancelled(ctx, node)
 	case err != nil:
 		return true, nil, err
-	case end == waitSwitching:
+	case end == person.Switching:
 		return true, nil, r.waiting().Continue(ctx, stepWaits{turn: node})
 	}
 	c.Waited()
 	r.waits.Forget(node)
 	switch end {
-	case waitInterrupted:
+	case person.Interrupted:
 		r.skipNode(ctx, node, "no message taken: "+r.waiting().InterruptedWhile())
 		return true, nil, errInterrupted
-	case waitTimedOut:
+	case person.TimedOut:
 		if c.Queued() { // a message came with the deadline
 			c.Take(ctx, node)
 			return t.beginTurn(ctx)

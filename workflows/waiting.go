@@ -66,8 +66,8 @@ func (h waitingRun) TurnWaiting() bool      { return h.r.run.Turn.Waiting != "" 
 func (h waitingRun) CutsIn() bool           { return h.r.chat().CutsIn() }
 func (h waitingRun) DropResume()            { h.r.run.Resume = nil }
 
-func (h waitingRun) AnswerPending(ctx workflow.Context, why, next string) {
-	h.r.answerPending(ctx, why, next)
+func (h waitingRun) AnswerContinued(ctx workflow.Context, generation int) {
+	h.r.person().AnswerContinued(ctx, generation)
 }
 
 // TakeBufferedSignals handles the signals buffered in this workflow task
@@ -116,7 +116,7 @@ func (h waitingRun) ReleaseCalls(ctx workflow.Context, s stepWaits) {
 		case c.held:
 			c.held = false
 			c.errText, c.class = notRunText(r.life.Stops()), policies.Canceled
-			r.approvals.end(c.nodeID)
+			r.person().EndApproval(c.nodeID)
 			r.waits.Forget(c.nodeID)
 			r.notRunNode(ctx, c.nodeID, r.life.Stops(), "")
 		case !c.done:
@@ -132,28 +132,25 @@ type waitingPeople struct{ r *runner }
 
 var _ waiting.People = waitingPeople{}
 
-func (p waitingPeople) Waiting() bool       { return p.r.approvals.waiting() || p.r.human.waiting() }
-func (p waitingPeople) Approvals() []string { return p.r.approvals.ids() }
+func (p waitingPeople) Waiting() bool       { return p.r.person().Waiting() }
+func (p waitingPeople) Approvals() []string { return p.r.person().WaitingApprovals() }
 func (p waitingPeople) Decision(id string) *signals.ApproveRequest {
-	return p.r.approvals.decision(id)
+	return p.r.person().Decision(id)
 }
-func (p waitingPeople) WaitApproval(id, tool string)                { p.r.approvals.wait(id, tool) }
-func (p waitingPeople) Decide(id string, d *signals.ApproveRequest) { p.r.approvals.decide(id, d) }
-func (p waitingPeople) HumanNode() string                           { return p.r.human.node }
-func (p waitingPeople) HumanRung() bool                             { return p.r.human.rung }
-func (p waitingPeople) Reply() *signals.ReplyRequest                { return p.r.human.reply }
-func (p waitingPeople) KeepReply(reply *signals.ReplyRequest)       { p.r.human.reply = reply }
-func (p waitingPeople) EndReply()                                   { p.r.human.node, p.r.human.rung = "", false }
+func (p waitingPeople) WaitApproval(id, tool string) { p.r.person().ExpectApproval(id, tool) }
+func (p waitingPeople) Decide(id string, d *signals.ApproveRequest) {
+	p.r.person().KeepDecision(id, d)
+}
+func (p waitingPeople) HumanNode() string                     { return p.r.person().ReplyNode() }
+func (p waitingPeople) HumanRung() bool                       { return p.r.person().AtRung() }
+func (p waitingPeople) Reply() *signals.ReplyRequest          { return p.r.person().Reply() }
+func (p waitingPeople) KeepReply(reply *signals.ReplyRequest) { p.r.person().KeepReply(reply) }
+
+// EndReply: the waits forget when the reply's wait began themselves.
+func (p waitingPeople) EndReply() { p.r.person().ReleaseReply(p.r.person().ReplyNode()) }
 
 func (p waitingPeople) WaitAgainAt(node string, rung bool) {
-	r := p.r
-	r.human.node, r.human.rung = node, rung
-	r.human.held = node
-	r.personAgent = r.run.Spec.Agent.Kind == config.KindHuman
+	p.r.person().ExpectReply(node, rung, p.r.run.Spec.Agent.Kind == config.KindHuman)
 }
 
-func (p waitingPeople) TakeHeld() string {
-	id := p.r.human.held
-	p.r.human.held = ""
-	return id
-}
+func (p waitingPeople) TakeHeld() string { return p.r.person().TakeHeld() }

@@ -172,10 +172,10 @@ func releaseHeldOf(ctx workflow.Context, spec *config.Resolved) (*Run, error) {
 		return nil, err
 	}
 	live(r.life.BeginSwitch())
-	r.approvals.wait("n3", "b")
+	r.person().ExpectApproval("n3", "b")
 	r.waiting().Release(ctx, stepWaits{calls: []*stepCall{{nodeID: "n3", held: true, done: true}, {nodeID: "n4"}}})
-	if r.approvals.waiting() || r.life.Switching() {
-		return nil, fmt.Errorf("still waiting for %v (switching %v)", r.approvals.ids(), r.life.Switching())
+	if r.person().Waiting() || r.life.Switching() {
+		return nil, fmt.Errorf("still waiting for %v (switching %v)", r.person().WaitingApprovals(), r.life.Switching())
 	}
 	if !notRun(&r.run.Nodes[0]) || !notRun(&r.run.Nodes[1]) {
 		return nil, fmt.Errorf("the edit sees %s (%q) or %s (%q) as finished", r.run.Nodes[0].ID, r.run.Nodes[0].NotRun, r.run.Nodes[1].ID, r.run.Nodes[1].NotRun)

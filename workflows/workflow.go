@@ -19,6 +19,7 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows/life"
 	"github.com/unstuck-dev/unstuck/workflows/mend"
 	"github.com/unstuck-dev/unstuck/workflows/model"
+	"github.com/unstuck-dev/unstuck/workflows/person"
 	"github.com/unstuck-dev/unstuck/workflows/waiting"
 )
 
@@ -31,8 +32,9 @@ type runner struct {
 	run          *Run
 	outputSchema *jsonschema.Schema
 	toolSchemas  map[string]*jsonschema.Schema
-	// human is the wait for a person's reply (human.go).
-	human humanWait
+	// personState is what waits for a person (workflows/person, through
+	// person()).
+	personState person.State
 	// seenAt is the workflow time of the run's latest change shown
 	// (showDetails): status.spend's wall time is as of then.
 	seenAt time.Time
@@ -45,8 +47,6 @@ type runner struct {
 	// mending is this generation's repair attempts per call node and the
 	// arguments each call was tried with (workflows/mend, through mend()).
 	mending mend.Attempts
-	// approvals are the calls waiting for a person's decision (approval.go).
-	approvals approvalWaits
 	// asked is what package model remembers of this generation's
 	// requests (model_call.go).
 	asked model.Memory
@@ -64,8 +64,6 @@ type runner struct {
 	// handoffMemory is what this generation remembers of its handoffs
 	// (workflows/handoff, through handoffs()).
 	handoffMemory handoff.Memory
-	// personAgent: the run is with an agent of kind human, waiting for it.
-	personAgent bool
 	// waits: when each wait for people began (package waiting).
 	waits waiting.Starts
 	// guard turns a panic into a stop of the run (guard.go).
@@ -138,7 +136,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 	var can *workflow.ContinueAsNewError
 	live(r.life.End(errors.As(err, &can)))
 	if ctx.Err() == nil {
-		r.answerPending(ctx, endedWhy(err), "the run is closed")
+		r.person().AnswerClosed(ctx, err)
 		_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	}
 	guarded(&res, &err) // a handler that panicked meanwhile
@@ -152,7 +150,11 @@ func (r *runner) runAgent(ctx workflow.Context, person bool) (res *AgentResult, 
 	hookGuard("the run's main coroutine")
 	switch {
 	case person:
-		return r.humanAgent(ctx)
+		node, output, err := r.person().Agent(ctx)
+		if output == nil {
+			return nil, err
+		}
+		return r.outputs().complete(ctx, node, output)
 	}
 	return r.engine().runSteps(ctx)
 }
@@ -216,8 +218,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 
 func newRunner(run *Run) (*runner, error) {
 	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, exprs: conditions{},
-		approvals: newApprovalWaits(), argsEdited: map[string]signals.Audit{},
-		waits: waiting.NewStarts()}
+		argsEdited: map[string]signals.Audit{}, waits: waiting.NewStarts()}
 	r.shape = shapeOf(r)
 	live(r.life.Start())
 	if run.Visits == nil {
@@ -322,7 +323,7 @@ func (r *runner) beforeStep(ctx workflow.Context, graph bool) (ok bool, err erro
 // the same workflow id, once every update handler has finished.
 func (r *runner) continueAsNew(ctx workflow.Context) error {
 	live(r.life.Close())
-	r.answerPending(ctx, fmt.Sprintf("the run continued as new into generation %d", r.run.Generation+1), "send it again to the run that follows")
+	r.person().AnswerContinued(ctx, r.run.Generation+1)
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}

@@ -7,12 +7,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/internal/testutil"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/person"
 )
 
 // fakeRun is a run as the budget sees it, recording what the budget asks
@@ -25,7 +26,7 @@ type fakeRun struct {
 	stops    []string
 	phases   []signals.Phase
 	counts   map[string]int64
-	end      End
+	end      person.End
 	onWait   func() // a person answers while the budget waits
 	switched bool
 }
@@ -83,7 +84,7 @@ func (f *fakeRun) SetPhase(_ workflow.Context, p signals.Phase) error {
 func (f *fakeRun) ApprovalPhase(ctx workflow.Context) error {
 	return f.SetPhase(ctx, signals.PhaseRunning)
 }
-func (f *fakeRun) Wait(workflow.Context, Wait) (End, error) {
+func (f *fakeRun) Wait(workflow.Context, person.Wait) (person.End, error) {
 	if f.onWait != nil {
 		f.onWait()
 	}
@@ -92,8 +93,8 @@ func (f *fakeRun) Wait(workflow.Context, Wait) (End, error) {
 func (f *fakeRun) InterruptedWhile() string { return "a person edited the run while it waited" }
 func (f *fakeRun) Switching() bool          { return f.switched }
 func (f *fakeRun) Forget(string)            {}
-func (f *fakeRun) Paused(end End) error {
-	if end == Switching {
+func (f *fakeRun) Paused(end person.End) error {
+	if end == person.Switching {
 		return errPausedSwitch
 	}
 	return errPausedEdit
@@ -122,7 +123,7 @@ func TestACallOverTheBudgetWithoutAHumanRungStops(t *testing.T) {
 	f := newFakeRun(config.Budget{ToolCalls: calls(1)})
 	hold := &Hold{}
 	spent := Spending{Spend: &policies.Spend{ToolCalls: 1}}
-	runBudget(t, func(ctx workflow.Context) {
+	testutil.InWorkflow(t, func(ctx workflow.Context) {
 		b := New(f, hold, &spent)
 		err := b.BeforeCall(ctx, "n1", "t")
 		assert.ErrorContains(t, err, "budget: ")
@@ -141,7 +142,7 @@ func TestARaiseAtTheRungLetsTheCallGo(t *testing.T) {
 	f := newFakeRun(config.Budget{ToolCalls: calls(1)}, config.RungHuman)
 	hold := &Hold{}
 	spent := Spending{Spend: &policies.Spend{ToolCalls: 1}}
-	runBudget(t, func(ctx workflow.Context) {
+	testutil.InWorkflow(t, func(ctx workflow.Context) {
 		b := New(f, hold, &spent)
 		f.onWait = func() {
 			assert.Equal(t, "budgetn1", b.Waiting())
@@ -161,10 +162,10 @@ func TestARaiseAtTheRungLetsTheCallGo(t *testing.T) {
 // later one asks again.
 func TestAnEditAtTheRungIsNotAStop(t *testing.T) {
 	f := newFakeRun(config.Budget{ToolCalls: calls(1)}, config.RungHuman)
-	f.end = Interrupted
+	f.end = person.Interrupted
 	hold := &Hold{}
 	spent := Spending{Spend: &policies.Spend{ToolCalls: 1}}
-	runBudget(t, func(ctx workflow.Context) {
+	testutil.InWorkflow(t, func(ctx workflow.Context) {
 		b := New(f, hold, &spent)
 		assert.ErrorIs(t, b.BeforeCall(ctx, "n1", "t"), errPausedEdit)
 		assert.Nil(t, b.Stopped())
@@ -213,19 +214,4 @@ func TestTheSpendStatusShowsTheRaisedLimits(t *testing.T) {
 	require.Equal(t, int64(1), out.ByAgent["b"].ToolCalls)
 	spent.NewAgent()
 	require.Equal(t, int64(3), New(f, &Hold{}, &spent).Spent(time.Time{}).Limits[policies.LimitToolCalls])
-}
-
-// runBudget runs body in a test workflow (the budget asks the workflow's
-// clock and info); body asserts with assert, which may run off the test's
-// goroutine.
-func runBudget(t *testing.T, body func(ctx workflow.Context)) {
-	t.Helper()
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	env.ExecuteWorkflow(func(ctx workflow.Context) error {
-		body(ctx)
-		return nil
-	})
-	require.True(t, env.IsWorkflowCompleted())
-	require.NoError(t, env.GetWorkflowError())
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/workflows/person"
 )
 
 // defaultReplyTokens bounds a reply whose model's max_output_tokens is
@@ -146,7 +147,7 @@ func (b *Budget) check(ctx workflow.Context, nodeID string, carry bool, crossing
 		if err == nil {
 			continue
 		}
-		if !errors.Is(err, b.host.Paused(Interrupted)) && !errors.Is(err, b.host.Paused(Switching)) {
+		if !errors.Is(err, b.host.Paused(person.Interrupted)) && !errors.Is(err, b.host.Paused(person.Switching)) {
 			b.hold.stop = err
 		}
 		return err

@@ -8,6 +8,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/person"
 )
 
 // Host is what the budget asks of the run it keeps.
@@ -38,10 +39,10 @@ type Host interface {
 	// calls of the step wait for a person, else running.
 	SetPhase(ctx workflow.Context, phase signals.Phase) error
 	ApprovalPhase(ctx workflow.Context) error
-	// Wait waits for a person at w.Node, like the run's other waits for a
-	// person. A cancellation answers the run's cancelled error, the node
-	// settled.
-	Wait(ctx workflow.Context, w Wait) (End, error)
+	// Wait waits for a person at w.Node, the one way the run waits for a
+	// person (package person). A cancellation answers the run's cancelled
+	// error, the node settled.
+	Wait(ctx workflow.Context, w person.Wait) (person.End, error)
 	// InterruptedWhile says what ended a wait for a person early.
 	InterruptedWhile() string
 	// Switching says whether the run is continuing as new while it waits.
@@ -49,8 +50,8 @@ type Host interface {
 	// Forget forgets when the wait at node began: nothing waits there now.
 	Forget(node string)
 	// Paused is the error that ends a request or call whose wait ended by
-	// end (Interrupted, Switching) without stopping the run.
-	Paused(end End) error
+	// end (person.Interrupted, person.Switching) without stopping the run.
+	Paused(end person.End) error
 }
 
 // Gate names a change of the budget's behaviour that running workflows
@@ -66,25 +67,4 @@ const (
 	// GateWait: an edit ends a budget wait, a raise must raise the crossed
 	// limit, and a request's wait may continue as new.
 	GateWait
-)
-
-// Wait is a wait for a person's budget decision at Node.
-type Wait struct {
-	Node     string
-	Summary  string      // the timer's summary, shown in the Web UI
-	Answered func() bool // the decision landed
-	// Edits: an edit (or a person's handoff) ends the wait; Switches: the
-	// run continuing as new ends it (held); WholeTimeout: the wait has the
-	// agent's human_timeout as written, from now.
-	Edits, Switches, WholeTimeout bool
-}
-
-// End is how a wait for a person ended.
-type End int
-
-const (
-	Answered    End = iota
-	TimedOut        // the timeout passed first
-	Interrupted     // an edit or a person's handoff came first
-	Switching       // the run continues as new and waits again
 )

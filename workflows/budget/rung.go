@@ -11,6 +11,7 @@ import (
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/person"
 )
 
 // rung records the crossing and waits for a person's decision when the
@@ -45,7 +46,7 @@ func (b *Budget) rung(ctx workflow.Context, parent string, carry bool, cross pol
 		return err
 	}
 	// A wait carried from an earlier generation keeps its deadline.
-	end, err := h.Wait(ctx, Wait{
+	end, err := h.Wait(ctx, person.Wait{
 		Node: w.nodeID, Summary: "wait for a person's budget decision (" + w.nodeID + ")",
 		Answered: func() bool { return w.decision != nil },
 		Edits:    waits, Switches: w.carried, WholeTimeout: !waits,
@@ -54,15 +55,15 @@ func (b *Budget) rung(ctx workflow.Context, parent string, carry bool, cross pol
 		return err
 	}
 	switch end {
-	case Interrupted:
+	case person.Interrupted:
 		outcome = "interrupted"
 		h.FinishNode(ctx, w.nodeID, nil, "not decided: "+h.InterruptedWhile())
-		return errors.Join(h.Paused(Interrupted), b.afterWait(ctx, waits))
-	case Switching:
+		return errors.Join(h.Paused(person.Interrupted), b.afterWait(ctx, waits))
+	case person.Switching:
 		outcome, held, w.held = "carried", true, true
-		return h.Paused(Switching)
+		return h.Paused(person.Switching)
 	}
-	if end == TimedOut {
+	if end == person.TimedOut {
 		outcome = "timeout"
 		limit := h.HumanTimeout()
 		h.FinishNode(ctx, w.nodeID, nil, fmt.Sprintf("no budget decision within human_timeout (%s)", limit))

@@ -1,7 +1,6 @@
 package waiting
 
 import (
-	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -16,7 +15,7 @@ import (
 func (w *Waits[S]) Continue(ctx workflow.Context, s S) error {
 	live(w.life.Close())
 	next := w.run.Generation() + 1
-	w.run.AnswerPending(ctx, fmt.Sprintf("the run continued as new into generation %d", next), "send it again to the run that follows")
+	w.run.AnswerContinued(ctx, next)
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}

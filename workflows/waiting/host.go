@@ -41,9 +41,10 @@ type Host[S Step] interface {
 	Streaming() bool
 	TurnWaiting() bool
 	CutsIn() bool
-	// AnswerPending answers an edit or a person's handoff that waits for
-	// its answer: why it was not carried out, and what to do next.
-	AnswerPending(ctx workflow.Context, why, next string)
+	// AnswerContinued answers an edit or a person's handoff that waits
+	// for its answer: it was not carried out, as the run continues as new
+	// into generation.
+	AnswerContinued(ctx workflow.Context, generation int)
 	// TakeBufferedSignals handles the signals buffered in this workflow
 	// task as the run handles any signal.
 	TakeBufferedSignals(ctx workflow.Context)

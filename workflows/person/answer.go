@@ -1,4 +1,4 @@
-package workflows
+package person
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // A run closes, or continues as new, only once every update handler has
@@ -19,31 +18,30 @@ import (
 // before. Such an update is answered here, saying why it was not carried
 // out, instead of waiting for ever (and the run with it).
 
+// AnswerClosed answers the update that waits as the run closes with err
+// (nil: completed).
+func (p *Waits) AnswerClosed(ctx workflow.Context, err error) {
+	p.answerPending(ctx, endedWhy(err), "the run is closed")
+}
+
+// AnswerContinued answers the update that waits as the run continues as
+// new into generation.
+func (p *Waits) AnswerContinued(ctx workflow.Context, generation int) {
+	p.answerPending(ctx, fmt.Sprintf("the run continued as new into generation %d", generation), "send it again to the run that follows")
+}
+
 // answerPending answers the edit or handoff update that waits and was not
 // carried out: why says what the run did instead, next what the sender
 // may do now.
-func (r *runner) answerPending(ctx workflow.Context, why, next string) {
-	pe := r.editing
-	pending := r.life.Pending()
-	editWaits := pending == life.Edit && pe.wait
-	handoffWaits := pending == life.Handoff && r.handoffs().Waits()
-	if !editWaits && !handoffWaits {
+func (p *Waits) answerPending(ctx workflow.Context, why, next string) {
+	update := p.host.Unanswered()
+	if update == "" {
 		return
 	}
-	if versionOf(ctx, versionAnswerPending, 1) < 1 {
+	if !p.host.Gate(ctx, GateAnswerPending) {
 		return // as runs recorded before: the handler waits
 	}
-	notCarried := func(name string) error {
-		return fmt.Errorf("%s: not carried out: %s before it could be (both reached the run at once); %s", name, why, next)
-	}
-	if editWaits {
-		pe.err = notCarried(signals.Edit)
-		live(r.life.Answer())
-		workflow.GetLogger(ctx).Warn("edit not applied", "node", pe.req.NodeID, "error", pe.err.Error())
-	}
-	if handoffWaits {
-		r.handoffs().NotCarried(ctx, notCarried(signals.Handoff))
-	}
+	p.host.NotCarried(ctx, update, fmt.Errorf("%s: not carried out: %s before it could be (both reached the run at once); %s", update, why, next))
 }
 
 // endedWhy says how a run that closes ended, from its error.

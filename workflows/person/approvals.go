@@ -1,0 +1,60 @@
+package person
+
+import (
+	"sort"
+
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// approvals are the calls waiting for a person's decision, each with the
+// tool to approve (the call's, or a fallback standing in), and the
+// decisions that landed and the waiting code has not taken yet.
+type approvals struct {
+	tools     map[string]string
+	decisions map[string]*signals.ApproveRequest
+}
+
+// wait lists call id as waiting for approval of tool; end takes it off.
+func (a *approvals) wait(id, tool string) {
+	if a.tools == nil {
+		a.tools = map[string]string{}
+	}
+	a.tools[id] = tool
+}
+func (a *approvals) end(id string) { delete(a.tools, id) }
+
+// waiting says whether any call waits; toolOf whether id does, for which
+// tool.
+func (a *approvals) waiting() bool { return len(a.tools) > 0 }
+func (a *approvals) toolOf(id string) (string, bool) {
+	t, ok := a.tools[id]
+	return t, ok
+}
+
+// ids are the waiting calls, in order (the run's commands and carried
+// state must not depend on a map's order).
+func (a *approvals) ids() []string {
+	ids := make([]string, 0, len(a.tools))
+	// Collecting keys, sorted below.
+	//workflowcheck:ignore
+	for id := range a.tools {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// decide lands a decision for id; decision peeks at it; take answers it
+// once.
+func (a *approvals) decide(id string, d *signals.ApproveRequest) {
+	if a.decisions == nil {
+		a.decisions = map[string]*signals.ApproveRequest{}
+	}
+	a.decisions[id] = d
+}
+func (a *approvals) decision(id string) *signals.ApproveRequest { return a.decisions[id] }
+func (a *approvals) take(id string) *signals.ApproveRequest {
+	d := a.decisions[id]
+	delete(a.decisions, id)
+	return d
+}

@@ -1,0 +1,73 @@
+package person
+
+import (
+	"cmp"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/policies"
+)
+
+// Wait is one wait for a person's answer at a trace node: an approval, a
+// reply, a budget decision, a conversation's next message. The kinds
+// differ in what answers them and what ends them early, not in how they
+// wait.
+type Wait struct {
+	Node     string
+	Summary  string      // the timer's summary, shown in the Web UI
+	Answered func() bool // the person's answer landed
+	// Edits: an edit (or a person's handoff) ends the wait; Switches: the
+	// run continuing as new while it waits ends it (held).
+	Edits, Switches bool
+	// WholeTimeout: the wait has the agent's human_timeout as written,
+	// from now (a budget wait recorded before version budget-wait), not
+	// the time left of a deadline kept across generations.
+	WholeTimeout bool
+	// Timeout is the wait's own bound (a conversation's idle_timeout);
+	// 0: human_timeout.
+	Timeout time.Duration
+}
+
+// End is how a wait for a person ended.
+type End int
+
+const (
+	Answered    End = iota
+	TimedOut        // the timeout passed first
+	Interrupted     // an edit or a person's handoff came first
+	Switching       // the run continues as new and waits again
+)
+
+// Wait waits at w.Node until the person answers, the timeout passes, or
+// an edit or a switch that w lets end the wait comes first. It answers
+// how the wait ended, the timeout it waited for, and the await's error (a
+// cancellation). A wait begun in an earlier generation keeps its
+// deadline; one already past it ends at once.
+func (p *Waits) Wait(ctx workflow.Context, w Wait) (End, time.Duration, error) {
+	h := p.host
+	timeout, expired := h.Spec().Agent.Policies.HumanTimeout.D(), false
+	if !w.WholeTimeout {
+		waited := workflow.Now(ctx).Sub(h.Started(ctx, w.Node))
+		timeout, expired = policies.WaitLeft(cmp.Or(w.Timeout, h.HumanTimeout()), waited)
+	}
+	got := w.Answered()
+	if !expired {
+		var err error
+		got, err = workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout, TimerOptions: workflow.TimerOptions{Summary: w.Summary}}, func() bool {
+			return w.Answered() || (w.Edits && h.Interrupting()) || (w.Switches && h.Switching())
+		})
+		if err != nil {
+			return Answered, timeout, err
+		}
+	}
+	switch {
+	case !got:
+		return TimedOut, timeout, nil
+	case w.Answered():
+		return Answered, timeout, nil
+	case h.Interrupting(): // an edit outranks a switch that came with it
+		return Interrupted, timeout, nil
+	}
+	return Switching, timeout, nil
+}
