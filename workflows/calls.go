@@ -23,7 +23,7 @@ const (
 
 // OutputPathArg is the optional argument every tool gains: where in the
 // run's State its result is written.
-const OutputPathArg = "_outputPath"
+const OutputPathArg = refs.OutputPathArg
 
 // finalCall is a final_output call whose arguments passed the output schema.
 type finalCall struct {

@@ -288,19 +288,11 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 // maxRequestBytes keeps a model request under Temporal's 2 MB payload limit.
 const maxRequestBytes = config.MaxPayloadBytes
 
-// replyView is what a request node shows of the reply.
-type replyRecord struct {
-	Content      string                `json:"content,omitempty"`
-	ToolCalls    []activities.ToolCall `json:"tool_calls,omitempty"`
-	FinishReason string                `json:"finish_reason,omitempty"`
-	Refusal      string                `json:"refusal,omitempty"`
-	// Compactions the request's conversation took before it was sent
-	// (policies.context).
-	Compactions []model.Compaction `json:"compactions,omitempty"`
-	// LongerReply: the first reply was cut off in a call's arguments, and
-	// this is the max_tokens it was asked again with (model/longer.go).
-	LongerReply int `json:"longer_reply,omitempty"`
-}
+// replyRecord is what a request node shows of the reply: package model's
+// record, as a type of its own here, because the error of one that does
+// not decode names the type (workflows.replyRecord), and stop reports and
+// refusals say it.
+type replyRecord model.Record
 
 func replyView(r activities.ModelReply) replyRecord {
 	return replyRecord{Content: r.Content, ToolCalls: r.ToolCalls, FinishReason: r.FinishReason, Refusal: r.Refusal}
