@@ -52,7 +52,7 @@ func (r *runner) runCallsOf(ctx workflow.Context, reqID string, calls []activiti
 		limit = max
 	}
 	for i, tc := range calls {
-		if c := r.keptCall(reqID, tc, resume); c != nil {
+		if c := resume.keptCall(r.run, reqID, tc); c != nil {
 			step[i], ids[i] = c, c.nodeID
 			continue
 		}

@@ -135,7 +135,7 @@ func (r *runner) handoffWanted(req signals.HandoffRequest) error {
 	case r.life.Accepted() == life.Handoff:
 		return fmt.Errorf("handoff: a handoff is already under way; the run goes on in generation %d: send it again then", r.run.Generation+1)
 	case r.life.Accepted() == life.Edit:
-		return fmt.Errorf("handoff: an edit of %s is being applied; send the handoff again in a moment", r.editing.req.NodeID)
+		return fmt.Errorf("handoff: an edit of %s is being applied; send the handoff again in a moment", r.edit().Applying())
 	case r.life.Closing():
 		return fmt.Errorf("handoff: the run is closing (it finishes, or continues as new into generation %d): send it again in a moment", r.run.Generation+1)
 	}

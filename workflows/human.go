@@ -42,7 +42,7 @@ func (r *runner) awaitHuman(ctx workflow.Context, why string, rung bool) (reply 
 			Kind: signals.KindHuman, Status: signals.StatusPending, Parents: r.run.Frontier,
 			Args: mustJSON(map[string]string{"why": why}),
 		}, Step: r.run.Step})
-		r.checkpoint(node.ID)
+		r.edit().Checkpoint(node.ID)
 	}
 	nodeID = node.ID
 	r.human.node, r.human.rung = nodeID, rung

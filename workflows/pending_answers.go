@@ -23,9 +23,9 @@ import (
 // carried out: why says what the run did instead, next what the sender
 // may do now.
 func (r *runner) answerPending(ctx workflow.Context, why, next string) {
-	pe, ph := r.editing, r.handing
+	ph := r.handing
 	pending := r.life.Pending()
-	editWaits := pending == life.Edit && pe.wait
+	editWaits := pending == life.Edit && r.edit().Waits()
 	handoffWaits := pending == life.Handoff && ph.wait
 	if !editWaits && !handoffWaits {
 		return
@@ -37,9 +37,7 @@ func (r *runner) answerPending(ctx workflow.Context, why, next string) {
 		return fmt.Errorf("%s: not carried out: %s before it could be (both reached the run at once); %s", name, why, next)
 	}
 	if editWaits {
-		pe.err = notCarried(signals.Edit)
-		live(r.life.Answer())
-		workflow.GetLogger(ctx).Warn("edit not applied", "node", pe.req.NodeID, "error", pe.err.Error())
+		r.edit().NotCarried(ctx, notCarried(signals.Edit))
 	}
 	if handoffWaits {
 		ph.err = notCarried(signals.Handoff)

@@ -27,7 +27,7 @@ func (f freeForm) begin(ctx workflow.Context) (bool, bool, *AgentResult, error) 
 	if r.run.Resume == nil {
 		return false, false, nil, nil
 	}
-	done, result, err := r.resume(ctx)
+	done, result, err := f.resume(ctx)
 	return false, err != nil || done, result, err
 }
 
@@ -236,7 +236,7 @@ func (r *runner) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*ac
 	// Set after the size check, which weighs the request as runs recorded
 	// before it had a node weighed it.
 	req.Node = reqID
-	r.checkpoint(reqID)
+	r.edit().Checkpoint(reqID)
 	opts := modelOptions(run.Spec.Model)
 	var stream *streaming
 	if r.model().Streams(ctx) {

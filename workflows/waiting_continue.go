@@ -14,6 +14,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/budget"
+	"github.com/unstuck-dev/unstuck/workflows/edit"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
@@ -207,7 +208,7 @@ func (r *runner) heldCall(ctx workflow.Context, reqID string, tc activities.Tool
 	if resume == nil || resume.Waiting == nil {
 		return nil
 	}
-	n := validCall(r.run, reqID, tc.ID)
+	n := edit.ValidCall(&r.run.Trace, reqID, tc.ID)
 	if n == nil || (n.Status != signals.StatusAwaitingApproval && n.Status != signals.StatusPending) {
 		return nil
 	}

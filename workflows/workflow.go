@@ -16,6 +16,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/budget"
+	"github.com/unstuck-dev/unstuck/workflows/edit"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 	"github.com/unstuck-dev/unstuck/workflows/model"
 )
@@ -56,13 +57,13 @@ type runner struct {
 	// life is the run's life in this generation: running, switching,
 	// interrupted, handing over, closing, ended (package life).
 	life life.Life
-	// editing is the edit accepted (interrupt.go), handing the person's
-	// handoff (handoff_messages.go): what they ask and answer, while life
-	// says where they are. argsEdited are the calls waiting for approval
-	// whose arguments a person edited.
-	editing    *pendingEdit
-	handing    *pendingHandoff
-	argsEdited map[string]signals.Audit
+	// edits are what this generation remembers of a person's edits
+	// (package edit, through edit()): the edit accepted and its answer,
+	// and the calls waiting for approval whose arguments a person edited.
+	// handing is the person's handoff (handoff_messages.go): what it asks
+	// and answers, while life says where they are.
+	edits   edit.Memory
+	handing *pendingHandoff
 	// stepHandoff is the handoff call of the step under way.
 	stepHandoff *toolHandoff
 	// handsOver: the agent can hand the run over, in a version that does.
@@ -219,8 +220,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 
 func newRunner(run *Run) (*runner, error) {
 	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, exprs: map[exprKey]*vm.Program{}, repairs: map[string]int{}, triedArgs: map[string]map[string]bool{},
-		approvals: newApprovalWaits(), argsEdited: map[string]signals.Audit{},
-		waits: newWaitSwitch()}
+		approvals: newApprovalWaits(), waits: newWaitSwitch()}
 	live(r.life.Start())
 	if run.Visits == nil {
 		run.Visits = map[string]int{}
