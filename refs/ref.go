@@ -40,6 +40,10 @@ func parseIn(s string, roots []string) (ref Ref, ok bool, err error) {
 	return ref, true, nil
 }
 
+// OutputPathArg is the optional argument every tool call gains: where in
+// the run's State its result is written (one †state.<path>).
+const OutputPathArg = "_outputPath"
+
 // ParseOutputPath reads an _outputPath: a single †state.<path>.
 func ParseOutputPath(s string) (Path, error) {
 	if strings.Contains(s, "||") {

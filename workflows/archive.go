@@ -7,7 +7,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/policies"
-	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/trace"
 )
@@ -27,7 +26,7 @@ const (
 	nodeOverhead = 256
 	// maxCarriedGzip is the bound a long run's carried state keeps under,
 	// compressed, with results and checkpoints of default sizes (the loop
-	// window's nodes and up to maxCheckpoints checkpoints stay).
+	// window's nodes and up to edit.MaxCheckpoints checkpoints stay).
 	maxCarriedGzip = 256 << 10
 )
 
@@ -50,7 +49,7 @@ func (r *runner) forCarry(ctx workflow.Context) *Run {
 	carried := *run
 	info := workflow.GetInfo(ctx)
 	at := trace.Where{WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID, Generation: run.Generation}
-	carried.Trace = run.Trace.Carried(keep, at, r.stateWritten)
+	carried.Trace = run.Trace.Carried(keep, at, r.edit().StateWritten)
 	// The conversation changes (the archived part gives way to a note):
 	// the model activity is sent it whole.
 	carried.sendWhole()
@@ -168,34 +167,6 @@ func (run *Run) firstAfter(id string) int {
 		}
 	}
 	return len(run.Nodes)
-}
-
-// cloneState copies a State deeply: refs.Write changes the maps it
-// writes through, and an archive's base must not change.
-func cloneState(s refs.State) refs.State {
-	out := make(refs.State, len(s))
-	// Copying: the order does not matter.
-	//workflowcheck:ignore
-	for k, v := range s {
-		out[k] = cloneValue(v)
-	}
-	return out
-}
-
-func cloneValue(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		return map[string]any(cloneState(v))
-	case refs.State:
-		return cloneState(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = cloneValue(e)
-		}
-		return out
-	}
-	return v
 }
 
 // archivedEdit refuses an edit at or before the trace's archived part:

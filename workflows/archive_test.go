@@ -74,7 +74,7 @@ func TestALongRunCarriesOnlyItsNewestNodes(t *testing.T) {
 
 	// An edit rebuilds State from the archived writes and the kept ones.
 	r := &runner{run: run}
-	require.Equal(t, mustJSON(run.State), mustJSON(r.rebuiltState()))
+	require.Equal(t, mustJSON(run.State), mustJSON(r.edit().RebuiltState()))
 	require.Contains(t, string(mustJSON(a.StateBase["first"])), `"i":0`, "the first call's write is archived")
 
 	// The model reads the task, a note where the archived steps were, and
@@ -109,7 +109,7 @@ func TestANextGenerationOfALongRunNamesItsArchive(t *testing.T) {
 	// that can make it.
 	r := &runner{run: run}
 	for _, id := range []string{"n1", "n3", a.Through} {
-		err := r.editWanted(signals.EditRequest{NodeID: id, Output: json.RawMessage(`"x"`)})
+		err := r.edit().Wanted(signals.EditRequest{NodeID: id, Output: json.RawMessage(`"x"`)})
 		require.ErrorContains(t, err, "archived part of this long run")
 		require.ErrorContains(t, err, fmt.Sprintf(`"run_id": %q, "node_id": %q`, a.RunID, id))
 	}

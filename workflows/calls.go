@@ -23,7 +23,7 @@ const (
 
 // OutputPathArg is the optional argument every tool gains: where in the
 // run's State its result is written.
-const OutputPathArg = "_outputPath"
+const OutputPathArg = refs.OutputPathArg
 
 // finalCall is a final_output call whose arguments passed the output schema.
 type finalCall struct {
@@ -47,7 +47,7 @@ func (p *pipeline) runCalls(ctx workflow.Context, reqID string, calls []activiti
 		limit = max
 	}
 	for i, tc := range calls {
-		if c := r.keptCall(reqID, tc, resume); c != nil {
+		if c := resume.keptCall(r.run, reqID, tc); c != nil {
 			step[i], ids[i] = c, c.nodeID
 			continue
 		}

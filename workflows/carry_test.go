@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/edit"
 )
 
 func bigRun(n int, payload string) *Run {
@@ -133,7 +134,7 @@ func TestInputNotesUnknownFields(t *testing.T) {
 	require.Error(t, json.Unmarshal([]byte(`{"agent": 3}`), &known), "a wrong type is still an error")
 }
 
-// Checkpoints (edit_apply.go) are new in the carried run and optional: an
+// Checkpoints (package edit) are new in the carried run and optional: an
 // edit of a node without one starts the loop escape afresh. A run that
 // fits without them must not stop for them: the released code carried it,
 // and a run it carried must continue as new the same way (replaying its
@@ -151,8 +152,8 @@ func TestCheckpointsNeverMakeARunTooLargeToCarry(t *testing.T) {
 	// Just under the bound without checkpoints: incompressible results,
 	// and 64 requests each with a checkpoint of their own.
 	run := bigRun(1, noise(1, 2500<<10))
-	for i := 0; i < maxCheckpoints; i++ {
-		cp := mustJSON(checkpoint{Step: i, LastError: noise(uint32(i+7), 2<<10)})
+	for i := 0; i < edit.MaxCheckpoints; i++ {
+		cp := mustJSON(edit.Checkpoint{Step: i, LastError: noise(uint32(i+7), 2<<10)})
 		run.Nodes = append(run.Nodes, Node{Node: signals.Node{ID: "r", Kind: signals.KindRequest, Status: signals.StatusCompleted}, Checkpoint: cp})
 	}
 	run.NextID = len(run.Nodes)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/edit"
 )
 
 // A checkpoint keeps the lengths of the run's escalations and loops, not
@@ -16,6 +17,7 @@ import (
 func TestCheckpointsKeepLengthsNotCopies(t *testing.T) {
 	run := &Run{Spec: testSpec(), Progress: Progress{State: map[string]any{}}}
 	r := &runner{run: run}
+	r.shape = shapeOf(r)
 	grow := func(n int) {
 		for range n {
 			i := len(run.Escalations)
@@ -29,16 +31,16 @@ func TestCheckpointsKeepLengthsNotCopies(t *testing.T) {
 	}
 	grow(100)
 	node("n1")
-	r.checkpoint("n1")
+	r.edit().Checkpoint("n1")
 	grow(100)
 	node("n2")
-	r.checkpoint("n2")
+	r.edit().Checkpoint("n2")
 
-	withCopies := len(mustJSON(checkpoint{LoopEscape: run.LoopEscape, Escalations: run.Escalations}))
+	withCopies := len(mustJSON(edit.Checkpoint{State: run.LoopEscape, Escalations: run.Escalations}))
 	t.Logf("a checkpoint of a run with 200 loops and escalations: %d bytes, %d with copies", len(run.node("n2").Checkpoint), withCopies)
 	require.Less(t, len(run.node("n2").Checkpoint)*10, withCopies)
 
-	r.restoreAt(run.node("n1"))
+	r.edit().RestoreAt(run.node("n1"))
 	require.Len(t, run.Escalations, 100)
 	require.Len(t, run.Loops, 100)
 	require.Equal(t, "e99", run.Escalations[99].At)
@@ -47,8 +49,8 @@ func TestCheckpointsKeepLengthsNotCopies(t *testing.T) {
 	// A checkpoint made before this change keeps copies: read as before.
 	grow(50)
 	old := run.node("n2")
-	old.Checkpoint = mustJSON(checkpoint{LoopEscape: LoopEscape{Loops: run.Loops[:120]}, Escalations: run.Escalations[:120]})
-	r.restoreAt(old)
+	old.Checkpoint = mustJSON(edit.Checkpoint{State: LoopEscape{Loops: run.Loops[:120]}, Escalations: run.Escalations[:120]})
+	r.edit().RestoreAt(old)
 	require.Len(t, run.Escalations, 120)
 	require.Len(t, run.Loops, 120)
 }

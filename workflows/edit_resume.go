@@ -6,14 +6,29 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/activities"
-	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/edit"
 )
 
-// resume is the first step of a run an edit continued as new: the calls of
-// the edited request (or of the edited call's request) that the edit did
-// not keep run again, and the step ends as any step does; with no request
-// to resume, the next model request follows from the edited node.
-func (r *runner) resume(ctx workflow.Context) (bool, *AgentResult, error) {
+// editResume is where the first step of a run an edit continued picks up:
+// the calls of Request run again (those the edit did not keep), or, with
+// no Request, the next model request follows from the frontier.
+type editResume struct {
+	Request string `json:"request,omitempty"`
+	// Args are the arguments a person gave a call (by the model's call
+	// id): the call runs again with them.
+	Args map[string]edit.Args `json:"args,omitempty"`
+	// Waiting: the run continued as new while waiting for people, and
+	// waits for the same things (waiting_continue.go).
+	Waiting *waitingResume `json:"waiting,omitempty"`
+}
+
+// resume is the first step of a free-form run an edit continued as new:
+// the calls of the edited request (or of the edited call's request) that
+// the edit did not keep run again, and the step ends as any step does;
+// with no request to resume, the next model request follows from the
+// edited node.
+func (f freeForm) resume(ctx workflow.Context) (bool, *AgentResult, error) {
+	r := f.r
 	res := r.run.Resume
 	r.run.Resume = nil
 	if res.Waiting != nil && res.Waiting.Rung != nil {
@@ -35,15 +50,14 @@ func (r *runner) resume(ctx workflow.Context) (bool, *AgentResult, error) {
 	return freeForm{r: r}.afterCalls(ctx, req.ID, final, calls, err)
 }
 
-// keptCall is a call of a resumed reply that the edit kept: settled, it
-// is not run again. final_output is always settled again (it reads what
-// the step's calls wrote, and running it has no effect).
-func (r *runner) keptCall(reqID string, tc activities.ToolCall, resume *editResume) *stepCall {
-	if resume == nil || tc.Name == FinalOutputTool {
+// keptCall is a call of a resumed reply that the edit kept (edit.Kept):
+// settled, it is not run again.
+func (res *editResume) keptCall(run *Run, reqID string, tc activities.ToolCall) *stepCall {
+	if res == nil {
 		return nil
 	}
-	n := validCall(r.run, reqID, tc.ID)
-	if n == nil || (n.Status != signals.StatusCompleted && n.Status != signals.StatusFailed) {
+	n := edit.Kept(&run.Trace, reqID, tc)
+	if n == nil {
 		return nil
 	}
 	return &stepCall{nodeID: n.ID, name: tc.Name, started: true, done: true, errText: n.Error, class: n.Class}

@@ -16,6 +16,7 @@ import (
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/edit"
 )
 
 // Edits with the model scripted (a test double) and the tools mocked: the
@@ -475,7 +476,7 @@ func TestCheckpointsAreBoundedAndOnlyOnValidNodes(t *testing.T) {
 	run := &Run{Spec: editSpec()}
 	r, err := newRunner(run)
 	require.NoError(t, err)
-	for i := 0; i < 2*maxCheckpoints; i++ {
+	for i := 0; i < 2*edit.MaxCheckpoints; i++ {
 		run.NextID++
 		id := fmt.Sprintf("n%d", run.NextID)
 		status := signals.StatusCompleted
@@ -483,7 +484,7 @@ func TestCheckpointsAreBoundedAndOnlyOnValidNodes(t *testing.T) {
 			status = signals.StatusInvalidated
 		}
 		run.Nodes = append(run.Nodes, Node{Node: signals.Node{ID: id, Kind: signals.KindRequest, Status: status}})
-		r.checkpoint(id)
+		r.edit().Checkpoint(id)
 	}
 	kept, onInvalid := 0, 0
 	for _, n := range run.Nodes {
@@ -494,9 +495,9 @@ func TestCheckpointsAreBoundedAndOnlyOnValidNodes(t *testing.T) {
 			}
 		}
 	}
-	require.LessOrEqual(t, kept, maxCheckpoints)
+	require.LessOrEqual(t, kept, edit.MaxCheckpoints)
 	require.Zero(t, onInvalid, "an invalidated node's checkpoint is dropped")
-	require.Equal(t, maxCheckpoints, kept, "the bound is filled by valid nodes")
+	require.Equal(t, edit.MaxCheckpoints, kept, "the bound is filled by valid nodes")
 	require.NotEmpty(t, run.Nodes[len(run.Nodes)-1].Checkpoint, "the latest valid request keeps its checkpoint")
 }
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -18,44 +17,10 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows/budget"
 )
 
-// A fork is a new workflow that starts where another run was at one of its
-// nodes, with an edit applied: the source is read whole (query
-// signals.QueryRun, also of a closed run), the agent is resolved from the
-// worker's config as for any run, what followed the node is dropped, and
-// the run resumes from the node as after an edit. The source is left as
-// it was, and the fork's writes are its own: its idempotency keys carry
-// its own workflow id, and the effect ledger never answers one of its
-// writes with one the source made.
-
-// fork answers an edit with fork: true: the fork starts as a workflow of
-// its own (a child the run abandons, so it outlives it), and the run
-// records the edit, changes nothing else, and goes on.
-func (r *runner) fork(ctx workflow.Context, req signals.EditRequest) (signals.EditResult, error) {
-	self := workflow.GetInfo(ctx)
-	edit := req
-	edit.NodeID, edit.Fork = "", false
-	editID := r.addEditNode(ctx, req.NodeID, req.Audit, nil, nil, nil)
-	forkID := fmt.Sprintf("%s-fork-%s", self.WorkflowExecution.ID, editID)
-	r.run.node(editID).Output = mustJSON(map[string]any{"fork": forkID})
-	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID:        forkID,
-		TaskQueue:         self.TaskQueueName,
-		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
-	})
-	child := workflow.ExecuteChildWorkflow(cctx, WorkflowName, AgentInput{
-		Agent: r.run.Spec.Agent.Name,
-		From:  &ForkFrom{WorkflowID: self.WorkflowExecution.ID, NodeID: req.NodeID, Edit: mustJSON(edit)},
-	})
-	if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
-		// Looked up again: the run may have added nodes while the fork
-		// started, moving them.
-		if n := r.run.node(editID); n != nil {
-			n.Status, n.Error, n.At = signals.StatusFailed, "the fork did not start: "+errorText(err), workflow.Now(ctx).UTC()
-		}
-		return signals.EditResult{}, fmt.Errorf("edit: the fork %s did not start: %v", forkID, errorText(err))
-	}
-	return signals.EditResult{NodeID: editID, Edited: req.NodeID, Invalidated: []string{}, Generation: r.run.Generation, WorkflowID: forkID}, nil
-}
+// A fork's run: the source read whole, the agent resolved from the
+// worker's config, the edit applied at the fork's node (package edit),
+// what followed the node dropped. The edit that starts a fork is package
+// edit's too.
 
 // checkFork refuses a fork's input that would not say where it starts.
 func checkFork(in AgentInput) error {
@@ -156,7 +121,7 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 			}
 		}
 	}
-	res, err := r.applyEdit(ctx, *e, true)
+	res, err := r.edit().Apply(ctx, *e, true)
 	if err != nil {
 		return nil, bad("input.from: " + strings.TrimPrefix(err.Error(), "edit: "))
 	}
@@ -167,7 +132,7 @@ func startFork(ctx workflow.Context, in AgentInput) (*runner, error) {
 	if n := run.node(res.NodeID); n != nil {
 		n.Output = mustJSON(map[string]any{
 			"invalidated": []string{},
-			"dropped":     nonNil(res.Invalidated),
+			"dropped":     res.Invalidated, // never nil: edit.Apply answers an empty list
 			"forked_from": map[string]string{"workflow_id": in.From.WorkflowID, "node_id": in.From.NodeID},
 			// What the kept nodes cost: the fork starts with that spend.
 			"spend_kept": r.budget().Spent(r.seenAt),

@@ -194,7 +194,7 @@ func (g *graphShape) visitTool(ctx workflow.Context, at string, n config.GraphNo
 	}, Step: r.run.Step})
 	id := node.ID
 	r.run.Visited(id)
-	r.checkpoint(id)
+	r.edit().Checkpoint(id)
 	if !ok {
 		r.finishNode(ctx, id, nil, unknownTool(n.Tool, toolNames(r.run.Spec)))
 		return visitResult{errText: "unknown tool", event: policies.UnknownToolEvent(at)}

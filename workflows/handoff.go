@@ -42,7 +42,7 @@ var _ handoff.Host = handoffHost{}
 func (h handoffHost) Spec() *config.Resolved { return h.r.run.Spec }
 func (h handoffHost) Generation() int        { return h.r.run.Generation }
 func (h handoffHost) Task() string           { return h.r.run.Input.Task }
-func (h handoffHost) Editing() string        { return h.r.editing.req.NodeID }
+func (h handoffHost) Editing() string        { return h.r.edit().Applying() }
 func (h handoffHost) Failed(errText string)  { h.r.run.LastError = errText }
 func (h handoffHost) Unavailable(name string) error {
 	return notYet(name)

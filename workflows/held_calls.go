@@ -5,6 +5,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/edit"
 )
 
 // heldCall is a call of a resumed step that was held for approval, or
@@ -16,7 +17,7 @@ func (r *runner) heldCall(ctx workflow.Context, reqID string, tc activities.Tool
 	if resume == nil || resume.Waiting == nil {
 		return nil
 	}
-	n := validCall(r.run, reqID, tc.ID)
+	n := edit.ValidCall(&r.run.Trace, reqID, tc.ID)
 	if n == nil || (n.Status != signals.StatusAwaitingApproval && n.Status != signals.StatusPending) {
 		return nil
 	}

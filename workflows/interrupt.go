@@ -10,17 +10,7 @@ import (
 // in flight is abandoned, calls waiting for approval or not yet started do
 // not run, tool calls already running are waited for (so what they did is
 // recorded, and the effect ledger knows of it), and the run then applies
-// the edit and continues as new from the edited node (edit_apply.go).
-
-// pendingEdit is the edit accepted in this generation: what it asks, and
-// the update's answer once the run's life says it was answered.
-type pendingEdit struct {
-	req signals.EditRequest
-	// wait: an update's handler waits for the answer (a signal: nobody).
-	wait   bool
-	result signals.EditResult
-	err    error
-}
+// the edit and continues as new from the edited node (package edit).
 
 // errInterrupted ends a step that an edit interrupted.
 var errInterrupted = errors.New("interrupted by an edit")

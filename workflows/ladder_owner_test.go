@@ -17,10 +17,10 @@ var loopEscapeFields = map[string]bool{
 }
 
 // loopEscapeWriters are the files of workflows/ that may still write
-// those fields: an edit restores the loop escape from a node's
-// checkpoint (a snapshot the edit keeps whole), and a run's list of loops
-// starts empty rather than null in its JSON.
-var loopEscapeWriters = map[string]bool{"edit_apply.go": true, "workflow.go": true}
+// those fields: a run's list of loops starts empty rather than null in
+// its JSON. (An edit restores the loop escape whole from a node's
+// checkpoint: package edit, outside workflows/.)
+var loopEscapeWriters = map[string]bool{"workflow.go": true}
 
 // The loop escape's state is changed by package ladder alone: no other
 // file of workflows/ assigns to its fields or calls a method through them

@@ -82,7 +82,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	}
 	err = setGuardedUpdate(ctx, &r.guard, signals.Edit,
 		func(ctx workflow.Context, req signals.EditRequest) (signals.EditResult, error) {
-			return r.acceptEdit(inRun(ctx), req, true)
+			return r.edit().Accept(inRun(ctx), req, true)
 		},
 		func(ctx workflow.Context, req signals.EditRequest) error {
 			if err := validMessage(signals.Edit, req, req.Validate); err != nil {
@@ -91,7 +91,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if r.run == nil {
 				return errStarting(signals.Edit, "no node can be edited")
 			}
-			if err := r.editWanted(req); err != nil {
+			if err := r.edit().Wanted(req); err != nil {
 				return err
 			}
 			return r.handoffs().WhileHandingOver(signals.Edit)
@@ -192,13 +192,13 @@ func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMe
 		},
 		signals.Edit: func(raw json.RawMessage) (signals.Audit, error) {
 			return handleMessage(signals.Edit, "an edit", raw, signals.EditRequest.Validate, func(req signals.EditRequest) error {
-				if err := r.editWanted(req); err != nil {
+				if err := r.edit().Wanted(req); err != nil {
 					return err
 				}
 				if err := r.handoffs().SignalWhileHandingOver(ctx, signals.Edit); err != nil {
 					return err
 				}
-				_, err := r.acceptEdit(ctx, req, false)
+				_, err := r.edit().Accept(ctx, req, false)
 				return err
 			})
 		},

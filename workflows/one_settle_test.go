@@ -30,7 +30,6 @@ func settledWithAnEditWaiting(ctx workflow.Context, how string, graph bool) (str
 		return "", err
 	}
 	req := r.addNode(ctx, Node{Node: signals.Node{Kind: signals.KindRequest, Status: signals.StatusCompleted}})
-	r.editing = &pendingEdit{}
 	live(r.life.Interrupt(life.Edit))
 	var done bool
 	switch how {

@@ -40,7 +40,7 @@ func (h personHost) Trace() *trace.Trace              { return &h.r.run.Trace }
 func (h personHost) HandoffPath() []string            { return h.r.run.HandoffPath }
 func (h personHost) Phase() signals.Phase             { return h.r.run.Phase }
 func (h personHost) ShowDetails(ctx workflow.Context) { h.r.showDetails(ctx) }
-func (h personHost) Checkpoint(id string)             { h.r.checkpoint(id) }
+func (h personHost) Checkpoint(id string)             { h.r.edit().Checkpoint(id) }
 func (h personHost) OutputSchema() *jsonschema.Schema { return h.r.outputSchema }
 func (h personHost) UnknownTool(name string) string {
 	return unknownTool(name, toolNames(h.r.run.Spec))
@@ -139,7 +139,7 @@ func (h personHost) HandBack(ctx workflow.Context, to string, reply *signals.Rep
 
 func (h personHost) Unanswered() string {
 	switch pending := h.r.life.Pending(); {
-	case pending == life.Edit && h.r.editing.wait:
+	case pending == life.Edit && h.r.edit().Waits():
 		return signals.Edit
 	case pending == life.Handoff && h.r.handoffs().Waits():
 		return signals.Handoff
@@ -149,10 +149,7 @@ func (h personHost) Unanswered() string {
 
 func (h personHost) NotCarried(ctx workflow.Context, update string, err error) {
 	if update == signals.Edit {
-		pe := h.r.editing
-		pe.err = err
-		live(h.r.life.Answer())
-		workflow.GetLogger(ctx).Warn("edit not applied", "node", pe.req.NodeID, "error", pe.err.Error())
+		h.r.edit().NotCarried(ctx, err)
 		return
 	}
 	h.r.handoffs().NotCarried(ctx, err)

@@ -129,7 +129,7 @@ func TestAnEditOfAnUndecodableReplyIsRefused(t *testing.T) {
 	next.Continued.node("n4").Output = json.RawMessage(notARecord)
 	r, err := newRunner(next.Continued)
 	require.NoError(t, err)
-	_, err = r.editedValue(r.run.node("n4"), signals.EditRequest{NodeID: "n4", Output: json.RawMessage(`"again"`)})
+	err = r.edit().Wanted(signals.EditRequest{NodeID: "n4", Output: json.RawMessage(`"again"`)})
 	require.EqualError(t, err, "edit: node n4"+sprintf(replyUndecodable, "the recorded model reply"))
 }
 

@@ -161,7 +161,7 @@ func (q requests) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*a
 	// Set after the size check, which weighs the request as runs recorded
 	// before it had a node weighed it.
 	req.Node = reqID
-	r.checkpoint(reqID)
+	r.edit().Checkpoint(reqID)
 	opts := modelOptions(run.Spec.Model)
 	var stream *streaming
 	if r.model().Streams(ctx) {

@@ -13,6 +13,7 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows/ladder"
 	"github.com/unstuck-dev/unstuck/workflows/model"
 	"github.com/unstuck-dev/unstuck/workflows/trace"
+	"github.com/unstuck-dev/unstuck/workflows/walk"
 )
 
 // Run is the whole memory of a run and the continue-as-new input: queries
@@ -117,25 +118,12 @@ type ModelChoice = model.State
 type LoopEscape = ladder.State
 
 // GraphWalk is where a graph run is, how often each node was visited, and
-// the edges a rollback excluded ("from->to").
-type GraphWalk struct {
-	GraphAt string `json:"graph_at,omitempty"`
-	// ResumeFrom: after a rollback, the walk picks the next edge from this
-	// node (with its recorded outcome) instead of visiting it again, so a
-	// write tool there does not run twice.
-	ResumeFrom    *resumePoint   `json:"resume_from,omitempty"`
-	Visits        map[string]int `json:"visits,omitempty"`
-	ExcludedEdges []string       `json:"excluded_edges,omitempty"`
-}
+// the edges a rollback excluded, package walk's record (its fields stay
+// the run's own in JSON).
+type GraphWalk = walk.Walk
 
 // resumePoint is a graph node already visited, with its outcome.
-type resumePoint struct {
-	Node  string `json:"node"`
-	OK    bool   `json:"ok"`
-	Error string `json:"error,omitempty"`
-	// Again: the node is visited again instead (visitResult.again).
-	Again bool `json:"again,omitempty"`
-}
+type resumePoint = walk.Point
 
 // Node is a trace node, package trace's.
 type Node = trace.Node

@@ -48,9 +48,7 @@ func (p *pipeline) approval(ctx workflow.Context, c *stepCall, tool config.Tool,
 			p.fail(ctx, c, blockedText(tool.Name), policies.Blocked)
 			return
 		}
-		if audit, ok := p.r.argsEdited[c.nodeID]; ok {
-			p.r.markEditedArgs(c.nodeID, audit, tool.Name, decided)
-		}
+		p.r.edit().MarkEditedArgs(c.nodeID, tool.Name, decided)
 		c.resolved = decided
 		next(tool, decided)
 	})

@@ -22,7 +22,7 @@ func (f freeForm) begin(ctx workflow.Context) (bool, taken) {
 	if r.run.Resume == nil {
 		return false, taken{}
 	}
-	done, result, err := r.resume(ctx)
+	done, result, err := f.resume(ctx)
 	return false, ended(err != nil || done, result, err)
 }
 

@@ -24,7 +24,6 @@ func endWithAnEditWaiting(ctx workflow.Context, graph bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	r.editing = &pendingEdit{}
 	live(r.life.Interrupt(life.Edit))
 	cctx, cancel := workflow.WithCancel(ctx)
 	cancel()

@@ -15,6 +15,7 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/budget"
+	"github.com/unstuck-dev/unstuck/workflows/edit"
 	"github.com/unstuck-dev/unstuck/workflows/handoff"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 	"github.com/unstuck-dev/unstuck/workflows/mend"
@@ -56,11 +57,10 @@ type runner struct {
 	// life is the run's life in this generation: running, switching,
 	// interrupted, handing over, closing, ended (package life).
 	life life.Life
-	// editing is the edit accepted (interrupt.go): what it asks and
-	// answers, while life says where it is. argsEdited are the calls
-	// waiting for approval whose arguments a person edited.
-	editing    *pendingEdit
-	argsEdited map[string]signals.Audit
+	// edits are what this generation remembers of a person's edits
+	// (package edit, through edit()): the edit accepted and its answer,
+	// and the calls waiting for approval whose arguments a person edited.
+	edits edit.Memory
 	// handoffMemory is what this generation remembers of its handoffs
 	// (workflows/handoff, through handoffs()).
 	handoffMemory handoff.Memory
@@ -218,7 +218,7 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 
 func newRunner(run *Run) (*runner, error) {
 	r := &runner{run: run, toolSchemas: map[string]*jsonschema.Schema{}, exprs: conditions{},
-		argsEdited: map[string]signals.Audit{}, waits: waiting.NewStarts()}
+		waits: waiting.NewStarts()}
 	r.shape = shapeOf(r)
 	live(r.life.Start())
 	if run.Visits == nil {
