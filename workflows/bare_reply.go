@@ -32,17 +32,6 @@ func (eng engine) settleBare(ctx workflow.Context, b bareReply) (bool, *AgentRes
 	return done, res, nil, err
 }
 
-// bareEnd is the step a reply without calls ended, for the engine to
-// settle (in a run recorded before one-settle, settled at once when the
-// orders differ).
-func (eng engine) bareEnd(ctx workflow.Context, b *bareReply) taken {
-	if eng.bareReplyFirst(ctx) {
-		done, res, _, err := eng.settleBare(ctx, *b)
-		return ended(done, res, err)
-	}
-	return taken{end: &stepEnd{bare: b}}
-}
-
 // bareReplyFirst: a run recorded before one-settle settled a reply
 // without calls before asking what ends the run (an edit, a cancellation,
 // a switch). Asked only when one of them is there, the one time the

@@ -101,14 +101,7 @@ func (h editHost) Fork(from, node string, edit json.RawMessage) (string, any) {
 
 // NodeWrite is the State path a graph's tool node writes (its
 // output_path), nil for none.
-func (h editHost) NodeWrite(node string) *refs.Path {
-	if g, ok := h.r.run.Spec.Agent.Graph.Nodes[node]; ok && g.OutputPath != "" {
-		if p, err := refs.ParseOutputPath(g.OutputPath); err == nil {
-			return &p
-		}
-	}
-	return nil
-}
+func (h editHost) NodeWrite(node string) *refs.Path { return h.r.shape.nodeWrite(node) }
 
 func (h editHost) Reply(n *trace.Node, what string) (model.Record, error) {
 	var rec replyRecord

@@ -71,7 +71,7 @@ func (eng engine) settleTaken(ctx workflow.Context, t taken) (bool, *AgentResult
 		return t.done, t.res, t.err
 	}
 	done, res, esc, err := eng.settle(ctx, *t.end)
-	if done {
+	if done || err != nil {
 		return true, res, err
 	}
 	return r.shape.after(ctx, *t.end, esc)

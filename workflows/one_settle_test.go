@@ -34,7 +34,7 @@ func settledWithAnEditWaiting(ctx workflow.Context, how string, graph bool) (str
 	var done bool
 	switch how {
 	case "reply":
-		done, _, err = r.engine().settleTaken(ctx, r.engine().bareEnd(ctx, &bareReply{reqID: req.ID, reply: activities.ModelReply{Content: "the answer"}}))
+		done, _, err = r.engine().settleTaken(ctx, taken{end: &stepEnd{bare: &bareReply{reqID: req.ID, reply: activities.ModelReply{Content: "the answer"}}}})
 	case "rung":
 		// The edit came during the rung's wait: after the step's end was
 		// asked what ends the run (endOfStep), so the loop's settling
@@ -66,7 +66,6 @@ func settlingWithAnEditWaiting(t *testing.T, how string, graph bool, before ...s
 		}
 		return 1
 	})
-	env.OnUpsertSearchAttributes(mock.Anything).Return(nil).Maybe()
 	env.ExecuteWorkflow(settledWithAnEditWaiting, how, graph)
 	require.NoError(t, env.GetWorkflowError())
 	var got string

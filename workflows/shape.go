@@ -7,6 +7,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -48,6 +49,9 @@ type stepShape interface {
 	// editBeforeRung: an edit that came while a rung answered the step's
 	// loop is carried out before the rung's outcome.
 	editBeforeRung(ctx workflow.Context) bool
+	// nodeWrite is the State path graph node writes (a tool node's
+	// output_path), nil for none and in a free-form run.
+	nodeWrite(node string) *refs.Path
 	// interruptOutranksCancel: an edit waiting when the run is cancelled
 	// ends the step for the edit instead of the cancellation.
 	interruptOutranksCancel(ctx workflow.Context) bool
@@ -137,4 +141,15 @@ func (g *graphShape) rolledBack(before policies.EventRef, edge string, _ *Node) 
 	}
 	run.ResumeFrom = resume
 	return fmt.Sprintf("back to %s, without the edge %s", before.Where, edge)
+}
+
+func (freeForm) nodeWrite(string) *refs.Path { return nil }
+
+func (g *graphShape) nodeWrite(node string) *refs.Path {
+	if n, ok := g.r.run.Spec.Agent.Graph.Nodes[node]; ok && n.OutputPath != "" {
+		if p, err := refs.ParseOutputPath(n.OutputPath); err == nil {
+			return &p
+		}
+	}
+	return nil
 }

@@ -62,7 +62,7 @@ func (f freeForm) ask(ctx workflow.Context) taken {
 		if na, ok := r.model().NoAnswer(ctx, reply.Content, reply.Refusal, reply.FinishReason); ok {
 			bare.noAnswer = &na
 		}
-		return r.engine().bareEnd(ctx, bare)
+		return taken{end: &stepEnd{bare: bare}}
 	}
 	final, calls, err := replyPipeline(ctx, r, reqID).runCalls(ctx, reqID, reply.ToolCalls, nil)
 	return taken{end: f.callsEnd(reqID, final, calls, err)}

@@ -45,12 +45,16 @@ type stepEvent struct {
 }
 
 // settle ends a step the same way in both shapes: what ends the run with
-// the step comes first (endOfStep); then the output (the run's, or a
-// conversation's turn: output), or a handoff the step's reply asked for; then the step's events go to the loop detector
-// (settleLoop). esc is the rung that answered a loop, for the shape to
+// the step comes first (endOfStep); then a reply without calls
+// (settleBare), the output (the run's, or a conversation's turn: output),
+// or a handoff the step's reply asked for; then the step's events go to
+// the loop detector (settleLoop). esc is the rung that answered a loop, for the shape to
 // choose what comes next (a graph takes the rung's exit).
 func (eng engine) settle(ctx workflow.Context, e stepEnd) (done bool, res *AgentResult, esc *escalation, err error) {
 	r := eng.r
+	if e.bare != nil && eng.bareReplyFirst(ctx) {
+		return eng.settleBare(ctx, *e.bare)
+	}
 	if ended, err := eng.endOfStep(ctx, e.waits, e.stopErr); ended {
 		return true, nil, nil, err
 	}
