@@ -109,7 +109,7 @@ func describeCalls(calls []ladder.Node) []string {
 // from there: the loop's nodes are invalidated (the model no longer reads
 // them) and, in a graph, the edge into the loop is excluded.
 func (r *runner) rollback(ctx workflow.Context, escID string, loop *policies.Loop) *escalation {
-	firstEvent, before, edge := r.escape().RollBack(loop, r.shape.graph())
+	firstEvent, before, edge := r.escape().RollBack(loop)
 	first := r.run.node(firstEvent.NodeID)
 	r.run.RolledBack(escID, workflow.Now(ctx), func(n *Node) bool {
 		record := n.Kind == signals.KindEdit || (n.Kind == signals.KindHuman && n.Status == signals.StatusSkipped)

@@ -12,9 +12,8 @@ import (
 // for.
 
 // escape is the run's loop escape, over the run's state as it is now.
-func (r *runner) escape() *ladder.Escape { return escapeOf(r.run) }
-
-func escapeOf(run *Run) *ladder.Escape {
+func (r *runner) escape() *ladder.Escape {
+	run := r.run
 	return ladder.New(ladder.Parts{
 		State:              &run.LoopEscape,
 		Escalations:        &run.Escalations,
@@ -22,6 +21,7 @@ func escapeOf(run *Run) *ladder.Escape {
 		DroppedRungs:       &run.DroppedRungs,
 		ExcludedEdges:      &run.ExcludedEdges,
 		Spec:               run.Spec,
+		Walk:               r.shape.loopScope(),
 		Run:                loopRun{run},
 		Version:            versionOf,
 		Gates:              loopGates,

@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -49,6 +50,9 @@ type stepShape interface {
 	// editBeforeRung: an edit that came while a rung answered the step's
 	// loop is carried out before the rung's outcome.
 	editBeforeRung(ctx workflow.Context) bool
+	// loopScope is the graph a loop goes round (nil: a free-form run,
+	// whose loops are of calls, not of places).
+	loopScope() *config.Graph
 	// nodeWrite is the State path graph node writes (a tool node's
 	// output_path), nil for none and in a free-form run.
 	nodeWrite(node string) *refs.Path
@@ -153,3 +157,6 @@ func (g *graphShape) nodeWrite(node string) *refs.Path {
 	}
 	return nil
 }
+
+func (freeForm) loopScope() *config.Graph      { return nil }
+func (g *graphShape) loopScope() *config.Graph { return g.r.run.Spec.Agent.Graph }

@@ -20,7 +20,7 @@ func (e *Escape) Climb(ctx workflow.Context, loop *policies.Loop, where string, 
 // situation is what the run knows of a loop, for policies.ChooseRung,
 // and in a graph the edge the explore rung would take out of the cycle.
 func (e *Escape) situation(ctx workflow.Context, loop *policies.Loop, where string, targets func() int) (policies.LoopSituation, policies.CycleExit) {
-	s := policies.LoopSituation{InGraph: where != "", LoopStart: policies.LoopSpan(e.s.Events, *loop)}
+	s := policies.LoopSituation{InGraph: e.walk != nil, LoopStart: policies.LoopSpan(e.s.Events, *loop)}
 	lc := e.loopCallsOf(loop)
 	s.BlockableCalls = len(lc)
 	s.LoopTool = policies.LoopTool(lc)
@@ -33,7 +33,7 @@ func (e *Escape) situation(ctx workflow.Context, loop *policies.Loop, where stri
 		s.HandoffTargets = targets()
 	}
 	var exit policies.CycleExit
-	if g := e.spec.Agent.Graph; s.InGraph && g != nil {
+	if g := e.walk; g != nil {
 		exit, s.OffCycleEdge = e.exploreExit(ctx, where, loop)
 		if s.LoopStart > 0 {
 			before, first := e.s.Events[s.LoopStart-1].Where, e.s.Events[s.LoopStart].Where
@@ -95,7 +95,7 @@ func (e *Escape) chooseRung(ctx workflow.Context, s policies.LoopSituation) stri
 // the node with the way out records no marker.
 func (e *Escape) exploreExit(ctx workflow.Context, at string, loop *policies.Loop) (policies.CycleExit, bool) {
 	cycle := policies.CycleNodes(e.s.Events, *loop)
-	edges := e.spec.Agent.Graph.Edges
+	edges := e.walk.Edges
 	exit, found := e.cycleExit(ctx, at, cycle)
 	region, inRegion := policies.OffRegionExit(cycle, e.s.Struggle.Region, edges, *e.excluded, e.run.Visits())
 	if inRegion == found && region == exit {
@@ -109,7 +109,7 @@ func (e *Escape) exploreExit(ctx workflow.Context, at string, loop *policies.Loo
 
 // cycleExit is exploreExit by the rules before explore-region.
 func (e *Escape) cycleExit(ctx workflow.Context, at string, cycle map[string]bool) (policies.CycleExit, bool) {
-	edges := e.spec.Agent.Graph.Edges
+	edges := e.walk.Edges
 	visits := e.run.Visits()
 	to, ok := policies.OffCycleEdge(at, edges, cycle, *e.excluded, visits)
 	old := policies.CycleExit{From: at, To: to}

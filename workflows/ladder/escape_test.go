@@ -31,7 +31,7 @@ func escapeFor(rec *recorded, run *fakeRun, rungs []string, graph *config.Graph,
 	}}}
 	return New(Parts{
 		State: &rec.State, Escalations: &rec.Escalations, EscalationsDropped: &rec.EscalationsDropped,
-		DroppedRungs: &rec.DroppedRungs, ExcludedEdges: &rec.ExcludedEdges, Spec: spec, Run: run,
+		DroppedRungs: &rec.DroppedRungs, ExcludedEdges: &rec.ExcludedEdges, Spec: spec, Walk: graph, Run: run,
 		Version: func(_ workflow.Context, id string, _ workflow.Version) workflow.Version {
 			*asked = append(*asked, id)
 			return 1
@@ -90,13 +90,13 @@ func TestRollBackExcludesTheEdgeIntoTheLoop(t *testing.T) {
 	rec.State.Events = []policies.EventRef{{Where: "A", NodeID: "n1"}, {Where: "B", NodeID: "n2"}, {Where: "C", NodeID: "n3"}, {Where: "B", NodeID: "n4"}, {Where: "C", NodeID: "n5"}}
 	e := escapeFor(rec, &fakeRun{}, []string{policies.RungRollback}, &config.Graph{}, &asked)
 	loop := &policies.Loop{Period: 2, Repeats: 2, At: 4}
-	first, before, edge := e.RollBack(loop, true)
+	first, before, edge := e.RollBack(loop)
 	require.Equal(t, "n2", first.NodeID)
 	require.Equal(t, "A", before.Where)
 	require.Equal(t, policies.EdgeID("A", "B"), edge)
 	require.Len(t, rec.State.Events, 1, "the loop's events are forgotten")
 	rec.State.Events = append(rec.State.Events, policies.EventRef{Where: "B", NodeID: "n6"}, policies.EventRef{Where: "C", NodeID: "n7"})
-	e.RollBack(&policies.Loop{Period: 2, Repeats: 1, At: 2}, true)
+	e.RollBack(&policies.Loop{Period: 2, Repeats: 1, At: 2})
 	require.Equal(t, []string{edge}, rec.ExcludedEdges, "an edge is excluded once")
 	require.Empty(t, asked, "a rollback asks no gate")
 }

@@ -18,7 +18,7 @@ func (e *Escape) Observe(ctx workflow.Context, where, nodeID string, ev policies
 	s := e.s
 	s.Events = policies.AppendEvent(s.Events, policies.EventRef{Where: where, NodeID: nodeID, Class: ev.Class}, e.spec.Agent.Policies.Loop.Window)
 	loop := e.detector().Observe(e.withState(ctx, ev))
-	if where != "" && e.run.Visits()[where] == 1 {
+	if e.walk != nil && e.run.Visits()[where] == 1 {
 		s.Struggle.Fresh(e.detector().Seen) // a new node: not going round
 	}
 	switch {
@@ -27,7 +27,7 @@ func (e *Escape) Observe(ctx workflow.Context, where, nodeID string, ev policies
 	case loop == nil:
 		loop = e.timeWindow(ctx, where, nodeID)
 	}
-	if loop == nil && where != "" {
+	if loop == nil && e.walk != nil {
 		loop = e.stalled(ctx)
 	}
 	if loop == nil {
@@ -36,7 +36,7 @@ func (e *Escape) Observe(ctx workflow.Context, where, nodeID string, ev policies
 	}
 	s.LastCycle = loop.Cycle
 	switch {
-	case where != "":
+	case e.walk != nil:
 		s.LastCycleNodes = cycleNodeList(s.Events, *loop)
 		e.joinStruggle(ctx)
 	case loop.Kind == policies.LoopTimeWindow:
@@ -63,11 +63,11 @@ func (e *Escape) Observe(ctx workflow.Context, where, nodeID string, ev policies
 // such a loop, so runs from before it never get here).
 func (e *Escape) progress(ctx workflow.Context, where, nodeID string, ev policies.LoopEvent) bool {
 	s := e.s
-	if where == "" && s.LastCycleNodes != nil {
+	if e.walk == nil && s.LastCycleNodes != nil {
 		return policies.ResetsInGraph(ev, e.visitedNode(where, nodeID), s.LastCycleNodes)
 	}
 	old := policies.Resets(ev, s.LastCycle)
-	if where == "" || s.LastCycleNodes == nil {
+	if e.walk == nil || s.LastCycleNodes == nil {
 		return old
 	}
 	now := policies.ResetsInGraph(ev, where, s.LastCycleNodes)
@@ -129,7 +129,7 @@ func (e *Escape) timeWindow(ctx workflow.Context, where, nodeID string) *policie
 // node or, in a free-form run, the tool the call asked for (Node.Tool: a
 // fallback serving it does not make it another tool's visit).
 func (e *Escape) visitedNode(where, nodeID string) string {
-	if where != "" {
+	if e.walk != nil {
 		return where
 	}
 	if n, ok := e.run.Node(nodeID); ok {

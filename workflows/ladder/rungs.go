@@ -30,11 +30,11 @@ func (e *Escape) Explore() { e.s.Struggle.Explore() }
 // are forgotten and, in a graph, the edge into the loop is excluded.
 // It answers the loop's first event, the event before it, and the edge
 // excluded ("" free-form).
-func (e *Escape) RollBack(loop *policies.Loop, inGraph bool) (first, before policies.EventRef, edge string) {
+func (e *Escape) RollBack(loop *policies.Loop) (first, before policies.EventRef, edge string) {
 	begin := policies.LoopSpan(e.s.Events, *loop)
 	first, before = e.s.Events[begin], e.s.Events[begin-1]
 	e.s.Events = e.s.Events[:begin]
-	if inGraph {
+	if e.walk != nil {
 		edge = policies.EdgeID(before.Where, first.Where)
 		if !slices.Contains(*e.excluded, edge) {
 			*e.excluded = append(*e.excluded, edge)

@@ -95,9 +95,13 @@ type Parts struct {
 	// GraphWalk reads them to choose its next edge).
 	ExcludedEdges *[]string
 	Spec          *config.Resolved
-	Run           Run
-	Version       Version
-	Gates         Gates
+	// Walk is the graph the run walks (nil: a free-form run, whose
+	// events have no place): a loop's scope is then the graph's nodes,
+	// and the edges out of them are its ways out.
+	Walk    *config.Graph
+	Run     Run
+	Version Version
+	Gates   Gates
 }
 
 // Escape is a run's loop escape, over the run's state.
@@ -108,6 +112,7 @@ type Escape struct {
 	rungs    *map[string]int
 	excluded *[]string
 	spec     *config.Resolved
+	walk     *config.Graph
 	run      Run
 	version  Version
 	gates    Gates
@@ -116,7 +121,7 @@ type Escape struct {
 // New is the loop escape of the run p wires.
 func New(p Parts) *Escape {
 	return &Escape{s: p.State, esc: p.Escalations, dropped: p.EscalationsDropped, rungs: p.DroppedRungs,
-		excluded: p.ExcludedEdges, spec: p.Spec, run: p.Run, version: p.Version, gates: p.Gates}
+		excluded: p.ExcludedEdges, spec: p.Spec, walk: p.Walk, run: p.Run, version: p.Version, gates: p.Gates}
 }
 
 // on says whether the run follows gate id (asked now).

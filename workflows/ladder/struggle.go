@@ -33,7 +33,7 @@ func (e *Escape) regionRules(ctx workflow.Context) bool {
 // succeeds).
 func (e *Escape) afterEvent(ctx workflow.Context, where, nodeID string, ev policies.LoopEvent) {
 	old := e.progress(ctx, where, nodeID, ev)
-	if where == "" {
+	if e.walk == nil {
 		if old {
 			e.ladder().Reset()
 		}
@@ -100,7 +100,7 @@ func (e *Escape) AwayFrom(ctx workflow.Context, at, usual string, usualErr error
 	if !s.Away || usualErr != nil || !slices.Contains(s.Region, usual) {
 		return "", false // the usual edge stands when it does not lead back
 	}
-	to, ok := policies.AwayEdge(at, e.spec.Agent.Graph.Edges, *e.excluded, s.Region, e.run.Visits(), holds)
+	to, ok := policies.AwayEdge(at, e.walk.Edges, *e.excluded, s.Region, e.run.Visits(), holds)
 	if !ok || to == usual || !e.regionRules(ctx) {
 		return "", false
 	}
