@@ -22,6 +22,9 @@ const (
 	DefaultFailures     = 5
 	DefaultCooldown     = Duration(30 * time.Second)
 	DefaultHumanTimeout = Duration(24 * time.Hour)
+	// DefaultOutageWait: how long a run waits out a service that is down
+	// before its ladder climbs (outage.max_wait).
+	DefaultOutageWait = Duration(30 * time.Minute)
 	// DefaultIdleTimeout is how long a conversation waits for the next
 	// message before it completes with its last output.
 	DefaultIdleTimeout = Duration(24 * time.Hour)

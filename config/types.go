@@ -91,6 +91,10 @@ type Tool struct {
 	Reexecute string   `yaml:"reexecute" json:"reexecute,omitempty"` // reuse (default), ask
 	Retry     *Retry   `yaml:"retry" json:"retry,omitempty"`
 	Fallback  string   `yaml:"fallback" json:"fallback,omitempty"`
+	// Outage bounds how long a run waits out this tool being down (its
+	// breaker open) before the ladder climbs (nil: the agent's, else
+	// DefaultOutageWait).
+	Outage *Outage `yaml:"outage" json:"outage,omitempty"`
 	// Provider names who runs the tool (a service, an account), optional: a
 	// fatal error (credentials, permissions) is not escaped by a fallback
 	// of the same provider, only by one that names another.
@@ -271,6 +275,29 @@ type Policies struct {
 	// Budget bounds what a run spends (nil, the default: no bound but
 	// max_steps; the file's budget when it has one).
 	Budget *Budget `yaml:"budget" json:"budget,omitempty"`
+	// Outage bounds how long a run waits out a tool that is down, for
+	// tools that set none (nil: DefaultOutageWait).
+	Outage *Outage `yaml:"outage" json:"outage,omitempty"`
+}
+
+// Outage bounds waiting out a service that is down: a run whose call is
+// refused by an open breaker waits (phase waiting_outage) until the
+// breaker lets a trial through, for at most MaxWait in all, and only
+// then climbs the ladder.
+type Outage struct {
+	MaxWait Duration `yaml:"max_wait" json:"max_wait,omitempty"`
+}
+
+// OutageWait is how long a run waits out tool t being down: the tool's
+// outage.max_wait, else the agent's, else DefaultOutageWait.
+func (p Policies) OutageWait(t Tool) time.Duration {
+	switch {
+	case t.Outage != nil && t.Outage.MaxWait > 0:
+		return t.Outage.MaxWait.D()
+	case p.Outage != nil && p.Outage.MaxWait > 0:
+		return p.Outage.MaxWait.D()
+	}
+	return DefaultOutageWait.D()
 }
 
 // ContextPolicy: before a request would take more than CompactAt of the

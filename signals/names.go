@@ -68,12 +68,15 @@ const (
 	PhaseAwaitingApproval Phase = "awaiting_approval"
 	PhaseAwaitingHuman    Phase = "awaiting_human"
 	PhaseAwaitingUser     Phase = "awaiting_user"
-	PhaseCompleted        Phase = "completed"
-	PhaseStopped          Phase = "stopped"
+	// PhaseWaitingOutage: a call's tool is down (its breaker open) and
+	// the run waits it out on a durable timer (Status.Outage says what).
+	PhaseWaitingOutage Phase = "waiting_outage"
+	PhaseCompleted     Phase = "completed"
+	PhaseStopped       Phase = "stopped"
 )
 
 // Phases are every phase, in the order docs/contract.md lists them.
-var Phases = []Phase{PhaseRunning, PhaseAwaitingApproval, PhaseAwaitingHuman, PhaseAwaitingUser, PhaseCompleted, PhaseStopped}
+var Phases = []Phase{PhaseRunning, PhaseAwaitingApproval, PhaseAwaitingHuman, PhaseAwaitingUser, PhaseWaitingOutage, PhaseCompleted, PhaseStopped}
 
 // StoppedErrorType is the application error type of a run that stopped
 // itself (step ceiling, exhausted model retries, ...); its details are the

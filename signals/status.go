@@ -1,6 +1,9 @@
 package signals
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Status is the answer to the status query.
 type Status struct {
@@ -32,6 +35,18 @@ type Status struct {
 	// conversation:), so an output ends a turn and the run waits for the
 	// user's next message; absent otherwise.
 	Conversation bool `json:"conversation,omitempty"`
+	// Outage: the run waits out a service that is down (phase
+	// waiting_outage); absent otherwise.
+	Outage *OutageStatus `json:"outage,omitempty"`
+}
+
+// OutageStatus is the outage a run waits out: Of is the tool (or model)
+// that is down, Since when the run began to wait, NextProbe when it tries
+// again.
+type OutageStatus struct {
+	Of        string    `json:"of"`
+	Since     time.Time `json:"since"`
+	NextProbe time.Time `json:"next_probe"`
 }
 
 // PendingApproval is a call waiting for a person's decision.

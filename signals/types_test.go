@@ -32,7 +32,7 @@ func TestTypedConstantsRoundTripAsContractStrings(t *testing.T) {
 		roundTrip(t, s, statuses[i], &back)
 		require.Equal(t, s, back)
 	}
-	phases := []string{"running", "awaiting_approval", "awaiting_human", "awaiting_user", "completed", "stopped"}
+	phases := []string{"running", "awaiting_approval", "awaiting_human", "awaiting_user", "waiting_outage", "completed", "stopped"}
 	require.Len(t, Phases, len(phases))
 	for i, p := range Phases {
 		var back Phase
