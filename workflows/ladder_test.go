@@ -122,14 +122,31 @@ func TestRetryRungWaitsOnADurableTimer(t *testing.T) {
 	rep := stopReport(t, err)
 	require.Equal(t, []string{"retry", "stop"}, actions(rep.Escalations))
 	// Three failures, the retry rung's wait, two more until the breaker
-	// (5 failures) opens; it keeps the next calls from the tool, and three
+	// (5 failures) opens. Then the tool is down: the call waits it out,
+	// one trial per cooldown (30s, spread by up to a quarter of it), for
+	// outage.max_wait (30m); only then are the calls refused, and three
 	// of those in a row are the loop the ladder stops on.
-	require.Len(t, h.toolReqs, 5)
+	trials := len(h.toolReqs) - 5
+	require.GreaterOrEqual(t, trials, int(30*time.Minute/(30*time.Second+30*time.Second/4)), "a trial every cooldown")
+	require.LessOrEqual(t, trials, int(30*time.Minute/(30*time.Second))+1, "no more than one trial a cooldown")
+	// The wait ends at the last probe before the bound (30m from the first
+	// refusal), on timers in workflow time.
+	require.GreaterOrEqual(t, h.env.Now().Sub(start), 30*time.Minute-(30*time.Second+30*time.Second/4))
 	calls := nodesByKind(h.trace(), signals.KindCall)
 	require.Contains(t, calls[len(calls)-1].Error, "circuit open")
-	require.GreaterOrEqual(t, h.env.Now().Sub(start), 500*time.Millisecond, "the backoff is a timer in workflow time")
 	esc := nodesByKind(h.trace(), signals.KindEscalation)
 	require.Contains(t, string(esc[0].Output), "waiting")
+
+	// Before outage-wait, the calls after the fifth were refused at once.
+	h = newHarness(t, onlyOneAttempt(stubbornSpec("retry", "stop")), repeat(10, book, activities.ModelReply{Content: "x"}), unavailableTool)
+	h.before(versionOutageWait)
+	start = h.env.Now()
+	_, err = h.run(AgentInput{Agent: "travel", Task: "book"})
+	rep = stopReport(t, err)
+	require.Equal(t, []string{"retry", "stop"}, actions(rep.Escalations))
+	require.Len(t, h.toolReqs, 5)
+	require.GreaterOrEqual(t, h.env.Now().Sub(start), 500*time.Millisecond, "the backoff is a timer in workflow time")
+	require.Less(t, h.env.Now().Sub(start), 30*time.Minute)
 }
 
 // Rungs by class: waiting does not cure a persistent error (HTTP 409), nor

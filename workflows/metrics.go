@@ -36,6 +36,9 @@ const (
 	// reject, modify, replace, timeout). The waits for a person count them
 	// (workflows/person).
 	MetricApprovals = person.MetricApprovals
+	// MetricOutageWaits counts calls that began to wait out an outage of
+	// their tool (phase waiting_outage); tag tool.
+	MetricOutageWaits = "unstuck_outage_waits"
 	// MetricEdits counts edits and forks recorded in the trace.
 	MetricEdits = "unstuck_edits"
 	// MetricHandoffs counts handoffs; tags outcome (taken, refused) and

@@ -59,6 +59,10 @@ type stepCall struct {
 	// fallback is the tool routing sent the call to while the breaker of
 	// the tool it names is open ("" when none): fallback.go.
 	fallback string
+	// routed is the tool the call was routed from (the one it names, or
+	// a person's replacement): a call that waited out an outage is routed
+	// from it again (stage_outage.go).
+	routed config.Tool
 	// What happened: the arguments it ran with, and how it ended.
 	resolved json.RawMessage
 	errText  string

@@ -175,6 +175,7 @@ func (r *runner) status() signals.Status {
 		Unverified:       r.run.Unverified,
 		Spend:            r.budget().Spent(r.seenAt),
 		Conversation:     r.run.Spec.Agent.Conversation != nil,
+		Outage:           r.parked.Status(),
 	}
 }
 

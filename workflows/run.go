@@ -12,6 +12,7 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows/chat"
 	"github.com/unstuck-dev/unstuck/workflows/ladder"
 	"github.com/unstuck-dev/unstuck/workflows/model"
+	"github.com/unstuck-dev/unstuck/workflows/outage"
 	"github.com/unstuck-dev/unstuck/workflows/trace"
 	"github.com/unstuck-dev/unstuck/workflows/walk"
 )
@@ -29,6 +30,9 @@ type Run struct {
 	LoopEscape
 	GraphWalk
 	budget.Spending
+	// Outages: when the run began to wait out each tool that is down
+	// (package outage; stage_outage.go).
+	Outages outage.Since `json:"outages,omitzero"`
 	// IgnoredSignals counts signals the run could not act on, in all and
 	// by kind (the trace records at most a bounded number of each kind).
 	IgnoredSignals int            `json:"ignored_signals,omitempty"`

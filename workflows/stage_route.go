@@ -15,6 +15,7 @@ import (
 // approves it.
 func (p *pipeline) route(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage) {
 	r := p.r
+	c.routed = tool
 	now := workflow.Now(ctx)
 	lookup := func(name string) (policies.RouteTool, bool) {
 		t, ok := r.run.Spec.Tool(name)
@@ -24,7 +25,7 @@ func (p *pipeline) route(ctx workflow.Context, c *stepCall, tool config.Tool, ar
 	failures := func(name string) int { return r.escape().Breaker(name).Failures }
 	routed := policies.RouteCall(tool.Name, lookup, allow, failures)
 	if routed.Refusal != "" {
-		p.fail(ctx, c, routed.Refusal, policies.CircuitOpen)
+		p.refused(ctx, c, tool, args, routed.Refusal)
 		return
 	}
 	if routed.Tool != tool.Name {

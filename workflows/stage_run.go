@@ -54,6 +54,9 @@ func (p *pipeline) run(ctx workflow.Context, c *stepCall, tool config.Tool, args
 			return
 		}
 		if err != nil {
+			if p.parkAfter(ctx, c, tool, args, err) {
+				return
+			}
 			p.settle(ctx, c, tool, nil, err)
 			return
 		}

@@ -67,6 +67,7 @@ func (p *pipeline) settleResult(ctx workflow.Context, c *stepCall, tool config.T
 	}
 	if ran {
 		r.escape().Breaker(tool.Name).Record(workflow.Now(ctx), true)
+		r.run.Outages.End(tool.Name)
 		c.noOp = r.repeatsItself(ctx, c, tool, result)
 	}
 }

@@ -382,6 +382,15 @@ const (
 	// (recorded.go); before, it was read as empty. Asked only when such a
 	// value fails to decode.
 	versionDecodeStop = "decode-stop"
+	// versionOutageWait: a call whose tool is down (every breaker on its
+	// way open, the worker's breaker refusing it, or a transient failure
+	// that leaves the breaker open) waits the outage out on a durable
+	// timer, in phase waiting_outage, and is routed again when the
+	// breaker lets a trial through, for at most outage.max_wait
+	// (stage_outage.go); before, it failed as circuit_open (or as its
+	// failure) at once and fed the loop detector. Asked only when a call
+	// would wait.
+	versionOutageWait = "outage-wait"
 	// versionOneSettle: every step ends through the engine's settle, in
 	// one order, in both shapes: a free-form reply without calls (its
 	// content as the output, or no answer) waits for what ends the run

@@ -20,6 +20,7 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows/life"
 	"github.com/unstuck-dev/unstuck/workflows/mend"
 	"github.com/unstuck-dev/unstuck/workflows/model"
+	"github.com/unstuck-dev/unstuck/workflows/outage"
 	"github.com/unstuck-dev/unstuck/workflows/person"
 	"github.com/unstuck-dev/unstuck/workflows/waiting"
 )
@@ -70,6 +71,8 @@ type runner struct {
 	guard runGuard
 	// shape is the run's shape, free-form or graph (shape.go).
 	shape stepShape
+	// parked are the calls waiting out an outage now (stage_outage.go).
+	parked outage.Parked
 }
 
 // toolSchema compiles a tool's parameters once per runner.

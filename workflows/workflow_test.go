@@ -69,6 +69,9 @@ type harness struct {
 	// modelTakes is how long each model request takes, on the workflow's
 	// clock.
 	modelTakes time.Duration
+	// model, when set, answers each model request in the script's place
+	// (a model that reads what it is sent).
+	model func(activities.ModelRequest) activities.ModelReply
 	// downModels fail the model requests to the places of the agent's
 	// list they name (a fallback then answers).
 	downModels map[int]error
@@ -123,6 +126,10 @@ func newHarnessOn(s *testsuite.WorkflowTestSuite, t testing.TB, spec *config.Res
 			h.mu.Unlock()
 			if over := h.window.over(req); over != nil {
 				return &activities.ModelReply{OverBudget: over}, nil
+			}
+			if h.model != nil {
+				r := h.model(req)
+				return &r, nil
 			}
 			i := len(h.requests) - 1 - h.window.unsent()
 			if i >= len(replies) {

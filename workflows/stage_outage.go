@@ -1,0 +1,143 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/unstuck-dev/unstuck/activities"
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// An outage is not a loop. A call whose tool is down (every breaker on
+// its way open, or the worker's breaker refusing it, or a transient
+// failure that leaves the tool's breaker open) parks: it waits on a
+// durable timer until the breaker lets a trial through (policies.NextProbe,
+// spread so runs do not probe at once), in phase waiting_outage, and is
+// routed again. It feeds no loop event and climbs no rung while it waits;
+// past outage.max_wait in all it fails as it did before, and the ladder
+// climbs. An edit or a cancellation ends the wait as it ends any other.
+
+// refused settles a call every breaker on its way refused: it waits the
+// outage out, or fails as circuit_open.
+func (p *pipeline) refused(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, refusal string) {
+	status, waited, ok := p.outageWait(ctx, c, tool, *p.r.escape().Breaker(tool.Name))
+	if ok {
+		p.park(ctx, c, status, func() { p.route(ctx, c, tool, args) })
+		return
+	}
+	p.fail(ctx, c, refusal+waited, policies.CircuitOpen)
+}
+
+// parkAfter parks a call whose tool activity failed in a way that says
+// the tool is down: its breaker open once the failure is counted (or the
+// worker's refusing it). It answers false, counting nothing, for any
+// other failure: the call settles as it did.
+func (p *pipeline) parkAfter(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, err error) bool {
+	class := failureClass(err)
+	workerRefused := class == activities.CircuitOpenError
+	if cancelled(ctx, err) || !policies.OutageParks(class, workerRefused, tool.Effect == config.EffectWrite) {
+		return false
+	}
+	if workerRefused && !workerBreakerOn(ctx) {
+		return false
+	}
+	// The breaker as it is once the failure is counted (the worker's
+	// refusal opens it): still closed, the model hears of the failure.
+	b := *p.r.escape().Breaker(tool.Name)
+	if workerRefused {
+		b.Trip(workflow.Now(ctx))
+	} else {
+		b.RecordError(workflow.Now(ctx), class)
+	}
+	if b.State == policies.BreakerClosed {
+		return false
+	}
+	status, _, ok := p.outageWait(ctx, c, tool, b)
+	if !ok {
+		return false // settled as the failure it is
+	}
+	p.chargeFailure(ctx, tool.Name, class)
+	p.r.run.LastError = errorText(err)
+	p.park(ctx, c, status, func() { p.route(ctx, c, c.routed, args) })
+	return true
+}
+
+// outageWait says whether call c of tool, whose breaker is b, waits the
+// outage out (ok), and until when (status); when it does not because the
+// run waited outage.max_wait, what the call's error adds (waited).
+func (p *pipeline) outageWait(ctx workflow.Context, c *stepCall, tool config.Tool, b policies.Breaker) (status signals.OutageStatus, waited string, ok bool) {
+	if versionOf(ctx, versionOutageWait, 1) < 1 {
+		return status, "", false
+	}
+	r := p.r
+	now := workflow.Now(ctx)
+	since := r.run.Outages.Begin(tool.Name, now)
+	seed := workflow.GetInfo(ctx).WorkflowExecution.ID + "/" + c.nodeID
+	next := policies.NextProbe(b, now, seed)
+	limit := r.run.Spec.Agent.Policies.OutageWait(tool)
+	if policies.OutageWaited(since, next, limit) {
+		return status, fmt.Sprintf("; the run waited out this outage for %s, and outage.max_wait (%s) ends before the breaker lets a call through", now.Sub(since).Round(time.Second), limit), false
+	}
+	return signals.OutageStatus{Of: tool.Name, Since: since, NextProbe: next.UTC()}, "", true
+}
+
+// park waits the outage out until status.NextProbe, in a coroutine of
+// its own so the step's other calls go on, then calls again (or settles
+// the call when an edit or a cancellation came first).
+func (p *pipeline) park(ctx workflow.Context, c *stepCall, status signals.OutageStatus, again func()) {
+	r := p.r
+	p.parkShown(ctx, c, status)
+	woke := false
+	p.async(ctx, func(g workflow.Context) {
+		tctx, stop := workflow.WithCancel(g)
+		wait := status.NextProbe.Sub(workflow.Now(g))
+		timer := workflow.NewTimerWithOptions(tctx, wait, workflow.TimerOptions{Summary: "waiting out an outage of " + status.Of})
+		_ = workflow.Await(g, func() bool { return timer.IsReady() || r.life.Interrupting() || g.Err() != nil })
+		woke = timer.IsReady()
+		if !woke {
+			stop()
+		}
+	}, func() {
+		p.unparkShown(ctx, c)
+		switch {
+		case r.life.Interrupting():
+			p.failNotRun(ctx, c, r.life.Stops())
+		case !woke:
+			p.fail(ctx, c, "not run: the run was cancelled while it waited out an outage of "+status.Of, policies.Canceled)
+		default:
+			again()
+		}
+	})
+}
+
+// parkShown shows a call parked: on its node, in the run's status and
+// phase (the first call parked), and in the run's counters.
+func (p *pipeline) parkShown(ctx workflow.Context, c *stepCall, s signals.OutageStatus) {
+	r := p.r
+	if n := r.run.node(c.nodeID); n != nil {
+		n.Note = fmt.Sprintf("waiting out an outage of %s since %s; next probe at %s", s.Of, s.Since.Format(time.RFC3339), s.NextProbe.Format(time.RFC3339))
+	}
+	r.count(ctx, MetricOutageWaits, 1, "tool", s.Of)
+	if r.parked.Park(c.nodeID, s) && r.run.Phase == signals.PhaseRunning {
+		_ = r.setPhase(ctx, signals.PhaseWaitingOutage)
+	}
+}
+
+// unparkShown: the call waits no more; the last one back gives the run
+// its running phase again.
+func (p *pipeline) unparkShown(ctx workflow.Context, c *stepCall) {
+	r := p.r
+	if n := r.run.node(c.nodeID); n != nil {
+		if since, ok := r.parked.Since(c.nodeID); ok {
+			n.Note = fmt.Sprintf("waited out an outage of %s from %s for %s", c.routed.Name, since.Format(time.RFC3339), workflow.Now(ctx).Sub(since).Round(time.Second))
+		}
+	}
+	if r.parked.Unpark(c.nodeID) && r.run.Phase == signals.PhaseWaitingOutage {
+		_ = r.setPhase(ctx, signals.PhaseRunning)
+	}
+}
