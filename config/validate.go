@@ -25,6 +25,7 @@ func (f *File) validate(file string, doc *yaml.Node, opts Options) error {
 	c.agents(f.Agents, tools)
 	c.contexts(f)
 	c.budgets(f)
+	c.outages(f)
 	c.workerTuning(&f.Worker)
 	return errors.Join(c.errs...)
 }

@@ -77,6 +77,9 @@ func TestRunPageOfAConversationShowsTheChat(t *testing.T) {
 	var labels map[string]string
 	require.NoError(t, json.Unmarshal([]byte(chat.attr("data-phase-labels")), &labels))
 	require.Equal(t, "working…", labels["running"], "the script words a phase event as the page does")
+	for _, p := range signals.Phases {
+		require.NotEmpty(t, labels[string(p)], "every phase has its words: %s", p)
+	}
 
 	form := chat.one(t, "form", "id", "chat-form")
 	require.Equal(t, "/runs/chat-1/message", form.attr("hx-post"))

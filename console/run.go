@@ -34,6 +34,8 @@ type runView struct {
 	Breakers    []breaker
 	Escalations []escalationView
 	Editable    []signals.Node
+	// Outage says what a run in waiting_outage waits out; "" otherwise.
+	Outage string
 	// Chat is a conversation's exchange (chat.go); nil for a run that is
 	// not one, and outside the run page.
 	Chat  *chatView
@@ -68,6 +70,9 @@ func (c *Console) loadRun(ctx context.Context, id string) (runView, error) {
 		v.Breakers = append(v.Breakers, breaker{Tool: tool, State: state})
 	}
 	sort.Slice(v.Breakers, func(i, j int) bool { return v.Breakers[i].Tool < v.Breakers[j].Tool })
+	if o := v.Status.Outage; o != nil {
+		v.Outage = o.Describe(c.opts.Now())
+	}
 	for _, n := range tr.Nodes {
 		switch {
 		case n.Kind == signals.KindEscalation:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -122,6 +123,27 @@ func TestRunLiveIsTheStatusAndGraphAlone(t *testing.T) {
 	page.one(t, "section", "id", "graph")
 	require.Empty(t, page.all("form"))
 	require.Empty(t, page.all("nav"))
+}
+
+// A run waiting out an outage says what is down, since when and the next
+// probe; a run that waits out none has no such line.
+func TestRunPageShowsTheOutageARunWaitsOut(t *testing.T) {
+	m, h := newTestConsole(t, "")
+	st, tr := sampleRun()
+	st.Phase, st.PendingApprovals = signals.PhaseWaitingOutage, nil
+	st.Outage = &signals.OutageStatus{Of: "search", Since: testNow.Add(-4 * time.Minute), NextProbe: testNow.Add(20 * time.Second)}
+	expectRun(t, m, "travel-1", st, tr)
+	_, plain := sampleRun()
+	expectRun(t, m, "travel-2", signals.Status{Agent: "travel", Phase: signals.PhaseRunning}, plain)
+
+	status := parse(t, get(h, "/runs/travel-1/live").Body.String()).one(t, "section", "id", "run-status")
+	require.Equal(t, "waiting_outage", status.attr("data-phase"))
+	outage := status.one(t, "dd", "class", "outage")
+	require.Equal(t, "search", outage.attr("data-of"))
+	require.Equal(t, "search down since 2024-01-15T09:26:00Z (4m0s), next probe 2024-01-15T09:30:20Z (in 20s)", outage.text())
+
+	status = parse(t, get(h, "/runs/travel-2/live").Body.String()).one(t, "section", "id", "run-status")
+	require.Empty(t, status.all("dd", "class", "outage"))
 }
 
 func TestRunPageOfAnUnknownRun(t *testing.T) {

@@ -62,7 +62,7 @@ func TestRunsListRowsAndFilters(t *testing.T) {
 	for _, o := range filters.one(t, "select", "name", "phase").all("option") {
 		phases = append(phases, o.attr("value"))
 	}
-	require.Equal(t, []string{"", "running", "awaiting_approval", "awaiting_human", "awaiting_user", "completed", "stopped"}, phases)
+	require.Equal(t, []string{"", "running", "awaiting_approval", "awaiting_human", "awaiting_user", "waiting_outage", "completed", "stopped"}, phases)
 
 	table := page.one(t, "table", "id", "runs")
 	body := table.one(t, "tbody")

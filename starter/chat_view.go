@@ -52,10 +52,15 @@ func (v *chatView) show(e feed.Event) {
 		v.endLine()
 		fmt.Fprintf(v.w, "  ? %s waits for your approval: type a to approve, r REASON to reject\n", call(n))
 	case feed.TypePhase:
-		if e.Phase == signals.PhaseAwaitingUser && v.waiting == nil {
+		switch {
+		case e.Phase == signals.PhaseAwaitingUser && v.waiting == nil:
 			v.endLine()
 			fmt.Fprint(v.w, "you> ")
 			v.prompted = true
+		case e.Phase == signals.PhaseWaitingOutage:
+			// The chat would go quiet for minutes: say why.
+			v.endLine()
+			fmt.Fprintln(v.w, "  (a tool is down: the run waits it out, then goes on)")
 		}
 	case feed.TypeEnd:
 		v.endLine()

@@ -100,3 +100,19 @@ func TestChatViewEndsABrokenReplyAndPrintsNoControls(t *testing.T) {
 	}
 	require.Equal(t, "agent> Hel\n  ✓ look\nagent> ...lo\\x1b]52;c;aGk=\\x07 there\n", b.String())
 }
+
+// A run that waits out a tool that is down says so once, on a line of its
+// own, and goes on as before when the tool answers.
+func TestChatViewSaysWhenTheRunWaitsOutAnOutage(t *testing.T) {
+	var b strings.Builder
+	v := newChatView(&b)
+	for _, e := range []feed.Event{
+		textOf("n2", "Let me book", 0),
+		{Type: feed.TypePhase, Phase: signals.PhaseWaitingOutage},
+		{Type: feed.TypePhase, Phase: signals.PhaseRunning},
+		nodeEvent(signals.Node{ID: "n3", Kind: signals.KindCall, Tool: "book", Status: signals.StatusCompleted}),
+	} {
+		v.show(e)
+	}
+	require.Equal(t, "agent> Let me book\n  (a tool is down: the run waits it out, then goes on)\n  ✓ book\n", b.String())
+}

@@ -28,8 +28,9 @@ func newConsoleCmd(c *cli) *cobra.Command {
 
   /               the runs, filtered by agent and phase (the AgentName and
                   AgentPhase search attributes), refreshed every 2s
-  /runs/ID        a run: phase, step, breakers, loops and escalations, its
-                  trace as a graph (invalidated nodes dashed, loops marked),
+  /runs/ID        a run: phase (and the outage it waits out), step,
+                  breakers, loops and escalations, its trace as a graph
+                  (invalidated nodes dashed, loops marked),
                   the calls waiting for approval (approve, modify, reject),
                   edit of a node, and handoff
   /inbox          the runs waiting for a person, with the handoff context

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -19,7 +20,7 @@ func TestTheCLIWritesOutTerminalControls(t *testing.T) {
 		Args: json.RawMessage("{\"q\": \"\u009b2J\"}")}
 	tr := signals.Trace{Nodes: []signals.Node{node}}
 	st := signals.Status{Agent: "a", LastError: failure, Breakers: map[string]string{tool: "open"},
-		PendingApprovals: []signals.PendingApproval{{CallID: "n3", Tool: tool}}}
+		PendingApprovals: []signals.PendingApproval{{CallID: "n3", Tool: tool}}, Outage: &signals.OutageStatus{Of: tool}}
 	for _, tc := range []struct {
 		name  string
 		print func(b *strings.Builder) error
@@ -31,7 +32,7 @@ func TestTheCLIWritesOutTerminalControls(t *testing.T) {
 		{"follow's end", func(b *strings.Builder) error {
 			return printEvent(b, feed.Event{ID: "x", Type: feed.TypeEnd, Result: json.RawMessage(`{"e": "` + "\u009b" + `"}`)})
 		}, []string{`{"e": "\u009b"}`}},
-		{"status", func(b *strings.Builder) error { return renderStatus(b, st) }, []string{`\x1b[2Jwiped node n9 forged\u202e`, `look\x1b]0;pwned\x07`}},
+		{"status", func(b *strings.Builder) error { return renderStatus(b, st, time.Time{}) }, []string{`\x1b[2Jwiped node n9 forged\u202e`, `look\x1b]0;pwned\x07`, `look\x1b]0;pwned\x07 down since`}},
 		{"trace", func(b *strings.Builder) error { return renderTable(b, tr) }, []string{`look\x1b]0;pwned\x07`}},
 		{"mermaid", func(b *strings.Builder) error { return renderMermaid(b, tr) }, []string{`look\x1b]0;pwned\x07`}},
 		{"JSON", func(b *strings.Builder) error { return printJSON(b, node) }, []string{`"tool": "look\u001b]0;pwned\u0007"`, `\u202e`}},

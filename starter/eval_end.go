@@ -120,6 +120,8 @@ func (r *evalRunner) notDone(eval context.Context, phase signals.Phase) string {
 	switch phase {
 	case signals.PhaseAwaitingApproval, signals.PhaseAwaitingHuman:
 		why += fmt.Sprintf(" (it waited in phase %s, for a person; an eval answers none)", phase)
+	case signals.PhaseWaitingOutage:
+		why += fmt.Sprintf(" (it waited in phase %s: a tool it calls was down)", phase)
 	case "":
 	default:
 		why += fmt.Sprintf(" (last seen in phase %s)", phase)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
+
+	"github.com/unstuck-dev/unstuck/signals"
 )
 
 // gets is a WorkflowRun whose Get answers errs in turn.
@@ -50,5 +52,20 @@ func TestRunResultTellsTheRunsEndFromAFailedCall(t *testing.T) {
 			require.Equal(t, tc.closed, w.closed, "%v", w.err)
 			require.Equal(t, tc.asked, g.asked)
 		})
+	}
+}
+
+// A run the eval's timeout ended says what it waited for: a person, a
+// tool that was down, or only its last phase.
+func TestARunNotDoneSaysWhatItWaitedFor(t *testing.T) {
+	r := &evalRunner{timeout: time.Minute}
+	ctx := context.Background()
+	for phase, want := range map[signals.Phase]string{
+		signals.PhaseAwaitingHuman: "no result within --timeout 1m0s (it waited in phase awaiting_human, for a person; an eval answers none)",
+		signals.PhaseWaitingOutage: "no result within --timeout 1m0s (it waited in phase waiting_outage: a tool it calls was down)",
+		signals.PhaseRunning:       "no result within --timeout 1m0s (last seen in phase running)",
+		"":                         "no result within --timeout 1m0s",
+	} {
+		require.Equal(t, want, r.notDone(ctx, phase), phase)
 	}
 }

@@ -6,17 +6,22 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
 // renderStatus writes a run's status as a readable block; lists that are
-// empty say "none" so a missing line is never ambiguous.
-func renderStatus(w io.Writer, st signals.Status) error {
+// empty say "none" so a missing line is never ambiguous. now is when it is
+// read, for how long an outage has been waited out.
+func renderStatus(w io.Writer, st signals.Status, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "agent:\t%s\n", cell(st.Agent))
 	fmt.Fprintf(tw, "phase:\t%s\n", cell(st.Phase))
+	if st.Outage != nil {
+		fmt.Fprintf(tw, "outage:\t%s\n", oneLine(st.Outage.Describe(now)))
+	}
 	fmt.Fprintf(tw, "step:\t%d\n", st.Step)
 	fmt.Fprintf(tw, "generation:\t%d\n", st.Generation)
 	fmt.Fprintf(tw, "last error:\t%s\n", cell(st.LastError))

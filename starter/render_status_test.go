@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -12,6 +13,9 @@ import (
 )
 
 func TestRenderStatus(t *testing.T) {
+	// now is when a test reads the status: an outage since 09:30 has
+	// been waited out 4m12s.
+	now := time.Date(2026, 12, 7, 9, 34, 12, 0, time.UTC)
 	tests := []struct {
 		name   string
 		status signals.Status
@@ -30,6 +34,29 @@ func TestRenderStatus(t *testing.T) {
 				"fallbacks: 0",
 				"pending approvals: none",
 				"breakers: none",
+				"loops: none",
+				"spend: none",
+			},
+		},
+		{
+			name: "waiting out an outage",
+			status: signals.Status{Agent: "travel", Phase: signals.PhaseWaitingOutage, Step: 4,
+				LastError: "circuit open: book_flight failed 5 times in a row",
+				Breakers:  map[string]string{"book_flight": "open"},
+				Outage: &signals.OutageStatus{Of: "book_flight", Since: time.Date(2026, 12, 7, 9, 30, 0, 0, time.UTC),
+					NextProbe: time.Date(2026, 12, 7, 9, 34, 30, 0, time.UTC)}},
+			want: []string{
+				"agent: travel",
+				"phase: waiting_outage",
+				"outage: book_flight down since 2026-12-07T09:30:00Z (4m12s), next probe 2026-12-07T09:34:30Z (in 18s)",
+				"step: 4",
+				"generation: 0",
+				"last error: circuit open: book_flight failed 5 times in a row",
+				"handoff path: none",
+				"fallbacks: 0",
+				"pending approvals: none",
+				"breakers:",
+				"book_flight open",
 				"loops: none",
 				"spend: none",
 			},
@@ -80,7 +107,7 @@ func TestRenderStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			require.NoError(t, renderStatus(&buf, tt.status))
+			require.NoError(t, renderStatus(&buf, tt.status, now))
 			var got []string
 			for _, l := range strings.Split(strings.TrimRight(buf.String(), "\n"), "\n") {
 				got = append(got, strings.Join(strings.Fields(l), " "))
