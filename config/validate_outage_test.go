@@ -59,11 +59,11 @@ func TestOutageAccepted(t *testing.T) {
 		toolWaits  time.Duration
 		agentWaits *Outage
 	}{
-		{"no blocks", withAgent("  - name: x", "    tools: [a]"), DefaultOutageWait.D(), nil},
+		{"no blocks", withAgent("  - name: x", "    tools: [a]"), DefaultOutageWait.D(), &Outage{MaxWait: DefaultOutageWait}},
 		{"empty blocks", y(
 			"model: {base_url: http://m/v1, name: m}",
 			"tools: [{name: a, http: {url: http://t/a}, outage: {}}]",
-			"agents: [{name: x, tools: [a], policies: {outage: {}}}]"), DefaultOutageWait.D(), &Outage{}},
+			"agents: [{name: x, tools: [a], policies: {outage: {}}}]"), DefaultOutageWait.D(), &Outage{MaxWait: DefaultOutageWait}},
 		{"null max_wait", y(
 			"model: {base_url: http://m/v1, name: m}",
 			"tools: [{name: a, http: {url: http://t/a}, outage: {max_wait: null}}]",
@@ -75,12 +75,12 @@ func TestOutageAccepted(t *testing.T) {
 		{"a tool the agent under the wall_time does not call", y(
 			"model: {base_url: http://m/v1, name: m}",
 			"tools: [{name: a, http: {url: http://t/a}}, {name: b, http: {url: http://t/b}, outage: {max_wait: 2h}}]",
-			"agents: [{name: x, tools: [a], policies: {budget: {wall_time: 1h}}}, {name: y, tools: [b]}]"), DefaultOutageWait.D(), nil},
+			"agents: [{name: x, tools: [a], policies: {budget: {wall_time: 1h}}}, {name: y, tools: [b]}]"), DefaultOutageWait.D(), &Outage{MaxWait: DefaultOutageWait}},
 		{"an agent's budget without wall_time over the file's", y(
 			"model: {base_url: http://m/v1, name: m}",
 			"tools: [{name: a, http: {url: http://t/a}, outage: {max_wait: 2h}}]",
 			"agents: [{name: x, tools: [a], policies: {budget: {tool_calls: 9}}}]",
-			"budget: {wall_time: 1h}"), 2 * time.Hour, nil},
+			"budget: {wall_time: 1h}"), 2 * time.Hour, &Outage{MaxWait: DefaultOutageWait}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := parse(tc.yaml)

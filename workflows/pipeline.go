@@ -24,6 +24,7 @@ import (
 //	block     stage_block.go     exact calls the loop ladder blocked
 //	approval  stage_approval.go  a person approves, changes, replaces or rejects
 //	route     stage_route.go     breakers: the tool, its fallback, or no call
+//	outage    stage_outage.go    a tool that is down: the call waits it out, then is routed again
 //	ledger    stage_ledger.go    the effect ledger: an identical write after an edit is not run twice
 //	run       stage_run.go       the tool activity, with the tool's retry policy
 //	refusal   stage_refusal.go   arguments the tool refused, repaired and re-issued
