@@ -47,7 +47,7 @@ func (d *downFor) tool(req activities.ToolRequest) (json.RawMessage, error) {
 // outageRun runs an agent whose tool b is down for down, with default
 // policies, in a graph (graph) or free-form; it answers the harness, the
 // result, b's calls while down, and the statuses seen each minute.
-func outageRun(t *testing.T, graph bool, down time.Duration, set func(*config.Resolved)) (*harness, *AgentResult, error, *downFor, []signals.Status) {
+func outageRun(t *testing.T, graph bool, down time.Duration, set func(*config.Resolved)) (*harness, *downFor, []signals.Status, *AgentResult, error) {
 	spec := echoSpec()
 	if graph {
 		spec.Agent.Graph = oneNodeGraph("b", map[string]any{"q": 1})
@@ -64,7 +64,7 @@ func outageRun(t *testing.T, graph bool, down time.Duration, set func(*config.Re
 		h.env.RegisterDelayedCallback(func() { seen = append(seen, h.status()) }, time.Duration(m)*time.Minute)
 	}
 	res, err := h.run(AgentInput{Agent: "agent", Task: "go"})
-	return h, res, err, d, seen
+	return h, d, seen, res, err
 }
 
 // A tool down for three minutes, behind the worker's breaker, is waited
@@ -73,7 +73,7 @@ func outageRun(t *testing.T, graph bool, down time.Duration, set func(*config.Re
 // called once per cooldown, not once per step.
 func TestAnOutageIsWaitedOutInBothShapes(t *testing.T) {
 	for _, graph := range []bool{false, true} {
-		h, res, err, d, seen := outageRun(t, graph, 3*time.Minute, nil)
+		h, d, seen, res, err := outageRun(t, graph, 3*time.Minute, nil)
 		require.NoError(t, err, "graph %v", graph)
 		require.Equal(t, ResultCompleted, res.Status)
 		require.Empty(t, res.Escalations, "graph %v: no rung", graph)
@@ -104,7 +104,7 @@ func TestAnOutageIsWaitedOutInBothShapes(t *testing.T) {
 // climbs.
 func TestAnOutagePastItsBoundClimbsTheLadder(t *testing.T) {
 	for _, graph := range []bool{false, true} {
-		h, _, err, _, _ := outageRun(t, graph, time.Hour, func(spec *config.Resolved) {
+		h, _, _, _, err := outageRun(t, graph, time.Hour, func(spec *config.Resolved) {
 			spec.Agent.Policies.Outage = &config.Outage{MaxWait: config.Duration(2 * time.Minute)}
 			spec.Agent.Policies.MaxSteps = 8
 		})
