@@ -115,7 +115,7 @@ func BenchmarkSilentFailures(b *testing.B) {
 		for _, kind := range []string{faultClear, faultBody, faultNoEffect} {
 			for _, permanent := range []bool{false, true} {
 				for _, tool := range []string{"book", "book_expr", "book_rb"} {
-					cells = append(cells, silentCell{fault{kind, permanent}, tool, graph, silentRuns})
+					cells = append(cells, silentCell{fault{kind: kind, permanent: permanent}, tool, graph, silentRuns})
 				}
 			}
 		}
@@ -123,9 +123,9 @@ func BenchmarkSilentFailures(b *testing.B) {
 	cells = append(cells, readBackDownCells()...)
 	// The control: one run alone against a clear transient fault, where
 	// no other run's failures trip the worker's breaker.
-	cells = append(cells, silentCell{fault{faultClear, false}, "book", false, 1})
+	cells = append(cells, silentCell{fault{kind: faultClear}, "book", false, 1})
 	// A postcondition over numbers, on a silent transient fault, each shape.
-	cells = append(cells, silentCell{fault{faultBody, false}, "book_num", false, silentRuns}, silentCell{fault{faultBody, false}, "book_num", true, silentRuns})
+	cells = append(cells, silentCell{fault{kind: faultBody}, "book_num", false, silentRuns}, silentCell{fault{kind: faultBody}, "book_num", true, silentRuns})
 	for range b.N {
 		runSilentCells(b, bin, svc, cells)
 	}
@@ -151,6 +151,24 @@ func runSilentCells(b *testing.B, bin string, svc *bookings, cells []silentCell)
 // silentCellRun runs one cell on a fresh scripted model and worker.
 func silentCellRun(b *testing.B, bin string, svc *bookings, c silentCell) silentSummary {
 	b.Helper()
+	r := runSilentCell(b, bin, svc, c)
+	return summarizeSilent(svc, r.ends, r.handed, r.modelRequests, r.wall)
+}
+
+// cellRuns is how a cell's runs went: on which task queue, how each
+// ended and which the ladder handed to a person (runToEnd), the wall
+// time and the model requests of all.
+type cellRuns struct {
+	queue         string
+	ends          []runOutcome
+	handed        map[string]bool
+	wall          time.Duration
+	modelRequests int
+}
+
+// runSilentCell runs one cell's runs on a fresh scripted model and worker.
+func runSilentCell(b *testing.B, bin string, svc *bookings, c silentCell) cellRuns {
+	b.Helper()
 	sw := startScripted(b, bin, "silent", map[string]scriptedmodel.Script{"silent": bookingScript}, func(url string) string {
 		var graphs strings.Builder
 		for _, tool := range []string{"book", "book_expr", "book_rb", "book_num"} {
@@ -164,6 +182,8 @@ func silentCellRun(b *testing.B, bin string, svc *bookings, c silentCell) silent
 	if c.graph {
 		in.Agent = "graph_" + c.tool
 	}
-	ends, handed, wall := runToEnd(sw.queue, c.runs, in, silentCellTime)
-	return summarizeSilent(svc, ends, handed, sw.model.RequestCount(), wall)
+	r := cellRuns{queue: sw.queue}
+	r.ends, r.handed, r.wall = runToEnd(sw.queue, c.runs, in, silentCellTime)
+	r.modelRequests = sw.model.RequestCount()
+	return r
 }

@@ -8,13 +8,17 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/unstuck-dev/unstuck/config"
 )
 
 // fault is how the booking tool fails a run: how its failing tries look
-// (kind) and whether they stop after two tries (transient) or never do.
+// (kind) and whether they stop after two tries (transient) or never do;
+// or, for an outage, how long the service is down for every run.
 type fault struct {
-	kind      string // faultClear, faultBody or faultNoEffect
+	kind      string // faultClear, faultBody, faultNoEffect, faultReadDown or faultOutage
 	permanent bool
+	downFor   time.Duration // faultOutage: from the cell's first write
 }
 
 const (
@@ -22,6 +26,7 @@ const (
 	faultBody     = "silent-body"      // 200, booked, but the body names another room and a confirmation that is not there
 	faultNoEffect = "silent-no-effect" // 200, a body like success's, nothing booked
 	faultReadDown = "read-back-down"   // writes book; get_booking answers 503 (readDownFor, or for good)
+	faultOutage   = "outage"           // every write of the cell 503, nothing booked, from its first until downFor after it; then no fault
 )
 
 // readDownFor is how long the reads of a transient read-back-down cell
@@ -42,6 +47,22 @@ type bookings struct {
 	began  map[string]time.Time // by task queue: when its cell began
 	runs   map[string]*bookingRun
 	seq    int
+	// outages are the outage cells', by task queue, under a lock of their
+	// own: a write is counted as it arrives, not once the service's lock
+	// lets it in.
+	outagesMu sync.Mutex
+	outages   map[string]*outage
+}
+
+// outage is an outage cell as the service saw it: when it comes back
+// (zero before the cell's first write), the writes that arrived while it
+// was down, of them those that arrived before it had answered
+// config.DefaultFailures of them (a breaker cannot have stopped those),
+// and the 503s it answered.
+type outage struct {
+	downFor             time.Duration
+	upAt                time.Time
+	down, early, failed int
 }
 
 // bookingRun is one run as the server saw it.
@@ -56,7 +77,7 @@ type bookingRun struct {
 type booking struct{ Room, Confirmation string }
 
 func startBookings() *bookings {
-	s := &bookings{faults: map[string]fault{}, began: map[string]time.Time{}, runs: map[string]*bookingRun{}}
+	s := &bookings{faults: map[string]fault{}, began: map[string]time.Time{}, runs: map[string]*bookingRun{}, outages: map[string]*outage{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /book", s.book)
 	mux.HandleFunc("GET /get_booking", s.getBooking)
@@ -70,6 +91,11 @@ func (s *bookings) cell(queue string, f fault) {
 	defer s.mu.Unlock()
 	s.faults[queue] = f
 	s.began[queue] = time.Now()
+	if f.kind == faultOutage {
+		s.outagesMu.Lock()
+		s.outages[queue] = &outage{downFor: f.downFor}
+		s.outagesMu.Unlock()
+	}
 }
 
 // run is the state of a workflow id, made on its first request.
@@ -89,13 +115,21 @@ func (s *bookings) book(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	wf, key := req.Header.Get("Unstuck-Workflow-Id"), req.Header.Get("Idempotency-Key")
+	if o := s.outageDown(queueOf(wf)); o != nil {
+		reply(w, http.StatusServiceUnavailable, map[string]any{"error": "booking service unavailable"})
+		w.(http.Flusher).Flush() // counted once the answer has left
+		s.outagesMu.Lock()
+		o.failed++
+		s.outagesMu.Unlock()
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.faults[queueOf(wf)]
 	r := s.run(wf)
 	r.requests++
 	r.writes++
-	failing := f.kind != faultReadDown && (f.permanent || r.writes <= 2)
+	failing := f.kind != faultReadDown && f.kind != faultOutage && (f.permanent || r.writes <= 2)
 	s.seq++
 	switch {
 	case failing && f.kind == faultClear:
@@ -117,6 +151,30 @@ func (s *bookings) book(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	reply(w, http.StatusOK, map[string]any{"status": "booked", "room": b.Room, "confirmation": b.Confirmation, "nights": 1})
+}
+
+// outageDown is the outage of queue's cell if the service is down for a
+// write that arrives now, counted; nil otherwise. It is down from the
+// cell's first write until downFor after it.
+func (s *bookings) outageDown(queue string) *outage {
+	s.outagesMu.Lock()
+	defer s.outagesMu.Unlock()
+	o := s.outages[queue]
+	if o == nil {
+		return nil
+	}
+	now := time.Now()
+	if o.upAt.IsZero() {
+		o.upAt = now.Add(o.downFor)
+	}
+	if !now.Before(o.upAt) {
+		return nil
+	}
+	o.down++
+	if o.failed < config.DefaultFailures {
+		o.early++
+	}
+	return o
 }
 
 // getBooking is the read-back: the run's booking of a confirmation, or
