@@ -1,8 +1,3 @@
-//go:build outage
-
-// The tag: the runs wait out an outage (issue 51, docs/outages.md) only
-// once the worker parks them; it goes when the worker does.
-
 package bench
 
 import (

@@ -1,9 +1,3 @@
-//go:build outage
-
-// The tag: these tests describe the run waiting out an outage (issue 51,
-// docs/outages.md), which the worker does not do yet; it goes when the
-// worker does.
-
 package testsuite
 
 import (
