@@ -148,14 +148,6 @@ func (a *Agent) setDefaults(p path, fill func(path) bool) {
 		pol.Escalation = DefaultEscalation()
 	}
 	setDefault(&pol.HumanTimeout, DefaultHumanTimeout, pp.key("human_timeout"), fill)
-	// Stored with the run, as the other bounds are, so a later default
-	// does not change what a run already under way waits.
-	if pol.Outage == nil && fill(pp.key("outage")) {
-		pol.Outage = &Outage{}
-	}
-	if pol.Outage != nil {
-		setDefault(&pol.Outage.MaxWait, DefaultOutageWait, pp.key("outage").key("max_wait"), fill)
-	}
 	setDefault(&pol.Repair.MaxAttempts, DefaultRepairMax, pp.key("repair").key("max_attempts"), fill)
 	setDefault(&pol.Limits.CallsPerReply, DefaultCallsPerReply, pp.key("limits").key("calls_per_reply"), fill)
 	setDefault(&pol.Limits.CallsInFlight, DefaultCallsInFlight, pp.key("limits").key("calls_in_flight"), fill)

@@ -37,7 +37,6 @@ func TestDefaults(t *testing.T) {
 		HumanTimeout: Duration(24 * time.Hour),
 		Repair:       RepairPolicy{MaxAttempts: 3},
 		Limits:       Limits{CallsPerReply: 64, CallsInFlight: 16},
-		Outage:       &Outage{MaxWait: Duration(30 * time.Minute)},
 	}, x.Policies)
 }
 

@@ -88,6 +88,11 @@ func (f *File) Resolve(agent string, getenv func(string) (string, bool)) (*Resol
 	if r.Agent.Policies.Budget == nil && a.Kind != KindHuman {
 		r.Agent.Policies.Budget = f.Budget
 	}
+	// The run carries its bound, as it carries the others, so a later
+	// default does not change what a run under way waits.
+	if o := r.Agent.Policies.Outage; o == nil || o.MaxWait <= 0 {
+		r.Agent.Policies.Outage = &Outage{MaxWait: DefaultOutageWait}
+	}
 	r.Pricing = f.Prices.pricing(r)
 	if a.CanHandOff() {
 		for _, p := range f.Agents {

@@ -16,7 +16,9 @@ import (
 // Temporal (two attempts per call), the default loop policy and the
 // default ladder [retry, substitute, explore, rollback, handoff, human,
 // stop]. The human rung waits only 2s here (the default is 24h), as nobody
-// answers in this test.
+// answers in this test. The tool stays down, and what is measured is the
+// ladder over it, so the run does not wait the outage out (outage_test.go
+// does): a max_wait shorter than the breaker's cooldown waits not at all.
 const repeatedDeadToolConfig = `
 model: { base_url: "{{MODEL}}", name: repeater }
 tools:
@@ -24,6 +26,7 @@ tools:
     http: { url: "{{TOOLS}}/lookup" }
     retry: { initial_interval: 100ms, max_attempts: 2 }
     parameters: { type: object }
+    outage: { max_wait: 1s }
 agents:
   - name: repeater
     instructions: Look it up.

@@ -130,6 +130,7 @@ func waitOutAnOutage(t *testing.T, shape string) {
 	if shape == freeForm {
 		require.Equal(t, 2*len(runs), s.model.RequestCount(), "the model is asked for the call and then with its answer: the outage spends no step")
 	}
+	recordAndReplay(t, runs[0], "outage_waited_out_"+strings.ReplaceAll(shape, "-", "_"))
 }
 
 // endedBy says in a few words how a run that failed ended: the reason a

@@ -14,11 +14,12 @@ import (
 
 // deadToolConfig: an agent whose only tool always answers 500; its
 // breaker opens after 2 failures and stays open a minute; loops are not
-// what this is about (repeats 10).
+// what this is about (repeats 10), nor waiting out an outage (a max_wait
+// shorter than the cooldown waits not at all; outage_test.go waits).
 const deadToolConfig = `
 model: { base_url: "{{MODEL}}", name: dead-tool }
 tools:
-  - { name: dead, http: { method: POST, url: "{{TOOLS}}/dead" }, retry: { max_attempts: 1 }, parameters: { type: object } }
+  - { name: dead, http: { method: POST, url: "{{TOOLS}}/dead" }, retry: { max_attempts: 1 }, parameters: { type: object }, outage: { max_wait: 1s } }
 agents:
   - name: prober
     instructions: Call dead.
