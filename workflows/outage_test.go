@@ -146,3 +146,30 @@ func askUntilAnswered(req activities.ModelRequest) activities.ModelReply {
 	}
 	return activities.ModelReply{ToolCalls: []activities.ToolCall{call("k", "b", `{"q":1}`)}}
 }
+
+// A tool that goes down with a fallback at hand: the call is served by
+// the fallback at once, not after the outage or its breaker's cooldown,
+// and the run waits for nothing.
+func TestAFallbackServesACallWhoseToolGoesDown(t *testing.T) {
+	for _, graph := range []bool{false, true} {
+		h, d, seen, res, err := outageRun(t, graph, time.Hour, func(spec *config.Resolved) {
+			for i := range spec.Tools {
+				if spec.Tools[i].Name == "b" {
+					spec.Tools[i].Fallback = "c"
+				}
+			}
+		})
+		require.NoError(t, err, "graph %v", graph)
+		start := d.up.Add(-time.Hour)
+		require.Less(t, h.env.Now().Sub(start), config.DefaultCooldown.D(), "graph %v: served before b's breaker would let a trial through", graph)
+		require.Equal(t, ResultCompleted, res.Status)
+		for _, st := range seen {
+			require.NotEqual(t, signals.PhaseWaitingOutage, st.Phase, "graph %v: nothing to wait out", graph)
+		}
+		served := false
+		for _, n := range graphCalls(h.trace()) {
+			served = served || (n.Status == signals.StatusCompleted && n.FallbackOf == "b" && n.Tool == "c")
+		}
+		require.True(t, served, "graph %v: c served b's call", graph)
+	}
+}

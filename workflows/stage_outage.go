@@ -33,10 +33,11 @@ func (p *pipeline) refused(ctx workflow.Context, c *stepCall, tool config.Tool, 
 	p.fail(ctx, c, refusal+waited, policies.CircuitOpen)
 }
 
-// parkAfter parks a call whose tool activity failed in a way that says
-// the tool is down: its breaker open once the failure is counted (or the
-// worker's refusing it). It answers false, counting nothing, for any
-// other failure: the call settles as it did.
+// parkAfter routes again a call whose tool activity failed in a way that
+// says the tool is down: its breaker open once the failure is counted (or
+// the worker's refusing it), so a fallback serves it or it parks. It
+// answers false, counting nothing, for any other failure: the call
+// settles as it did.
 func (p *pipeline) parkAfter(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage, err error) bool {
 	class := failureClass(err)
 	workerRefused := class == activities.CircuitOpenError
@@ -57,13 +58,14 @@ func (p *pipeline) parkAfter(ctx workflow.Context, c *stepCall, tool config.Tool
 	if b.State == policies.BreakerClosed {
 		return false
 	}
-	status, _, ok := p.outageWait(ctx, c, tool, b)
-	if !ok {
+	if _, _, ok := p.outageWait(ctx, c, tool, b); !ok {
 		return false // settled as the failure it is
 	}
 	p.chargeFailure(ctx, tool.Name, class)
 	p.r.run.LastError = errorText(err)
-	p.park(ctx, c, status, func() { p.route(ctx, c, c.routed, args) })
+	// Routed again at once: a fallback whose breaker is closed serves it
+	// now; with none, every breaker on the way refuses and it parks.
+	p.route(ctx, c, c.routed, args)
 	return true
 }
 

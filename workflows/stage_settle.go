@@ -68,6 +68,7 @@ func (p *pipeline) settleResult(ctx workflow.Context, c *stepCall, tool config.T
 	if ran {
 		r.escape().Breaker(tool.Name).Record(workflow.Now(ctx), true)
 		r.run.Outages.End(tool.Name)
+		r.run.Outages.End(c.routed.Name) // a fallback served it: the run waits for neither
 		c.noOp = r.repeatsItself(ctx, c, tool, result)
 	}
 }
