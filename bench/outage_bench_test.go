@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -163,9 +164,13 @@ func shapeName(graph bool) string {
 const outageHeader = "| shape | service | correct | to a person | stopped or failed | calls while down | before %s failures answered | bound | recovery to end p50 | p99 | runs parked | parked p50 | history bytes, parked run (p50) | history bytes, run (p50) | wall |\n" +
 	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 
+// outageWaitedNote is what a call's error says when the run waited its
+// outage.max_wait out.
+const outageWaitedNote = "waited out this outage"
+
 // outageLongHeader heads the table of outageSummary.long rows.
-const outageLongHeader = "| shape | service | completed | to a person | stopped | lost | calls while down | before %s failures answered | bound | runs parked | waited p50 | p99 | history bytes, parked run (p50) | p99 | wall |\n" +
-	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+const outageLongHeader = "| shape | service | completed | to a person | stopped | of them, report says waited | lost | calls while down | before %s failures answered | bound | runs parked | waited p50 | p99 | history bytes, parked run (p50) | p99 | wall |\n" +
+	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 
 // outageSummary is an outage cell's figures: silentSummary's, and what
 // the outage cost.
@@ -188,9 +193,11 @@ type outageSummary struct {
 	// run and of any run, p50; bytesParkedP99 of a parked run, p99.
 	bytesParked, bytesRun, bytesParkedP99 float64
 	// completed, stopped: runs that completed, and that the ladder
-	// stopped; lost: those that neither did nor went to a person (failed,
-	// or not ended by the cell's time).
-	completed, stopped, lost int
+	// stopped (with a result or AgentStopped); lost: those that neither
+	// did nor went to a person (failed, or not ended by the cell's time);
+	// saysWaited: the stopped runs whose report says the run waited the
+	// outage out.
+	completed, stopped, lost, saysWaited int
 	// waited: the parked runs that did not complete; waitedP50 and
 	// waitedP99: seconds from their first park to the ladder's rung (the
 	// person, or their end).
@@ -219,8 +226,8 @@ func (s outageSummary) long() string {
 	if s.waited > 0 {
 		waited = fmt.Sprintf("%.1fs | %.1fs", s.waitedP50, s.waitedP99)
 	}
-	return fmt.Sprintf("%d | %d | %d | %d | %d | %d | %d | %d | %s | %.0f | %.0f | %.0fs",
-		s.completed, s.handed, s.stopped, s.lost, s.down, s.early, s.bound, s.parked, waited, s.bytesParked, s.bytesParkedP99, s.wall.Seconds())
+	return fmt.Sprintf("%d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %.0f | %.0f | %.0fs",
+		s.completed, s.handed, s.stopped, s.saysWaited, s.lost, s.down, s.early, s.bound, s.parked, waited, s.bytesParked, s.bytesParkedP99, s.wall.Seconds())
 }
 
 // summarizeOutage judges a cell's runs as summarizeSilent does and reads
@@ -260,7 +267,15 @@ func summarizeOutage(b *testing.B, svc *bookings, c silentCell, r cellRuns) outa
 		case e.err == nil:
 			s.stopped++
 		default:
-			s.lost++
+			report, ok := stopReport(e.err)
+			if !ok {
+				s.lost++
+				break
+			}
+			s.stopped++
+			if text, _ := json.Marshal(report); strings.Contains(string(text)+e.err.Error(), outageWaitedNote) {
+				s.saysWaited++
+			}
 		}
 		if e.firstRunID == "" {
 			continue // never started
