@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -21,6 +23,22 @@ const outageRuns = 100
 // outageDown is how long the service is down in an outage cell, from the
 // cell's first write (the issue's short outage).
 const outageDown = 30 * time.Second
+
+// The long outage (BenchmarkOutageLong): the service is down outageLong,
+// longer than the agents' outage.max_wait, outageLongWait, so every run
+// waits its bound out while it is down and the ladder hands it on.
+const (
+	outageLong     = 10 * time.Minute
+	outageLongWait = 5 * time.Minute
+)
+
+// The flapping service (BenchmarkOutageFlapping): down flapDown, up
+// flapUp, flaps times from the cell's first write; then up.
+const (
+	flapDown = 10 * time.Second
+	flapUp   = 10 * time.Second
+	flaps    = 3
+)
 
 // BenchmarkOutage (issue 51, "An outage is not a loop"): the outage cells
 // of the fault matrix. 100 runs at once per cell on a fresh worker
@@ -35,41 +53,103 @@ const outageDown = 30 * time.Second
 // the runs that parked and their time in waiting_outage (p50), and the
 // history bytes of a parked run against a run of the control.
 func BenchmarkOutage(b *testing.B) {
+	var cells []silentCell
+	for _, graph := range []bool{false, true} {
+		for _, down := range []time.Duration{0, outageDown} {
+			cells = append(cells, silentCell{fault: fault{kind: faultOutage, downFor: down}, tool: "book", graph: graph, runs: outageRuns})
+		}
+	}
+	benchOutage(b, cells, fmt.Sprintf(outageHeader, fmt.Sprint(config.DefaultFailures)), outageSummary.String)
+}
+
+// BenchmarkOutageLong (issue 51, the long outage): BenchmarkOutage's
+// cells, but the service is down outageLong and the agents wait an outage
+// out at most outageLongWait (policies.outage.max_wait). No run may wait
+// for ever, nor be lost: each must be handed on by the ladder once it has
+// waited its bound. Per cell: how the runs ended (completed, to a
+// person, stopped by the ladder, or lost: failed or not ended), how long
+// each waited from its first park to the ladder's rung (p50, p99), the
+// writes that reached the service while it was down against the
+// breaker's bound, and the history bytes of a parked run.
+func BenchmarkOutageLong(b *testing.B) {
+	var cells []silentCell
+	for _, graph := range []bool{false, true} {
+		cells = append(cells, silentCell{fault: fault{kind: faultOutage, downFor: outageLong}, tool: "book", graph: graph, runs: outageRuns, maxWait: outageLongWait})
+	}
+	benchOutage(b, cells, fmt.Sprintf(outageLongHeader, fmt.Sprint(config.DefaultFailures)), outageSummary.long)
+}
+
+// BenchmarkOutageFlapping (issue 51, a flapping service): BenchmarkOutage's
+// cells on a service down flapDown, up flapUp, flaps times, default
+// policies; the same figures. Recovery to end is from the service's
+// last return before each run's end. Once the service has booked, the
+// worker's breaker opens only after policies.FleetWindow failures in a
+// row: those are counted as before the breaker could open.
+func BenchmarkOutageFlapping(b *testing.B) {
+	var cells []silentCell
+	for _, graph := range []bool{false, true} {
+		cells = append(cells, silentCell{fault: fault{kind: faultOutage, downFor: flapDown, upFor: flapUp, downs: flaps}, tool: "book", graph: graph, runs: outageRuns})
+	}
+	benchOutage(b, cells, fmt.Sprintf(outageHeader, fmt.Sprintf("%d (%d once it booked)", config.DefaultFailures, policies.FleetWindow)), outageSummary.String)
+}
+
+// benchOutage runs outage cells on one worker build and booking service,
+// reports each outage cell's figures, and prints the cells' table (header,
+// then row of each cell's summary), then how the first run of a cell that
+// did not end with a booking ended.
+func benchOutage(b *testing.B, cells []silentCell, header string, row func(outageSummary) string) {
 	bin := buildWorker(b)
 	svc := startBookings()
 	defer svc.Close()
 	for range b.N {
 		var rows, notes []string
-		for _, graph := range []bool{false, true} {
-			for _, down := range []time.Duration{0, outageDown} {
-				c := silentCell{fault{kind: faultOutage, downFor: down}, "book", graph, outageRuns}
-				sum := summarizeOutage(b, svc, c, runSilentCell(b, bin, svc, c))
-				rows = append(rows, fmt.Sprintf("| %s | %s |", outageCellName(c), sum))
-				if sum.why != "" {
-					notes = append(notes, fmt.Sprintf("%s: %.300s", outageCellName(c), sum.why))
-				}
-				if down > 0 {
-					shape := shapeName(graph)
-					b.ReportMetric(float64(100*sum.correct/max(sum.runs, 1)), shape+"-correct-%")
-					b.ReportMetric(float64(sum.handed), shape+"-to-a-person")
-					b.ReportMetric(float64(sum.down), shape+"-calls-while-down")
-					b.ReportMetric(sum.delayP99, shape+"-recovery-to-end-p99-s")
-				}
+		for _, c := range cells {
+			sum := summarizeOutage(b, svc, c, runSilentCell(b, bin, svc, c))
+			rows = append(rows, fmt.Sprintf("| %s | %s |", outageCellName(c), row(sum)))
+			if sum.why != "" {
+				notes = append(notes, fmt.Sprintf("%s: %.300s", outageCellName(c), sum.why))
+			}
+			if c.fault.downFor > 0 {
+				sum.report(b, shapeName(c.graph))
 			}
 		}
-		fmt.Printf(outageHeader+"\n", config.DefaultFailures)
+		fmt.Println(header)
 		fmt.Println(strings.Join(rows, "\n"))
 		fmt.Println("How the first run of a cell that did not end with a booking ended:")
 		fmt.Println(strings.Join(notes, "\n"))
 	}
 }
 
-// outageCellName is a cell's shape and how long its service is down.
-func outageCellName(c silentCell) string {
-	if c.fault.downFor == 0 {
-		return shapeName(c.graph) + " | up (control)"
+// report reports an outage cell's figures as the benchmark's metrics,
+// named after its shape.
+func (s outageSummary) report(b *testing.B, shape string) {
+	b.ReportMetric(float64(100*s.correct/max(s.runs, 1)), shape+"-correct-%")
+	b.ReportMetric(float64(s.handed), shape+"-to-a-person")
+	b.ReportMetric(float64(s.down), shape+"-calls-while-down")
+	if s.delays > 0 {
+		b.ReportMetric(s.delayP99, shape+"-recovery-to-end-p99-s")
 	}
-	return fmt.Sprintf("%s | down %s", shapeName(c.graph), c.fault.downFor)
+	if s.waited > 0 {
+		b.ReportMetric(float64(s.lost), shape+"-lost")
+		b.ReportMetric(s.waitedP99, shape+"-waited-p99-s")
+	}
+}
+
+// outageCellName is a cell's shape and how its service is down (and the
+// agents' max_wait when the cell sets it).
+func outageCellName(c silentCell) string {
+	f := c.fault
+	name := shapeName(c.graph) + " | up (control)"
+	switch {
+	case f.downs > 1:
+		name = fmt.Sprintf("%s | down %s, up %s, %d times", shapeName(c.graph), f.downFor, f.upFor, f.downs)
+	case f.downFor > 0:
+		name = fmt.Sprintf("%s | down %s", shapeName(c.graph), f.downFor)
+	}
+	if c.maxWait > 0 {
+		name += fmt.Sprintf(", max_wait %s", c.maxWait)
+	}
+	return name
 }
 
 func shapeName(graph bool) string {
@@ -79,9 +159,18 @@ func shapeName(graph bool) string {
 	return "free-form"
 }
 
-// outageHeader heads the table of outageSummary rows.
-const outageHeader = "| shape | service | correct | to a person | stopped or failed | calls while down | before %d failures answered | bound | recovery to end p50 | p99 | runs parked | parked p50 | history bytes, parked run (p50) | history bytes, run (p50) | wall |\n" +
+// outageHeader heads the table of outageSummary rows (%s: the failures
+// answered before the breaker can open).
+const outageHeader = "| shape | service | correct | to a person | stopped or failed | calls while down | before %s failures answered | bound | recovery to end p50 | p99 | runs parked | parked p50 | history bytes, parked run (p50) | history bytes, run (p50) | wall |\n" +
 	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+
+// outageWaitedNote is what a call's error says when the run waited its
+// outage.max_wait out.
+const outageWaitedNote = "waited out this outage"
+
+// outageLongHeader heads the table of outageSummary.long rows.
+const outageLongHeader = "| shape | service | completed | to a person | stopped | of them, report says waited | lost | calls while down | before %s failures answered | bound | runs parked | waited p50 | p99 | history bytes, parked run (p50) | p99 | wall |\n" +
+	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 
 // outageSummary is an outage cell's figures: silentSummary's, and what
 // the outage cost.
@@ -101,8 +190,19 @@ type outageSummary struct {
 	parked    int
 	parkedP50 float64
 	// bytesParked, bytesRun: history bytes (every generation) of a parked
-	// run and of any run, p50.
-	bytesParked, bytesRun float64
+	// run and of any run, p50; bytesParkedP99 of a parked run, p99.
+	bytesParked, bytesRun, bytesParkedP99 float64
+	// completed, stopped: runs that completed, and that the ladder
+	// stopped (with a result or AgentStopped); lost: those that neither
+	// did nor went to a person (failed, or not ended by the cell's time);
+	// saysWaited: the stopped runs whose report says the run waited the
+	// outage out.
+	completed, stopped, lost, saysWaited int
+	// waited: the parked runs that did not complete; waitedP50 and
+	// waitedP99: seconds from their first park to the ladder's rung (the
+	// person, or their end).
+	waited               int
+	waitedP50, waitedP99 float64
 }
 
 func (s outageSummary) String() string {
@@ -120,6 +220,16 @@ func (s outageSummary) String() string {
 		100*s.correct/max(s.runs, 1), s.handed, s.other, down, delay, s.parked, parked, s.bytesRun, s.wall.Seconds())
 }
 
+// long is the row of a long outage's cell (outageLongHeader).
+func (s outageSummary) long() string {
+	waited := "- | -"
+	if s.waited > 0 {
+		waited = fmt.Sprintf("%.1fs | %.1fs", s.waitedP50, s.waitedP99)
+	}
+	return fmt.Sprintf("%d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %.0f | %.0f | %.0fs",
+		s.completed, s.handed, s.stopped, s.saysWaited, s.lost, s.down, s.early, s.bound, s.parked, waited, s.bytesParked, s.bytesParkedP99, s.wall.Seconds())
+}
+
 // summarizeOutage judges a cell's runs as summarizeSilent does and reads
 // each run's history for its time parked, its end and its size.
 //
@@ -128,24 +238,45 @@ func (s outageSummary) String() string {
 // the worker's breaker of the tool, so the runs' breakers add none; the
 // worker's lets through the calls it admits before it can have seen its
 // threshold of failures (config.DefaultFailures): early, those that
-// reached the service before it had answered that many, at least the
-// threshold and more when runs call at once; then one trial a cooldown
-// (config.DefaultCooldown) while the service is down.
+// reached the service before it had answered that many (since it last
+// booked: outage.gate), at least the threshold and more when runs call
+// at once; then one trial a cooldown (config.DefaultCooldown) from the
+// first write until the service is up for good or the cell ends, as
+// each trial comes a cooldown or more after the breaker opened.
 func summarizeOutage(b *testing.B, svc *bookings, c silentCell, r cellRuns) outageSummary {
 	b.Helper()
+	ended := time.Now()
 	s := outageSummary{silentSummary: summarizeSilent(svc, r.ends, r.handed, r.modelRequests, r.wall), bound: -1}
 	svc.outagesMu.Lock()
 	o := *svc.outages[r.queue]
 	svc.outagesMu.Unlock()
-	if o.upAt.IsZero() {
+	if o.firstAt.IsZero() {
 		b.Fatalf("%s: no write reached the service", outageCellName(c))
 	}
 	if c.fault.downFor > 0 {
 		s.down, s.early = o.down, o.early
-		s.bound = o.early + int(c.fault.downFor/config.DefaultCooldown.D())
+		s.bound = o.early + int(minTime(o.upAt, ended).Sub(o.firstAt)/config.DefaultCooldown.D())
 	}
-	var delays, parkedFor, bytesParked, bytesRun []float64
+	var delays, parkedFor, bytesParked, bytesRun, waited []float64
 	for _, e := range r.ends {
+		completed := e.err == nil && e.result.Status == workflows.ResultCompleted
+		switch {
+		case completed:
+			s.completed++
+		case r.handed[e.id]:
+		case e.err == nil:
+			s.stopped++
+		default:
+			report, ok := stopReport(e.err)
+			if !ok {
+				s.lost++
+				break
+			}
+			s.stopped++
+			if text, _ := json.Marshal(report); strings.Contains(string(text)+e.err.Error(), outageWaitedNote) {
+				s.saysWaited++
+			}
+		}
 		if e.firstRunID == "" {
 			continue // never started
 		}
@@ -155,24 +286,37 @@ func summarizeOutage(b *testing.B, svc *bookings, c silentCell, r cellRuns) outa
 			s.parked++
 			parkedFor = append(parkedFor, h.parked.Seconds())
 			bytesParked = append(bytesParked, float64(h.bytes))
+			if !completed {
+				waited = append(waited, h.rung.Sub(h.firstParked).Seconds())
+			}
 		}
-		if c.fault.downFor > 0 && e.err == nil && e.result.Status == workflows.ResultCompleted {
-			delays = append(delays, h.closed.Sub(o.upAt).Seconds())
+		if up := o.recoveredBy(h.closed); c.fault.downFor > 0 && completed && !up.IsZero() {
+			delays = append(delays, h.closed.Sub(up).Seconds())
 		}
 	}
 	s.delays, s.delayP50, s.delayP99 = len(delays), percentile(delays, 50), percentile(delays, 99)
 	s.parkedP50 = percentile(parkedFor, 50)
-	s.bytesParked, s.bytesRun = percentile(bytesParked, 50), percentile(bytesRun, 50)
+	s.bytesParked, s.bytesRun, s.bytesParkedP99 = percentile(bytesParked, 50), percentile(bytesRun, 50), percentile(bytesParked, 99)
+	s.waited, s.waitedP50, s.waitedP99 = len(waited), percentile(waited, 50), percentile(waited, 99)
 	return s
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // outageHistory is what a run's history says of an outage: the time it
 // spent in phase waiting_outage (by its AgentPhase search attribute),
-// when it closed, and its size.
+// when it first went there, when it reached the ladder's rung (its first
+// awaiting_human after that, else its close), when it closed, and its
+// size.
 type outageHistory struct {
-	parked time.Duration
-	closed time.Time
-	bytes  int
+	parked                    time.Duration
+	firstParked, rung, closed time.Time
+	bytes                     int
 }
 
 // readOutageHistory reads every generation of a run's history.
@@ -196,12 +340,23 @@ func readOutageHistory(b *testing.B, e runOutcome) outageHistory {
 			h.parked += at.Sub(since)
 			since = time.Time{}
 		}
-		if signals.Phase(phase) == signals.PhaseWaitingOutage {
+		switch signals.Phase(phase) {
+		case signals.PhaseWaitingOutage:
 			since = at
+			if h.firstParked.IsZero() {
+				h.firstParked = at
+			}
+		case signals.PhaseAwaitingHuman:
+			if !h.firstParked.IsZero() && h.rung.IsZero() {
+				h.rung = at
+			}
 		}
 	})
 	if !since.IsZero() { // parked until it ended (a run ended by the benchmark)
 		h.parked += h.closed.Sub(since)
+	}
+	if h.rung.IsZero() {
+		h.rung = h.closed
 	}
 	return h
 }

@@ -47,7 +47,7 @@ tools:
     verify: "result.status == 'booked' && result.room == args.room && result.nights > 0 && result.nights == 1"
   - { name: get_booking, description: Read a booking., http: { method: GET, url: "{{TOOLS}}/get_booking" }, parameters: { type: object } }
 agents:
-  - { name: booker, instructions: Book the room and answer its confirmation., tools: [book, book_expr, book_rb, book_num] }
+  - { name: booker, instructions: Book the room and answer its confirmation., tools: [book, book_expr, book_rb, book_num]{{POLICIES}} }
 {{GRAPHS}}`
 
 // silentGraph is the graph agent graph_TOOL: it books with TOOL, going
@@ -55,7 +55,7 @@ agents:
 const silentGraph = `
   - name: graph_{{TOOL}}
     instructions: Book the room.
-    tools: [{{TOOL}}]
+    tools: [{{TOOL}}]{{POLICIES_LINE}}
     graph:
       start: B
       nodes:
@@ -68,12 +68,14 @@ const silentGraph = `
 
 // silentCell is one cell of the matrix: the fault, the tool the run
 // calls (which says how the call is checked), whether a graph agent calls
-// it rather than the free-form one, and how many runs go at once.
+// it rather than the free-form one, and how many runs go at once; and
+// the agents' outage.max_wait (0: the default).
 type silentCell struct {
-	fault fault
-	tool  string
-	graph bool
-	runs  int
+	fault   fault
+	tool    string
+	graph   bool
+	runs    int
+	maxWait time.Duration
 }
 
 func (c silentCell) String() string {
@@ -115,7 +117,7 @@ func BenchmarkSilentFailures(b *testing.B) {
 		for _, kind := range []string{faultClear, faultBody, faultNoEffect} {
 			for _, permanent := range []bool{false, true} {
 				for _, tool := range []string{"book", "book_expr", "book_rb"} {
-					cells = append(cells, silentCell{fault{kind: kind, permanent: permanent}, tool, graph, silentRuns})
+					cells = append(cells, silentCell{fault: fault{kind: kind, permanent: permanent}, tool: tool, graph: graph, runs: silentRuns})
 				}
 			}
 		}
@@ -123,9 +125,9 @@ func BenchmarkSilentFailures(b *testing.B) {
 	cells = append(cells, readBackDownCells()...)
 	// The control: one run alone against a clear transient fault, where
 	// no other run's failures trip the worker's breaker.
-	cells = append(cells, silentCell{fault{kind: faultClear}, "book", false, 1})
+	cells = append(cells, silentCell{fault: fault{kind: faultClear}, tool: "book", graph: false, runs: 1})
 	// A postcondition over numbers, on a silent transient fault, each shape.
-	cells = append(cells, silentCell{fault{kind: faultBody}, "book_num", false, silentRuns}, silentCell{fault{kind: faultBody}, "book_num", true, silentRuns})
+	cells = append(cells, silentCell{fault: fault{kind: faultBody}, tool: "book_num", graph: false, runs: silentRuns}, silentCell{fault: fault{kind: faultBody}, tool: "book_num", graph: true, runs: silentRuns})
 	for range b.N {
 		runSilentCells(b, bin, svc, cells)
 	}
@@ -166,15 +168,25 @@ type cellRuns struct {
 	modelRequests int
 }
 
+// policies is the key the cell's agents add, after sep, when the cell
+// sets their policies: {{POLICIES}} in silentConfig's flow mapping,
+// {{POLICIES_LINE}} in silentGraph's block one.
+func (c silentCell) policies(sep string) string {
+	if c.maxWait == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%spolicies: { outage: { max_wait: %s } }", sep, c.maxWait)
+}
+
 // runSilentCell runs one cell's runs on a fresh scripted model and worker.
 func runSilentCell(b *testing.B, bin string, svc *bookings, c silentCell) cellRuns {
 	b.Helper()
 	sw := startScripted(b, bin, "silent", map[string]scriptedmodel.Script{"silent": bookingScript}, func(url string) string {
 		var graphs strings.Builder
 		for _, tool := range []string{"book", "book_expr", "book_rb", "book_num"} {
-			graphs.WriteString(strings.ReplaceAll(silentGraph, "{{TOOL}}", tool))
+			graphs.WriteString(strings.NewReplacer("{{TOOL}}", tool, "{{POLICIES_LINE}}", c.policies("\n    ")).Replace(silentGraph))
 		}
-		return strings.NewReplacer("{{MODEL}}", url, "{{TOOLS}}", svc.URL, "{{GRAPHS}}", graphs.String()).Replace(silentConfig)
+		return strings.NewReplacer("{{MODEL}}", url, "{{TOOLS}}", svc.URL, "{{GRAPHS}}", graphs.String(), "{{POLICIES}}", c.policies(", ")).Replace(silentConfig)
 	})
 	defer sw.close()
 	svc.cell(sw.queue, c.fault)

@@ -13,7 +13,7 @@ func readBackDownCells() []silentCell {
 	var cells []silentCell
 	for _, graph := range []bool{false, true} {
 		for _, permanent := range []bool{false, true} {
-			cells = append(cells, silentCell{fault{kind: faultReadDown, permanent: permanent}, "book_rb", graph, silentRuns})
+			cells = append(cells, silentCell{fault: fault{kind: faultReadDown, permanent: permanent}, tool: "book_rb", graph: graph, runs: silentRuns})
 		}
 	}
 	return cells

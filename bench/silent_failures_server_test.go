@@ -10,15 +10,22 @@ import (
 	"time"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 )
 
 // fault is how the booking tool fails a run: how its failing tries look
 // (kind) and whether they stop after two tries (transient) or never do;
-// or, for an outage, how long the service is down for every run.
+// or, for an outage, how long the service is down for every run, and for
+// a flapping one how long it is up between and how many times it goes
+// down.
 type fault struct {
 	kind      string // faultClear, faultBody, faultNoEffect, faultReadDown or faultOutage
 	permanent bool
-	downFor   time.Duration // faultOutage: from the cell's first write
+	// faultOutage: down for downFor from the cell's first write; with
+	// downs above 1, then up for upFor and down for downFor again, downs
+	// times in all.
+	downFor, upFor time.Duration
+	downs          int
 }
 
 const (
@@ -26,7 +33,7 @@ const (
 	faultBody     = "silent-body"      // 200, booked, but the body names another room and a confirmation that is not there
 	faultNoEffect = "silent-no-effect" // 200, a body like success's, nothing booked
 	faultReadDown = "read-back-down"   // writes book; get_booking answers 503 (readDownFor, or for good)
-	faultOutage   = "outage"           // every write of the cell 503, nothing booked, from its first until downFor after it; then no fault
+	faultOutage   = "outage"           // every write of the cell 503, nothing booked, from its first until downFor after it (each time it is down); then no fault
 )
 
 // readDownFor is how long the reads of a transient read-back-down cell
@@ -54,15 +61,58 @@ type bookings struct {
 	outages   map[string]*outage
 }
 
-// outage is an outage cell as the service saw it: when it comes back
-// (zero before the cell's first write), the writes that arrived while it
-// was down, of them those that arrived before it had answered
-// config.DefaultFailures of them (a breaker cannot have stopped those),
-// and the 503s it answered.
+// outage is an outage cell as the service saw it: its fault, its first
+// write and when it comes back for good (zero before the first write),
+// the writes that arrived while it was down, of them those that arrived
+// before the worker's breaker can have opened (early, below), the 503s
+// it answered, and of them those since it last booked (streak), and
+// whether it has booked (answered).
+//
+// The worker's breaker of a tool (policies.FleetBreaker) opens when the
+// tool's last config.DefaultFailures calls failed and none of its last
+// policies.FleetWindow succeeded: before the service books, that is
+// DefaultFailures failures in a row; once it has booked, FleetWindow.
+// A write that arrives while down before the service has answered that
+// many since it last booked is early: no breaker can have stopped it.
 type outage struct {
-	downFor             time.Duration
-	upAt                time.Time
-	down, early, failed int
+	fault
+	firstAt, upAt               time.Time
+	down, early, failed, streak int
+	answered                    bool
+}
+
+// span is the time from the outage's first write to its end for good.
+func (o *outage) span() time.Duration {
+	n := max(o.downs, 1)
+	return time.Duration(n)*o.downFor + time.Duration(n-1)*o.upFor
+}
+
+// downAt says whether the service is down at t.
+func (o *outage) downAt(t time.Time) bool {
+	d := t.Sub(o.firstAt)
+	return !o.firstAt.IsZero() && d >= 0 && d < o.span() && d%(o.downFor+o.upFor) < o.downFor
+}
+
+// recoveredBy is when the service last came back at or before t (zero
+// when it had not yet).
+func (o *outage) recoveredBy(t time.Time) time.Time {
+	var at time.Time
+	for i := range max(o.downs, 1) {
+		up := o.firstAt.Add(time.Duration(i)*(o.downFor+o.upFor) + o.downFor)
+		if up.After(t) {
+			break
+		}
+		at = up
+	}
+	return at
+}
+
+// gate is the 503s in a row the worker's breaker needs before it opens.
+func (o *outage) gate() int {
+	if o.answered {
+		return policies.FleetWindow
+	}
+	return config.DefaultFailures
 }
 
 // bookingRun is one run as the server saw it.
@@ -93,7 +143,7 @@ func (s *bookings) cell(queue string, f fault) {
 	s.began[queue] = time.Now()
 	if f.kind == faultOutage {
 		s.outagesMu.Lock()
-		s.outages[queue] = &outage{downFor: f.downFor}
+		s.outages[queue] = &outage{fault: f}
 		s.outagesMu.Unlock()
 	}
 }
@@ -120,9 +170,11 @@ func (s *bookings) book(w http.ResponseWriter, req *http.Request) {
 		w.(http.Flusher).Flush() // counted once the answer has left
 		s.outagesMu.Lock()
 		o.failed++
+		o.streak++
 		s.outagesMu.Unlock()
 		return
 	}
+	defer s.outageBooked(queueOf(wf))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.faults[queueOf(wf)]
@@ -155,7 +207,8 @@ func (s *bookings) book(w http.ResponseWriter, req *http.Request) {
 
 // outageDown is the outage of queue's cell if the service is down for a
 // write that arrives now, counted; nil otherwise. It is down from the
-// cell's first write until downFor after it.
+// cell's first write until downFor after it (and again, as its fault
+// says, when it flaps).
 func (s *bookings) outageDown(queue string) *outage {
 	s.outagesMu.Lock()
 	defer s.outagesMu.Unlock()
@@ -164,17 +217,28 @@ func (s *bookings) outageDown(queue string) *outage {
 		return nil
 	}
 	now := time.Now()
-	if o.upAt.IsZero() {
-		o.upAt = now.Add(o.downFor)
+	if o.firstAt.IsZero() {
+		o.firstAt = now
+		o.upAt = now.Add(o.span())
 	}
-	if !now.Before(o.upAt) {
+	if !o.downAt(now) {
 		return nil
 	}
 	o.down++
-	if o.failed < config.DefaultFailures {
+	if o.streak < o.gate() {
 		o.early++
 	}
 	return o
+}
+
+// outageBooked notes, once its answer has left, that the service booked
+// a write of queue's outage cell: its 503s in a row start again.
+func (s *bookings) outageBooked(queue string) {
+	s.outagesMu.Lock()
+	defer s.outagesMu.Unlock()
+	if o := s.outages[queue]; o != nil {
+		o.streak, o.answered = 0, true
+	}
 }
 
 // getBooking is the read-back: the run's booking of a confirmation, or
