@@ -37,7 +37,8 @@ const (
 	// (workflows/person).
 	MetricApprovals = person.MetricApprovals
 	// MetricOutageWaits counts calls that began to wait out an outage of
-	// their tool (phase waiting_outage); tag tool.
+	// their tool (phase waiting_outage), once a call however often it
+	// probes; tag tool.
 	MetricOutageWaits = "unstuck_outage_waits"
 	// MetricEdits counts edits and forks recorded in the trace.
 	MetricEdits = "unstuck_edits"

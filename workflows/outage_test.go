@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
@@ -48,6 +49,11 @@ func (d *downFor) tool(req activities.ToolRequest) (json.RawMessage, error) {
 // policies, in a graph (graph) or free-form; it answers the harness, the
 // result, b's calls while down, and the statuses seen each minute.
 func outageRun(t *testing.T, graph bool, down time.Duration, set func(*config.Resolved)) (*harness, *downFor, []signals.Status, *AgentResult, error) {
+	return outageRunOn(&testsuite.WorkflowTestSuite{}, t, graph, down, set)
+}
+
+// outageRunOn is outageRun in test suite s (a metered one, say).
+func outageRunOn(s *testsuite.WorkflowTestSuite, t *testing.T, graph bool, down time.Duration, set func(*config.Resolved)) (*harness, *downFor, []signals.Status, *AgentResult, error) {
 	spec := echoSpec()
 	if graph {
 		spec.Agent.Graph = oneNodeGraph("b", map[string]any{"q": 1})
@@ -56,7 +62,7 @@ func outageRun(t *testing.T, graph bool, down time.Duration, set func(*config.Re
 		set(spec)
 	}
 	d := &downFor{worker: policies.NewBreaker(config.DefaultFailures, config.DefaultCooldown.D())}
-	h := newHarness(t, spec, nil, func(req activities.ToolRequest) (json.RawMessage, error) { return d.tool(req) })
+	h := newHarnessOn(s, t, spec, nil, func(req activities.ToolRequest) (json.RawMessage, error) { return d.tool(req) })
 	h.model = askUntilAnswered
 	d.h, d.up = h, h.env.Now().Add(down)
 	var seen []signals.Status
@@ -172,4 +178,12 @@ func TestAFallbackServesACallWhoseToolGoesDown(t *testing.T) {
 		}
 		require.True(t, served, "graph %v: c served b's call", graph)
 	}
+}
+
+// Each call that begins to wait out an outage is counted, by tool.
+func TestAnOutageWaitIsCounted(t *testing.T) {
+	suite, reader := meteredSuite()
+	_, _, _, _, err := outageRunOn(suite, t, false, 3*time.Minute, nil)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, counted(t, reader, MetricOutageWaits, "tool", "b"), "one call waited the outage out")
 }

@@ -62,8 +62,9 @@ type stepCall struct {
 	fallback string
 	// routed is the tool the call was routed from (the one it names, or
 	// a person's replacement): a call that waited out an outage is routed
-	// from it again (stage_outage.go).
+	// from it again (stage_outage.go); waited: it did, at least once.
 	routed config.Tool
+	waited bool
 	// What happened: the arguments it ran with, and how it ended.
 	resolved json.RawMessage
 	errText  string

@@ -124,7 +124,10 @@ func (p *pipeline) parkShown(ctx workflow.Context, c *stepCall, s signals.Outage
 	if n := r.run.node(c.nodeID); n != nil {
 		n.Note = fmt.Sprintf("waiting out an outage of %s since %s; next probe at %s", s.Of, s.Since.Format(time.RFC3339), s.NextProbe.Format(time.RFC3339))
 	}
-	r.count(ctx, MetricOutageWaits, 1, "tool", s.Of)
+	if !c.waited {
+		c.waited = true
+		r.count(ctx, MetricOutageWaits, 1, "tool", s.Of)
+	}
 	if r.parked.Park(c.nodeID, s) && r.run.Phase == signals.PhaseRunning {
 		_ = r.setPhase(ctx, signals.PhaseWaitingOutage)
 	}
