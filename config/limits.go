@@ -1,6 +1,9 @@
 package config
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Limits and defaults a run lives by, defined once: the workflow, the
 // activities and the docs refer to these names. Temporal refuses any
@@ -61,3 +64,9 @@ const (
 	MinTimeWindow       = Duration(time.Second)
 	MaxTimeWindow       = Duration(24 * time.Hour)
 )
+
+// OverPayload says a value of size bytes is over MaxPayloadBytes, in the
+// words every refusal of one uses: what it is, and both sizes.
+func OverPayload(what string, size int) string {
+	return fmt.Sprintf("%s %d KiB, over the %d KiB Temporal may carry in one payload", what, size>>10, MaxPayloadBytes>>10)
+}

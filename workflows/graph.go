@@ -354,7 +354,7 @@ func (g *graphShape) visitEnd(ctx workflow.Context, at string, n config.GraphNod
 	}
 	output := mustJSON(out)
 	if len(output) > config.MaxPayloadBytes {
-		return visitResult{stopErr: r.stop(ctx, fmt.Sprintf("end node %s: %s", at, overPayload("the output is", len(output))))}
+		return visitResult{stopErr: r.stop(ctx, fmt.Sprintf("end node %s: %s", at, config.OverPayload("the output is", len(output))))}
 	}
 	return visitResult{done: true, output: output}
 }

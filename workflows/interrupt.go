@@ -2,8 +2,6 @@ package workflows
 
 import (
 	"errors"
-
-	"github.com/unstuck-dev/unstuck/signals"
 )
 
 // An accepted edit interrupts the run at its next wait: the model request
@@ -22,9 +20,3 @@ const interruptedText = "not run: a person edited the run before it ran"
 // is in the trace and, when no agent takes the run, in the conversation of
 // the agent that goes on, which must not be told of an edit nobody made.
 const handedOverText = "not run: a person handed the run over before it ran"
-
-// notRun says a call failed only because an edit interrupted its step
-// before it ran: for the edit it has not finished, so it runs again.
-func notRun(n *Node) bool {
-	return n.Kind == signals.KindCall && n.Status == signals.StatusFailed && n.NotRun.Again()
-}

@@ -2,8 +2,6 @@ package workflows
 
 import (
 	"fmt"
-
-	"github.com/unstuck-dev/unstuck/config"
 )
 
 // The guards that keep a run inside Temporal's limits fail (or queue) the
@@ -13,8 +11,4 @@ import (
 
 func overCallsPerReply(n, limit int) string {
 	return fmt.Sprintf("not run: the reply made %d calls, over the limit of %d calls per reply (policies.limits.calls_per_reply); make at most %d calls at once", n, limit, limit)
-}
-
-func overPayload(what string, size int) string {
-	return fmt.Sprintf("%s %d KiB, over the %d KiB Temporal may carry in one payload", what, size>>10, config.MaxPayloadBytes>>10)
 }

@@ -35,6 +35,6 @@ func TestALoadedRunKnowsWhichNodesDidNotRun(t *testing.T) {
 	for i, n := range r.run.Nodes {
 		require.Equal(t, nodes[i].NotRun, n.NotRun, n.ID)
 	}
-	require.True(t, notRun(&r.run.Nodes[0]) && notRun(&r.run.Nodes[1]) && notRun(&r.run.Nodes[2]))
-	require.False(t, notRun(&r.run.Nodes[3]) || notRun(&r.run.Nodes[4]), "a request cut short and a call that failed are not run again")
+	require.True(t, r.run.Nodes[0].StoppedBeforeRun() && r.run.Nodes[1].StoppedBeforeRun() && r.run.Nodes[2].StoppedBeforeRun())
+	require.False(t, r.run.Nodes[3].StoppedBeforeRun() || r.run.Nodes[4].StoppedBeforeRun(), "a request cut short and a call that failed are not run again")
 }

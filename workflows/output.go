@@ -26,7 +26,7 @@ func (o outputs) checkOutput(ctx workflow.Context, out json.RawMessage) (json.Ra
 	if len(out) > config.MaxPayloadBytes {
 		// The result would be refused by Temporal, failing the run's
 		// last workflow task for good.
-		return nil, overPayload("the output is", len(out)) + ": return a summary, and keep large data in a tool's store"
+		return nil, config.OverPayload("the output is", len(out)) + ": return a summary, and keep large data in a tool's store"
 	}
 	doc, err := decodeJSON(out)
 	if err != nil {

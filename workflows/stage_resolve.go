@@ -23,7 +23,7 @@ func (p *pipeline) resolve(ctx workflow.Context, c *stepCall) {
 	if len(args) > config.MaxPayloadBytes {
 		// References copy whole values; two large ones make an activity
 		// input Temporal refuses.
-		p.fail(ctx, c, overPayload("the resolved arguments are", len(args))+
+		p.fail(ctx, c, config.OverPayload("the resolved arguments are", len(args))+
 			": references copy whole values, so pass a part ("+refs.Prefix+"state.x.id) instead", policies.Structural)
 		return
 	}

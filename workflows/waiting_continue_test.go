@@ -177,7 +177,7 @@ func releaseHeldOf(ctx workflow.Context, spec *config.Resolved) (*Run, error) {
 	if r.person().Waiting() || r.life.Switching() {
 		return nil, fmt.Errorf("still waiting for %v (switching %v)", r.person().WaitingApprovals(), r.life.Switching())
 	}
-	if !notRun(&r.run.Nodes[0]) || !notRun(&r.run.Nodes[1]) {
+	if !r.run.Nodes[0].StoppedBeforeRun() || !r.run.Nodes[1].StoppedBeforeRun() {
 		return nil, fmt.Errorf("the edit sees %s (%q) or %s (%q) as finished", r.run.Nodes[0].ID, r.run.Nodes[0].NotRun, r.run.Nodes[1].ID, r.run.Nodes[1].NotRun)
 	}
 	return r.run, nil
@@ -195,7 +195,7 @@ func TestAnEditDuringTheSwitchSettlesTheHeldCalls(t *testing.T) {
 	require.Equal(t, signals.StatusFailed, run.Nodes[1].Status)
 	require.Equal(t, neverRanText, run.Nodes[1].Error)
 	loadNotRun(&run) // the reason is not carried: a run loaded reads it from the trace
-	require.True(t, notRun(&run.Nodes[0]) && notRun(&run.Nodes[1]), "the edit sees both as not finished, loaded again too")
+	require.True(t, run.Nodes[0].StoppedBeforeRun() && run.Nodes[1].StoppedBeforeRun(), "the edit sees both as not finished, loaded again too")
 }
 
 // A decision the old generation accepted during the switch is carried:

@@ -22,7 +22,7 @@ func (e *Edits) lineage() []policies.LineageNode {
 		n := &nodes[i]
 		ln := policies.LineageNode{
 			ID: n.ID, Kind: string(n.Kind),
-			Settled: n.Status == signals.StatusCompleted || (n.Status == signals.StatusFailed && !notRun(n)),
+			Settled: n.Status == signals.StatusCompleted || (n.Status == signals.StatusFailed && !n.StoppedBeforeRun()),
 			Invalid: n.Status == signals.StatusInvalidated,
 			Audit:   n.Kind == signals.KindEdit || (n.Kind == signals.KindHuman && n.Status == signals.StatusSkipped),
 		}
@@ -40,12 +40,6 @@ func (e *Edits) lineage() []policies.LineageNode {
 		out[i] = ln
 	}
 	return out
-}
-
-// notRun says a call failed only because the run's life stopped it before
-// it ran (an edit, a person's handoff): for the edit it has not finished.
-func notRun(n *trace.Node) bool {
-	return n.Kind == signals.KindCall && n.Status == signals.StatusFailed && n.NotRun.Again()
 }
 
 // stepDependencies maps each valid call of a model's reply to the valid

@@ -73,7 +73,7 @@ func (p *Waits) agentReplyProblem(req signals.ReplyRequest) error {
 		return nil
 	}
 	if len(req.Output) > config.MaxPayloadBytes {
-		return errors.New("reply: " + overPayload(`"output" is`, len(req.Output)))
+		return errors.New("reply: " + config.OverPayload(`"output" is`, len(req.Output)))
 	}
 	doc, err := policies.DecodeJSON(req.Output)
 	if err != nil {
@@ -85,10 +85,4 @@ func (p *Waits) agentReplyProblem(req signals.ReplyRequest) error {
 		}
 	}
 	return nil
-}
-
-// overPayload says a value is over the payload limit, in the run's words
-// for it.
-func overPayload(what string, size int) string {
-	return fmt.Sprintf("%s %d KiB, over the %d KiB Temporal may carry in one payload", what, size>>10, config.MaxPayloadBytes>>10)
 }

@@ -62,3 +62,10 @@ func (n *Node) AskedTool() string {
 	}
 	return n.Tool
 }
+
+// StoppedBeforeRun says a call failed only because the run's life stopped
+// it before it ran (an edit, a person's handoff): for an edit it has not
+// finished, so it runs again.
+func (n *Node) StoppedBeforeRun() bool {
+	return n.Kind == signals.KindCall && n.Status == signals.StatusFailed && n.NotRun.Again()
+}
