@@ -35,7 +35,7 @@ func (d *modelsDown) fail(req activities.ModelRequest) error {
 // down for down, with default policies, in a graph (an llm node) or
 // free-form; it answers the harness, the models' requests while down, the
 // statuses seen each minute, the result and the error.
-func modelOutageRun(t *testing.T, graph bool, down time.Duration, set func(*config.Resolved)) (*harness, *modelsDown, []signals.Status, *AgentResult, error) {
+func modelOutageRun(t *testing.T, graph bool, down time.Duration, set func(*config.Resolved), send ...func(*harness)) (*harness, *modelsDown, []signals.Status, *AgentResult, error) {
 	spec := echoSpec()
 	spec.Model.Fallbacks = []config.ModelFallback{{Name: "other"}}
 	if graph {
@@ -50,6 +50,9 @@ func modelOutageRun(t *testing.T, graph bool, down time.Duration, set func(*conf
 	var seen []signals.Status
 	for m := 1; m <= 10; m++ {
 		h.env.RegisterDelayedCallback(func() { seen = append(seen, h.status()) }, time.Duration(m)*time.Minute)
+	}
+	for _, f := range send {
+		f(h)
 	}
 	res, err := h.run(AgentInput{Agent: "agent", Task: "go"})
 	return h, d, seen, res, err

@@ -40,6 +40,16 @@ func (p *Parked) Since(node string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// Of is what call node waits out ("": it is not parked).
+func (p *Parked) Of(node string) string {
+	for _, c := range p.calls {
+		if c.node == node {
+			return c.status.Of
+		}
+	}
+	return ""
+}
+
 // Status is the outage the run shows it waits out: the first parked
 // call's (nil: none is).
 func (p *Parked) Status() *signals.OutageStatus {
