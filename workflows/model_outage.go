@@ -41,20 +41,26 @@ func (q requests) modelOutage(ctx workflow.Context, reqID string, err error) (st
 }
 
 // waitOutModels waits until status.NextProbe, then turns the run back to
-// its own model. An edit (errInterrupted) or a cancellation that comes
-// first is its error.
+// its own model. An edit (errInterrupted), a cancellation, or continuing
+// as new while it waits (a flood of signals) that comes first is its
+// error.
 func (q requests) waitOutModels(ctx workflow.Context, reqID string, status signals.OutageStatus) error {
 	r := q.r
 	if status.Since.Equal(workflow.Now(ctx)) {
 		r.count(ctx, MetricModelOutageWaits, 1, "model", r.run.Spec.Model.Name) // once an outage, however often it probes
 	}
 	r.outages().park(ctx, reqID, status)
-	woke := r.outages().await(ctx, status)
+	woke := r.outages().await(ctx, status, r.life.Switching)
 	r.outages().unpark(ctx, reqID, status.Of)
 	switch {
 	case r.life.Interrupting():
 		r.finishNode(ctx, reqID, nil, "abandoned: a person edited the run while it waited out an outage of "+status.Of)
 		return errInterrupted
+	case r.life.Switching():
+		// Signals flooded in while it waited: the next generation asks
+		// again, and waits again from the outage's start (Run.Outages).
+		r.finishNode(ctx, reqID, nil, "not sent: the run continued as new while it waited out an outage of "+status.Of+"; the next generation asks again")
+		return r.waiting().Continue(ctx, stepWaits{})
 	case !woke:
 		return r.cancelled(ctx, reqID)
 	}

@@ -36,6 +36,12 @@ func (d *modelsDown) fail(req activities.ModelRequest) error {
 // free-form; it answers the harness, the models' requests while down, the
 // statuses seen each minute, the result and the error.
 func modelOutageRun(t *testing.T, graph bool, down time.Duration, set func(*config.Resolved), send ...func(*harness)) (*harness, *modelsDown, []signals.Status, *AgentResult, error) {
+	return modelOutageRunIn(t, graph, down, set, AgentInput{Agent: "agent", Task: "go"}, send...)
+}
+
+// modelOutageRunIn is modelOutageRun with the run's input (a continued
+// run's).
+func modelOutageRunIn(t *testing.T, graph bool, down time.Duration, set func(*config.Resolved), in AgentInput, send ...func(*harness)) (*harness, *modelsDown, []signals.Status, *AgentResult, error) {
 	spec := echoSpec()
 	spec.Model.Fallbacks = []config.ModelFallback{{Name: "other"}}
 	if graph {
@@ -54,7 +60,7 @@ func modelOutageRun(t *testing.T, graph bool, down time.Duration, set func(*conf
 	for _, f := range send {
 		f(h)
 	}
-	res, err := h.run(AgentInput{Agent: "agent", Task: "go"})
+	res, err := h.run(in)
 	return h, d, seen, res, err
 }
 
@@ -138,4 +144,35 @@ func TestAModelOutageBeforeTheChangeStops(t *testing.T) {
 	require.Contains(t, rep.Reason, "model request failed")
 	require.NotContains(t, rep.LastError, "outage")
 	require.Equal(t, 1, d.asked[0])
+}
+
+// Signals flood in while the run waits out its models' outage: it
+// continues as new, and the next generation asks again and waits again,
+// from the outage's first start, then completes once the models answer.
+func TestAModelOutageWaitContinuesAsNew(t *testing.T) {
+	for _, graph := range []bool{false, true} {
+		var seen signals.Status
+		h, _, _, _, _ := modelOutageRun(t, graph, time.Hour, nil, func(h *harness) {
+			h.env.RegisterDelayedCallback(func() { seen = h.status() }, time.Minute-time.Second)
+			h.suggestWhileWaiting()
+		})
+		require.Equal(t, signals.PhaseWaitingOutage, seen.Phase, "graph %v", graph)
+		next := continuedInput(t, h)
+		var notSent bool
+		for _, n := range next.Continued.Trace.Nodes {
+			notSent = notSent || strings.Contains(n.Error, "not sent: the run continued as new while it waited out an outage of model scripted:test")
+		}
+		require.True(t, notSent, "graph %v: the request says why it was not sent", graph)
+		require.False(t, next.Continued.Outages.IsZero(), "graph %v: the outage's start is carried", graph)
+
+		var later signals.Status
+		h2, _, _, res, err := modelOutageRunIn(t, graph, 3*time.Minute, nil, next, func(h *harness) {
+			h.env.RegisterDelayedCallback(func() { later = h.status() }, time.Minute)
+		})
+		require.NoError(t, err, "graph %v", graph)
+		require.Equal(t, ResultCompleted, res.Status, "graph %v", graph)
+		require.Equal(t, signals.PhaseWaitingOutage, later.Phase, "graph %v: the next generation waits too", graph)
+		require.True(t, later.Outage.Since.Equal(seen.Outage.Since), "graph %v: from the outage's first start, so max_wait counts it all", graph)
+		require.Nil(t, h2.status().Outage, "graph %v", graph)
+	}
 }

@@ -49,12 +49,12 @@ func (o outages) park(ctx workflow.Context, node string, s signals.OutageStatus)
 }
 
 // await waits until s.NextProbe, on a timer an edit or a cancellation of
-// ctx ends first; woke: the timer fired.
-func (o outages) await(ctx workflow.Context, s signals.OutageStatus) (woke bool) {
+// ctx ends first, or ends when it does; woke: the timer fired.
+func (o outages) await(ctx workflow.Context, s signals.OutageStatus, ends func() bool) (woke bool) {
 	r := o.r
 	tctx, stop := workflow.WithCancel(ctx)
 	timer := workflow.NewTimerWithOptions(tctx, s.NextProbe.Sub(workflow.Now(ctx)), workflow.TimerOptions{Summary: "waiting out an outage of " + s.Of})
-	_ = workflow.Await(ctx, func() bool { return timer.IsReady() || r.life.Interrupting() || ctx.Err() != nil })
+	_ = workflow.Await(ctx, func() bool { return timer.IsReady() || r.life.Interrupting() || ctx.Err() != nil || ends() })
 	woke = timer.IsReady()
 	if !woke {
 		stop()

@@ -89,7 +89,7 @@ func (p *pipeline) park(ctx workflow.Context, c *stepCall, status signals.Outage
 	r.outages().park(ctx, c.nodeID, status)
 	woke := false
 	p.async(ctx, func(g workflow.Context) {
-		woke = r.outages().await(g, status)
+		woke = r.outages().await(g, status, func() bool { return false })
 	}, func() {
 		r.outages().unpark(ctx, c.nodeID, c.routed.Name)
 		switch {

@@ -64,6 +64,7 @@ func (h waitingRun) Budget() *budget.Budget { return h.r.budget() }
 func (h waitingRun) Streaming() bool        { return h.r.streaming != nil && h.r.streaming.open }
 func (h waitingRun) TurnWaiting() bool      { return h.r.run.Turn.Waiting != "" }
 func (h waitingRun) CutsIn() bool           { return h.r.chat().CutsIn() }
+func (h waitingRun) ModelParked() bool      { return h.r.parked.Waits(h.r.modelOutageOf()) }
 func (h waitingRun) DropResume()            { h.r.run.Resume = nil }
 
 func (h waitingRun) AnswerContinued(ctx workflow.Context, generation int) {

@@ -50,6 +50,11 @@ func (p *Parked) Of(node string) string {
 	return ""
 }
 
+// Waits says whether a parked node waits out of.
+func (p *Parked) Waits(of string) bool {
+	return slices.ContainsFunc(p.calls, func(c parked) bool { return c.status.Of == of })
+}
+
 // Status is the outage the run shows it waits out: the first parked
 // call's (nil: none is).
 func (p *Parked) Status() *signals.OutageStatus {

@@ -41,6 +41,10 @@ type Host[S Step] interface {
 	Streaming() bool
 	TurnWaiting() bool
 	CutsIn() bool
+	// ModelParked: the run waits out an outage of its models between
+	// requests; the next generation asks again, so only the wait's start
+	// (the run's outages) is carried.
+	ModelParked() bool
 	// AnswerContinued answers an edit or a person's handoff that waits
 	// for its answer: it was not carried out, as the run continues as new
 	// into generation.

@@ -46,7 +46,7 @@ func (w *Waits[S]) gate() Gate {
 func (w *Waits[S]) view(ctx workflow.Context) policies.WaitView {
 	return policies.WaitView{
 		ContinueAsNewSuggested: workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
-		Waiting:                w.people.Waiting() || w.run.Budget().Carries() || w.run.TurnWaiting(),
+		Waiting:                w.people.Waiting() || w.run.Budget().Carries() || w.run.TurnWaiting() || w.run.ModelParked(),
 		Streaming:              w.run.Streaming(),
 		Interrupting:           w.life.Interrupting(),
 		Closing:                w.life.Closing() || w.life.HandingOver() != "",
