@@ -50,18 +50,18 @@ func (q requests) waitOutModels(ctx workflow.Context, reqID string, status signa
 		r.count(ctx, MetricModelOutageWaits, 1, "model", r.run.Spec.Model.Name) // once an outage, however often it probes
 	}
 	r.outages().park(ctx, reqID, status)
-	woke := r.outages().await(ctx, status, r.life.Switching)
+	end := r.outages().await(ctx, status)
 	r.outages().unpark(ctx, reqID, status.Of)
-	switch {
-	case r.life.Interrupting():
+	switch end {
+	case edited:
 		r.finishNode(ctx, reqID, nil, "abandoned: a person edited the run while it waited out an outage of "+status.Of)
 		return errInterrupted
-	case r.life.Switching():
+	case carried:
 		// Signals flooded in while it waited: the next generation asks
 		// again, and waits again from the outage's start (Run.Outages).
 		r.finishNode(ctx, reqID, nil, "not sent: the run continued as new while it waited out an outage of "+status.Of+"; the next generation asks again")
 		return r.waiting().Continue(ctx, stepWaits{})
-	case !woke:
+	case cancelledWait:
 		return r.cancelled(ctx, reqID)
 	}
 	r.model().AfterOutage()

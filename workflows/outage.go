@@ -48,18 +48,48 @@ func (o outages) park(ctx workflow.Context, node string, s signals.OutageStatus)
 	}
 }
 
-// await waits until s.NextProbe, on a timer an edit or a cancellation of
-// ctx ends first, or ends when it does; woke: the timer fired.
-func (o outages) await(ctx workflow.Context, s signals.OutageStatus, ends func() bool) (woke bool) {
+// awaitEnd is how a wait for the next probe ended.
+type awaitEnd int
+
+const (
+	// probe: the timer fired; the node tries again.
+	probe awaitEnd = iota
+	// edited: an edit came first (the run is interrupted).
+	edited
+	// cancelled: the run was cancelled.
+	cancelledWait
+	// carried: the run continues as new while it waits, and the next
+	// generation takes the wait up (versionOutageContinue).
+	carried
+)
+
+// await waits until s.NextProbe on a durable timer. An edit or a
+// cancellation of ctx ends it first; so does the run continuing as new
+// while it waits, when the run carries outage waits (asked then).
+func (o outages) await(ctx workflow.Context, s signals.OutageStatus) awaitEnd {
 	r := o.r
 	tctx, stop := workflow.WithCancel(ctx)
 	timer := workflow.NewTimerWithOptions(tctx, s.NextProbe.Sub(workflow.Now(ctx)), workflow.TimerOptions{Summary: "waiting out an outage of " + s.Of})
-	_ = workflow.Await(ctx, func() bool { return timer.IsReady() || r.life.Interrupting() || ctx.Err() != nil || ends() })
-	woke = timer.IsReady()
-	if !woke {
-		stop()
+	declined := false // the run does not carry outage waits: it waits on through a switch
+	for {
+		_ = workflow.Await(ctx, func() bool {
+			return timer.IsReady() || r.life.Interrupting() || ctx.Err() != nil || (!declined && r.life.Switching())
+		})
+		switch {
+		case timer.IsReady():
+			return probe
+		case r.life.Interrupting():
+			stop()
+			return edited
+		case ctx.Err() != nil:
+			stop()
+			return cancelledWait
+		case versionOf(ctx, versionOutageContinue, 1) >= 1:
+			stop()
+			return carried
+		}
+		declined = true
 	}
-	return woke
 }
 
 // unpark: node waits no more; the last one back gives the run its

@@ -140,3 +140,63 @@ func TestACancelEndsAModelOutageWait(t *testing.T) {
 		}
 	}
 }
+
+// Signals flood in while a call waits out b's outage: the run continues
+// as new with the call carried, pending, and the next generation routes
+// it again under its own node, waits on from the outage's first start,
+// and completes once b answers, in both shapes.
+func TestAnOutageWaitContinuesAsNew(t *testing.T) {
+	for _, graph := range []bool{false, true} {
+		var parked string
+		var seen signals.Status
+		h, _, _, _, _ := outageRunWith(t, graph, time.Hour, func(h *harness) {
+			h.env.RegisterDelayedCallback(func() { seen = h.status() }, time.Minute-time.Second)
+			parkedAt(h, time.Minute-time.Second, &parked)
+			h.suggestWhileWaiting()
+		})
+		require.Equal(t, signals.PhaseWaitingOutage, seen.Phase, "graph %v", graph)
+		require.NotEmpty(t, parked, "graph %v", graph)
+		next := continuedInput(t, h)
+		run := next.Continued
+		require.Equal(t, signals.StatusPending, statuses(run)[parked], "graph %v: the parked call is carried, not run", graph)
+		require.NotNil(t, run.Resume, "graph %v", graph)
+		require.NotNil(t, run.Resume.Waiting, "graph %v", graph)
+		require.Contains(t, run.Resume.Waiting.Since, parked, "graph %v: carried with its wait's start", graph)
+		require.False(t, run.Outages.IsZero(), "graph %v: the outage's start is carried", graph)
+
+		var later signals.Status
+		h2, d2, _, res, err := outageRunIn(&testsuite.WorkflowTestSuite{}, t, graph, 3*time.Minute, nil, next, func(h *harness) {
+			h.env.RegisterDelayedCallback(func() { later = h.status() }, time.Minute)
+		})
+		require.NoError(t, err, "graph %v", graph)
+		require.Equal(t, ResultCompleted, res.Status, "graph %v", graph)
+		require.Equal(t, signals.PhaseWaitingOutage, later.Phase, "graph %v: the next generation waits on", graph)
+		require.True(t, later.Outage.Since.Equal(seen.Outage.Since), "graph %v: from the outage's first start", graph)
+		n := nodeOf(h2, parked)
+		require.NotNil(t, n, "graph %v", graph)
+		require.Equal(t, signals.StatusCompleted, n.Status, "graph %v: the carried call ran under its own node", graph)
+		// This generation's worker double starts with its breaker closed:
+		// five failed attempts open it, then one trial a cooldown.
+		require.LessOrEqual(t, d2.downHits, config.DefaultFailures+6, "graph %v", graph)
+	}
+}
+
+// A run recorded before outage-continue waits on through a flood of
+// signals, as it did: its call is not carried, but completes once b is
+// back, in this generation (which then continues as new at the step's
+// end, as Temporal still suggests).
+func TestAnOutageWaitBeforeTheChangeIsNotCarried(t *testing.T) {
+	for _, graph := range []bool{false, true} {
+		var parked string
+		h, d, _, _, _ := outageRunWith(t, graph, 3*time.Minute, func(h *harness) {
+			h.before(versionOutageContinue)
+			parkedAt(h, time.Minute-time.Second, &parked)
+			h.suggestWhileWaiting()
+		})
+		require.NotEmpty(t, parked, "graph %v", graph)
+		require.False(t, h.env.Now().Before(d.up), "graph %v: it waited until b was back", graph)
+		n := nodeOf(h, parked)
+		require.NotNil(t, n, "graph %v", graph)
+		require.Equal(t, signals.StatusCompleted, n.Status, "graph %v: the call ran in this generation", graph)
+	}
+}

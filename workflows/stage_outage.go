@@ -87,16 +87,25 @@ func (p *pipeline) park(ctx workflow.Context, c *stepCall, status signals.Outage
 		r.count(ctx, MetricOutageWaits, 1, "tool", status.Of)
 	}
 	r.outages().park(ctx, c.nodeID, status)
-	woke := false
+	var end awaitEnd
 	p.async(ctx, func(g workflow.Context) {
-		woke = r.outages().await(g, status, func() bool { return false })
+		end = r.outages().await(g, status)
 	}, func() {
-		r.outages().unpark(ctx, c.nodeID, c.routed.Name)
-		switch {
-		case r.life.Interrupting():
+		if end != carried {
+			r.outages().unpark(ctx, c.nodeID, c.routed.Name)
+		}
+		switch end {
+		case edited:
 			p.failNotRun(ctx, c, r.life.Stops())
-		case !woke:
+		case cancelledWait:
 			p.fail(ctx, c, "not run: the run was cancelled while it waited out an outage of "+status.Of, policies.Canceled)
+		case carried:
+			// Left pending and parked, so the switch carries it: the next
+			// generation routes it again, and it waits on from the
+			// outage's start (Run.Outages).
+			if n := r.run.node(c.nodeID); n != nil {
+				n.Status = signals.StatusPending
+			}
 		default:
 			again()
 		}

@@ -400,6 +400,15 @@ const (
 	// instead of retried. Before, the request failed once its retries
 	// were spent and the run stopped. Asked at each model request.
 	versionModelOutage = "model-outage"
+	// versionOutageContinue: a run waiting out an outage, and for nothing
+	// else, continues as new when Temporal suggests it (a flood of
+	// signals), and a call waiting out its tool's outage when the run
+	// continues as new is carried as a call held for approval is: the
+	// next generation routes it again (outage.go). Before, the run went
+	// on waiting in the same generation, and a parked call held up a
+	// switch begun by another wait until its tool answered. Asked when
+	// such a switch would begin, or find a parked call.
+	versionOutageContinue = "outage-continue"
 	// versionOneSettle: every step ends through the engine's settle, in
 	// one order, in both shapes: a free-form reply without calls (its
 	// content as the output, or no answer) waits for what ends the run

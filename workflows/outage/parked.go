@@ -50,9 +50,14 @@ func (p *Parked) Of(node string) string {
 	return ""
 }
 
-// Waits says whether a parked node waits out of.
-func (p *Parked) Waits(of string) bool {
-	return slices.ContainsFunc(p.calls, func(c parked) bool { return c.status.Of == of })
+// All are the parked nodes, each with when the run began to wait out
+// its outage.
+func (p *Parked) All() map[string]time.Time {
+	all := make(map[string]time.Time, len(p.calls))
+	for _, c := range p.calls {
+		all[c.node] = c.status.Since
+	}
+	return all
 }
 
 // Status is the outage the run shows it waits out: the first parked
