@@ -55,6 +55,11 @@ type ModelRequest struct {
 	// prompt may take without crossing it: a prompt counted over it is not
 	// sent, and the reply says so (OverSpend).
 	SpendTokens int `json:"spend_tokens,omitempty"`
+	// WaitsOutage: the run waits an outage of its models out itself
+	// (workflows/model_outage.go), so the worker's breaker refusing the
+	// request is final even for its last model: the run parks on a timer
+	// instead of holding the request in retries.
+	WaitsOutage bool `json:"waits_outage,omitempty"`
 }
 
 // PromptCount is a prompt counted over the request's budget, unsent, or
@@ -122,7 +127,7 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 	if err != nil {
 		return nil, err
 	}
-	if err := a.modelBreakers.allow(model, time.Now(), hasFallback); err != nil {
+	if err := a.modelBreakers.allow(model, time.Now(), hasFallback || req.WaitsOutage); err != nil {
 		return nil, err
 	}
 	info := activity.GetInfo(ctx).WorkflowExecution

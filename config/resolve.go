@@ -140,6 +140,9 @@ func (f *File) agentModel(a *Agent, getenv func(string) (string, bool)) Model {
 		if own.FallbackCooldown > 0 {
 			m.FallbackCooldown = own.FallbackCooldown
 		}
+		if own.Outage != nil {
+			m.Outage = own.Outage
+		}
 	}
 	if a.Model != nil && a.Model.BaseURL != "" {
 		m.OwnEndpoint = true

@@ -49,6 +49,10 @@ type Model struct {
 	// DefaultCooldown).
 	Breaker          *BreakerPolicy `yaml:"breaker" json:"breaker,omitempty"`
 	FallbackCooldown Duration       `yaml:"fallback_cooldown" json:"fallback_cooldown,omitempty"`
+	// Outage bounds how long a run waits out this model and every
+	// fallback being down (nil: the agent's policies.outage, else
+	// DefaultOutageWait).
+	Outage *Outage `yaml:"outage" json:"outage,omitempty"`
 	// Provider names BaseURL's provider (a digest of its host), set by
 	// WithoutEndpoints: a run knows which models share a provider, not
 	// where they are.
@@ -298,6 +302,16 @@ func (p Policies) OutageWait(t Tool) time.Duration {
 		return p.Outage.MaxWait.D()
 	}
 	return DefaultOutageWait.D()
+}
+
+// ModelOutageWait is how long a run waits out its model m and every
+// fallback being down: the model's outage.max_wait, else the agent's,
+// else DefaultOutageWait.
+func (p Policies) ModelOutageWait(m Model) time.Duration {
+	if m.Outage != nil && m.Outage.MaxWait > 0 {
+		return m.Outage.MaxWait.D()
+	}
+	return p.OutageWait(Tool{})
 }
 
 // ContextPolicy: before a request would take more than CompactAt of the

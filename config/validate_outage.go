@@ -9,8 +9,12 @@ func (c *checker) outages(f *File) {
 	for i, t := range f.Tools {
 		c.maxWait(path{"tools", i, "outage", "max_wait"}, t.Outage, "the agent's policies.outage, else "+DefaultOutageWait.D().String())
 	}
-	for i := range f.Agents {
-		c.maxWait(path{"agents", i, "policies", "outage", "max_wait"}, f.Agents[i].Policies.Outage, "the default, "+DefaultOutageWait.D().String())
+	c.maxWait(path{"model", "outage", "max_wait"}, f.Model.Outage, "the agent's policies.outage, else "+DefaultOutageWait.D().String())
+	for i, a := range f.Agents {
+		c.maxWait(path{"agents", i, "policies", "outage", "max_wait"}, a.Policies.Outage, "the default, "+DefaultOutageWait.D().String())
+		if a.Model != nil {
+			c.maxWait(path{"agents", i, "model", "outage", "max_wait"}, a.Model.Outage, "the file's model.outage, else the agent's policies.outage")
+		}
 	}
 	c.outagesInWallTime(f)
 }
@@ -27,8 +31,8 @@ func (c *checker) maxWait(p path, o *Outage, leftOut string) {
 }
 
 // outagesInWallTime refuses a max_wait above the wall_time of a run it
-// bounds: the agent's own, and each tool's the agent may call (its
-// fallbacks and read-backs included). A tool that several agents share
+// bounds: the agent's own, its model's, and each tool's the agent may
+// call (its fallbacks and read-backs included). A tool that several agents share
 // under one wall_time is told once, naming the first.
 func (c *checker) outagesInWallTime(f *File) {
 	index := map[string]int{}
@@ -52,6 +56,11 @@ func (c *checker) outagesInWallTime(f *File) {
 				o.MaxWait.D(), wp, wall.D(), a.Name)
 		}
 		above(path{"agents", i, "policies", "outage", "max_wait"}, a.Policies.Outage)
+		if a.Model != nil && a.Model.Outage != nil {
+			above(path{"agents", i, "model", "outage", "max_wait"}, a.Model.Outage)
+		} else {
+			above(path{"model", "outage", "max_wait"}, f.Model.Outage)
+		}
 		for _, t := range f.toolClosure(a.Tools) {
 			above(path{"tools", index[t.Name], "outage", "max_wait"}, t.Outage)
 		}

@@ -106,3 +106,48 @@ func TestOutageAboveWallTimeToldOnce(t *testing.T) {
 	require.EqualError(t, err, "agents.yaml:3: agents[1].policies.outage.max_wait: must be > 0 (leave it out for the default, 30m0s), got 0s\n"+
 		"agents.yaml:2: tools[0].outage.max_wait: 2h0m0s is above budget.wall_time 1h0m0s, the time limit of agent \"x\"'s runs: lower max_wait or raise wall_time")
 }
+
+// A model's outage.max_wait (the model and every fallback down) is
+// refused as the others are, and a run waits out its model for the
+// agent's model block's, else the file's model's, else the agent's
+// policies.outage, else the default.
+func TestModelOutage(t *testing.T) {
+	const modelZero = "must be > 0 (leave it out for the agent's policies.outage, else 30m0s), got "
+	runProblems(t, []problemCase{
+		{"the file's model zero", y(
+			"model: {base_url: http://m/v1, name: m, outage: {max_wait: 0s}}",
+			"agents: [{name: x}]"), 1, "model.outage.max_wait", modelZero + "0s"},
+		{"an agent's model negative", y(
+			"model: {base_url: http://m/v1, name: m}",
+			"agents: [{name: x, model: {outage: {max_wait: -1m}}}]"), 2, "agents[0].model.outage.max_wait",
+			"must be > 0 (leave it out for the file's model.outage, else the agent's policies.outage), got -1m0s"},
+		{"the file's model above an agent's wall_time", y(
+			"model: {base_url: http://m/v1, name: m, outage: {max_wait: 2h}}",
+			"agents: [{name: x, policies: {budget: {wall_time: 1h}}}]"), 1, "model.outage.max_wait",
+			`2h0m0s is above agents[0].policies.budget.wall_time 1h0m0s, the time limit of agent "x"'s runs: lower max_wait or raise wall_time`},
+		{"an agent's model above its wall_time", y(
+			"model: {base_url: http://m/v1, name: m}",
+			"agents: [{name: x, model: {outage: {max_wait: 2h}}, policies: {budget: {wall_time: 1h}}}]"), 2, "agents[0].model.outage.max_wait",
+			`2h0m0s is above agents[0].policies.budget.wall_time 1h0m0s, the time limit of agent "x"'s runs: lower max_wait or raise wall_time`},
+	})
+	for _, tc := range []struct {
+		name string
+		yaml string
+		want time.Duration
+	}{
+		{"no blocks", y("model: {base_url: http://m/v1, name: m}", "agents: [{name: x}]"), DefaultOutageWait.D()},
+		{"the agent's policies", y("model: {base_url: http://m/v1, name: m}", "agents: [{name: x, policies: {outage: {max_wait: 7m}}}]"), 7 * time.Minute},
+		{"the file's model", y("model: {base_url: http://m/v1, name: m, outage: {max_wait: 9m}}",
+			"agents: [{name: x, policies: {outage: {max_wait: 7m}}}]"), 9 * time.Minute},
+		{"the agent's model", y("model: {base_url: http://m/v1, name: m, outage: {max_wait: 9m}}",
+			"agents: [{name: x, model: {outage: {max_wait: 11m}}}]"), 11 * time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := parse(tc.yaml)
+			require.NoError(t, err)
+			r, err := f.Resolve("x", env())
+			require.NoError(t, err)
+			require.Equal(t, tc.want, r.Agent.Policies.ModelOutageWait(r.Model))
+		})
+	}
+}

@@ -45,7 +45,7 @@ var phaseLabels = map[signals.Phase]string{
 	signals.PhaseAwaitingApproval: "waiting for a call's approval",
 	signals.PhaseAwaitingHuman:    "waiting for a person",
 	signals.PhaseAwaitingUser:     "waiting for you",
-	signals.PhaseWaitingOutage:    "a tool is down: waiting it out",
+	signals.PhaseWaitingOutage:    "a tool or the model is down: waiting it out",
 	signals.PhaseCompleted:        "the conversation has ended",
 	signals.PhaseStopped:          "the run stopped",
 }

@@ -11,6 +11,18 @@ type ModelFailure struct {
 	// ContextExceeded: the prompt is over the model's window; compaction
 	// answers that (policies.context), not another model.
 	ContextExceeded bool
+	// Unavailable: the model did not answer (unavailable on every
+	// attempt, refused by the worker's breaker, or timed out), as
+	// opposed to answering with a refusal.
+	Unavailable bool
+}
+
+// ModelDown says whether a request that failed so, with no fallback left
+// to turn to, finds the model down: the run waits the outage out
+// (contract: waiting_outage) instead of stopping. A refusal (fatal) or a
+// prompt over the window would be met again after any wait.
+func ModelDown(f ModelFailure) bool {
+	return f.Unavailable && !f.Fatal && !f.ContextExceeded
 }
 
 // NextModel is the place in an agent's list of models (0 its model, i

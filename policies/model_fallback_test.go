@@ -51,3 +51,25 @@ func TestModelToAsk(t *testing.T) {
 		}
 	}
 }
+
+// A model that did not answer is down; one that refused, or a prompt over
+// its window, is not, whatever else is said of the failure.
+func TestModelDown(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    ModelFailure
+		down bool
+	}{
+		{"unavailable", ModelFailure{Unavailable: true}, true},
+		{"a failure that is not unavailable (an error of the activity itself)", ModelFailure{}, false},
+		{"a refusal", ModelFailure{Fatal: true}, false},
+		{"a refusal said unavailable too", ModelFailure{Fatal: true, Unavailable: true}, false},
+		{"over the window", ModelFailure{ContextExceeded: true, Unavailable: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ModelDown(tc.f); got != tc.down {
+				t.Fatalf("ModelDown(%+v) = %v, want %v", tc.f, got, tc.down)
+			}
+		})
+	}
+}

@@ -60,7 +60,7 @@ func (v *chatView) show(e feed.Event) {
 		case e.Phase == signals.PhaseWaitingOutage:
 			// The chat would go quiet for minutes: say why.
 			v.endLine()
-			fmt.Fprintln(v.w, "  (a tool is down: the run waits it out, then goes on)")
+			fmt.Fprintln(v.w, "  (a tool or the model is down: the run waits it out, then goes on)")
 		}
 	case feed.TypeEnd:
 		v.endLine()

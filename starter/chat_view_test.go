@@ -114,5 +114,5 @@ func TestChatViewSaysWhenTheRunWaitsOutAnOutage(t *testing.T) {
 	} {
 		v.show(e)
 	}
-	require.Equal(t, "agent> Let me book\n  (a tool is down: the run waits it out, then goes on)\n  ✓ book\n", b.String())
+	require.Equal(t, "agent> Let me book\n  (a tool or the model is down: the run waits it out, then goes on)\n  ✓ book\n", b.String())
 }

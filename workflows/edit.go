@@ -71,6 +71,8 @@ func (h editHost) WaitsFor(call string) string {
 	return tool
 }
 
+func (h editHost) WaitsOutOf(node string) string { return h.r.parked.Of(node) }
+
 func (h editHost) CheckArgs(tool config.Tool, args json.RawMessage) string {
 	return h.r.checkArgs(tool, args)
 }

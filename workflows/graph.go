@@ -224,9 +224,9 @@ func (g *graphShape) runToolNode(ctx workflow.Context, c *stepCall) visitResult 
 	return visitResult{ok: c.errText == "", errText: c.errText, event: c.event(r.run).LoopEvent(), waits: stepWaits{calls: []*stepCall{c}}}
 }
 
-// heldToolCall is the call of tool node at that was held for approval
-// when the run continued as new while waiting (nil when none): it waits
-// again under its own node (so its call id stays the one people were
+// heldToolCall is the call of tool node at that was held for approval,
+// or waited out an outage (pending), when the run continued as new while
+// waiting (nil when none): it waits again under its own node (so its call id stays the one people were
 // shown), with the arguments it waited with (references resolved,
 // repaired).
 func (g *graphShape) heldToolCall(w *waitingResume, at string, n config.GraphNode) *stepCall {
@@ -237,7 +237,7 @@ func (g *graphShape) heldToolCall(w *waitingResume, at string, n config.GraphNod
 	}
 	for _, id := range sortedIDs(w.Since) {
 		node := r.run.node(id)
-		if node == nil || node.Kind != signals.KindCall || node.GraphNode != at || node.Status != signals.StatusAwaitingApproval {
+		if node == nil || node.Kind != signals.KindCall || node.GraphNode != at || (node.Status != signals.StatusAwaitingApproval && node.Status != signals.StatusPending) {
 			continue
 		}
 		args, err := decodeJSON(node.Args)

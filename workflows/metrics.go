@@ -40,6 +40,10 @@ const (
 	// their tool (phase waiting_outage), once a call however often it
 	// probes; tag tool.
 	MetricOutageWaits = "unstuck_outage_waits"
+	// MetricModelOutageWaits counts runs that began to wait out an outage
+	// of their model and every fallback (phase waiting_outage), once an
+	// outage however often they probe; tag model (the agent's own).
+	MetricModelOutageWaits = "unstuck_model_outage_waits"
 	// MetricEdits counts edits and forks recorded in the trace.
 	MetricEdits = "unstuck_edits"
 	// MetricHandoffs counts handoffs; tags outcome (taken, refused) and

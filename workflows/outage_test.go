@@ -52,8 +52,19 @@ func outageRun(t *testing.T, graph bool, down time.Duration, set func(*config.Re
 	return outageRunOn(&testsuite.WorkflowTestSuite{}, t, graph, down, set)
 }
 
+// outageRunWith is outageRun with default policies, with what the test
+// sends the run set up first (an edit, a cancellation).
+func outageRunWith(t *testing.T, graph bool, down time.Duration, send func(*harness)) (*harness, *downFor, []signals.Status, *AgentResult, error) {
+	return outageRunOn(&testsuite.WorkflowTestSuite{}, t, graph, down, nil, send)
+}
+
 // outageRunOn is outageRun in test suite s (a metered one, say).
-func outageRunOn(s *testsuite.WorkflowTestSuite, t *testing.T, graph bool, down time.Duration, set func(*config.Resolved)) (*harness, *downFor, []signals.Status, *AgentResult, error) {
+func outageRunOn(s *testsuite.WorkflowTestSuite, t *testing.T, graph bool, down time.Duration, set func(*config.Resolved), send ...func(*harness)) (*harness, *downFor, []signals.Status, *AgentResult, error) {
+	return outageRunIn(s, t, graph, down, set, AgentInput{Agent: "agent", Task: "go"}, send...)
+}
+
+// outageRunIn is outageRunOn with the run's input (a continued run's).
+func outageRunIn(s *testsuite.WorkflowTestSuite, t *testing.T, graph bool, down time.Duration, set func(*config.Resolved), in AgentInput, send ...func(*harness)) (*harness, *downFor, []signals.Status, *AgentResult, error) {
 	spec := echoSpec()
 	if graph {
 		spec.Agent.Graph = oneNodeGraph("b", map[string]any{"q": 1})
@@ -69,7 +80,10 @@ func outageRunOn(s *testsuite.WorkflowTestSuite, t *testing.T, graph bool, down 
 	for m := 1; m <= 10; m++ {
 		h.env.RegisterDelayedCallback(func() { seen = append(seen, h.status()) }, time.Duration(m)*time.Minute)
 	}
-	res, err := h.run(AgentInput{Agent: "agent", Task: "go"})
+	for _, f := range send {
+		f(h)
+	}
+	res, err := h.run(in)
 	return h, d, seen, res, err
 }
 

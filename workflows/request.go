@@ -51,6 +51,7 @@ func (q requests) request(ctx workflow.Context) (*activities.ModelReply, string,
 		if reply == nil {
 			return nil, reqID, err
 		}
+		run.Outages.End(r.modelOutageOf()) // the model answered: an outage waited out is over
 		if reply.OverBudget == nil && reply.OverSpend == nil {
 			// Every reply answered is paid for, one asked again too; sent,
 			// a wait carried for its budget is over.
@@ -161,6 +162,7 @@ func (q requests) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*a
 	// Set after the size check, which weighs the request as runs recorded
 	// before it had a node weighed it.
 	req.Node = reqID
+	req.WaitsOutage = waitsOutage(ctx)
 	r.edit().Checkpoint(reqID)
 	opts := modelOptions(run.Spec.Model)
 	var stream *streaming
@@ -201,7 +203,15 @@ func (q requests) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*a
 			q.endStream(ctx, stream, "not run: the model request is asked again of a fallback model", "")
 			return nil, nil, errFellBack
 		}
-		msg := errorText(err)
+		status, waited, down := q.modelOutage(ctx, reqID, err)
+		if down {
+			q.endStream(ctx, stream, "not run: the model request is asked again once the outage of its models is waited out", "")
+			if err := q.waitOutModels(ctx, reqID, status); err != nil {
+				return nil, nil, err
+			}
+			return nil, nil, errFellBack
+		}
+		msg := errorText(err) + waited
 		r.finishNode(ctx, reqID, nil, msg)
 		q.endStream(ctx, stream, "not run: the model request it came from failed", "")
 		run.LastError = msg

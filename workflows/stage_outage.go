@@ -2,8 +2,6 @@ package workflows
 
 import (
 	"encoding/json"
-	"fmt"
-	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -76,16 +74,7 @@ func (p *pipeline) outageWait(ctx workflow.Context, c *stepCall, tool config.Too
 	if versionOf(ctx, versionOutageWait, 1) < 1 {
 		return status, "", false
 	}
-	r := p.r
-	now := workflow.Now(ctx)
-	since := r.run.Outages.Begin(tool.Name, now)
-	seed := workflow.GetInfo(ctx).WorkflowExecution.ID + "/" + c.nodeID
-	next := policies.NextProbe(b, now, seed)
-	limit := r.run.Spec.Agent.Policies.OutageWait(tool)
-	if policies.OutageWaited(since, next, limit) {
-		return status, fmt.Sprintf("; the run waited out this outage for %s, and outage.max_wait (%s) ends before the breaker lets a call through", now.Sub(since).Round(time.Second), limit), false
-	}
-	return signals.OutageStatus{Of: tool.Name, Since: since, NextProbe: next.UTC()}, "", true
+	return p.r.outages().status(ctx, c.nodeID, tool.Name, b, p.r.run.Spec.Agent.Policies.OutageWait(tool))
 }
 
 // park waits the outage out until status.NextProbe, in a coroutine of
@@ -93,56 +82,32 @@ func (p *pipeline) outageWait(ctx workflow.Context, c *stepCall, tool config.Too
 // the call when an edit or a cancellation came first).
 func (p *pipeline) park(ctx workflow.Context, c *stepCall, status signals.OutageStatus, again func()) {
 	r := p.r
-	p.parkShown(ctx, c, status)
-	woke := false
+	if !c.waited {
+		c.waited = true
+		r.count(ctx, MetricOutageWaits, 1, "tool", status.Of)
+	}
+	r.outages().park(ctx, c.nodeID, status)
+	var end awaitEnd
 	p.async(ctx, func(g workflow.Context) {
-		tctx, stop := workflow.WithCancel(g)
-		wait := status.NextProbe.Sub(workflow.Now(g))
-		timer := workflow.NewTimerWithOptions(tctx, wait, workflow.TimerOptions{Summary: "waiting out an outage of " + status.Of})
-		_ = workflow.Await(g, func() bool { return timer.IsReady() || r.life.Interrupting() || g.Err() != nil })
-		woke = timer.IsReady()
-		if !woke {
-			stop()
-		}
+		end = r.outages().await(g, status)
 	}, func() {
-		p.unparkShown(ctx, c)
-		switch {
-		case r.life.Interrupting():
+		if end != carried {
+			r.outages().unpark(ctx, c.nodeID, c.routed.Name)
+		}
+		switch end {
+		case edited:
 			p.failNotRun(ctx, c, r.life.Stops())
-		case !woke:
+		case cancelledWait:
 			p.fail(ctx, c, "not run: the run was cancelled while it waited out an outage of "+status.Of, policies.Canceled)
+		case carried:
+			// Left pending and parked, so the switch carries it: the next
+			// generation routes it again, and it waits on from the
+			// outage's start (Run.Outages).
+			if n := r.run.node(c.nodeID); n != nil {
+				n.Status = signals.StatusPending
+			}
 		default:
 			again()
 		}
 	})
-}
-
-// parkShown shows a call parked: on its node, in the run's status and
-// phase (the first call parked), and in the run's counters.
-func (p *pipeline) parkShown(ctx workflow.Context, c *stepCall, s signals.OutageStatus) {
-	r := p.r
-	if n := r.run.node(c.nodeID); n != nil {
-		n.Note = fmt.Sprintf("waiting out an outage of %s since %s; next probe at %s", s.Of, s.Since.Format(time.RFC3339), s.NextProbe.Format(time.RFC3339))
-	}
-	if !c.waited {
-		c.waited = true
-		r.count(ctx, MetricOutageWaits, 1, "tool", s.Of)
-	}
-	if r.parked.Park(c.nodeID, s) && r.run.Phase == signals.PhaseRunning {
-		_ = r.setPhase(ctx, signals.PhaseWaitingOutage)
-	}
-}
-
-// unparkShown: the call waits no more; the last one back gives the run
-// its running phase again.
-func (p *pipeline) unparkShown(ctx workflow.Context, c *stepCall) {
-	r := p.r
-	if n := r.run.node(c.nodeID); n != nil {
-		if since, ok := r.parked.Since(c.nodeID); ok {
-			n.Note = fmt.Sprintf("waited out an outage of %s from %s for %s", c.routed.Name, since.Format(time.RFC3339), workflow.Now(ctx).Sub(since).Round(time.Second))
-		}
-	}
-	if r.parked.Unpark(c.nodeID) && r.run.Phase == signals.PhaseWaitingOutage {
-		_ = r.setPhase(ctx, signals.PhaseRunning)
-	}
 }

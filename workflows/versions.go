@@ -391,6 +391,24 @@ const (
 	// failure) at once and fed the loop detector. Asked only when a call
 	// would wait.
 	versionOutageWait = "outage-wait"
+	// versionModelOutage: a model request whose model and every fallback
+	// are down waits the outage out on a durable timer, in phase
+	// waiting_outage, and is asked again of the agent's own model when
+	// the model's breaker would let a trial through, for at most the
+	// model's outage.max_wait (model_outage.go); the request tells the
+	// worker so (WaitsOutage), whose breaker's refusal is then final
+	// instead of retried. Before, the request failed once its retries
+	// were spent and the run stopped. Asked at each model request.
+	versionModelOutage = "model-outage"
+	// versionOutageContinue: a run waiting out an outage, and for nothing
+	// else, continues as new when Temporal suggests it (a flood of
+	// signals), and a call waiting out its tool's outage when the run
+	// continues as new is carried as a call held for approval is: the
+	// next generation routes it again (outage.go). Before, the run went
+	// on waiting in the same generation, and a parked call held up a
+	// switch begun by another wait until its tool answered. Asked when
+	// such a switch would begin, or find a parked call.
+	versionOutageContinue = "outage-continue"
 	// versionOneSettle: every step ends through the engine's settle, in
 	// one order, in both shapes: a free-form reply without calls (its
 	// content as the output, or no answer) waits for what ends the run

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"errors"
+	"time"
 
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
@@ -46,6 +47,7 @@ var waitingGates = map[waiting.Gate]string{
 	waiting.GateFreeForm: versionWaitingContinue,
 	waiting.GateGraph:    versionGraphWaits,
 	waiting.GateRung:     versionRungWaits,
+	waiting.GateOutage:   versionOutageContinue,
 }
 
 // waitingRun is what the waits ask of the run.
@@ -57,14 +59,15 @@ func (h waitingRun) Gate(ctx workflow.Context, g waiting.Gate) bool {
 	return versionOf(ctx, waitingGates[g], 1) >= 1
 }
 
-func (h waitingRun) Graph() bool            { return h.r.shape.graph() }
-func (h waitingRun) Generation() int        { return h.r.run.Generation }
-func (h waitingRun) Node(id string) *Node   { return h.r.run.node(id) }
-func (h waitingRun) Budget() *budget.Budget { return h.r.budget() }
-func (h waitingRun) Streaming() bool        { return h.r.streaming != nil && h.r.streaming.open }
-func (h waitingRun) TurnWaiting() bool      { return h.r.run.Turn.Waiting != "" }
-func (h waitingRun) CutsIn() bool           { return h.r.chat().CutsIn() }
-func (h waitingRun) DropResume()            { h.r.run.Resume = nil }
+func (h waitingRun) Graph() bool                  { return h.r.shape.graph() }
+func (h waitingRun) Generation() int              { return h.r.run.Generation }
+func (h waitingRun) Node(id string) *Node         { return h.r.run.node(id) }
+func (h waitingRun) Budget() *budget.Budget       { return h.r.budget() }
+func (h waitingRun) Streaming() bool              { return h.r.streaming != nil && h.r.streaming.open }
+func (h waitingRun) TurnWaiting() bool            { return h.r.run.Turn.Waiting != "" }
+func (h waitingRun) CutsIn() bool                 { return h.r.chat().CutsIn() }
+func (h waitingRun) Parked() map[string]time.Time { return h.r.parked.All() }
+func (h waitingRun) DropResume()                  { h.r.run.Resume = nil }
 
 func (h waitingRun) AnswerContinued(ctx workflow.Context, generation int) {
 	h.r.person().AnswerContinued(ctx, generation)
@@ -121,6 +124,7 @@ func (h waitingRun) ReleaseCalls(ctx workflow.Context, s stepWaits) {
 			r.notRunNode(ctx, c.nodeID, r.life.Stops(), "")
 		case !c.done:
 			c.errText, c.class, c.done = neverRanText, policies.Structural, true
+			r.parked.Unpark(c.nodeID) // a call carried from its outage wait waits no more
 			r.notRunNode(ctx, c.nodeID, life.NeverRan, "")
 		}
 	}

@@ -75,6 +75,9 @@ type harness struct {
 	// downModels fail the model requests to the places of the agent's
 	// list they name (a fallback then answers).
 	downModels map[int]error
+	// modelFails, when set, fails each model request it answers an error
+	// for (a model that is down, say) before any other double answers.
+	modelFails func(activities.ModelRequest) error
 	// peers are the other agents ResolveAgent knows (a handoff's targets).
 	peers map[string]*config.Resolved
 	// window, when set, counts each prompt (window.go) as the model
@@ -120,6 +123,11 @@ func newHarnessOn(s *testsuite.WorkflowTestSuite, t testing.TB, spec *config.Res
 		func(_ context.Context, req activities.ModelRequest) (*activities.ModelReply, error) {
 			if err := h.downModels[req.Fallback]; err != nil {
 				return nil, err
+			}
+			if h.modelFails != nil {
+				if err := h.modelFails(req); err != nil {
+					return nil, err
+				}
 			}
 			h.mu.Lock()
 			h.requests = append(h.requests, req)

@@ -33,6 +33,9 @@ type Host interface {
 	// WaitsFor is the tool a call waiting for approval would run (its
 	// own, or a fallback standing in), "" when it waits for nothing.
 	WaitsFor(call string) string
+	// WaitsOutOf is the service a node waits out an outage of (a tool, or
+	// "model <name>"), "" when it waits out none.
+	WaitsOutOf(node string) string
 	// CheckArgs is what is wrong with args for tool ("" when they fit).
 	CheckArgs(tool config.Tool, args json.RawMessage) string
 	// AddNode adds n to the trace at the run's step, and answers its id;

@@ -64,7 +64,7 @@ func (e *Edits) applies(req signals.EditRequest) error {
 			return fmt.Errorf(`edit: %s is a %s: "args" edits a call's arguments; give "output"`, n.ID, n.Kind)
 		}
 		if n.Status != signals.StatusCompleted {
-			return fmt.Errorf("edit: %s is %s: edit it once it has finished", n.ID, n.Status)
+			return e.unfinished(n)
 		}
 		if len(req.Output) == 0 {
 			return nil // a fork from the node as it was
@@ -75,6 +75,15 @@ func (e *Edits) applies(req signals.EditRequest) error {
 		return e.callWanted(n, req)
 	}
 	return fmt.Errorf("edit: %s is a node of kind %s, which cannot be edited: edit the task, a model request, a call or a person's reply", n.ID, n.Kind)
+}
+
+// unfinished refuses an edit of node n, which has not finished: one that
+// waits out an outage says so, since it may wait for minutes.
+func (e *Edits) unfinished(n *trace.Node) error {
+	if of := e.host.WaitsOutOf(n.ID); of != "" {
+		return fmt.Errorf("edit: %s waits out an outage of %s and has not finished: edit an earlier node (the wait ends and the run goes on from it), or this one once it has finished", n.ID, of)
+	}
+	return fmt.Errorf("edit: %s is %s: edit it once it has finished", n.ID, n.Status)
 }
 
 // callWanted checks an edit of a call: finished (or waiting for approval,
@@ -95,7 +104,7 @@ func (e *Edits) callWanted(n *trace.Node, req signals.EditRequest) error {
 	case waiting && req.Fork:
 		return fmt.Errorf("edit: %s waits for approval: fork from a node that has finished", n.ID)
 	case !waiting && n.Status != signals.StatusCompleted && n.Status != signals.StatusFailed:
-		return fmt.Errorf("edit: %s is %s: edit it once it has finished", n.ID, n.Status)
+		return e.unfinished(n)
 	}
 	if len(req.Args) == 0 {
 		return nil

@@ -57,16 +57,27 @@ func (c *Call) FallBack(ctx workflow.Context, reqID string, err error) bool {
 	return true
 }
 
-// failure is what policies.NextModel reads of a failed request.
+// Down says whether the failed request found the model down (and no
+// fallback took it): the run waits the outage out (policies.ModelDown).
+func (c *Call) Down(err error) bool { return policies.ModelDown(failure(err)) }
+
+// AfterOutage turns the run back to its own model once it waited out an
+// outage of every model it has: the next request tries them in order.
+func (c *Call) AfterOutage() { c.s.ModelAt = 0 }
+
+// failure is what policies.NextModel and policies.ModelDown read of a
+// failed request: its application error type, or a timeout.
 func failure(err error) policies.ModelFailure {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
 		return policies.ModelFailure{
 			Fatal:           app.Type() == activities.ModelRejectedError,
 			ContextExceeded: app.Type() == activities.ModelContextExceededError,
+			Unavailable:     app.Type() == activities.ModelUnavailableError || app.Type() == activities.ModelCircuitOpenError,
 		}
 	}
-	return policies.ModelFailure{} // a timeout: unavailable
+	var timeout *temporal.TimeoutError
+	return policies.ModelFailure{Unavailable: errors.As(err, &timeout)} // a timeout: unavailable to NextModel either way
 }
 
 // onFallbackFor is how long the run's requests stay with a fallback model:

@@ -40,6 +40,26 @@ func (p *Parked) Since(node string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// Of is what call node waits out ("": it is not parked).
+func (p *Parked) Of(node string) string {
+	for _, c := range p.calls {
+		if c.node == node {
+			return c.status.Of
+		}
+	}
+	return ""
+}
+
+// All are the parked nodes, each with when the run began to wait out
+// its outage.
+func (p *Parked) All() map[string]time.Time {
+	all := make(map[string]time.Time, len(p.calls))
+	for _, c := range p.calls {
+		all[c.node] = c.status.Since
+	}
+	return all
+}
+
 // Status is the outage the run shows it waits out: the first parked
 // call's (nil: none is).
 func (p *Parked) Status() *signals.OutageStatus {

@@ -45,6 +45,9 @@ func (w *Waits[S]) carried(s S) Carried {
 	if turn := s.TurnNode(); turn != "" {
 		c.Since[turn] = w.starts.Since(turn)
 	}
+	for id, since := range w.run.Parked() {
+		c.Since[id] = since
+	}
 	if b := w.run.Budget().Carried(); b != nil {
 		c.Since[b.Node] = w.starts.Since(b.Node)
 		c.Budget = b

@@ -1,6 +1,8 @@
 package waiting
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/signals"
@@ -41,6 +43,10 @@ type Host[S Step] interface {
 	Streaming() bool
 	TurnWaiting() bool
 	CutsIn() bool
+	// Parked are the nodes waiting out an outage (a tool's calls, a model
+	// request), each with when the run began to wait it out: a call is
+	// carried as a held one is, a request is asked again.
+	Parked() map[string]time.Time
 	// AnswerContinued answers an edit or a person's handoff that waits
 	// for its answer: it was not carried out, as the run continues as new
 	// into generation.
@@ -108,4 +114,7 @@ const (
 	GateGraph
 	// GateRung: the ladder's human rung waiting for a reply.
 	GateRung
+	// GateOutage: a run waiting out an outage (a tool's call, or its
+	// models), and for nothing else.
+	GateOutage
 )

@@ -23,30 +23,36 @@ func (s step) TurnNode() string  { return s.turn }
 // (the embedded Host is nil).
 type fakeRun struct {
 	Host[step]
-	graph bool
-	nodes map[string]*trace.Node
+	graph  bool
+	parked map[string]time.Time
+	nodes  map[string]*trace.Node
 	// carried is what the run carried; dropped: DropResume was called.
 	carried *Carried
 	rung    bool
 	dropped bool
 }
 
-func (f *fakeRun) Graph() bool                { return f.graph }
-func (f *fakeRun) Node(id string) *trace.Node { return f.nodes[id] }
-func (f *fakeRun) Carried() (*Carried, bool)  { return f.carried, f.rung }
-func (f *fakeRun) DropResume()                { f.dropped = true }
+func (f *fakeRun) Graph() bool                  { return f.graph }
+func (f *fakeRun) Node(id string) *trace.Node   { return f.nodes[id] }
+func (f *fakeRun) Carried() (*Carried, bool)    { return f.carried, f.rung }
+func (f *fakeRun) DropResume()                  { f.dropped = true }
+func (f *fakeRun) Parked() map[string]time.Time { return f.parked }
+func (f *fakeRun) Budget() *budget.Budget       { return budget.New(nil, &budget.Hold{}, nil) }
+func (f *fakeRun) TurnWaiting() bool            { return false }
 
 // fakePeople are the run's waits for people, as the tests set them.
 type fakePeople struct {
 	People
 	node, held string
 	rung       bool
+	waiting    bool
 	approvals  map[string]string
 	decisions  map[string]*signals.ApproveRequest
 	reply      *signals.ReplyRequest
 }
 
 func (p *fakePeople) HumanRung() bool                             { return p.rung }
+func (p *fakePeople) Waiting() bool                               { return p.waiting }
 func (p *fakePeople) WaitApproval(id, tool string)                { p.approvals[id] = tool }
 func (p *fakePeople) Decide(id string, d *signals.ApproveRequest) { p.decisions[id] = d }
 func (p *fakePeople) KeepReply(reply *signals.ReplyRequest)       { p.reply = reply }
@@ -97,6 +103,13 @@ func TestTheGateFollowsTheKindOfWait(t *testing.T) {
 	require.Equal(t, GateGraph, w.gate())
 	people.rung = true
 	require.Equal(t, GateRung, w.gate(), "the human rung's gate, in either shape")
+	run.parked = map[string]time.Time{"n5": time.Time{}}
+	people.rung, people.waiting = false, true
+	require.Equal(t, GateGraph, w.gate(), "a parked call beside a wait for a person: that wait's gate")
+	people.waiting = false
+	require.Equal(t, GateOutage, w.gate(), "a run waiting out an outage and for nothing else, in either shape")
+	run.graph = false
+	require.Equal(t, GateOutage, w.gate())
 }
 
 // A generation that continued while waiting waits for the same things:

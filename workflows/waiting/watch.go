@@ -34,6 +34,8 @@ func (w *Waits[S]) Watch(ctx workflow.Context) {
 // records depends on nothing else.
 func (w *Waits[S]) gate() Gate {
 	switch {
+	case w.onlyParked():
+		return GateOutage
 	case w.people.HumanRung():
 		return GateRung
 	case w.run.Graph():
@@ -46,9 +48,14 @@ func (w *Waits[S]) gate() Gate {
 func (w *Waits[S]) view(ctx workflow.Context) policies.WaitView {
 	return policies.WaitView{
 		ContinueAsNewSuggested: workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
-		Waiting:                w.people.Waiting() || w.run.Budget().Carries() || w.run.TurnWaiting(),
+		Waiting:                w.people.Waiting() || w.run.Budget().Carries() || w.run.TurnWaiting() || len(w.run.Parked()) > 0,
 		Streaming:              w.run.Streaming(),
 		Interrupting:           w.life.Interrupting(),
 		Closing:                w.life.Closing() || w.life.HandingOver() != "",
 	}
+}
+
+// onlyParked: the run waits out an outage, and for nothing else.
+func (w *Waits[S]) onlyParked() bool {
+	return len(w.run.Parked()) > 0 && !w.people.Waiting() && !w.run.Budget().Carries() && !w.run.TurnWaiting()
 }
