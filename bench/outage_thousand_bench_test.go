@@ -1,0 +1,40 @@
+package bench
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/unstuck-dev/unstuck/config"
+)
+
+// outageThousand is the runs at once of each cell of
+// BenchmarkOutageThousand (the issue's 1,000).
+const outageThousand = 1000
+
+// BenchmarkOutageThousand (issue 51, the fleet at 1,000): BenchmarkOutage's
+// cells, the booking service down outageDown from the cell's first write
+// and a control per shape, at 1,000 runs at once per cell instead of 100,
+// on one worker process; the same figures.
+func BenchmarkOutageThousand(b *testing.B) {
+	benchOutage(b, upAndDownCells("book", outageThousand), fmt.Sprintf(outageHeader, fmt.Sprint(config.DefaultFailures)), outageSummary.String)
+}
+
+// upAndDownCells are a control (service up) and an outage of outageDown
+// for each shape, runs at once, the runs calling tool.
+func upAndDownCells(tool string, runs int) []silentCell {
+	var cells []silentCell
+	for _, graph := range []bool{false, true} {
+		for _, down := range []time.Duration{0, outageDown} {
+			cells = append(cells, silentCell{fault: fault{kind: faultOutage, downFor: down}, tool: tool, graph: graph, runs: runs})
+		}
+	}
+	return cells
+}
+
+// cellTime bounds a cell's runs (runToEnd): silentCellTime, and a second
+// more for each run beyond silentRuns, as more runs at once take longer
+// to pass through one worker.
+func (c silentCell) cellTime() time.Duration {
+	return silentCellTime + time.Duration(max(c.runs-silentRuns, 0))*time.Second
+}
