@@ -119,7 +119,7 @@ func runModelCell(b *testing.B, bin string, c silentCell) (r cellRuns, down *mod
 		in = workflows.AgentInput{Agent: "graph_looker", Task: graphTask}
 	}
 	r = cellRuns{queue: sw.queue}
-	r.ends, r.handed, r.wall = runToEnd(sw.queue, c.runs, in, c.cellTime())
+	r.ends, r.handed, r.wall = runToEnd(sw.queue, c.runs, in, silentCellTime)
 	r.modelRequests = sw.model.RequestCount()
 	return r, down, nil
 }

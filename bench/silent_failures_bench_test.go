@@ -195,7 +195,7 @@ func runSilentCell(b *testing.B, bin string, svc *bookings, c silentCell) cellRu
 		in.Agent = "graph_" + c.tool
 	}
 	r := cellRuns{queue: sw.queue}
-	r.ends, r.handed, r.wall = runToEnd(sw.queue, c.runs, in, c.cellTime())
+	r.ends, r.handed, r.wall = runToEnd(sw.queue, c.runs, in, silentCellTime)
 	r.modelRequests = sw.model.RequestCount()
 	return r
 }
