@@ -66,7 +66,14 @@ func watchStall(ctx context.Context, bounds config.Stall) (context.Context, *sta
 	return context.WithValue(ctx, stallWatchKey{}, w), w
 }
 
-func (w *stallWatch) stop() { w.doneOnce.Do(func() { close(w.done) }) }
+// stop ends the watch and releases its context; a cut it made stays the
+// context's cause.
+func (w *stallWatch) stop() {
+	w.doneOnce.Do(func() {
+		close(w.done)
+		w.cut(nil)
+	})
+}
 
 // run sleeps until the deadline in force, and cuts the request if no byte
 // moved it meanwhile. The first byte can bring the deadline nearer (an
@@ -127,10 +134,11 @@ func stalledBy(ctx context.Context) *stallCut {
 	return nil
 }
 
-// stallError is a streamed reply cut for silence, after how far it got.
+// stallError is a streamed reply cut for silence, and, cut at idle, how
+// far it got.
 func stallError(model config.Model, cut *stallCut, progress string) error {
 	msg := fmt.Sprintf("model %q at %s: stalled: %v", model.Name, safeURL(model.BaseURL), cut)
-	if progress != "" {
+	if cut.deadline == "idle" && progress != "" {
 		msg += ", after " + progress
 	}
 	return temporal.NewApplicationError(msg, ModelStalledError)

@@ -51,7 +51,7 @@ func TestStreamSilentBeforeItsFirstByteIsCut(t *testing.T) {
 	f := newModelFixture(t, always(turn))
 	err, took := f.callCut(f.stallingAgent("m", 300*time.Millisecond, 5*time.Second))
 	ae := requireClass(t, err, ModelStalledError, true)
-	require.Contains(t, ae.Error(), `model "m" at `+f.srv.URL()+`: stalled: no byte of the reply 300ms after the request was sent (stall.first_byte)`)
+	require.Equal(t, `model "m" at `+f.srv.URL()+`: stalled: no byte of the reply 300ms after the request was sent (stall.first_byte)`, ae.Message())
 	require.Less(t, took, 10*time.Second, "cut before the model's timeout")
 }
 
@@ -64,7 +64,7 @@ func TestStreamSilentAfterAChunkIsCut(t *testing.T) {
 	f := newModelFixture(t, always(turn))
 	err, took := f.callCut(f.stallingAgent("m", 8*time.Second, 300*time.Millisecond))
 	ae := requireClass(t, err, ModelStalledError, true)
-	require.Contains(t, ae.Error(), `stalled: no byte for 300ms (stall.idle), after 1 chunks, 0 bytes of content and 0 tool calls`)
+	require.Equal(t, `model "m" at `+f.srv.URL()+`: stalled: no byte for 300ms (stall.idle), after 1 chunks, 0 bytes of content and 0 tool calls`, ae.Message())
 	require.Less(t, took, 8*time.Second, "cut at idle, not at first_byte")
 }
 
