@@ -32,7 +32,7 @@ func (f *modelFixture) stallingAgentOf(m config.Model, firstByte, idle time.Dura
 // callCut calls the model and says how long the request took to fail;
 // the server must have let go of the request by then or soon after (the
 // connection closed), well before the model's 10s timeout.
-func (f *modelFixture) callCut(agent string) (error, time.Duration) {
+func (f *modelFixture) callCut(agent string) (time.Duration, error) {
 	f.t.Helper()
 	start := time.Now()
 	_, err := f.call(firstRequest(agent))
@@ -40,7 +40,7 @@ func (f *modelFixture) callCut(agent string) (error, time.Duration) {
 	require.Error(f.t, err)
 	require.Eventually(f.t, func() bool { return f.srv.OpenStreams() == 0 }, 5*time.Second, 10*time.Millisecond,
 		"the request is cut: its connection closed")
-	return err, took
+	return took, err
 }
 
 // (a) A provider that sends its headers and then nothing is cut at
@@ -49,7 +49,7 @@ func TestStreamSilentBeforeItsFirstByteIsCut(t *testing.T) {
 	turn := threeCalls
 	turn.Fault = scriptedmodel.StreamStallsBeforeFirstByte
 	f := newModelFixture(t, always(turn))
-	err, took := f.callCut(f.stallingAgent("m", 300*time.Millisecond, 5*time.Second))
+	took, err := f.callCut(f.stallingAgent("m", 300*time.Millisecond, 5*time.Second))
 	ae := requireClass(t, err, ModelStalledError, true)
 	require.Equal(t, `model "m" at `+f.srv.URL()+`: stalled: no byte of the reply 300ms after the request was sent (stall.first_byte)`, ae.Message())
 	require.Less(t, took, 10*time.Second, "cut before the model's timeout")
@@ -62,7 +62,7 @@ func TestStreamSilentAfterAChunkIsCut(t *testing.T) {
 	turn := threeCalls
 	turn.Fault = scriptedmodel.StreamStallsAfterFirstChunk
 	f := newModelFixture(t, always(turn))
-	err, took := f.callCut(f.stallingAgent("m", 8*time.Second, 300*time.Millisecond))
+	took, err := f.callCut(f.stallingAgent("m", 8*time.Second, 300*time.Millisecond))
 	ae := requireClass(t, err, ModelStalledError, true)
 	require.Equal(t, `model "m" at `+f.srv.URL()+`: stalled: no byte for 300ms (stall.idle), after 1 chunks, 0 bytes of content and 0 tool calls`, ae.Message())
 	require.Less(t, took, 8*time.Second, "cut at idle, not at first_byte")
@@ -102,7 +102,7 @@ func TestHeartbeatsDoNotKeepASilentProviderAlive(t *testing.T) {
 	turn.Fault = scriptedmodel.StreamStallsBeforeFirstByte
 	f := newModelFixture(t, always(turn))
 	beats := recordBeats(f)
-	err, _ := f.callCut(f.stallingAgent("m", ModelHeartbeatEvery+time.Second, time.Second))
+	_, err := f.callCut(f.stallingAgent("m", ModelHeartbeatEvery+time.Second, time.Second))
 	requireClass(t, err, ModelStalledError, true)
 	require.NotEmpty(t, beats(), "the worker beat while it waited")
 	for _, b := range beats() {
