@@ -140,7 +140,7 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 	ctx, span := a.startChatSpan(ctx, model.Name)
 	reply, err := a.chat(ctx, model, req, mc)
 	endChatSpan(span, reply, err)
-	a.modelBreakers.record(model, time.Now(), reply, abandonedOr(ctx, err))
+	a.modelBreakers.record(model, time.Now(), reply, abandonedOr(ctx, stallAsUnavailable(err)))
 	compactReply(reply)
 	return reply, err
 }
@@ -294,17 +294,15 @@ func (a *Activities) modelAt(agent string, fallback int) (config.Model, bool, er
 }
 
 // chatClient is a go-openai client for one request to the model, with the
-// key read now from the environment, the model's timeout, and a transport
-// that keeps the Retry-After header go-openai's errors do not expose.
+// key read now from the environment, the model's timeout (of the whole
+// request, a streamed reply's too), and a transport that keeps the
+// Retry-After header go-openai's errors do not expose and tells a
+// streamed reply's stall watch of the bytes it reads.
 func (a *Activities) chatClient(m config.Model) (*openai.Client, *headerCapture) {
-	timeout := m.Timeout.D()
-	if timeout <= 0 {
-		timeout = config.DefaultModelTimeout.D()
-	}
-	capture := &headerCapture{base: http.DefaultTransport}
+	capture := &headerCapture{base: watchedBodies{base: http.DefaultTransport}}
 	cfg := openai.DefaultConfig(m.APIKey(a.getenv))
 	cfg.BaseURL = m.BaseURL
-	cfg.HTTPClient = &http.Client{Transport: capture, Timeout: timeout}
+	cfg.HTTPClient = &http.Client{Transport: capture, Timeout: m.RequestTimeout()}
 	return openai.NewClientWithConfig(cfg), capture
 }
 

@@ -23,12 +23,16 @@ import (
 // streamedReply asks for the reply as a stream (the agent's stream_calls)
 // and assembles it into the same ModelReply a whole request returns, which
 // stays the source of truth. Each call finished before the reply ends is
-// given to send (when not nil), so the run can start it at once. It
-// heartbeats as chunks arrive and on a ticker, so a long stream (or a long
-// wait for its first chunk) reads as progress and a dead worker as dead.
-// Its heartbeats carry the text written so far (StreamProgress), which
-// is how a follower of the run reads a reply as it is written: the SDK
-// sends the latest at most every LiveTextEvery.
+// given to send (when not nil), so the run can start it at once.
+// A provider silent for longer than the model's stall deadlines is cut
+// (stallWatch): the request fails as ModelStalled and is tried again.
+// It heartbeats as chunks arrive and, while it waits within those
+// deadlines, on a ticker: that beat says the worker is alive (a dead
+// one is found in the run's heartbeat timeout), the stall watch says
+// whether the provider is. The beats carry the progress and text
+// written so far (StreamProgress), which only bytes move: it is how a
+// follower of the run reads a reply as it is written, the SDK sending
+// the latest at most every LiveTextEvery.
 // A server that refuses streaming gets a whole-reply request instead.
 func streamedReply(ctx context.Context, model config.Model, client *openai.Client, capture *headerCapture, request openai.ChatCompletionRequest, node string, send func(int, ToolCall)) (*ModelReply, error) {
 	var progress atomic.Pointer[signals.StreamProgress]
@@ -38,9 +42,15 @@ func streamedReply(ctx context.Context, model config.Model, client *openai.Clien
 	streamed := request
 	streamed.Stream = true
 	streamed.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
-	stream, err := client.CreateChatCompletionStream(ctx, streamed)
+	sctx, watch := watchStall(ctx, model.StallBounds())
+	defer watch.stop()
+	stream, err := client.CreateChatCompletionStream(sctx, streamed)
 	if err != nil {
+		if cut := stalledBy(sctx); cut != nil {
+			return nil, stallError(model, cut, "")
+		}
 		if refusesStreaming(err) {
+			watch.stop()
 			activity.GetLogger(ctx).Warn("the model refused a streamed request; asking for a whole reply instead",
 				"model", model.Name, "error", err.Error())
 			return wholeReply(ctx, model, client, capture, request)
@@ -55,6 +65,9 @@ func streamedReply(ctx context.Context, model config.Model, client *openai.Clien
 			break // after [DONE], or a stream cut short: reply() tells them apart
 		}
 		if err != nil {
+			if cut := stalledBy(sctx); cut != nil {
+				return nil, stallError(model, cut, asm.progress())
+			}
 			return nil, modelError(model, fmt.Errorf("streamed reply, after %s: %w", asm.progress(), err), 0)
 		}
 		if err := asm.add(chunk); err != nil {

@@ -85,19 +85,27 @@ func (a *Activities) startToolSpan(ctx context.Context, r ToolRequest) (context.
 	))
 }
 
-// endSpan records a failure, with its error class as error.type (the
-// application error type: transient, invalid_args, ModelUnavailable, ...),
-// and ends the span.
+// endSpan records a failure, with its error class as error.type, and
+// ends the span.
 func endSpan(span trace.Span, err error) {
 	if err != nil {
-		class := "error"
-		var app *temporal.ApplicationError
-		if errors.As(err, &app) && app.Type() != "" {
-			class = app.Type()
-		}
-		span.SetAttributes(semconv.ErrorTypeKey.String(class))
+		span.SetAttributes(semconv.ErrorTypeKey.String(errorClass(err)))
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
 	}
 	span.End()
+}
+
+// errorClass is a failure's class: its application error type
+// (transient, invalid_args, ModelUnavailable, ...), stalled for a
+// streamed reply cut for silence.
+func errorClass(err error) string {
+	var app *temporal.ApplicationError
+	switch {
+	case !errors.As(err, &app) || app.Type() == "":
+		return "error"
+	case app.Type() == ModelStalledError:
+		return StalledClass
+	}
+	return app.Type()
 }

@@ -11,7 +11,7 @@ import (
 
 // At is the model a request goes to at place i of the agent's list: 0 the
 // model itself, i its i-th fallback, which takes the model's endpoint,
-// key, retry, timeout and window where it names none of its own.
+// key, stall, retry, timeout and window where it names none of its own.
 func (m Model) At(i int) Model {
 	if i <= 0 || i > len(m.Fallbacks) {
 		return m
@@ -25,6 +25,9 @@ func (m Model) At(i int) Model {
 	}
 	if fb.APIKeyEnv != "" {
 		out.APIKeyEnv = fb.APIKeyEnv
+	}
+	if fb.Stall != nil {
+		out.Stall = fb.Stall
 	}
 	if fb.Name != m.Name {
 		// Another model's window is not this one's.

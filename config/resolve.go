@@ -125,6 +125,9 @@ func (f *File) agentModel(a *Agent, getenv func(string) (string, bool)) Model {
 		if own.Timeout > 0 {
 			m.Timeout = own.Timeout
 		}
+		if own.Stall != nil {
+			m.Stall = own.Stall
+		}
 		if own.ContextWindow > 0 {
 			m.ContextWindow = own.ContextWindow
 		}

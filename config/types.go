@@ -34,6 +34,9 @@ type Model struct {
 	Retry *Retry `yaml:"retry" json:"retry,omitempty"`
 	// Timeout bounds one model request (default 2m).
 	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
+	// Stall bounds the silence of a streamed reply (nil: the defaults,
+	// StallBounds).
+	Stall *Stall `yaml:"stall" json:"stall,omitempty"`
 	// ContextWindow is the model's token window, prompt and reply
 	// together (0: its family's, ModelWindow); MaxOutputTokens bounds a
 	// reply within it (0: the family's).
@@ -68,7 +71,10 @@ type ModelFallback struct {
 	Name      string `yaml:"name" json:"name"`
 	BaseURL   string `yaml:"base_url" json:"base_url,omitempty"`
 	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env,omitempty"`
-	Provider  string `yaml:"-" json:"provider,omitempty"`
+	// Stall, when written, replaces the model's: another provider may
+	// be slower to answer.
+	Stall    *Stall `yaml:"stall" json:"stall,omitempty"`
+	Provider string `yaml:"-" json:"provider,omitempty"`
 }
 
 // Effects a tool may have on the world.

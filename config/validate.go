@@ -22,6 +22,7 @@ func (f *File) validate(file string, doc *yaml.Node, opts Options) error {
 	c.servers = c.mcpServers(f.MCPServers)
 	tools := c.tools(f.Tools)
 	c.models(f)
+	c.stalls(f)
 	c.agents(f.Agents, tools)
 	c.contexts(f)
 	c.budgets(f)

@@ -19,8 +19,9 @@
 //
 // A request with stream: true is answered as Server-Sent Events in OpenAI's
 // streaming format (stream.go), paced by Turn.CallDelay and broken on
-// purpose by Turn.Fault; Turn.NoStream refuses it as a server without
-// streaming does.
+// purpose by Turn.Fault (cut short, a repeated call index, or a stall:
+// the connection held open without a byte); Turn.NoStream refuses it as
+// a server without streaming does.
 //
 // The test layers that use it: docs/testing.md.
 package scriptedmodel

@@ -81,6 +81,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, n int, c openai.
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
+	if turn.Fault == StreamStallsBeforeFirstByte {
+		flushAndHang(w, r)
+		return
+	}
 	send := func(ch chunk) {
 		ch.ID, ch.Object, ch.Created, ch.Model, ch.SystemFingerprint = c.ID, "chat.completion.chunk", c.Created, c.Model, c.SystemFingerprint
 		b, _ := json.Marshal(ch) // plain structs: cannot fail
@@ -93,6 +97,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, n int, c openai.
 	msg := c.Choices[0].Message
 	empty := ""
 	delta(chunkDelta{Role: openai.ChatMessageRoleAssistant, Content: &empty})
+	if turn.Fault == StreamStallsAfterFirstChunk {
+		flushAndHang(w, r)
+		return
+	}
 	for i, piece := range split(msg.Content, cmp.Or(turn.ContentPieces, argPieces)) {
 		if i > 0 && !sleep(r, turn.ContentDelay) {
 			return
@@ -175,4 +183,14 @@ func sleep(r *http.Request, d time.Duration) bool {
 	case <-r.Context().Done():
 		return false
 	}
+}
+
+// flushAndHang sends what is written and then nothing, holding the
+// connection open until the client leaves (or the server closes): a
+// provider that hangs without answering.
+func flushAndHang(w http.ResponseWriter, r *http.Request) {
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	<-r.Context().Done()
 }

@@ -80,6 +80,14 @@ const (
 	// 0 with a different id: a provider bug that must never run a call
 	// twice or splice two calls together silently.
 	StreamRepeatsIndex
+	// StreamStallsBeforeFirstByte sends the response's headers and then
+	// nothing, holding the connection open until the client leaves: a
+	// provider that hangs before it answers.
+	StreamStallsBeforeFirstByte
+	// StreamStallsAfterFirstChunk sends the first chunk (the role) and
+	// then nothing, holding the connection open until the client leaves:
+	// a provider that hangs in the middle of a reply.
+	StreamStallsAfterFirstChunk
 )
 
 // Script chooses the Turn answering a request. Scripts must be pure functions
