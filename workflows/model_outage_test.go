@@ -176,3 +176,23 @@ func TestAModelOutageWaitContinuesAsNew(t *testing.T) {
 		require.Nil(t, h2.status().Outage, "graph %v", graph)
 	}
 }
+
+// A model that stalls on every attempt, its fallback too, is down as one
+// that answers 503: the run waits it out and completes.
+func TestStalledModelsAreWaitedOut(t *testing.T) {
+	spec := echoSpec()
+	h := newHarness(t, spec, []activities.ModelReply{{Content: `"done"`}}, okEcho)
+	up := h.env.Now().Add(2 * time.Minute)
+	stalls := 0
+	h.modelFails = func(activities.ModelRequest) error {
+		if h.env.Now().Before(up) {
+			stalls++
+			return temporal.NewNonRetryableApplicationError("stalled: no byte for 60s (stall.first_byte)", activities.ModelStalledError, nil)
+		}
+		return nil
+	}
+	res, err := h.run(AgentInput{Agent: "agent", Task: "go"})
+	require.NoError(t, err)
+	require.Equal(t, ResultCompleted, res.Status)
+	require.GreaterOrEqual(t, stalls, 2, "it asked again after waiting")
+}
