@@ -37,8 +37,10 @@ type workerBreakers struct {
 	// ramp of each tool: where its recovery's ramp ends
 	// (policies.RampBound of its max_concurrent).
 	ramp map[string]int
-	// rampWait: how long a call the ramp has no room for waits for a place.
+	// rampWait: how long a call the ramp has no room for waits for a place;
+	// waiting: the calls of each tool that wait for one.
 	rampWait time.Duration
+	waiting  map[string]int
 	// moved is closed, and replaced, whenever a call's outcome is taken: a
 	// call waiting for a place in a ramp looks again.
 	moved chan struct{}
@@ -56,7 +58,7 @@ const rampWait = 2 * time.Second
 // longest cooldown of the agents whose tools (or their fallbacks) name it.
 func newWorkerBreakers(cfg *config.File) *workerBreakers {
 	w := &workerBreakers{byTool: map[string]*policies.FleetBreaker{}, policy: map[string]config.BreakerPolicy{}, ramp: map[string]int{},
-		rampWait: rampWait, moved: make(chan struct{})}
+		rampWait: rampWait, waiting: map[string]int{}, moved: make(chan struct{})}
 	if cfg == nil {
 		return w
 	}
@@ -82,39 +84,53 @@ func newWorkerBreakers(cfg *config.File) *workerBreakers {
 // allow is the gate before a call, at now: nil, or the refusal while the
 // tool's breaker is open (an open breaker past its cooldown lets one
 // trial through, then more as they succeed). While it ramps with as many
-// trials in flight as it lets through, the call waits for a place, up to
-// rampWait (or until ctx ends), and is refused if none comes. A refusal
-// is a CircuitOpen either way: the run waits the outage out.
+// trials in flight as it lets through, the call waits for a place
+// (waitForPlace). A refusal is a CircuitOpen either way: the run waits
+// the outage out.
 func (w *workerBreakers) allow(ctx context.Context, tool string, now time.Time) error {
 	if w == nil {
 		return nil // an activity set built without New (tests)
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b := w.breaker(tool)
+	if b.Allow(now) {
+		return nil
+	}
+	if b.State != policies.BreakerHalfOpen || w.waiting[tool] >= b.Bound || w.rampWait <= 0 {
+		return w.refusal(tool, b, 0)
+	}
+	return w.waitForPlace(ctx, tool, b, now)
+}
+
+// waitForPlace waits for a place in b's ramp: until a trial's outcome
+// makes one, for at most rampWait, or until ctx ends; it answers nil once
+// the call has its place, else the refusal. Called with w.mu held, it
+// lets go of it while it waits. At most b.Bound
+// calls wait: those the ramp lets through before it closes; more would
+// all go together when it closes, the stampede the ramp is for.
+func (w *workerBreakers) waitForPlace(ctx context.Context, tool string, b *policies.FleetBreaker, now time.Time) error {
 	start := time.Now()
-	var waited <-chan time.Time
+	w.waiting[tool]++
+	defer func() { w.waiting[tool]-- }()
+	timer := time.NewTimer(w.rampWait)
+	defer timer.Stop()
 	for {
-		w.mu.Lock()
-		b := w.breaker(tool)
-		if b.Allow(now.Add(time.Since(start))) {
-			w.mu.Unlock()
-			return nil
-		}
-		ramping, moved := b.State == policies.BreakerHalfOpen, w.moved
-		refusal := w.refusal(tool, b, time.Since(start))
+		moved := w.moved
 		w.mu.Unlock()
-		if !ramping || w.rampWait <= 0 {
-			return refusal
-		}
-		if waited == nil {
-			timer := time.NewTimer(w.rampWait)
-			defer timer.Stop()
-			waited = timer.C
-		}
 		select {
 		case <-moved:
-		case <-waited:
-			return refusal
+		case <-timer.C:
 		case <-ctx.Done():
-			return refusal
+		}
+		w.mu.Lock()
+		switch {
+		case ctx.Err() != nil:
+			return w.refusal(tool, b, time.Since(start))
+		case b.Allow(now.Add(time.Since(start))):
+			return nil
+		case b.State != policies.BreakerHalfOpen, time.Since(start) >= w.rampWait:
+			return w.refusal(tool, b, time.Since(start))
 		}
 	}
 }
@@ -125,8 +141,10 @@ func (w *workerBreakers) refusal(tool string, b *policies.FleetBreaker, waited t
 	msg := fmt.Sprintf("circuit open on this worker: tool %s failed %d times in a row across runs; it is left alone until %s",
 		tool, b.Failures, b.OpenedAt.Add(b.Cooldown).UTC().Format(time.RFC3339))
 	if b.State == policies.BreakerHalfOpen {
-		msg = fmt.Sprintf("circuit half open on this worker: tool %s is coming back, and %s; no place came in %s",
-			tool, rampSaid(b.RampBreaker), waited.Round(time.Millisecond))
+		msg = fmt.Sprintf("circuit half open on this worker: tool %s is coming back, and %s", tool, rampSaid(b.RampBreaker))
+	}
+	if waited > 0 {
+		msg += fmt.Sprintf("; no place came in %s", waited.Round(time.Millisecond))
 	}
 	return temporal.NewNonRetryableApplicationError(msg, CircuitOpenError, nil)
 }

@@ -152,4 +152,10 @@ func TestWorkerBreakerCallWaitsForAPlaceInTheRamp(t *testing.T) {
 
 	w.rampWait = time.Millisecond
 	requireCircuitOpen(t, w.allow(ctx, "t", later), "no place came in")
+
+	w.rampWait = time.Hour
+	w.waiting["t"] = policies.FleetWindow
+	err := w.allow(ctx, "t", later)
+	requireCircuitOpen(t, err, "circuit half open")
+	require.NotContains(t, err.Error(), "no place came in", "as many wait as the ramp lets through: refused at once")
 }
