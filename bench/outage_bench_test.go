@@ -195,8 +195,8 @@ func shapeName(graph bool) string {
 
 // outageHeader heads the table of outageSummary rows (%s: the failures
 // answered before the breaker can open).
-const outageHeader = "| shape | service | correct | to a person | stopped or failed | calls while down | before %s failures answered | bound | recovery to end p50 | p99 | most writes in flight while up | runs parked while up (parks) | runs parked | parked p50 | history bytes, parked run (p50) | history bytes, run (p50) | wall |\n" +
-	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+const outageHeader = "| shape | service | correct | to a person | stopped or failed | calls while down | before %s failures answered | bound | recovery to end p50 | p99 | max | most writes in flight while up | runs parked while up (parks) | runs parked | parked p50 | history bytes, parked run (p50) | history bytes, run (p50) | wall |\n" +
+	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 
 // outageWaitedNote is what a call's error says when the run waited its
 // outage.max_wait out.
@@ -215,10 +215,10 @@ type outageSummary struct {
 	// failures; bound: what the worker's breaker lets through in that
 	// time (below).
 	down, early, bound int
-	// delays: the completed runs; delayP50 and delayP99: seconds from the
-	// service's recovery to their end.
-	delays             int
-	delayP50, delayP99 float64
+	// delays: the completed runs; delayP50, delayP99 and delayMax:
+	// seconds from the service's recovery to their end.
+	delays                       int
+	delayP50, delayP99, delayMax float64
 	// parked: runs that were in waiting_outage; parkedP50 the seconds
 	// they were, p50.
 	parked    int
@@ -245,12 +245,12 @@ type outageSummary struct {
 }
 
 func (s outageSummary) String() string {
-	down, delay, parked, up := "- | - | -", "- | -", "- | -", "-"
+	down, delay, parked, up := "- | - | -", "- | - | -", "- | -", "-"
 	if s.bound >= 0 {
 		down = fmt.Sprintf("%d | %d | %d", s.down, s.early, s.bound)
 	}
 	if s.delays > 0 {
-		delay = fmt.Sprintf("%.1fs | %.1fs", s.delayP50, s.delayP99)
+		delay = fmt.Sprintf("%.1fs | %.1fs | %.1fs", s.delayP50, s.delayP99, s.delayMax)
 	}
 	if s.parked > 0 {
 		parked = fmt.Sprintf("%.1fs | %.0f", s.parkedP50, s.bytesParked)
@@ -341,7 +341,7 @@ func summarizeOutage(b *testing.B, svc *bookings, c silentCell, r cellRuns) outa
 			delays = append(delays, h.closed.Sub(up).Seconds())
 		}
 	}
-	s.delays, s.delayP50, s.delayP99 = len(delays), percentile(delays, 50), percentile(delays, 99)
+	s.delays, s.delayP50, s.delayP99, s.delayMax = len(delays), percentile(delays, 50), percentile(delays, 99), percentile(delays, 100)
 	s.parkedP50 = percentile(parkedFor, 50)
 	s.bytesParked, s.bytesRun, s.bytesParkedP99 = percentile(bytesParked, 50), percentile(bytesRun, 50), percentile(bytesParked, 99)
 	s.waited, s.waitedP50, s.waitedP99 = len(waited), percentile(waited, 50), percentile(waited, 99)
