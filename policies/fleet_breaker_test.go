@@ -25,20 +25,10 @@ func TestFleetBreaker(t *testing.T) {
 		{"one short of FleetWindow", "o" + strings.Repeat("x", FleetWindow-1), BreakerClosed, FleetWindow - 1},
 		{"a long past success: still FleetWindow", strings.Repeat("o", 100) + strings.Repeat("x", FleetWindow-1), BreakerClosed, FleetWindow - 1},
 	}
-	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := NewFleetBreaker(5, time.Minute, FleetWindow)
-			for _, o := range tc.outcomes {
-				switch o {
-				case 'x':
-					f.RecordError(now, Transient)
-				case 'i':
-					f.RecordError(now, InvalidArgs)
-				case 'o':
-					f.Record(now, true)
-				}
-			}
+			playBreaker(t, f, strings.Join(strings.Split(tc.outcomes, ""), " "))
 			require.Equal(t, tc.want, f.State)
 			require.Equal(t, tc.failures, f.Failures)
 		})
