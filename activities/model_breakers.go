@@ -3,6 +3,7 @@ package activities
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -21,11 +22,20 @@ const ModelCircuitOpenError = "ModelCircuitOpen"
 
 // modelBreakers are the worker's breakers of its model endpoints (one per
 // endpoint and model name), shared by every run it serves: a provider
-// that is down is asked a bounded number of times, not once per run.
+// that is down is asked a bounded number of times, not once per run, and
+// one that comes back is sent one request, then more as they are answered
+// (policies.RampBreaker, to policies.RampBound(0)), not every run's at
+// once.
 type modelBreakers struct {
 	mu      sync.Mutex
-	byModel map[string]*policies.Breaker
+	byModel map[string]*policies.RampBreaker
 }
+
+// rampRetry: a request the ramp had no room for is retried after
+// rampRetry to twice that, spread so the refused do not come back
+// together. The ramp makes room as requests are answered, in seconds, not
+// in a cooldown.
+const rampRetry = time.Second
 
 func modelKey(m config.Model) string { return m.Name + "@" + m.BaseURL }
 
@@ -44,6 +54,10 @@ func (w *modelBreakers) allow(m config.Model, now time.Time, hasFallback bool) e
 	left := b.OpenedAt.Add(b.Cooldown).Sub(now)
 	msg := fmt.Sprintf("circuit open on this worker: model %q was unavailable %d times in a row across runs; it is left alone for %s",
 		m.Name, b.Failures, left.Round(time.Second))
+	if b.State == policies.BreakerHalfOpen {
+		left = rampRetry + rand.N(rampRetry)
+		msg = fmt.Sprintf("circuit half open on this worker: model %q is coming back, and %s", m.Name, rampSaid(*b))
+	}
 	if hasFallback {
 		return temporal.NewNonRetryableApplicationError(msg, ModelCircuitOpenError, nil)
 	}
@@ -55,8 +69,8 @@ func (w *modelBreakers) allow(m config.Model, now time.Time, hasFallback bool) e
 // request, a prompt too long, a bad key: the endpoint answered, so it
 // serves). A request not sent (counted over its prompt's bound) or
 // abandoned (cancelled) proved nothing: it only gives up the half-open
-// trial it may have held, which would otherwise keep the model refused on
-// this worker for good.
+// trial it may have held, whose place would otherwise stay taken on this
+// worker for good.
 func (w *modelBreakers) record(m config.Model, now time.Time, reply *ModelReply, err error) {
 	if w == nil {
 		return
@@ -80,21 +94,21 @@ func (w *modelBreakers) record(m config.Model, now time.Time, reply *ModelReply,
 
 // breaker is the breaker of m's endpoint, with the bounds of m's config
 // (model.breaker): the config's block that asked last sets them.
-func (w *modelBreakers) breaker(m config.Model) *policies.Breaker {
+func (w *modelBreakers) breaker(m config.Model) *policies.RampBreaker {
 	if w.byModel == nil {
-		w.byModel = map[string]*policies.Breaker{}
+		w.byModel = map[string]*policies.RampBreaker{}
 	}
 	bounds := m.ModelBreaker()
 	b, ok := w.byModel[modelKey(m)]
 	if !ok {
-		b = policies.NewBreaker(bounds.Failures, bounds.Cooldown.D())
+		b = policies.NewRampBreaker(bounds.Failures, bounds.Cooldown.D(), policies.RampBound(0))
 		w.byModel[modelKey(m)] = b
 	}
 	b.Threshold, b.Cooldown = bounds.Failures, bounds.Cooldown.D()
 	return b
 }
 
-// release gives up the half-open trial a request that was never sent
+// release gives up the place in the ramp a request that was never sent
 // may have held: it proved nothing of the model.
 func (w *modelBreakers) release(m config.Model) {
 	if w == nil {

@@ -31,21 +31,23 @@ func openModelBreaker(t *testing.T, m config.Model) (*modelBreakers, time.Time) 
 }
 
 // Whatever comes of the half-open trial, the breaker decides or lets the
-// next request be the trial: it never refuses the model for good.
+// next request be the trial: it never refuses the model for good. An
+// answer moves the ramp on (two requests may go), not to every run's.
 func TestAModelBreakersTrialAlwaysEnds(t *testing.T) {
 	m := config.Model{Name: "gpt", BaseURL: "http://m/v1"}
 	cases := []struct {
-		name  string
-		reply *ModelReply
-		err   error
-		state string
+		name   string
+		reply  *ModelReply
+		err    error
+		state  string
+		passed int
 	}{
-		{"an answer closes it", &ModelReply{Content: "hi"}, nil, policies.BreakerClosed},
-		{"a refusal is an answer: the endpoint serves", nil, errRejected, policies.BreakerClosed},
-		{"unavailable opens it again", nil, errUnavailable, policies.BreakerOpen},
-		{"a prompt not sent proves nothing", &ModelReply{OverBudget: &PromptCount{Tokens: 9, Budget: 5}}, nil, policies.BreakerHalfOpen},
-		{"a prompt over the budget's bound proves nothing", &ModelReply{OverSpend: &PromptCount{Tokens: 9, Budget: 5}}, nil, policies.BreakerHalfOpen},
-		{"a cancelled request proves nothing", nil, context.Canceled, policies.BreakerHalfOpen},
+		{"an answer moves the ramp on", &ModelReply{Content: "hi"}, nil, policies.BreakerHalfOpen, 1},
+		{"a refusal is an answer: the endpoint serves", nil, errRejected, policies.BreakerHalfOpen, 1},
+		{"unavailable opens it again", nil, errUnavailable, policies.BreakerOpen, 0},
+		{"a prompt not sent proves nothing", &ModelReply{OverBudget: &PromptCount{Tokens: 9, Budget: 5}}, nil, policies.BreakerHalfOpen, 0},
+		{"a prompt over the budget's bound proves nothing", &ModelReply{OverSpend: &PromptCount{Tokens: 9, Budget: 5}}, nil, policies.BreakerHalfOpen, 0},
+		{"a cancelled request proves nothing", nil, context.Canceled, policies.BreakerHalfOpen, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -55,11 +57,44 @@ func TestAModelBreakersTrialAlwaysEnds(t *testing.T) {
 			w.record(m, later, c.reply, c.err)
 			b := w.breaker(m)
 			require.Equal(t, c.state, b.State)
+			require.Equal(t, c.passed, b.Passed)
 			if c.state == policies.BreakerHalfOpen {
-				require.NoError(t, w.allow(m, later.Add(time.Hour), true), "the next request is the trial")
+				for range 1 + c.passed {
+					require.NoError(t, w.allow(m, later.Add(time.Hour), true), "the next requests are the trials")
+				}
+				require.Error(t, w.allow(m, later.Add(time.Hour), true))
 			}
 		})
 	}
+}
+
+// The model comes back in a ramp: each answer lets one more request in
+// flight, up to policies.RampBound(0), where the breaker closes. A request
+// the ramp has no room for is retried in a second or two without a
+// fallback (not after a cooldown), and turns to the fallback at once with
+// one.
+func TestAModelComesBackInARamp(t *testing.T) {
+	m := config.Model{Name: "gpt", BaseURL: "http://m/v1"}
+	w, later := openModelBreaker(t, m)
+	require.NoError(t, w.allow(m, later, false), "the trial")
+	err := w.allow(m, later, false)
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	require.Equal(t, ModelCircuitOpenError, app.Type())
+	require.False(t, app.NonRetryable())
+	require.GreaterOrEqual(t, app.NextRetryDelay(), rampRetry)
+	require.Less(t, app.NextRetryDelay(), 2*rampRetry)
+	require.Contains(t, app.Message(), `circuit half open on this worker: model "gpt" is coming back, and its 1 in flight`)
+	require.ErrorAs(t, w.allow(m, later, true), &app)
+	require.True(t, app.NonRetryable(), "with a fallback, the run turns to it")
+
+	for range policies.RampBound(0) - 1 {
+		require.Equal(t, policies.BreakerHalfOpen, w.breaker(m).State)
+		w.record(m, later, &ModelReply{Content: "hi"}, nil)
+		require.NoError(t, w.allow(m, later, false), "its place")
+		require.NoError(t, w.allow(m, later, false), "and one more")
+	}
+	require.Equal(t, policies.BreakerClosed, w.breaker(m).State)
 }
 
 // A refused request while closed clears the count of unavailable ones:

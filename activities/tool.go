@@ -99,7 +99,7 @@ func (a *Activities) runTool(ctx context.Context, r ToolRequest) (json.RawMessag
 	if result, done, err := a.emulate(wfID, req); done {
 		return result, err
 	}
-	if err := a.breakers.allow(tool.Name, time.Now()); err != nil {
+	if err := a.breakers.allow(ctx, tool.Name, time.Now()); err != nil {
 		return nil, err
 	}
 	result, err := a.callTool(ctx, wfID, key, req)

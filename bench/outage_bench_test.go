@@ -17,6 +17,12 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
+// outageBefore is the worker before the ramp (issue 51, recovery without
+// a stampede): its breakers let one trial through and close on its
+// success. BenchmarkOutage and BenchmarkOutageFlapping run each outage
+// cell on it and on this tree's worker, side by side.
+const outageBefore = "718ef71"
+
 // outageRuns is the runs at once in each outage cell (the issue's 100).
 const outageRuns = 100
 
@@ -51,7 +57,11 @@ const (
 // the service while it was down against the breaker's bound, the delay
 // from the service's recovery to each completed run's end (p50, p99),
 // the runs that parked and their time in waiting_outage (p50), and the
-// history bytes of a parked run against a run of the control.
+// history bytes of a parked run against a run of the control; and the
+// stampede: the most writes in flight at the service while it was up
+// (each booking takes outageLatency), and the runs parked while it was
+// up. Each outage cell runs on the worker of outageBefore and on this
+// tree's, one after the other.
 func BenchmarkOutage(b *testing.B) {
 	var cells []silentCell
 	for _, graph := range []bool{false, true} {
@@ -59,7 +69,7 @@ func BenchmarkOutage(b *testing.B) {
 			cells = append(cells, silentCell{fault: fault{kind: faultOutage, downFor: down}, tool: "book", graph: graph, runs: outageRuns})
 		}
 	}
-	benchOutage(b, cells, fmt.Sprintf(outageHeader, fmt.Sprint(config.DefaultFailures)), outageSummary.String)
+	benchOutage(b, cells, outageSides(b), fmt.Sprintf(outageHeader, fmt.Sprint(config.DefaultFailures)), outageSummary.String)
 }
 
 // BenchmarkOutageLong (issue 51, the long outage): BenchmarkOutage's
@@ -76,7 +86,7 @@ func BenchmarkOutageLong(b *testing.B) {
 	for _, graph := range []bool{false, true} {
 		cells = append(cells, silentCell{fault: fault{kind: faultOutage, downFor: outageLong}, tool: "book", graph: graph, runs: outageRuns, maxWait: outageLongWait})
 	}
-	benchOutage(b, cells, fmt.Sprintf(outageLongHeader, fmt.Sprint(config.DefaultFailures)), outageSummary.long)
+	benchOutage(b, cells, []outageSide{{"now", buildWorker(b)}}, fmt.Sprintf(outageLongHeader, fmt.Sprint(config.DefaultFailures)), outageSummary.long)
 }
 
 // BenchmarkOutageFlapping (issue 51, a flapping service): BenchmarkOutage's
@@ -90,27 +100,49 @@ func BenchmarkOutageFlapping(b *testing.B) {
 	for _, graph := range []bool{false, true} {
 		cells = append(cells, silentCell{fault: fault{kind: faultOutage, downFor: flapDown, upFor: flapUp, downs: flaps}, tool: "book", graph: graph, runs: outageRuns})
 	}
-	benchOutage(b, cells, fmt.Sprintf(outageHeader, fmt.Sprintf("%d (%d once it booked)", config.DefaultFailures, policies.FleetWindow)), outageSummary.String)
+	benchOutage(b, cells, outageSides(b), fmt.Sprintf(outageHeader, fmt.Sprintf("%d (%d once it booked)", config.DefaultFailures, policies.FleetWindow)), outageSummary.String)
 }
 
-// benchOutage runs outage cells on one worker build and booking service,
-// reports each outage cell's figures, and prints the cells' table (header,
-// then row of each cell's summary), then how the first run of a cell that
+// outageSide is a worker build an outage cell runs on.
+type outageSide struct{ name, bin string }
+
+// outageSides are the worker of outageBefore and this tree's.
+func outageSides(b *testing.B) []outageSide {
+	return []outageSide{{"before (" + outageBefore + ")", buildWorkerAt(b, outageBefore)}, {"now", buildWorker(b)}}
+}
+
+// benchOutage runs outage cells on one booking service, each outage cell
+// on each side's worker build (a control only on the last side's),
+// reports each outage cell's figures of the last side, and prints the
+// cells' table (header, then row of each cell's summary; a worker column
+// when there are several sides), then how the first run of a cell that
 // did not end with a booking ended.
-func benchOutage(b *testing.B, cells []silentCell, header string, row func(outageSummary) string) {
-	bin := buildWorker(b)
+func benchOutage(b *testing.B, cells []silentCell, sides []outageSide, header string, row func(outageSummary) string) {
 	svc := startBookings()
 	defer svc.Close()
+	if len(sides) > 1 {
+		header = strings.Replace(header, "| service |", "| service | worker |", 1) + "---|"
+	}
 	for range b.N {
 		var rows, notes []string
 		for _, c := range cells {
-			sum := summarizeOutage(b, svc, c, runSilentCell(b, bin, svc, c))
-			rows = append(rows, fmt.Sprintf("| %s | %s |", outageCellName(c), row(sum)))
-			if sum.why != "" {
-				notes = append(notes, fmt.Sprintf("%s: %.300s", outageCellName(c), sum.why))
-			}
-			if c.fault.downFor > 0 {
-				sum.report(b, shapeName(c.graph))
+			for i, side := range sides {
+				last := i == len(sides)-1
+				if c.fault.downFor == 0 && !last {
+					continue
+				}
+				name := outageCellName(c)
+				if len(sides) > 1 {
+					name += " | " + side.name
+				}
+				sum := summarizeOutage(b, svc, c, runSilentCell(b, side.bin, svc, c))
+				rows = append(rows, fmt.Sprintf("| %s | %s |", name, row(sum)))
+				if sum.why != "" {
+					notes = append(notes, fmt.Sprintf("%s: %.300s", name, sum.why))
+				}
+				if c.fault.downFor > 0 && last {
+					sum.report(b, shapeName(c.graph))
+				}
 			}
 		}
 		fmt.Println(header)
@@ -126,6 +158,8 @@ func (s outageSummary) report(b *testing.B, shape string) {
 	b.ReportMetric(float64(100*s.correct/max(s.runs, 1)), shape+"-correct-%")
 	b.ReportMetric(float64(s.handed), shape+"-to-a-person")
 	b.ReportMetric(float64(s.down), shape+"-calls-while-down")
+	b.ReportMetric(float64(s.peak), shape+"-most-in-flight-up")
+	b.ReportMetric(float64(s.upParked), shape+"-runs-parked-while-up")
 	if s.delays > 0 {
 		b.ReportMetric(s.delayP99, shape+"-recovery-to-end-p99-s")
 	}
@@ -161,8 +195,8 @@ func shapeName(graph bool) string {
 
 // outageHeader heads the table of outageSummary rows (%s: the failures
 // answered before the breaker can open).
-const outageHeader = "| shape | service | correct | to a person | stopped or failed | calls while down | before %s failures answered | bound | recovery to end p50 | p99 | runs parked | parked p50 | history bytes, parked run (p50) | history bytes, run (p50) | wall |\n" +
-	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+const outageHeader = "| shape | service | correct | to a person | stopped or failed | calls while down | before %s failures answered | bound | recovery to end p50 | p99 | max | most writes in flight while up | runs parked while up (parks) | runs parked | parked p50 | history bytes, parked run (p50) | history bytes, run (p50) | wall |\n" +
+	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 
 // outageWaitedNote is what a call's error says when the run waited its
 // outage.max_wait out.
@@ -181,14 +215,19 @@ type outageSummary struct {
 	// failures; bound: what the worker's breaker lets through in that
 	// time (below).
 	down, early, bound int
-	// delays: the completed runs; delayP50 and delayP99: seconds from the
-	// service's recovery to their end.
-	delays             int
-	delayP50, delayP99 float64
+	// delays: the completed runs; delayP50, delayP99 and delayMax:
+	// seconds from the service's recovery to their end.
+	delays                       int
+	delayP50, delayP99, delayMax float64
 	// parked: runs that were in waiting_outage; parkedP50 the seconds
 	// they were, p50.
 	parked    int
 	parkedP50 float64
+	// peak: the most writes in flight at once at the service while it
+	// was up; upParked, upParks: the runs that parked while it was up
+	// after its first return (the worker's breaker, not the service,
+	// kept them waiting), and their parks then.
+	peak, upParked, upParks int
 	// bytesParked, bytesRun: history bytes (every generation) of a parked
 	// run and of any run, p50; bytesParkedP99 of a parked run, p99.
 	bytesParked, bytesRun, bytesParkedP99 float64
@@ -206,18 +245,21 @@ type outageSummary struct {
 }
 
 func (s outageSummary) String() string {
-	down, delay, parked := "- | - | -", "- | -", "- | -"
+	down, delay, parked, up := "- | - | -", "- | - | -", "- | -", "-"
 	if s.bound >= 0 {
 		down = fmt.Sprintf("%d | %d | %d", s.down, s.early, s.bound)
 	}
 	if s.delays > 0 {
-		delay = fmt.Sprintf("%.1fs | %.1fs", s.delayP50, s.delayP99)
+		delay = fmt.Sprintf("%.1fs | %.1fs | %.1fs", s.delayP50, s.delayP99, s.delayMax)
 	}
 	if s.parked > 0 {
 		parked = fmt.Sprintf("%.1fs | %.0f", s.parkedP50, s.bytesParked)
 	}
-	return fmt.Sprintf("%d%% | %d | %d | %s | %s | %d | %s | %.0f | %.0fs",
-		100*s.correct/max(s.runs, 1), s.handed, s.other, down, delay, s.parked, parked, s.bytesRun, s.wall.Seconds())
+	if s.bound >= 0 {
+		up = fmt.Sprintf("%d (%d)", s.upParked, s.upParks)
+	}
+	return fmt.Sprintf("%d%% | %d | %d | %s | %s | %d | %s | %d | %s | %.0f | %.0fs",
+		100*s.correct/max(s.runs, 1), s.handed, s.other, down, delay, s.peak, up, s.parked, parked, s.bytesRun, s.wall.Seconds())
 }
 
 // long is the row of a long outage's cell (outageLongHeader).
@@ -253,6 +295,7 @@ func summarizeOutage(b *testing.B, svc *bookings, c silentCell, r cellRuns) outa
 	if o.firstAt.IsZero() {
 		b.Fatalf("%s: no write reached the service", outageCellName(c))
 	}
+	s.peak = o.peak
 	if c.fault.downFor > 0 {
 		s.down, s.early = o.down, o.early
 		s.bound = o.early + int(minTime(o.upAt, ended).Sub(o.firstAt)/config.DefaultCooldown.D())
@@ -282,6 +325,10 @@ func summarizeOutage(b *testing.B, svc *bookings, c silentCell, r cellRuns) outa
 		}
 		h := readOutageHistory(b, e)
 		bytesRun = append(bytesRun, float64(h.bytes))
+		if n := o.parksWhileUp(h.parks); n > 0 {
+			s.upParked++
+			s.upParks += n
+		}
 		if h.parked > 0 {
 			s.parked++
 			parkedFor = append(parkedFor, h.parked.Seconds())
@@ -294,7 +341,7 @@ func summarizeOutage(b *testing.B, svc *bookings, c silentCell, r cellRuns) outa
 			delays = append(delays, h.closed.Sub(up).Seconds())
 		}
 	}
-	s.delays, s.delayP50, s.delayP99 = len(delays), percentile(delays, 50), percentile(delays, 99)
+	s.delays, s.delayP50, s.delayP99, s.delayMax = len(delays), percentile(delays, 50), percentile(delays, 99), percentile(delays, 100)
 	s.parkedP50 = percentile(parkedFor, 50)
 	s.bytesParked, s.bytesRun, s.bytesParkedP99 = percentile(bytesParked, 50), percentile(bytesRun, 50), percentile(bytesParked, 99)
 	s.waited, s.waitedP50, s.waitedP99 = len(waited), percentile(waited, 50), percentile(waited, 99)
@@ -311,9 +358,10 @@ func minTime(a, b time.Time) time.Time {
 // outageHistory is what a run's history says of an outage: the time it
 // spent in phase waiting_outage (by its AgentPhase search attribute),
 // when it first went there, when it reached the ladder's rung (its first
-// awaiting_human after that, else its close), when it closed, and its
-// size.
+// awaiting_human after that, else its close), when it closed, its size,
+// and when it went into waiting_outage, each time.
 type outageHistory struct {
+	parks                     []time.Time
 	parked                    time.Duration
 	firstParked, rung, closed time.Time
 	bytes                     int
@@ -343,6 +391,7 @@ func readOutageHistory(b *testing.B, e runOutcome) outageHistory {
 		switch signals.Phase(phase) {
 		case signals.PhaseWaitingOutage:
 			since = at
+			h.parks = append(h.parks, at)
 			if h.firstParked.IsZero() {
 				h.firstParked = at
 			}

@@ -36,6 +36,11 @@ const (
 	faultOutage   = "outage"           // every write of the cell 503, nothing booked, from its first until downFor after it (each time it is down); then no fault
 )
 
+// outageLatency is how long the booking service takes to book a write of
+// an outage cell: a booking takes a while, so writes that arrive together
+// are in flight together and a stampede shows (a 503 answers at once).
+const outageLatency = 200 * time.Millisecond
+
 // readDownFor is how long the reads of a transient read-back-down cell
 // fail, from the cell's start: longer than one read-back's retries.
 const readDownFor = 20 * time.Second
@@ -66,7 +71,8 @@ type bookings struct {
 // the writes that arrived while it was down, of them those that arrived
 // before the worker's breaker can have opened (early, below), the 503s
 // it answered, and of them those since it last booked (streak), and
-// whether it has booked (answered).
+// whether it has booked (answered); and the writes in flight while it is
+// up, and the most of them at once (peak).
 //
 // The worker's breaker of a tool (policies.FleetBreaker) opens when the
 // tool's last config.DefaultFailures calls failed and none of its last
@@ -79,6 +85,7 @@ type outage struct {
 	firstAt, upAt               time.Time
 	down, early, failed, streak int
 	answered                    bool
+	inFlight, peak              int
 }
 
 // span is the time from the outage's first write to its end for good.
@@ -105,6 +112,18 @@ func (o *outage) recoveredBy(t time.Time) time.Time {
 		at = up
 	}
 	return at
+}
+
+// parksWhileUp is how many of parks (times a run went into
+// waiting_outage) came while the service was up, after its first return.
+func (o *outage) parksWhileUp(parks []time.Time) int {
+	n := 0
+	for _, t := range parks {
+		if !o.recoveredBy(t).IsZero() && !o.downAt(t) {
+			n++
+		}
+	}
+	return n
 }
 
 // gate is the 503s in a row the worker's breaker needs before it opens.
@@ -165,7 +184,7 @@ func (s *bookings) book(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	wf, key := req.Header.Get("Unstuck-Workflow-Id"), req.Header.Get("Idempotency-Key")
-	if o := s.outageDown(queueOf(wf)); o != nil {
+	if o, down := s.outageAt(queueOf(wf)); down {
 		reply(w, http.StatusServiceUnavailable, map[string]any{"error": "booking service unavailable"})
 		w.(http.Flusher).Flush() // counted once the answer has left
 		s.outagesMu.Lock()
@@ -173,8 +192,10 @@ func (s *bookings) book(w http.ResponseWriter, req *http.Request) {
 		o.streak++
 		s.outagesMu.Unlock()
 		return
+	} else if o != nil {
+		defer s.outageBooked(o)
+		s.outageBooking(o)
 	}
-	defer s.outageBooked(queueOf(wf))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.faults[queueOf(wf)]
@@ -205,16 +226,16 @@ func (s *bookings) book(w http.ResponseWriter, req *http.Request) {
 	reply(w, http.StatusOK, map[string]any{"status": "booked", "room": b.Room, "confirmation": b.Confirmation, "nights": 1})
 }
 
-// outageDown is the outage of queue's cell if the service is down for a
-// write that arrives now, counted; nil otherwise. It is down from the
-// cell's first write until downFor after it (and again, as its fault
-// says, when it flaps).
-func (s *bookings) outageDown(queue string) *outage {
+// outageAt is the outage of queue's cell (nil for another cell) and
+// whether the service is down for a write that arrives now, counted. It is
+// down from the cell's first write until downFor after it (and again, as
+// its fault says, when it flaps).
+func (s *bookings) outageAt(queue string) (o *outage, down bool) {
 	s.outagesMu.Lock()
 	defer s.outagesMu.Unlock()
-	o := s.outages[queue]
+	o = s.outages[queue]
 	if o == nil {
-		return nil
+		return nil, false
 	}
 	now := time.Now()
 	if o.firstAt.IsZero() {
@@ -222,23 +243,32 @@ func (s *bookings) outageDown(queue string) *outage {
 		o.upAt = now.Add(o.span())
 	}
 	if !o.downAt(now) {
-		return nil
+		return o, false
 	}
 	o.down++
 	if o.streak < o.gate() {
 		o.early++
 	}
-	return o
+	return o, true
+}
+
+// outageBooking counts a write the service books, in flight while it
+// does (outageLatency).
+func (s *bookings) outageBooking(o *outage) {
+	s.outagesMu.Lock()
+	o.inFlight++
+	o.peak = max(o.peak, o.inFlight)
+	s.outagesMu.Unlock()
+	time.Sleep(outageLatency)
 }
 
 // outageBooked notes, once its answer has left, that the service booked
-// a write of queue's outage cell: its 503s in a row start again.
-func (s *bookings) outageBooked(queue string) {
+// a write of an outage cell: its 503s in a row start again.
+func (s *bookings) outageBooked(o *outage) {
 	s.outagesMu.Lock()
 	defer s.outagesMu.Unlock()
-	if o := s.outages[queue]; o != nil {
-		o.streak, o.answered = 0, true
-	}
+	o.inFlight--
+	o.streak, o.answered = 0, true
 }
 
 // getBooking is the read-back: the run's booking of a confirmation, or

@@ -16,7 +16,7 @@ import "time"
 const FleetWindow = 32
 
 // FleetBreaker is a tool's breaker shared by the runs of one worker
-// process. It is a Breaker whose circuit opens, closed, only when the
+// process. It is a RampBreaker whose circuit opens, closed, only when the
 // tool's last Threshold calls failed and none of its last FleetWindow
 // calls succeeded (of fewer, while the worker has made fewer):
 //   - a tool dead from the start is cut after Threshold calls, as one
@@ -26,32 +26,28 @@ const FleetWindow = 32
 //     row before the worker cuts it for every run; until then each run's
 //     own breaker decides for that run.
 //
-// Half-open, the trial's failure opens it again. A success closes it in
-// any state: a call let through before it opened that succeeds after,
-// and a trial's success after another late failure reopened it, show
-// the tool answers (a run's Breaker keeps its state until its trial).
+// It recovers in a ramp (RampBreaker): a trial's failure opens it again,
+// its successes let more calls through until the ramp ends and it closes.
 type FleetBreaker struct {
-	Breaker
+	RampBreaker
 	// Seen counts the calls whose outcome the breaker took (successes and
 	// counted failures), up to FleetWindow.
-	Seen int `json:"seen"`
+	Seen int
 }
 
-// NewFleetBreaker builds a closed fleet breaker.
-func NewFleetBreaker(failures int, cooldown time.Duration) *FleetBreaker {
-	return &FleetBreaker{Breaker: *NewBreaker(failures, cooldown)}
+// NewFleetBreaker builds a closed fleet breaker whose ramp ends at bound
+// (RampBound).
+func NewFleetBreaker(failures int, cooldown time.Duration, bound int) *FleetBreaker {
+	return &FleetBreaker{RampBreaker: *NewRampBreaker(failures, cooldown, bound)}
 }
 
-// Record takes the result of a call (see Breaker.Record).
+// Record takes the result of a call (see RampBreaker.Record); closed, a
+// failure opens the circuit only by the rule above.
 func (f *FleetBreaker) Record(now time.Time, ok bool) {
 	f.normalise()
 	f.Seen = min(max(f.Seen, 0)+1, FleetWindow)
-	if ok {
-		f.State, f.Failures, f.Trial = BreakerClosed, 0, false
-		return
-	}
-	if f.State != BreakerClosed {
-		f.Breaker.Record(now, false)
+	if ok || f.State != BreakerClosed {
+		f.RampBreaker.Record(now, ok)
 		return
 	}
 	f.Failures++
@@ -61,10 +57,10 @@ func (f *FleetBreaker) Record(now time.Time, ok bool) {
 }
 
 // RecordError takes a failed call of the given class: an invalid_args
-// failure is not the tool's and is not counted (Breaker.RecordError).
+// failure is not the tool's and is not counted (RampBreaker.RecordError).
 func (f *FleetBreaker) RecordError(now time.Time, class Class) {
 	if class == InvalidArgs {
-		f.Breaker.RecordError(now, class)
+		f.Release()
 		return
 	}
 	f.Record(now, false)
