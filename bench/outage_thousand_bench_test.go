@@ -15,10 +15,11 @@ const outageThousand = 1000
 // BenchmarkOutageThousand (issue 51, the fleet at 1,000): BenchmarkOutage's
 // cells, the booking service down outageDown from the cell's first write
 // and a control per shape, at 1,000 runs at once per cell instead of 100,
-// on one worker process; the same figures. A cell keeps silentCellTime:
+// on one worker process, on the worker before the ramp and this tree's;
+// the same figures. A cell keeps silentCellTime:
 // 1,000 runs end in a little over a minute, the outage included.
 func BenchmarkOutageThousand(b *testing.B) {
-	benchOutage(b, upAndDownCells("book", outageThousand), fmt.Sprintf(outageHeader, fmt.Sprint(config.DefaultFailures)), outageSummary.String)
+	benchOutage(b, upAndDownCells("book", outageThousand), outageSides(b), fmt.Sprintf(outageHeader, fmt.Sprint(config.DefaultFailures)), outageSummary.String)
 }
 
 // upAndDownCells are a control (service up) and an outage of outageDown
