@@ -53,14 +53,7 @@ func modelOutageRunIn(t *testing.T, graph bool, down time.Duration, set func(*co
 	h := newHarness(t, spec, []activities.ModelReply{{Content: `"done"`}}, okEcho)
 	d := &modelsDown{h: h, up: h.env.Now().Add(down), asked: map[int]int{}}
 	h.modelFails = d.fail
-	var seen []signals.Status
-	for m := 1; m <= 10; m++ {
-		h.env.RegisterDelayedCallback(func() { seen = append(seen, h.status()) }, time.Duration(m)*time.Minute)
-	}
-	for _, f := range send {
-		f(h)
-	}
-	res, err := h.run(in)
+	seen, res, err := watchedRun(h, in, send)
 	return h, d, seen, res, err
 }
 

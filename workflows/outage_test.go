@@ -76,14 +76,7 @@ func outageRunIn(s *testsuite.WorkflowTestSuite, t *testing.T, graph bool, down 
 	h := newHarnessOn(s, t, spec, nil, func(req activities.ToolRequest) (json.RawMessage, error) { return d.tool(req) })
 	h.model = askUntilAnswered
 	d.h, d.up = h, h.env.Now().Add(down)
-	var seen []signals.Status
-	for m := 1; m <= 10; m++ {
-		h.env.RegisterDelayedCallback(func() { seen = append(seen, h.status()) }, time.Duration(m)*time.Minute)
-	}
-	for _, f := range send {
-		f(h)
-	}
-	res, err := h.run(in)
+	seen, res, err := watchedRun(h, in, send)
 	return h, d, seen, res, err
 }
 
@@ -200,4 +193,18 @@ func TestAnOutageWaitIsCounted(t *testing.T) {
 	_, _, _, _, err := outageRunOn(suite, t, false, 3*time.Minute, nil)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, counted(t, reader, MetricOutageWaits, "tool", "b"), "one call waited the outage out")
+}
+
+// watchedRun runs h on in, with what the test sends it set up first, and
+// answers the statuses seen each minute of its first ten with its end.
+func watchedRun(h *harness, in AgentInput, send []func(*harness)) ([]signals.Status, *AgentResult, error) {
+	var seen []signals.Status
+	for m := 1; m <= 10; m++ {
+		h.env.RegisterDelayedCallback(func() { seen = append(seen, h.status()) }, time.Duration(m)*time.Minute)
+	}
+	for _, f := range send {
+		f(h)
+	}
+	res, err := h.run(in)
+	return seen, res, err
 }
