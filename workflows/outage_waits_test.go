@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -199,4 +200,65 @@ func TestAnOutageWaitBeforeTheChangeIsNotCarried(t *testing.T) {
 		require.NotNil(t, n, "graph %v", graph)
 		require.Equal(t, signals.StatusCompleted, n.Status, "graph %v: the call ran in this generation", graph)
 	}
+}
+
+// While one call of a step waits out b's outage, a person approves
+// another: it runs at once, the run still shows waiting_outage while b
+// waits, and the step ends once b is back (free-form: a graph node makes
+// one call).
+func TestAnApprovalIsTakenWhileACallWaitsOutAnOutage(t *testing.T) {
+	var got updateResult
+	var parkedAfterA, shownRunning int
+	h, d, _, res, err := outageRunOn(&testsuite.WorkflowTestSuite{}, t, false, 3*time.Minute, func(spec *config.Resolved) {
+		for i := range spec.Tools {
+			if spec.Tools[i].Name == "a" {
+				spec.Tools[i].Approval = config.ApprovalAlways
+			}
+		}
+	}, func(h *harness) {
+		// b alone first (it fails, and opens the worker's breaker), then
+		// b again beside a.
+		asked := 0
+		h.model = func(activities.ModelRequest) activities.ModelReply {
+			asked++
+			switch asked {
+			case 1:
+				return activities.ModelReply{ToolCalls: []activities.ToolCall{call("k1", "b", `{"q":1}`)}}
+			case 2:
+				return activities.ModelReply{ToolCalls: []activities.ToolCall{call("k2", "b", `{"q":1}`), call("k3", "a", `{"q":2}`)}}
+			}
+			return activities.ModelReply{Content: `"done"`}
+		}
+		h.env.RegisterDelayedCallback(func() {
+			for _, n := range graphCalls(h.trace()) {
+				if n.Tool == "a" && n.Status == signals.StatusAwaitingApproval {
+					h.approve(0, signals.ApproveRequest{CallID: n.ID, Decision: "approve", Audit: signals.Audit{By: "ops"}}, &got)
+				}
+			}
+		}, time.Minute)
+		// Every 5 s after the approval: when b waits and a has run, the
+		// run shows waiting_outage.
+		for at := 65 * time.Second; at < 3*time.Minute; at += 5 * time.Second {
+			h.env.RegisterDelayedCallback(func() {
+				aDone, bParked := false, false
+				for _, n := range graphCalls(h.trace()) {
+					aDone = aDone || (n.Tool == "a" && n.Status == signals.StatusCompleted)
+					bParked = bParked || strings.HasPrefix(n.Note, "waiting out an outage of b")
+				}
+				if aDone && bParked {
+					parkedAfterA++
+					if h.status().Phase != signals.PhaseWaitingOutage {
+						shownRunning++
+					}
+				}
+			}, at)
+		}
+	})
+	require.NoError(t, got.rejected)
+	require.NoError(t, got.err)
+	require.NotZero(t, parkedAfterA, "a ran once approved, while b waited")
+	require.Zero(t, shownRunning, "while b waits the run shows waiting_outage, after a's approval too")
+	require.NoError(t, err)
+	require.Equal(t, ResultCompleted, res.Status)
+	require.False(t, h.env.Now().Before(d.up), "the step ended once b was back")
 }

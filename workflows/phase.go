@@ -22,6 +22,9 @@ var (
 // across continue-as-new, or upserted before) are not upserted again: each
 // upsert is a visibility write on the server.
 func (r *runner) setPhase(ctx workflow.Context, phase signals.Phase) error {
+	if phase == signals.PhaseRunning && r.parked.Status() != nil && versionOf(ctx, versionOutagePhase, 1) >= 1 {
+		phase = signals.PhaseWaitingOutage // a call still waits out an outage once a person's wait ends
+	}
 	r.run.Phase = phase
 	r.showDetails(ctx)
 	name := keyword(r.run.Spec.Agent.Name)

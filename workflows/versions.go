@@ -409,6 +409,11 @@ const (
 	// switch begun by another wait until its tool answered. Asked when
 	// such a switch would begin, or find a parked call.
 	versionOutageContinue = "outage-continue"
+	// versionOutagePhase: a run going back to running (a person's wait
+	// ended, say) while one of its calls still waits out an outage shows
+	// waiting_outage. Before, it showed running until that call was
+	// back. Asked only then.
+	versionOutagePhase = "outage-phase"
 	// versionOneSettle: every step ends through the engine's settle, in
 	// one order, in both shapes: a free-form reply without calls (its
 	// content as the output, or no answer) waits for what ends the run
