@@ -8,8 +8,10 @@ import "time"
 // through trials in flight up to a limit that starts at 1 and grows by 1
 // with each success (slow start: each trial that succeeds lets two more
 // through, so the limit doubles with each round of trials), and closes
-// once the limit reaches Bound. A failure while it ramps opens it again
-// for a new cooldown. Runs waiting out an outage wake spread over a
+// once the limit reaches Bound. The first trial's failure opens it again
+// for a new cooldown; once a trial succeeded, the service answers (flaky,
+// not dead: FleetBreaker's rule), and only Bound failures in a row open
+// it again, so a flaky tool is not kept out by its failures. Runs waiting out an outage wake spread over a
 // window (NextProbe); the ramp keeps those that wake together from all
 // reaching a service the moment it answers one call.
 //
@@ -95,7 +97,8 @@ func (r *RampBreaker) Allow(now time.Time) bool {
 // Record takes the result of a call. Closed: a success clears the count,
 // a failure adds to it and opens the circuit at the threshold. Ramping: a
 // success raises the limit, and closes the circuit once it reaches the
-// bound; a failure opens it again for a new cooldown. Open: a failure
+// bound; the first trial's failure opens it again for a new cooldown, a
+// later one only after Bound failures in a row. Open: a failure
 // adds to the count; a success (a call let through before it opened) says
 // the service answers, and the ramp begins with it, as if it were the
 // first trial.
@@ -116,9 +119,18 @@ func (r *RampBreaker) Record(now time.Time, ok bool) {
 		if r.Limit() >= max(r.Bound, 1) {
 			r.close()
 		}
-	case r.State == BreakerHalfOpen:
+	case r.State == BreakerHalfOpen && r.Passed == 0:
 		r.Failures++
-		r.open(now)
+		r.open(now) // the first trial failed: the service is not back
+	case r.State == BreakerHalfOpen:
+		// It answered since the cooldown: flaky, not dead (FleetBreaker's
+		// rule). The ramp goes on; only as long a run of failures as the
+		// ramp's bound opens it again.
+		r.Failures++
+		r.Trials = max(r.Trials-1, 0)
+		if r.Failures >= max(r.Bound, r.Threshold) {
+			r.open(now)
+		}
 	default:
 		r.Failures++
 	}

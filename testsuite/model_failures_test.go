@@ -48,13 +48,14 @@ func TestModelOutageIsRetriedAndVisible(t *testing.T) {
 	require.Equal(t, 3+3, s.model.RequestCount(), "three failed attempts, then the three turns")
 }
 
-// A model that never answers: once the retry policy is exhausted the
-// failure is in the trace and in status.last_error, and the run stops with
-// a report instead of hanging.
+// A model that never answers, whose outage.max_wait ends before its
+// breaker would let a request through: once the retry policy is exhausted
+// the failure is in the trace and in status.last_error, saying the outage
+// was waited out, and the run stops with a report instead of hanging.
 func TestModelDownStopsWithTheErrorInTraceAndStatus(t *testing.T) {
 	t.Parallel()
 	cfg := `
-model: { base_url: "http://127.0.0.1:1/v1", name: nowhere, retry: { initial_interval: 100ms, max_attempts: 2 } }
+model: { base_url: "http://127.0.0.1:1/v1", name: nowhere, retry: { initial_interval: 100ms, max_attempts: 2 }, outage: { max_wait: 1s } }
 tools:
   - { name: echo, builtin: echo }
 agents:
@@ -67,6 +68,7 @@ agents:
 	require.Equal(t, "stopped", rep.Status)
 	require.Contains(t, rep.Reason, "model request failed")
 	require.Contains(t, rep.LastError, `model "nowhere" at http://127.0.0.1:1/v1`)
+	require.Contains(t, rep.LastError, "the run waited out this outage for 0s, and outage.max_wait (1s) ends before")
 
 	st := s.status(run)
 	require.Equal(t, signals.PhaseStopped, st.Phase)

@@ -19,8 +19,9 @@ import (
 
 // A model that streams for longer than its timeout: the first call,
 // finished early in the stream, runs once although both attempts send it;
-// the second never runs; the run stops with the model's error instead of
-// waiting.
+// the second never runs; with an outage.max_wait shorter than the
+// model's breaker cooldown, the run stops with the model's error instead
+// of waiting the outage out.
 func TestStreamLongerThanTheModelTimeoutRunsNothingTwice(t *testing.T) {
 	t.Parallel()
 	tool := &arrivals{model: func() *scriptedmodel.Server { return nil }}
@@ -30,7 +31,7 @@ func TestStreamLongerThanTheModelTimeoutRunsNothingTwice(t *testing.T) {
 		scriptedmodel.NewCall("lookup", map[string]any{"q": "late"}),
 	)
 	slow.CallDelay = 5 * time.Second // past the model's 1 s timeout
-	s := newStack(t, streamerYAML(tools.URL, ", timeout: 1s, retry: { initial_interval: 100ms, max_attempts: 2 }"),
+	s := newStack(t, streamerYAML(tools.URL, ", timeout: 1s, retry: { initial_interval: 100ms, max_attempts: 2 }, outage: { max_wait: 1s }"),
 		map[string]scriptedmodel.Script{"streamer": scriptedmodel.Sequence(slow)})
 	r := s.start(workflows.AgentInput{Agent: "streamer", Task: "look"})
 	_, err := s.result(r)

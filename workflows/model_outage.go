@@ -14,13 +14,11 @@ import (
 // would let a trial through, then asked again from the agent's own model.
 // The run asks no person and spends no step while it waits; past
 // outage.max_wait (the model's, else the agent's) it stops with a report,
-// as a model request that failed did.
+// as a model request that failed did. A request sent while the run waits
+// out such an outage tells the worker so (WaitsOutage), whose breaker's
+// refusal is then final at once; the first request of an outage fails as
+// any did, once its retries are spent.
 
-// waitsOutage says whether this run waits out its models' outages (the
-// request tells the worker so: model.go's WaitsOutage).
-func waitsOutage(ctx workflow.Context) bool {
-	return versionOf(ctx, versionModelOutage, 1) >= 1
-}
 
 // modelOutageOf is what a run waits out when its models are down, as its
 // status and its outages name it.
@@ -32,7 +30,7 @@ func (r *runner) modelOutageOf() string { return "model " + r.run.Spec.Model.Nam
 // what the request's error adds (waited).
 func (q requests) modelOutage(ctx workflow.Context, reqID string, err error) (status signals.OutageStatus, waited string, down bool) {
 	r := q.r
-	if !r.model().Down(err) || !waitsOutage(ctx) {
+	if !r.model().Down(err) || versionOf(ctx, versionModelOutage, 1) < 1 {
 		return status, "", false
 	}
 	m := r.run.Spec.Model
