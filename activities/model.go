@@ -58,7 +58,8 @@ type ModelRequest struct {
 	// WaitsOutage: the run waits an outage of its models out itself
 	// (workflows/model_outage.go), so the worker's breaker refusing the
 	// request is final even for its last model: the run parks on a timer
-	// instead of holding the request in retries.
+	// instead of holding the request in retries. Runs of earlier releases
+	// send none, and their refusals are retried after the cooldown.
 	WaitsOutage bool `json:"waits_outage,omitempty"`
 }
 

@@ -14,10 +14,13 @@ import (
 // would let a trial through, then asked again from the agent's own model.
 // The run asks no person and spends no step while it waits; past
 // outage.max_wait (the model's, else the agent's) it stops with a report,
-// as a model request that failed did. A request sent while the run waits
-// out such an outage tells the worker so (WaitsOutage), whose breaker's
-// refusal is then final at once; the first request of an outage fails as
-// any did, once its retries are spent.
+// as a model request that failed did. Every request tells the worker so
+// (WaitsOutage), whose breaker's refusal of the run's last model is then
+// final at once instead of held in the activity's retries. It needs no
+// gate: replay does not compare an activity's input, and a failure that
+// comes after this change, in any run, takes the gate as made; a worker
+// of an earlier release gets no such flag from its runs, and keeps them
+// in the activity's retries as before.
 
 
 // modelOutageOf is what a run waits out when its models are down, as its

@@ -162,7 +162,7 @@ func (q requests) askModel(ctx workflow.Context, reqID string, ask modelAsk) (*a
 	// Set after the size check, which weighs the request as runs recorded
 	// before it had a node weighed it.
 	req.Node = reqID
-	req.WaitsOutage = run.Outages.Waits(r.modelOutageOf())
+	req.WaitsOutage = true
 	r.edit().Checkpoint(reqID)
 	opts := modelOptions(run.Spec.Model)
 	var stream *streaming

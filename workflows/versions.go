@@ -395,11 +395,9 @@ const (
 	// are down waits the outage out on a durable timer, in phase
 	// waiting_outage, and is asked again of the agent's own model when
 	// the model's breaker would let a trial through, for at most the
-	// model's outage.max_wait (model_outage.go); a request sent while
-	// it waits tells the worker so (WaitsOutage), whose breaker's refusal
-	// is then final instead of retried. Before, the request failed once
-	// its retries were spent and the run stopped. Asked only when a
-	// request fails so.
+	// model's outage.max_wait (model_outage.go). Before, the request
+	// failed once its retries were spent and the run stopped. Asked only
+	// when a request fails so.
 	versionModelOutage = "model-outage"
 	// versionOutageContinue: a run waiting out an outage, and for nothing
 	// else, continues as new when Temporal suggests it (a flood of

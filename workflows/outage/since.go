@@ -23,12 +23,6 @@ func (s *Since) Begin(tool string, now time.Time) time.Time {
 	return s.at[tool]
 }
 
-// Waits says whether the run waits out of now.
-func (s Since) Waits(of string) bool {
-	_, ok := s.at[of]
-	return ok
-}
-
 // End: tool answered again, so its outage is over.
 func (s *Since) End(tool string) { delete(s.at, tool) }
 
