@@ -22,7 +22,6 @@ import (
 // of an earlier release gets no such flag from its runs, and keeps them
 // in the activity's retries as before.
 
-
 // modelOutageOf is what a run waits out when its models are down, as its
 // status and its outages name it.
 func (r *runner) modelOutageOf() string { return "model " + r.run.Spec.Model.Name }
