@@ -33,3 +33,11 @@ func upAndDownCells(tool string, runs int) []silentCell {
 	}
 	return cells
 }
+
+// BenchmarkModelOutageThousand (issue 51, the model at 1,000):
+// BenchmarkModelOutage's cells, the model and its fallback down
+// outageDown from the cell's first request and a control per shape, at
+// 1,000 runs at once per cell on one worker process; the same figures.
+func BenchmarkModelOutageThousand(b *testing.B) {
+	benchModelOutage(b, upAndDownCells("", outageThousand), outageHeader, outageSummary.String)
+}
