@@ -31,30 +31,30 @@ func payWhenTool(url string) string {
 `
 }
 
-// approveTheLargePayment checks the one waiting call is the large payment,
-// with the small one already made, and approves it.
-func approveTheLargePayment(t *testing.T, s *stack, run interface {
-	GetID() string
-	GetRunID() string
-}, tools *toolServer) {
+// payTwice runs payer with input: the small payment runs at once, the
+// large one waits and is approved. The small payment's node says the
+// condition was false, the large one's that it was true, and it alone has
+// an approval. The history is kept as history.
+func payTwice(t *testing.T, s *stack, tools *toolServer, input, output, history string) {
 	t.Helper()
-	pending := s.pendingApproval(s.latest(run.GetID()))
+	run := s.start(workflows.AgentInput{Agent: "payer", Task: "pay twice", Input: json.RawMessage(input)})
+	pending := s.pendingApproval(run)
 	require.Equal(t, "pay", pending.Tool)
 	require.JSONEq(t, `{"amount": 5000}`, string(pending.Args))
 	require.Len(t, tools.requests("/pay"), 1, "the small payment did not wait")
 	require.JSONEq(t, `{"amount": 50}`, tools.requests("/pay")[0].Body)
-	require.NoError(t, s.update(s.latest(run.GetID()), signals.Approve, signals.ApproveRequest{CallID: pending.CallID, Decision: signals.DecisionApprove, Audit: signals.Audit{By: "ana"}}))
-}
+	require.NoError(t, s.update(run, signals.Approve, signals.ApproveRequest{CallID: pending.CallID, Decision: signals.DecisionApprove, Audit: signals.Audit{By: "ana"}}))
+	res, err := s.result(run)
+	require.NoError(t, err)
+	require.JSONEq(t, output, string(res.Output))
+	require.Len(t, tools.requests("/pay"), 2)
 
-// requireTheNotes: the small payment's node says the condition was false,
-// the large one's that it was true, and it alone has an approval.
-func requireTheNotes(t *testing.T, tr signals.Trace) {
-	t.Helper()
-	pays := callsOf(tr, "pay")
+	pays := callsOf(s.trace(run), "pay")
 	require.Len(t, pays, 2)
 	require.Equal(t, "approval not asked: args.amount > input.limit is false", pays[0].Note)
 	require.Equal(t, "approval asked: args.amount > input.limit is true", pays[1].Note)
-	require.Len(t, nodesOf(tr, signals.KindApproval), 1)
+	require.Len(t, nodesOf(s.trace(run), signals.KindApproval), 1)
+	recordAndReplay(t, run, history)
 }
 
 func TestApprovalWhenFreeFormOnTheServer(t *testing.T) {
@@ -71,14 +71,7 @@ tools:
 		scriptedmodel.CallsTurn(scriptedmodel.NewCall("pay", map[string]int{"amount": 5000})),
 		scriptedmodel.Reply("paid"),
 	)})
-	run := s.start(workflows.AgentInput{Agent: "payer", Task: "pay twice", Input: json.RawMessage(`{"limit": 1000}`)})
-	approveTheLargePayment(t, s, run, tools)
-	res, err := s.result(run)
-	require.NoError(t, err)
-	require.JSONEq(t, `"paid"`, string(res.Output))
-	require.Len(t, tools.requests("/pay"), 2)
-	requireTheNotes(t, s.trace(run))
-	recordAndReplay(t, run, "approval_when_free_form")
+	payTwice(t, s, tools, `{"limit": 1000}`, `"paid"`, "approval_when_free_form")
 }
 
 func TestApprovalWhenGraphOnTheServer(t *testing.T) {
@@ -100,12 +93,5 @@ tools:
       edges: [ { from: S, to: L }, { from: L, to: E } ]
 `
 	s := newStack(t, cfg, nil)
-	run := s.start(workflows.AgentInput{Agent: "payer", Task: "pay twice", Input: json.RawMessage(`{"limit": 1000, "small": 50, "large": 5000}`)})
-	approveTheLargePayment(t, s, run, tools)
-	res, err := s.result(run)
-	require.NoError(t, err)
-	require.JSONEq(t, `{"amount": 5000}`, string(res.Output))
-	require.Len(t, tools.requests("/pay"), 2)
-	requireTheNotes(t, s.trace(run))
-	recordAndReplay(t, run, "approval_when_graph")
+	payTwice(t, s, tools, `{"limit": 1000, "small": 50, "large": 5000}`, `{"amount": 5000}`, "approval_when_graph")
 }

@@ -141,19 +141,7 @@ func TestAFallbackWithWhenAsksOnlyWhenItHolds(t *testing.T) {
 		amount int
 		asks   bool
 	}{{50, false}, {5000, true}} {
-		spec := echoSpec()
-		for i := range spec.Tools {
-			switch spec.Tools[i].Name {
-			case "b":
-				spec.Tools[i].Fallback = "c"
-			case "c":
-				spec.Tools[i].Approval = config.Approval{When: "args.amount > 1000"}
-			}
-		}
-		spec.Agent.Policies.HumanTimeout = config.Duration(time.Hour)
-		spec.Agent.Policies.Breaker = config.BreakerPolicy{Failures: 1, Cooldown: config.Duration(time.Hour)}
-		spec.Agent.Policies.Loop = config.LoopPolicy{Window: 64, Repeats: 10}
-		spec.Agent.Graph = oneNodeGraph("b", map[string]any{"amount": tc.amount})
+		spec := fallbackApprovalSpec(config.Approval{When: "args.amount > 1000"}, map[string]any{"amount": tc.amount})
 		h := newHarness(t, spec, nil, bFailsTransiently)
 		var pending signals.Status
 		h.env.RegisterDelayedCallback(func() { pending = h.status() }, 30*time.Second)
