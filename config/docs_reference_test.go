@@ -188,6 +188,8 @@ func typeWord(t reflect.Type) string {
 		return "duration"
 	case t == reflect.TypeFor[Verify]():
 		return "string" // or a read-back block: the row says both
+	case t == reflect.TypeFor[Approval]():
+		return "block" // or one of never, always: the row says both
 	case readsItself(t):
 		panic("typeWord: say how the reference writes " + t.String())
 	}

@@ -1,11 +1,5 @@
 package config
 
-// Approval modes of a tool.
-const (
-	ApprovalNever  = "never"
-	ApprovalAlways = "always"
-)
-
 // What to do when an identical write is re-issued after an edit.
 const (
 	ReexecuteReuse = "reuse"
@@ -43,7 +37,7 @@ const (
 
 var (
 	effects       = []string{EffectRead, EffectIdempotent, EffectWrite}
-	approvals     = []string{ApprovalNever, ApprovalAlways}
+	approvals     = []string{approvalNever, approvalAlways}
 	reexecutes    = []string{ReexecuteReuse, ReexecuteAsk}
 	classes       = []string{ClassTransient, ClassInvalidArgs, ClassPersistent, ClassFatal}
 	kinds         = []string{KindLLM, KindHuman}

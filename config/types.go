@@ -97,7 +97,7 @@ type Tool struct {
 	// run's tools carry it for every MCP tool the agent may call.
 	MCP       *MCPTool `yaml:"mcp" json:"mcp,omitempty"`
 	Effect    string   `yaml:"effect" json:"effect,omitempty"`       // read (default), idempotent, write
-	Approval  string   `yaml:"approval" json:"approval,omitempty"`   // never (default), always
+	Approval  Approval `yaml:"approval" json:"approval,omitzero"`    // never (default), always, {when}
 	Reexecute string   `yaml:"reexecute" json:"reexecute,omitempty"` // reuse (default), ask
 	Retry     *Retry   `yaml:"retry" json:"retry,omitempty"`
 	Fallback  string   `yaml:"fallback" json:"fallback,omitempty"`

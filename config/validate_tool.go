@@ -86,7 +86,7 @@ func (c *checker) tool(p path, t *Tool, names map[string]int) {
 	if t.MCP == nil || t.Effect != "" {
 		c.oneOf(p.key("effect"), "effect", t.Effect, effects)
 	}
-	c.oneOf(p.key("approval"), "approval", t.Approval, approvals)
+	c.approval(p.key("approval"), t.Approval)
 	c.oneOf(p.key("reexecute"), "reexecute", t.Reexecute, reexecutes)
 	if t.Retry != nil {
 		c.retry(p.key("retry"), t.Retry)
@@ -162,5 +162,17 @@ func (c *checker) errorRule(p path, r ErrorRule) {
 func (c *checker) regex(p path, expr string) {
 	if _, err := regexp.Compile(expr); err != nil {
 		c.add(p, "invalid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+}
+
+// approval checks a tool's approval: a mode, or a {when} whose condition
+// compiles against ApprovalEnv (args, state, input).
+func (c *checker) approval(p path, a Approval) {
+	if !a.Conditional() {
+		c.oneOf(p, "approval", a.Mode, approvals)
+		return
+	}
+	if _, err := CompileApprovalWhen(a.When); err != nil {
+		c.add(p.key("when"), "%v", err)
 	}
 }

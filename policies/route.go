@@ -6,7 +6,7 @@ import "fmt"
 type RouteTool struct {
 	Name          string
 	Fallback      string // "" when none
-	NeedsApproval bool   // approval: always
+	NeedsApproval bool   // approval: always, or {when} (the pipeline evaluates it)
 }
 
 // Route is where a call goes: Tool to run (the first tool, or a fallback

@@ -12,14 +12,15 @@ import (
 )
 
 // conditions are a runner's compiled conditions (an edge's when, a
-// check's verify and expect), each compiled once per generation.
+// check's verify and expect, a tool's approval when), each compiled once
+// per generation.
 type conditions map[exprKey]*vm.Program
 
-// exprKey names a compiled condition: an edge's when or a check's, its
-// text, and whether it has the cost bound.
+// exprKey names a compiled condition: an edge's when, a check's or an
+// approval's, its text, and whether it has the cost bound.
 type exprKey struct {
-	when, unbounded bool
-	text            string
+	when, approval, unbounded bool
+	text                      string
 }
 
 // outcome is one evaluation of a condition: whether it held, or why it
@@ -39,6 +40,8 @@ func (cs conditions) evaluate(k exprKey, env any) outcome {
 	if !ok {
 		var err error
 		switch {
+		case k.approval:
+			prog, err = config.CompileApprovalWhen(k.text)
 		case k.when && k.unbounded:
 			prog, err = config.CompileWhenUnbounded(k.text)
 		case k.when:

@@ -147,24 +147,31 @@ func startedRun(spec *config.Resolved) *Run {
 	}
 }
 
-// A fallback that needs an approval of its own asks for it before it
-// stands in: the pending approval names the fallback, and once approved
-// the fallback runs.
-func TestAFallbackThatNeedsApprovalAsksForIt(t *testing.T) {
+// fallbackApprovalSpec: a one-node graph calling b with args, whose
+// breaker opens at its first failure; its fallback c's approval is
+// approval.
+func fallbackApprovalSpec(approval config.Approval, args map[string]any) *config.Resolved {
 	spec := echoSpec()
 	for i := range spec.Tools {
 		switch spec.Tools[i].Name {
 		case "b":
 			spec.Tools[i].Fallback = "c"
 		case "c":
-			spec.Tools[i].Approval = config.ApprovalAlways
+			spec.Tools[i].Approval = approval
 		}
 	}
 	spec.Agent.Policies.HumanTimeout = config.Duration(time.Hour)
 	spec.Agent.Policies.Breaker = config.BreakerPolicy{Failures: 1, Cooldown: config.Duration(time.Hour)}
 	spec.Agent.Policies.Loop = config.LoopPolicy{Window: 64, Repeats: 10}
-	spec.Agent.Graph = oneNodeGraph("b", map[string]any{"q": 1})
-	h := newHarness(t, spec, nil, bFailsTransiently)
+	spec.Agent.Graph = oneNodeGraph("b", args)
+	return spec
+}
+
+// A fallback that needs an approval of its own asks for it before it
+// stands in: the pending approval names the fallback, and once approved
+// the fallback runs.
+func TestAFallbackThatNeedsApprovalAsksForIt(t *testing.T) {
+	h := newHarness(t, fallbackApprovalSpec(config.ApprovalAlways, map[string]any{"q": 1}), nil, bFailsTransiently)
 	var pending signals.Status
 	h.env.RegisterDelayedCallback(func() { pending = h.status() }, 30*time.Second)
 	var got updateResult

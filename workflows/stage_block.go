@@ -13,14 +13,14 @@ import (
 
 // block fails a call the loop ladder's explore rung forbade (this exact
 // tool and these arguments); the others go on to approval, or straight to
-// routing when their tool needs none.
+// routing when their tool needs none for these arguments (asks).
 func (p *pipeline) block(ctx workflow.Context, c *stepCall, args json.RawMessage) {
 	c.resolved = args
 	if isBlocked(p.r.run, c.tool.Name, args) {
 		p.fail(ctx, c, blockedText(c.tool.Name), policies.Blocked)
 		return
 	}
-	if c.tool.Approval == config.ApprovalAlways && !p.ledgerAnswers(ctx, c, args) {
+	if c.tool.Approval.MayAsk() && !p.ledgerAnswers(ctx, c, args) && p.asks(ctx, c, c.tool, args) {
 		p.approval(ctx, c, c.tool, args, func(tool config.Tool, decided json.RawMessage) { p.route(ctx, c, tool, decided) })
 		return
 	}

@@ -30,7 +30,9 @@ func (p *pipeline) refusal(ctx workflow.Context, c *stepCall, tool config.Tool, 
 
 // canRepairRefusal says whether a tool's refusal (invalid_args) may be
 // answered by repairing and re-issuing the call. Never for a tool that
-// needs approval: a person approved those arguments, not repaired ones.
+// may need approval: a person approved those arguments, not repaired
+// ones, and repaired ones might meet the condition (approval: {when})
+// the call's did not.
 func (p *pipeline) canRepairRefusal(ctx workflow.Context, nodeID string, tool config.Tool, args json.RawMessage, err error) bool {
 	r := p.r
 	if err == nil || cancelled(ctx, err) || failureClass(err) != policies.InvalidArgs {
@@ -39,7 +41,7 @@ func (p *pipeline) canRepairRefusal(ctx workflow.Context, nodeID string, tool co
 	if r.mend().Left(nodeID) <= 0 {
 		return false
 	}
-	if tool.Approval == config.ApprovalAlways {
+	if tool.Approval.MayAsk() {
 		return false
 	}
 	r.mend().Tried(nodeID, args)

@@ -423,6 +423,12 @@ const (
 	// free-form rung's outcome came before the edit. Asked only when the
 	// orders differ: an edit, a cancellation or a switch is there.
 	versionOneSettle = "one-settle"
+	// versionApprovalWhen: a call of a tool with approval: {when} waits
+	// for a person only when its condition holds over the call's args and
+	// the run's state and input, or cannot be evaluated (approval_asks.go);
+	// before, such a tool's calls ran at once, as any tool's whose
+	// approval was not always. Asked only for calls of a tool with when.
+	versionApprovalWhen = "approval-when"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and

@@ -1,0 +1,89 @@
+package config
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+)
+
+func approvalTool(lines ...string) string {
+	return withTool(append([]string{"  - name: pay", "    http: {url: http://t/pay}", "    effect: write"}, lines...)...)
+}
+
+func TestApprovalReadsEachForm(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  Approval
+	}{
+		{"unset is never", nil, ApprovalNever},
+		{"never", []string{"    approval: never"}, ApprovalNever},
+		{"always", []string{"    approval: always"}, ApprovalAlways},
+		{"a condition, inline", []string{`    approval: {when: "args.amount > 1000"}`}, Approval{When: "args.amount > 1000"}},
+		{"a condition, as a block", []string{"    approval:", `      when: "args.amount > state.limit || input.vip == false"`},
+			Approval{When: "args.amount > state.limit || input.vip == false"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := parse(approvalTool(tc.lines...))
+			require.NoError(t, err)
+			pay, _ := f.Tool("pay")
+			require.Equal(t, tc.want, pay.Approval)
+			require.Equal(t, tc.want.Always(), pay.Approval.Always())
+			require.Equal(t, tc.want.When != "", pay.Approval.Conditional())
+
+			out, err := yaml.Marshal(pay.Approval)
+			require.NoError(t, err)
+			var back Approval
+			require.NoError(t, yaml.Unmarshal(out, &back))
+			require.Equal(t, pay.Approval, back, "written back out, it reads the same")
+		})
+	}
+}
+
+func TestApprovalRefused(t *testing.T) {
+	runProblems(t, []problemCase{
+		{"an unknown mode", approvalTool("    approval: sometimes"), 6, "tools[0].approval", `invalid approval "sometimes" (want one of never, always)`},
+		{"a list", approvalTool("    approval: [always]"), 6, "tools[0].approval", "invalid approval: want never, always or a block {when: EXPR}"},
+		{"by is later", approvalTool(`    approval: {when: "true", by: [finance]}`), 6, "tools[0].approval", "approval.by is not supported yet"},
+		{"approvers is later", approvalTool("    approval:", "      approvers: 2"), 7, "tools[0].approval", "approval.approvers is not supported yet"},
+		{"timeout is later", approvalTool("    approval:", `      when: "true"`, "      timeout: 4h"), 8, "tools[0].approval.timeout", "approval.timeout is not supported yet"},
+		{"then is later", approvalTool("    approval:", "      then: reject"), 7, "tools[0].approval", "approval.then is not supported yet"},
+		{"an unknown key", approvalTool("    approval:", "      if: x"), 7, "tools[0].approval", "field if not found in approval (the block form has when)"},
+		{"empty when", approvalTool(`    approval: {when: ""}`), 6, "tools[0].approval", "approval.when is empty"},
+		{"no when", approvalTool(`    approval: {}`), 6, "tools[0].approval", "approval.when is empty"},
+		{"when not a string", approvalTool(`    approval: {when: [a]}`), 6, "tools[0].approval", "invalid approval.when: want an expression (a string)"},
+		{"does not compile", approvalTool(`    approval: {when: "args.amount >"}`), 6, "tools[0].approval.when", "unexpected token EOF"},
+		{"not a bool", approvalTool(`    approval: {when: "len(args) + 1"}`), 6, "tools[0].approval.when", "expected bool"},
+		{"a name outside args, state and input", approvalTool(`    approval: {when: "result.ok"}`), 6, "tools[0].approval.when", "unknown name result"},
+		{"now() is not deterministic", approvalTool(`    approval: {when: "now() > date('2020-01-01')"}`), 6, "tools[0].approval.when", "unknown name now"},
+	})
+}
+
+// The resolved spec carries approval in every run's state, so in recorded
+// histories: the modes keep the JSON they always had, and each form reads
+// back as it was.
+func TestApprovalJSON(t *testing.T) {
+	for _, tc := range []struct {
+		tool Tool
+		want string
+	}{
+		{Tool{Name: "a"}, `{"name":"a"}`},
+		{Tool{Name: "a", Approval: ApprovalNever}, `{"name":"a","approval":"never"}`},
+		{Tool{Name: "a", Approval: ApprovalAlways}, `{"name":"a","approval":"always"}`},
+		{Tool{Name: "a", Approval: Approval{When: "args.n > 2"}}, `{"name":"a","approval":{"when":"args.n \u003e 2"}}`},
+	} {
+		got, err := json.Marshal(tc.tool)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, string(got))
+		var back Tool
+		require.NoError(t, json.Unmarshal(got, &back))
+		require.Equal(t, tc.tool.Approval, back.Approval)
+		again, err := json.Marshal(back)
+		require.NoError(t, err)
+		require.Equal(t, string(got), string(again), "byte for byte after a round trip")
+	}
+	var a Approval
+	require.ErrorContains(t, json.Unmarshal([]byte(`[1]`), &a), "approval: want a mode")
+}
