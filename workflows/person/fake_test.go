@@ -120,7 +120,7 @@ func (f *fakeRun) Started(ctx workflow.Context, node string) time.Time {
 	f.started[node] = workflow.Now(ctx)
 	return f.started[node]
 }
-func (f *fakeRun) Carried(node string) bool             { return f.carried[node] }
+func (f *fakeRun) Carried(node string) bool            { return f.carried[node] }
 func (f *fakeRun) Notify(_ workflow.Context, n Notice) { f.notices = append(f.notices, n) }
 func (f *fakeRun) Forget(node string) {
 	delete(f.started, node)
