@@ -19,7 +19,7 @@ import (
 // ${N}" is still an int and "timeout: ${T:-10s}" a duration. A quoted or
 // block scalar stays a string.
 //
-// Tool and MCP server header values are checked but left as written: the tool activity
+// Tool, MCP server and webhook header values are checked but left as written: the tool activity
 // expands them when it sends a call, so the secrets they name never enter
 // a run's state. Their variables must be set all the same, as the worker
 // will need them for every call.
@@ -52,11 +52,11 @@ func expandTree(file string, doc *yaml.Node, m *envMask, getenv func(string) (st
 	return errs
 }
 
-// isHeaderValue reports whether p is tools[i].http.headers.NAME or
-// mcp_servers[i].headers.NAME.
+// isHeaderValue reports whether p is tools[i].http.headers.NAME,
+// mcp_servers[i].headers.NAME or notify[i].headers.NAME.
 func isHeaderValue(p path) bool {
 	return (len(p) == 5 && p[0] == "tools" && p[2] == "http" && p[3] == "headers") ||
-		(len(p) == 4 && p[0] == "mcp_servers" && p[2] == "headers")
+		(len(p) == 4 && (p[0] == "mcp_servers" || p[0] == "notify") && p[2] == "headers")
 }
 
 func unsetError(file string, p path, line int, name string) error {

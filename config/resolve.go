@@ -23,6 +23,10 @@ type Resolved struct {
 	// Pricing is the prices of the agent's models and tools, for a cost
 	// budget (nil: the file has no prices).
 	Pricing *Pricing `json:"pricing,omitempty"`
+	// Notify are the webhooks told when the run waits for a person, by
+	// name and events only (nil: none): the notify activity looks up
+	// where they are.
+	Notify []Webhook `json:"notify,omitempty"`
 }
 
 // Peer is an agent of the registry as a handoff sees it: what it can do
@@ -94,6 +98,7 @@ func (f *File) Resolve(agent string, getenv func(string) (string, bool)) (*Resol
 		r.Agent.Policies.Outage = &Outage{MaxWait: DefaultOutageWait}
 	}
 	r.Pricing = f.Prices.pricing(r)
+	r.Notify = f.webhookNames()
 	if a.CanHandOff() {
 		for _, p := range f.Agents {
 			r.Registry = append(r.Registry, Peer{Name: p.Name, Description: p.Description, Capabilities: p.Capabilities,

@@ -20,6 +20,9 @@ type File struct {
 	// own; Prices price runs for cost budgets (budget.go).
 	Budget *Budget `yaml:"budget" json:"budget,omitempty"`
 	Prices *Prices `yaml:"prices" json:"prices,omitempty"`
+	// Notify are the webhooks called when a run needs a person
+	// (notify.go).
+	Notify []Webhook `yaml:"notify" json:"notify,omitempty"`
 }
 
 // Model names an OpenAI-compatible chat-completions endpoint. The API key

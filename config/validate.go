@@ -28,6 +28,7 @@ func (f *File) validate(file string, doc *yaml.Node, opts Options) error {
 	c.budgets(f)
 	c.outages(f)
 	c.workerTuning(&f.Worker)
+	c.notify(f.Notify)
 	return errors.Join(c.errs...)
 }
 

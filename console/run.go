@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -45,7 +44,7 @@ type runView struct {
 type breaker struct{ Tool, State string }
 
 // runBase is the run's path, its id escaped as one path segment.
-func runBase(id string) string { return "/runs/" + url.PathEscape(id) }
+func runBase(id string) string { return signals.RunPage(id) }
 
 // loadRun queries a run's status and whole trace.
 func (c *Console) loadRun(ctx context.Context, id string) (runView, error) {

@@ -33,6 +33,7 @@ var _ person.Host = personHost{}
 // personGates are the change ids of the waits' gates.
 var personGates = map[person.Gate]string{
 	person.GateAnswerPending: versionAnswerPending,
+	person.GateNotify:        versionNotify,
 }
 
 func (h personHost) Spec() *config.Resolved           { return h.r.run.Spec }

@@ -429,6 +429,13 @@ const (
 	// before, such a tool's calls ran at once, as any tool's whose
 	// approval was not always. Asked only for calls of a tool with when.
 	versionApprovalWhen = "approval-when"
+	// versionNotify: a wait for a person (an approval, a human node, the
+	// ladder's human rung, a person agent) tells the run's webhooks
+	// (notify:) when it begins, passes half its timeout and times out,
+	// in activities the run does not wait for, and a run that closes
+	// waits for the notices it sent (notify.go). The wait's timer is
+	// split at its half. Asked only by a run that has webhooks.
+	versionNotify = "notify"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and

@@ -73,6 +73,8 @@ type runner struct {
 	shape stepShape
 	// parked are the calls waiting out an outage now (stage_outage.go).
 	parked outage.Parked
+	// notices are the webhooks' notices this generation sent (notify.go).
+	notices []workflow.Future
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -141,6 +143,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 	if ctx.Err() == nil {
 		r.person().AnswerClosed(ctx, err)
 		_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+		r.awaitNotices(ctx, errors.As(err, &can))
 	}
 	guarded(&res, &err) // a handler that panicked meanwhile
 	return res, err

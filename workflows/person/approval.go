@@ -41,7 +41,7 @@ func (p *Waits) AwaitApproval(ctx workflow.Context, nodeID, tool string) (Outcom
 	end, _, err := p.Wait(ctx, Wait{
 		Node: nodeID, Summary: fmt.Sprintf("wait for approval of %s (%s)", nodeID, tool),
 		Answered: func() bool { return a.decision(nodeID) != nil },
-		Edits:    true, Switches: true,
+		Edits:    true, Switches: true, Notify: true, Tool: tool,
 	})
 	if err != nil {
 		a.end(nodeID)

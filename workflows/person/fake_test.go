@@ -25,7 +25,12 @@ type fakeRun struct {
 	added   []signals.Node
 	counts  map[string]int64
 	gate    bool
+	gates   []Gate // the gates asked, in order
 	started map[string]time.Time
+	// carried: the waits a generation before began; notices: what the
+	// waits told the webhooks.
+	carried map[string]bool
+	notices []Notice
 	forgot  []string
 	// interrupting, switching: the run's life; held: the human node a
 	// generation before waited at.
@@ -70,7 +75,10 @@ func (f *fakeRun) ShowDetails(workflow.Context) {}
 func (f *fakeRun) Count(_ workflow.Context, name string, n int64, keyValues ...string) {
 	f.counts[fmt.Sprint(name, keyValues)] += n
 }
-func (f *fakeRun) Gate(workflow.Context, Gate) bool { return f.gate }
+func (f *fakeRun) Gate(_ workflow.Context, g Gate) bool {
+	f.gates = append(f.gates, g)
+	return f.gate
+}
 func (f *fakeRun) AddNode(_ workflow.Context, n signals.Node, args, output any) string {
 	n.ID = fmt.Sprintf("n%d", len(f.trace.Nodes)+1)
 	if args != nil {
@@ -112,6 +120,8 @@ func (f *fakeRun) Started(ctx workflow.Context, node string) time.Time {
 	f.started[node] = workflow.Now(ctx)
 	return f.started[node]
 }
+func (f *fakeRun) Carried(node string) bool            { return f.carried[node] }
+func (f *fakeRun) Notify(_ workflow.Context, n Notice) { f.notices = append(f.notices, n) }
 func (f *fakeRun) Forget(node string) {
 	delete(f.started, node)
 	f.forgot = append(f.forgot, node)

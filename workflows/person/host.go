@@ -18,6 +18,7 @@ type Host interface {
 	Clock
 	Ends
 	Updates
+	Notices
 }
 
 // Run is what the waits read of the run, and how they record in it.
@@ -65,6 +66,9 @@ type Clock interface {
 	// timeout.
 	Started(ctx workflow.Context, node string) time.Time
 	Forget(node string)
+	// Carried says whether the wait at node began in a generation before
+	// this one (its start came with the run).
+	Carried(node string) bool
 	// Interrupting: an edit or a person's handoff waits to be carried
 	// out. Switching: the run continues as new while it waits.
 	Interrupting() bool
@@ -109,6 +113,14 @@ type Updates interface {
 	NotCarried(ctx workflow.Context, update string, err error)
 }
 
+// Notices tell the worker's webhooks that the run needs a person.
+type Notices interface {
+	// Notify has each of the run's webhooks that listens for n.Event told
+	// of n. The run does not wait for them: a webhook that fails never
+	// holds a run up.
+	Notify(ctx workflow.Context, n Notice)
+}
+
 // Gate names a change of the waits' behaviour that running workflows
 // must not see mid-run; the run maps it to its change id.
 type Gate int
@@ -117,6 +129,10 @@ const (
 	// GateAnswerPending: an update the run could not carry out is
 	// answered, instead of its handler waiting.
 	GateAnswerPending Gate = iota
+	// GateNotify: a wait for a person tells the run's webhooks when it
+	// begins, passes half its timeout and times out. Asked only by a run
+	// that has webhooks.
+	GateNotify
 )
 
 // MetricApprovals counts approval decisions; tag decision (approve,

@@ -80,7 +80,7 @@ func (p *Waits) awaitReply(ctx workflow.Context, why string, rung bool) (replied
 	end, timeout, err := p.Wait(ctx, Wait{
 		Node: nodeID, Summary: "wait for a person's reply (" + nodeID + ")",
 		Answered: func() bool { return r.reply != nil },
-		Edits:    true, Switches: true,
+		Edits:    true, Switches: true, Notify: true,
 	})
 	if err != nil {
 		return replied{node: nodeID}, h.Cancelled(ctx, nodeID, err)

@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 )
 
@@ -27,6 +28,11 @@ type Wait struct {
 	// Timeout is the wait's own bound (a conversation's idle_timeout);
 	// 0: human_timeout.
 	Timeout time.Duration
+	// Notify: the run's webhooks are told when the wait begins (unless a
+	// generation before began it), passes half its timeout and times out
+	// (an approval, a reply); Tool is the call's tool ("" none).
+	Notify bool
+	Tool   string
 }
 
 // End is how a wait for a person ended.
@@ -47,22 +53,27 @@ const (
 func (p *Waits) Wait(ctx workflow.Context, w Wait) (End, time.Duration, error) {
 	h := p.host
 	timeout, expired := h.Spec().Agent.Policies.HumanTimeout.D(), false
+	since, whole, carried := workflow.Now(ctx), timeout, false
 	if !w.WholeTimeout {
-		waited := workflow.Now(ctx).Sub(h.Started(ctx, w.Node))
-		timeout, expired = policies.WaitLeft(cmp.Or(w.Timeout, h.HumanTimeout()), waited)
+		carried = h.Carried(w.Node)
+		since, whole = h.Started(ctx, w.Node), cmp.Or(w.Timeout, h.HumanTimeout())
+		timeout, expired = policies.WaitLeft(whole, workflow.Now(ctx).Sub(since))
+	}
+	tell := p.teller(ctx, w, since, whole)
+	if !carried {
+		tell.tell(ctx, config.NotifyWaiting)
 	}
 	got := w.Answered()
 	if !expired {
 		var err error
-		got, err = workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout, TimerOptions: workflow.TimerOptions{Summary: w.Summary}}, func() bool {
-			return w.Answered() || (w.Edits && h.Interrupting()) || (w.Switches && h.Switching())
-		})
+		got, err = p.await(ctx, w, tell, timeout, whole-timeout)
 		if err != nil {
 			return Answered, timeout, err
 		}
 	}
 	switch {
 	case !got:
+		tell.tell(ctx, config.NotifyTimedOut)
 		return TimedOut, timeout, nil
 	case w.Answered():
 		return Answered, timeout, nil
@@ -70,4 +81,29 @@ func (p *Waits) Wait(ctx workflow.Context, w Wait) (End, time.Duration, error) {
 		return Interrupted, timeout, nil
 	}
 	return Switching, timeout, nil
+}
+
+// await waits timeout for what ends wait w, having waited waited of its
+// whole timeout before: false when the timeout passed first. A wait that
+// tells of its half waits to the half first, tells, and waits the rest.
+func (p *Waits) await(ctx workflow.Context, w Wait, tell *teller, timeout, waited time.Duration) (bool, error) {
+	h := p.host
+	ends := func() bool {
+		return w.Answered() || (w.Edits && h.Interrupting()) || (w.Switches && h.Switching())
+	}
+	if half, ahead := tell.half(timeout+waited, waited); ahead {
+		got, err := awaitFor(ctx, half, w.Summary+": half its timeout", ends)
+		if err != nil || got {
+			return got, err
+		}
+		tell.tell(ctx, config.NotifyHalfTimeout)
+		timeout -= half
+	}
+	return awaitFor(ctx, timeout, w.Summary, ends)
+}
+
+// awaitFor awaits cond for at most timeout, on a durable timer with
+// summary: false when the timeout passed first.
+func awaitFor(ctx workflow.Context, timeout time.Duration, summary string, cond func() bool) (bool, error) {
+	return workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout, TimerOptions: workflow.TimerOptions{Summary: summary}}, cond)
 }

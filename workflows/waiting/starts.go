@@ -11,11 +11,13 @@ import (
 // generation; the next one gets them back from what the run carried.
 type Starts struct {
 	at map[string]time.Time
+	// kept are the waits a generation before began.
+	kept map[string]bool
 }
 
 // NewStarts are the starts of a generation that has begun no wait yet.
 func NewStarts() Starts {
-	return Starts{at: map[string]time.Time{}}
+	return Starts{at: map[string]time.Time{}, kept: map[string]bool{}}
 }
 
 // Started is when the wait at node began: now, unless a generation
@@ -30,9 +32,18 @@ func (s *Starts) Started(ctx workflow.Context, node string) time.Time {
 }
 
 // Since is when the wait at node began, for the next generation; Keep
-// puts back one the generation before began.
-func (s *Starts) Since(node string) time.Time       { return s.at[node] }
-func (s *Starts) Keep(node string, since time.Time) { s.at[node] = since }
+// puts back one the generation before began; Carried says whether the
+// wait at node is one of those.
+func (s *Starts) Since(node string) time.Time { return s.at[node] }
+func (s *Starts) Keep(node string, since time.Time) {
+	s.at[node] = since
+	s.kept[node] = true
+}
+func (s *Starts) Carried(node string) bool { return s.kept[node] }
 
-// Forget drops the wait at node: a later wait there has a whole timeout.
-func (s *Starts) Forget(node string) { delete(s.at, node) }
+// Forget drops the wait at node: a later wait there has a whole timeout,
+// and is its generation's own.
+func (s *Starts) Forget(node string) {
+	delete(s.at, node)
+	delete(s.kept, node)
+}
