@@ -30,9 +30,6 @@ import (
 // fails, 60% of the time. On 2 cores beside the other layers the slowest
 // run has taken over 4 minutes (on the tree before this session's
 // changes too), so each run gets 8.
-//
-// It can take over 30 s beside make test's other layers, and must: the
-// load is the point, 20 runs at once on one worker.
 func TestRouteBackGraphEscapesUnderLoad(t *testing.T) {
 	t.Parallel()
 	for _, routeBack := range []bool{false, true} {
