@@ -28,8 +28,7 @@ import (
 // breaker of B opens (five of its calls failed in a row) waits B's
 // outage out (docs/outages.md): a cooldown, and another while its trial
 // fails, 60% of the time. On 2 cores beside the other layers the slowest
-// run has taken over 4 minutes (on the tree before this session's
-// changes too), so each run gets 8.
+// run has taken over 4 minutes, so each run gets 8.
 func TestRouteBackGraphEscapesUnderLoad(t *testing.T) {
 	t.Parallel()
 	for _, routeBack := range []bool{false, true} {
