@@ -28,7 +28,7 @@ import (
 // breaker of B opens (five of its calls failed in a row) waits B's
 // outage out (docs/outages.md): a cooldown, and another while its trial
 // fails, 60% of the time. On 2 cores beside the other layers the slowest
-// run has taken over 4 minutes, so each run gets 8.
+// run has taken over 6 minutes, so each run gets 12.
 func TestRouteBackGraphEscapesUnderLoad(t *testing.T) {
 	t.Parallel()
 	for _, routeBack := range []bool{false, true} {
@@ -41,7 +41,7 @@ func TestRouteBackGraphEscapesUnderLoad(t *testing.T) {
 			for i := range seeds {
 				seeds[i] = i
 			}
-			outcomes := flakygraph.RunAll(context.Background(), s.client, s.queue, seeds, tools, 8*time.Minute)
+			outcomes := flakygraph.RunAll(context.Background(), s.client, s.queue, seeds, tools, 12*time.Minute)
 			for _, o := range outcomes {
 				require.NoError(t, o.Err)
 				require.LessOrEqual(t, o.Steps, flakygraph.MaxSteps, "seed %d", o.Seed)
