@@ -141,7 +141,7 @@ func (a *Activities) CallModel(ctx context.Context, req ModelRequest) (*ModelRep
 	ctx, span := a.startChatSpan(ctx, model.Name)
 	reply, err := a.chat(ctx, model, req, mc)
 	endChatSpan(span, reply, err)
-	a.modelBreakers.record(model, time.Now(), reply, abandonedOr(ctx, stallAsUnavailable(err)))
+	a.modelBreakers.record(model, time.Now(), reply, abandonedOr(ctx, err))
 	compactReply(reply)
 	return reply, err
 }

@@ -77,8 +77,8 @@ func (w *modelBreakers) record(m config.Model, now time.Time, reply *ModelReply,
 	}
 	var app *temporal.ApplicationError
 	answered := err == nil && reply != nil && reply.OverBudget == nil && reply.OverSpend == nil
-	refused := err != nil && errors.As(err, &app) && app.Type() != ModelUnavailableError
-	unavailable := err != nil && errors.As(err, &app) && app.Type() == ModelUnavailableError
+	refused := err != nil && errors.As(err, &app) && !ModelDidNotAnswer(app.Type())
+	unavailable := err != nil && errors.As(err, &app) && ModelDidNotAnswer(app.Type())
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	b := w.breaker(m)

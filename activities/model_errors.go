@@ -29,6 +29,20 @@ const (
 	ModelContextExceededError = "ModelContextExceeded"
 )
 
+// ModelDidNotAnswer says whether a model request failed with an error of
+// type errType because the model did not answer: unavailable on every
+// attempt, stalled (model_stall.go), or refused by the worker's breaker
+// of it. The worker's breaker counts such a failure against the model
+// (its own refusals never reach it); a run whose models all failed so
+// waits the outage out (workflows/model_outage.go).
+func ModelDidNotAnswer(errType string) bool {
+	switch errType {
+	case ModelUnavailableError, ModelStalledError, ModelCircuitOpenError:
+		return true
+	}
+	return false
+}
+
 // contextExceededSigns are how providers say a prompt is over the
 // model's window: OpenAI's and Azure's code, and the messages of OpenAI,
 // vLLM, Anthropic, Gemini and llama.cpp-style servers.

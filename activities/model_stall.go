@@ -144,16 +144,6 @@ func stallError(model config.Model, cut *stallCut, progress string) error {
 	return temporal.NewApplicationError(msg, ModelStalledError)
 }
 
-// stallAsUnavailable is a request's outcome for the worker's breaker of
-// the model: a stall is the model being unavailable.
-func stallAsUnavailable(err error) error {
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) && app.Type() == ModelStalledError {
-		return temporal.NewApplicationError(app.Message(), ModelUnavailableError)
-	}
-	return err
-}
-
 // watchedBodies is the model client's transport: the body of a response
 // to a request under a stallWatch tells the watch of each byte read.
 type watchedBodies struct{ base http.RoundTripper }

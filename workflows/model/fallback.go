@@ -65,12 +65,6 @@ func (c *Call) Down(err error) bool { return policies.ModelDown(failure(err)) }
 // outage of every model it has: the next request tries them in order.
 func (c *Call) AfterOutage() { c.s.ModelAt = 0 }
 
-// unavailable are the failures of a model that did not answer: down on
-// every attempt, refused by the worker's breaker, or stalled.
-var unavailable = map[string]bool{
-	activities.ModelUnavailableError: true, activities.ModelCircuitOpenError: true, activities.ModelStalledError: true,
-}
-
 // failure is what policies.NextModel and policies.ModelDown read of a
 // failed request: its application error type, or a timeout.
 func failure(err error) policies.ModelFailure {
@@ -79,7 +73,7 @@ func failure(err error) policies.ModelFailure {
 		return policies.ModelFailure{
 			Fatal:           app.Type() == activities.ModelRejectedError,
 			ContextExceeded: app.Type() == activities.ModelContextExceededError,
-			Unavailable:     unavailable[app.Type()],
+			Unavailable:     activities.ModelDidNotAnswer(app.Type()),
 		}
 	}
 	var timeout *temporal.TimeoutError
