@@ -54,6 +54,9 @@ func form(w http.ResponseWriter, r *http.Request) (func(string) string, error) {
 func act[Req interface{ Validate() error }, Res any](c *Console, w http.ResponseWriter, r *http.Request, name string,
 	build func(get func(string) string) (Req, error), say func(Req, Res) string) {
 	get, err := form(w, r)
+	if err == nil {
+		get, err = asWho(r, get)
+	}
 	if err != nil {
 		c.sendAnswer(w, refusedf("not sent: %s: %v", name, err))
 		return

@@ -10,43 +10,63 @@ import (
 // CookieName is the cookie that carries the token after a ?token= visit.
 const CookieName = "unstuck_console"
 
-// admit lets a request through when no token is set, or when it carries
-// the token: an Authorization: Bearer header, the cookie, or ?token=,
-// which sets the cookie and, for a page, redirects to the same address
-// without the token (so it does not linger in the address bar and the
-// history). Anything else is answered 401 and not served.
-func (c *Console) admit(w http.ResponseWriter, r *http.Request) bool {
-	if c.opts.Token == "" {
-		return c.knownHost(w, r) && c.sameOrigin(w, r)
+// admit lets a request through, and answers it with the person it comes
+// from when the console knows its people (identity.go). Without a token
+// (or people's tokens) a request is let through as it comes, or, with
+// Options.IdentityHeader, as the reverse proxy names its person. With
+// tokens it must carry one: an Authorization: Bearer header, the cookie,
+// or ?token=, which sets the cookie and, for a page, redirects to the
+// same address without the token (so it does not linger in the address
+// bar and the history). Anything else is answered 401 and not served.
+func (c *Console) admit(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	if c.opts.IdentityHeader != "" {
+		return c.fromProxy(w, r)
+	}
+	if c.opts.Token == "" && len(c.opts.People) == 0 {
+		return r, c.knownHost(w, r) && c.sameOrigin(w, r)
 	}
 	q := r.URL.Query()
 	if q.Has("token") {
-		if !c.tokenIs(q.Get("token")) {
+		token := q.Get("token")
+		person, ok := c.tokenOf(token)
+		if !ok {
 			unauthorized(w, "the token in ?token= is wrong")
-			return false
+			return r, false
 		}
-		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: c.opts.Token, Path: "/",
+		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: token, Path: "/",
 			HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
 			q.Del("token")
 			to := url.URL{Path: r.URL.Path, RawPath: r.URL.RawPath, RawQuery: q.Encode()}
 			http.Redirect(w, r, to.String(), http.StatusSeeOther)
-			return false
+			return r, false
 		}
-		return c.sameOrigin(w, r)
+		return withWho(r, person), c.sameOrigin(w, r)
 	}
 	if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		if c.tokenIs(strings.TrimSpace(bearer)) {
-			return true // not a browser's ambient credential: no origin check needed
+		if person, ok := c.tokenOf(strings.TrimSpace(bearer)); ok {
+			return withWho(r, person), true // not a browser's ambient credential: no origin check needed
 		}
 		unauthorized(w, "the bearer token is wrong")
-		return false
+		return r, false
 	}
-	if ck, err := r.Cookie(CookieName); err == nil && c.tokenIs(ck.Value) {
-		return c.sameOrigin(w, r)
+	if ck, err := r.Cookie(CookieName); err == nil {
+		if person, ok := c.tokenOf(ck.Value); ok {
+			return withWho(r, person), c.sameOrigin(w, r)
+		}
 	}
 	unauthorized(w, "this console needs its token")
-	return false
+	return r, false
+}
+
+// tokenOf says whether got is the console's token or a person's, and
+// whose ("" for the console's own).
+func (c *Console) tokenOf(got string) (person string, ok bool) {
+	if len(c.opts.People) > 0 {
+		person = c.personOf(got)
+		return person, person != ""
+	}
+	return "", c.tokenIs(got)
 }
 
 func (c *Console) tokenIs(got string) bool {
@@ -58,7 +78,7 @@ func unauthorized(w http.ResponseWriter, why string) {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="unstuck console"`)
 	w.WriteHeader(http.StatusUnauthorized)
 	_, _ = w.Write([]byte("401 unauthorized: " + why + ".\n" +
-		"Pass the token (--token or UNSTUCK_CONSOLE_TOKEN of `unstuck console`) as the header\n" +
+		"Pass the token (--token or UNSTUCK_CONSOLE_TOKEN of `unstuck console`, or your own with --people) as the header\n" +
 		"  Authorization: Bearer TOKEN\n" +
 		"or open the console once as http://HOST:PORT/?token=TOKEN, which keeps it in the cookie " + CookieName + ".\n"))
 }

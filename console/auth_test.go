@@ -72,14 +72,14 @@ func TestCheckListen(t *testing.T) {
 	for _, ok := range []struct{ addr, token string }{
 		{"127.0.0.1:8234", ""}, {"[::1]:8234", ""}, {"localhost:0", ""}, {"0.0.0.0:8234", "t"}, {":8234", "t"},
 	} {
-		require.NoError(t, CheckListen(ok.addr, ok.token), ok.addr)
+		require.NoError(t, CheckListen(ok.addr, Options{Token: ok.token}), ok.addr)
 	}
-	err := CheckListen("0.0.0.0:8234", "")
+	err := CheckListen("0.0.0.0:8234", Options{})
 	require.ErrorContains(t, err, "refusing to serve 0.0.0.0 without a token")
 	require.ErrorContains(t, err, "UNSTUCK_CONSOLE_TOKEN")
-	require.ErrorContains(t, CheckListen(":8234", ""), "refusing to serve every interface without a token")
-	require.ErrorContains(t, CheckListen("192.168.1.5:80", ""), "reverse proxy")
-	require.ErrorContains(t, CheckListen("8234", ""), "want host:port")
+	require.ErrorContains(t, CheckListen(":8234", Options{}), "refusing to serve every interface without a token")
+	require.ErrorContains(t, CheckListen("192.168.1.5:80", Options{}), "reverse proxy")
+	require.ErrorContains(t, CheckListen("8234", Options{}), "want host:port")
 }
 
 func TestServeRefusesANonLoopbackAddressWithoutAToken(t *testing.T) {

@@ -25,6 +25,14 @@ type Options struct {
 	Namespace string
 	// Token, when set, is required by every request (see auth.go).
 	Token string
+	// People, when set, gives each person a token of their own (token to
+	// name) instead of Token: the token a request carries says who it is,
+	// and an action's by is that person (identity.go).
+	People map[string]string
+	// IdentityHeader, when set, is the header a reverse proxy that
+	// authenticates names the person in (X-Forwarded-User): the console
+	// then listens on loopback only and an action's by is that person.
+	IdentityHeader string
 	// AllowedHosts are the Host names (without port) a console without a
 	// token answers besides loopback ones: the names a reverse proxy in
 	// front of it passes on. See host.go.
@@ -58,10 +66,16 @@ func New(tc client.Client, opts Options) (http.Handler, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if err := checkIdentity(opts); err != nil {
+		return nil, err
+	}
 	for i, h := range opts.AllowedHosts {
 		opts.AllowedHosts[i] = strings.ToLower(strings.TrimSpace(h))
 	}
-	pages, err := template.New("console").Funcs(templateFuncs).ParseFS(templateFiles, "templates/*.html")
+	knows := opts.IdentityHeader != "" || len(opts.People) > 0
+	pages, err := template.New("console").Funcs(templateFuncs).
+		Funcs(template.FuncMap{"knowsPeople": func() bool { return knows }}).
+		ParseFS(templateFiles, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("console: parse templates: %w", err)
 	}
@@ -77,6 +91,7 @@ func New(tc client.Client, opts Options) (http.Handler, error) {
 	c.mux.HandleFunc("GET /runs/{id}/live", c.runLive)
 	c.mux.HandleFunc("GET /runs/{id}/events", c.runEvents)
 	c.mux.HandleFunc("GET /runs/{id}/approvals", c.runApprovals)
+	c.mux.HandleFunc("GET /whoami", c.whoami)
 	c.mux.HandleFunc("GET /inbox", c.inbox)
 	c.mux.HandleFunc("GET /inbox/items", c.inboxItems)
 	c.mux.HandleFunc("POST /runs/{id}/approve", c.approve)
@@ -95,7 +110,8 @@ func (c *Console) stopStreams() { c.streams.stop() }
 
 // ServeHTTP checks the token, then serves the request.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !c.admit(w, r) {
+	r, ok := c.admit(w, r)
+	if !ok {
 		return
 	}
 	c.mux.ServeHTTP(w, r)

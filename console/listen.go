@@ -13,23 +13,33 @@ import (
 // loopback only.
 const DefaultListen = "127.0.0.1:8234"
 
-// CheckListen refuses to serve a non-loopback address without a token:
-// the console steers runs, and anyone who reaches it could. Behind a
-// reverse proxy that authenticates, keep the console on loopback.
-func CheckListen(addr, token string) error {
+// CheckListen refuses to serve a non-loopback address without tokens
+// (the console's, or each person's): the console steers runs, and anyone
+// who reaches it could. A console that trusts a reverse proxy's identity
+// header serves loopback only: anyone who reached it otherwise could set
+// the header. Behind a reverse proxy that authenticates, keep the console
+// on loopback.
+func CheckListen(addr string, opts Options) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("--listen %q: %v (want host:port, like %s)", addr, err, DefaultListen)
 	}
-	if token != "" || isLoopback(host) {
+	if isLoopback(host) {
 		return nil
 	}
 	shown := host
 	if shown == "" {
 		shown = "every interface"
 	}
+	if opts.IdentityHeader != "" {
+		return fmt.Errorf("--listen %s: refusing to serve %s with --identity-header %s: anyone who reaches the console could set the header and act as anyone. "+
+			"Keep the console on loopback (%s) behind the reverse proxy that sets it", addr, shown, opts.IdentityHeader, DefaultListen)
+	}
+	if opts.Token != "" || len(opts.People) > 0 {
+		return nil
+	}
 	return fmt.Errorf("--listen %s: refusing to serve %s without a token: anyone who reaches the console can steer runs. "+
-		"Set --token (or UNSTUCK_CONSOLE_TOKEN), or keep the console on loopback (%s) behind a reverse proxy that authenticates",
+		"Set --token (or UNSTUCK_CONSOLE_TOKEN) or --people, or keep the console on loopback (%s) behind a reverse proxy that authenticates",
 		addr, shown, DefaultListen)
 }
 
@@ -41,9 +51,10 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Listen checks addr against the token (CheckListen) and listens on it.
-func Listen(addr, token string) (net.Listener, error) {
-	if err := CheckListen(addr, token); err != nil {
+// Listen checks addr against the console's options (CheckListen) and
+// listens on it.
+func Listen(addr string, opts Options) (net.Listener, error) {
+	if err := CheckListen(addr, opts); err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -55,14 +66,14 @@ func Listen(addr, token string) (net.Listener, error) {
 
 // Serve listens on addr and serves h until ctx is done, then shuts down,
 // letting requests in flight finish for a few seconds. A handler from New
-// brings its token for the loopback check; any other handler may only
+// brings its tokens for the loopback check; any other handler may only
 // listen on loopback.
 func Serve(ctx context.Context, addr string, h http.Handler) error {
-	token := ""
+	var opts Options
 	if c, ok := h.(*Console); ok {
-		token = c.opts.Token
+		opts = c.opts
 	}
-	ln, err := Listen(addr, token)
+	ln, err := Listen(addr, opts)
 	if err != nil {
 		return err
 	}

@@ -17,8 +17,11 @@ import (
 // token stays out of the process list and shell history.
 const consoleTokenEnv = "UNSTUCK_CONSOLE_TOKEN"
 
+// consolePeopleEnv names the people's tokens file --people defaults to.
+const consolePeopleEnv = "UNSTUCK_CONSOLE_PEOPLE"
+
 func newConsoleCmd(c *cli) *cobra.Command {
-	var listen, token string
+	var listen, token, peopleFile, identityHeader string
 	var allowHosts []string
 	var maxStreams, maxStreamsPerRun int
 	cmd := &cobra.Command{
@@ -70,6 +73,12 @@ to finish.`,
   # on a shared host: a token, read from the environment
   UNSTUCK_CONSOLE_TOKEN=$(openssl rand -hex 16) unstuck console --listen 0.0.0.0:8234
 
+  # each person with a token of their own (a line "NAME TOKEN" each)
+  unstuck console --listen 0.0.0.0:8234 --people /etc/unstuck/console-people
+
+  # behind oauth2-proxy, which names the person it authenticated
+  unstuck console --identity-header X-Forwarded-User
+
   # behind a reverse proxy (nginx: location / { proxy_pass http://127.0.0.1:8234; })
   unstuck console --listen 127.0.0.1:8234 --address temporal.internal:7233 --namespace prod`,
 		Args: cobra.NoArgs,
@@ -77,8 +86,20 @@ to finish.`,
 			if !cmd.Flags().Changed("token") {
 				token = os.Getenv(consoleTokenEnv)
 			}
+			if !cmd.Flags().Changed("people") {
+				peopleFile = os.Getenv(consolePeopleEnv)
+			}
+			opts := console.Options{Namespace: c.namespace, Token: token, IdentityHeader: identityHeader, AllowedHosts: allowHosts,
+				MaxStreams: maxStreams, MaxStreamsPerRun: maxStreamsPerRun}
+			if peopleFile != "" {
+				people, err := readConsolePeople(peopleFile)
+				if err != nil {
+					return usageErrorf("--people %s: %v", peopleFile, err)
+				}
+				opts.People = people
+			}
 			// Refuse a bad --listen before anything is dialled.
-			if err := console.CheckListen(listen, token); err != nil {
+			if err := console.CheckListen(listen, opts); err != nil {
 				return usageErrorf("%v", err)
 			}
 			if maxStreams < 1 || maxStreamsPerRun < 1 {
@@ -86,13 +107,13 @@ to finish.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			opts := console.Options{Namespace: c.namespace, Token: token, AllowedHosts: allowHosts,
-				MaxStreams: maxStreams, MaxStreamsPerRun: maxStreamsPerRun}
 			return c.serveConsole(ctx, cmd, opts, listen)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", console.DefaultListen, "host:port to serve on (not loopback: needs a token)")
 	cmd.Flags().StringVar(&token, "token", "", "token every request must carry (env "+consoleTokenEnv+")")
+	cmd.Flags().StringVar(&peopleFile, "people", "", "a file of people's own tokens, a line `NAME TOKEN` each: the token says who acts (env "+consolePeopleEnv+")")
+	cmd.Flags().StringVar(&identityHeader, "identity-header", "", "trust this header of the reverse proxy in front (X-Forwarded-User) to say who acts; loopback only")
 	cmd.Flags().StringSliceVar(&allowHosts, "allow-host", nil, "a Host name served without a token besides loopback ones (a reverse proxy's); repeatable")
 	cmd.Flags().IntVar(&maxStreams, "max-streams", console.DefaultMaxStreams, "the most live event streams (chat pages, GET /runs/ID/events) served at once")
 	cmd.Flags().IntVar(&maxStreamsPerRun, "max-streams-per-run", console.DefaultMaxStreamsPerRun, "the most live event streams of one run served at once")
@@ -109,7 +130,7 @@ func (c *cli) serveConsole(ctx context.Context, cmd *cobra.Command, opts console
 	if err != nil {
 		return err
 	}
-	ln, err := console.Listen(listen, opts.Token)
+	ln, err := console.Listen(listen, opts)
 	if err != nil {
 		return err
 	}
@@ -121,7 +142,12 @@ func (c *cli) serveConsole(ctx context.Context, cmd *cobra.Command, opts console
 		addr = ln.Addr().String()
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "unstuck console: http://%s (Temporal at %s, namespace %s)\n", addr, c.address, c.namespace)
-	if opts.Token != "" {
+	switch {
+	case opts.IdentityHeader != "":
+		fmt.Fprintf(cmd.OutOrStdout(), "  who acts is the header %s the reverse proxy in front sets\n", opts.IdentityHeader)
+	case len(opts.People) > 0:
+		fmt.Fprintf(cmd.OutOrStdout(), "  %d people, each with a token of their own: open http://%s/?token=... once, or send Authorization: Bearer ...\n", len(opts.People), addr)
+	case opts.Token != "":
 		fmt.Fprintf(cmd.OutOrStdout(), "  a token is required: open http://%s/?token=... once, or send Authorization: Bearer ...\n", addr)
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), "  Ctrl-C stops it")

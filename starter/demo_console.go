@@ -19,7 +19,7 @@ func startDemoConsole(ctx context.Context, out io.Writer, o demoOptions, c clien
 	if err != nil {
 		return nil, err
 	}
-	ln, err := console.Listen(o.consoleAddress(), "")
+	ln, err := console.Listen(o.consoleAddress(), console.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("the demo's console: %w (pass --console-port)", err)
 	}
