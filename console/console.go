@@ -72,7 +72,7 @@ func New(tc client.Client, opts Options) (http.Handler, error) {
 	for i, h := range opts.AllowedHosts {
 		opts.AllowedHosts[i] = strings.ToLower(strings.TrimSpace(h))
 	}
-	knows := opts.IdentityHeader != "" || len(opts.People) > 0
+	knows := knowsPeople(opts)
 	pages, err := template.New("console").Funcs(templateFuncs).
 		Funcs(template.FuncMap{"knowsPeople": func() bool { return knows }}).
 		ParseFS(templateFiles, "templates/*.html")

@@ -30,9 +30,9 @@ func withWho(r *http.Request, name string) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), whoKey{}, name))
 }
 
-// knowsPeople: the console knows who uses it.
-func (c *Console) knowsPeople() bool {
-	return len(c.opts.People) > 0 || c.opts.IdentityHeader != ""
+// knowsPeople: a console of opts knows who uses it.
+func knowsPeople(opts Options) bool {
+	return len(opts.People) > 0 || opts.IdentityHeader != ""
 }
 
 // personOf is the person whose token got is, "" for none. Every token is
