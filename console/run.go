@@ -106,9 +106,12 @@ func (c *Console) queryRun(ctx context.Context, id, runID, name string, out any,
 	defer cancel()
 	v, err := c.tc.QueryWorkflow(qctx, id, runID, name, args...)
 	var notFound *serviceerror.NotFound
+	why, failedAtStart := signals.FailedToStart(err)
 	switch {
 	case errors.As(err, &notFound):
 		return fmt.Errorf("run %s not found in namespace %q: %w", id, c.opts.Namespace, errNotFound)
+	case failedAtStart:
+		return fmt.Errorf("run %s failed at its start: %s: %w", id, why, errFailedAtStart)
 	case err != nil && qctx.Err() != nil && ctx.Err() == nil:
 		return fmt.Errorf("the %s query of %s got no answer within %s: is a worker polling its task queue?", name, id, queryTimeout)
 	case err != nil:
@@ -122,10 +125,17 @@ func (c *Console) queryRun(ctx context.Context, id, runID, name string, out any,
 
 var errNotFound = errors.New("not found")
 
+// errFailedAtStart: the run failed at its start, so it has no state to
+// show (an answer about the run, not a failure of the console's).
+var errFailedAtStart = errors.New("it has no trace")
+
 // statusOf is the HTTP status for a failed load.
 func statusOf(err error) int {
-	if errors.Is(err, errNotFound) {
+	switch {
+	case errors.Is(err, errNotFound):
 		return http.StatusNotFound
+	case errors.Is(err, errFailedAtStart):
+		return http.StatusOK
 	}
 	return http.StatusBadGateway
 }

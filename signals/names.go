@@ -1,5 +1,7 @@
 package signals
 
+import "strings"
+
 // Query names.
 const (
 	// QueryTrace answers the run's trace graph (Trace).
@@ -40,6 +42,21 @@ const RunClosing = "send the message again in a moment"
 // RunStarting is what a query answers while a run resolves its agent or
 // verifies the state it carried: asked again, it answers.
 const RunStarting = "the run is starting: ask again in a moment"
+
+// RunFailedToStart begins what a query answers of a run that failed at
+// its start (an unknown agent, a bad input), followed by why.
+const RunFailedToStart = "the run failed at its start"
+
+// FailedToStart reads a query's failure: whether it says the run failed
+// at its start, and why. A query's failure reaches a client as text only,
+// so the text is the protocol; this is its one reader.
+func FailedToStart(queryErr error) (why string, ok bool) {
+	if queryErr == nil {
+		return "", false
+	}
+	_, why, ok = strings.Cut(queryErr.Error(), RunFailedToStart+": ")
+	return why, ok
+}
 
 // Update and signal names: each message in is both an update (validated,
 // answered) and a signal of the same name (fire and forget).

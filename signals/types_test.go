@@ -2,6 +2,7 @@ package signals
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -100,4 +101,19 @@ func TestHandoffResultWireShape(t *testing.T) {
 	b, err = json.Marshal(got)
 	require.NoError(t, err)
 	require.JSONEq(t, wire, string(b))
+}
+
+func TestFailedToStartReadsTheRunsAnswer(t *testing.T) {
+	for text, want := range map[string]string{
+		"query failed: the run failed at its start: unknown agent \"x\"": `unknown agent "x"`,
+		"the run failed at its start: input.task is empty":               "input.task is empty",
+	} {
+		why, ok := FailedToStart(errors.New(text))
+		require.True(t, ok, text)
+		require.Equal(t, want, why)
+	}
+	for _, err := range []error{nil, errors.New(RunStarting), errors.New("workflow not found")} {
+		_, ok := FailedToStart(err)
+		require.False(t, ok, "%v", err)
+	}
 }

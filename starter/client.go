@@ -100,10 +100,13 @@ func (c *cli) queryWith(ctx context.Context, tc client.Client, workflowID, runID
 func (c *cli) explainQueryError(workflowID, name string, err error, timedOut bool) error {
 	var notFound *serviceerror.NotFound
 	var deadline *serviceerror.DeadlineExceeded
+	why, failedAtStart := signals.FailedToStart(err)
 	switch {
 	case errors.As(err, &notFound):
 		return fmt.Errorf("workflow %s not found in namespace %q (list runs with `temporal workflow list --namespace %s`)",
 			workflowID, c.namespace, c.namespace)
+	case failedAtStart:
+		return fmt.Errorf("run %s failed at its start: %s", workflowID, why)
 	case timedOut, errors.As(err, &deadline):
 		return fmt.Errorf("query %s of %s got no answer within %s: is a worker polling its task queue? (bin/unstuck-worker --config agents.yaml)",
 			name, workflowID, queryTimeout)

@@ -175,15 +175,17 @@ func TestEditFailures(t *testing.T) {
 	t.Run("closed or missing run points at fork", func(t *testing.T) {
 		m, dial := fakeTemporal(t)
 		m.On("UpdateWorkflow", anyCtx, mock.Anything).Return(nil, serviceerror.NewNotFound("workflow execution already completed")).Once()
+		expectClosed(m, "wf-1")
 		r := runCLI(t, dial, "--namespace", "ns1", "edit", "wf-1", "--node", "n7", "--args", `{"a": 1}`)
 		require.Equal(t, exitFailure, r.code)
-		require.Contains(t, r.stderr, "unstuck: edit for wf-1 failed: workflow execution already completed")
+		require.Contains(t, r.stderr, "unstuck: edit for wf-1 failed: run wf-1 completed: it takes no edit")
 		require.Contains(t, r.stderr, `not in namespace "ns1", or its run is closed`)
 		require.Contains(t, r.stderr, "unstuck fork wf-1 --node n7")
 	})
 	t.Run("signal to a closed run", func(t *testing.T) {
 		m, dial := fakeTemporal(t)
 		m.On("SignalWorkflow", anyCtx, "wf-1", "", signals.Edit, mock.Anything).Return(serviceerror.NewNotFound("workflow execution already completed")).Once()
+		expectClosed(m, "wf-1")
 		r := runCLI(t, dial, "edit", "wf-1", "--node", "n7", "--args", `{"a": 1}`, "--signal")
 		require.Equal(t, exitFailure, r.code)
 		require.Contains(t, r.stderr, "unstuck fork wf-1 --node n7")

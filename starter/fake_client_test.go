@@ -6,6 +6,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/mock"
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/mocks"
 )
@@ -36,4 +40,15 @@ func mustJSON(t *testing.T, v any) jsonValue {
 		t.Fatal(err)
 	}
 	return jsonValue{raw: b}
+}
+
+// expectClosed answers the describe of workflow id as a run that
+// completed: what a message to it is told it ended as.
+func expectClosed(m *mocks.Client, id string) {
+	m.On("DescribeWorkflowExecution", anyCtx, id, "").Return(&workflowservice.DescribeWorkflowExecutionResponse{
+		WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{
+			Execution: &commonpb.WorkflowExecution{WorkflowId: id, RunId: "r1"},
+			Status:    enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED,
+		},
+	}, nil).Once()
 }

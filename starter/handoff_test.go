@@ -149,17 +149,19 @@ func TestHandoffFailures(t *testing.T) {
 	t.Run("closed or missing run", func(t *testing.T) {
 		m, dial := fakeTemporal(t)
 		m.On("UpdateWorkflow", anyCtx, mock.Anything).Return(nil, serviceerror.NewNotFound("workflow execution already completed")).Once()
+		expectClosed(m, "wf-1")
 		r := runCLI(t, dial, "handoff", "wf-1", "--to", "refunds")
 		require.Equal(t, exitFailure, r.code)
-		require.Equal(t, "unstuck: handoff of wf-1 failed: workflow execution already completed\n", r.stderr)
+		require.Equal(t, "unstuck: handoff of wf-1 failed: run wf-1 completed: it takes no handoff\n", r.stderr)
 		require.Empty(t, r.stdout)
 	})
 	t.Run("signal to a closed run", func(t *testing.T) {
 		m, dial := fakeTemporal(t)
 		m.On("SignalWorkflow", anyCtx, "wf-1", "", signals.Handoff, mock.Anything).Return(serviceerror.NewNotFound("workflow execution already completed")).Once()
+		expectClosed(m, "wf-1")
 		r := runCLI(t, dial, "handoff", "wf-1", "--signal")
 		require.Equal(t, exitFailure, r.code)
-		require.Equal(t, "unstuck: signal handoff to wf-1: workflow execution already completed\n", r.stderr)
+		require.Equal(t, "unstuck: signal handoff to wf-1: run wf-1 completed: it takes no handoff\n", r.stderr)
 		require.Empty(t, r.stdout)
 	})
 }

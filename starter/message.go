@@ -22,7 +22,7 @@ func (c *cli) send(ctx context.Context, cmd *cobra.Command, workflowID, runID, n
 		ctx, cancel := context.WithTimeout(ctx, runmsg.UpdateTimeout)
 		defer cancel()
 		if err := tc.SignalWorkflow(ctx, workflowID, runID, name, req); err != nil {
-			return fmt.Errorf("signal %s to %s: %w", name, workflowID, err)
+			return fmt.Errorf("signal %s to %s: %w", name, workflowID, runmsg.ClosedError(ctx, tc, workflowID, runID, name, err))
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "%s signal sent to %s (see `unstuck trace %s` for what it did)\n", name, workflowID, workflowID)
 		return nil

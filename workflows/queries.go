@@ -22,7 +22,7 @@ import (
 func (r *runner) registerQueries(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, signals.QueryTrace, guardedQueryOf("the trace query", func(page *signals.TracePage) (signals.Trace, error) {
 		if r.run == nil {
-			return signals.Trace{}, errRunStarting
+			return signals.Trace{}, notStarted(r.startFailed)
 		}
 		return tracePage(r.run, page)
 	})); err != nil {
@@ -30,7 +30,7 @@ func (r *runner) registerQueries(ctx workflow.Context) error {
 	}
 	if err := workflow.SetQueryHandler(ctx, signals.QueryStatus, guardedQuery("the status query", func() (signals.Status, error) {
 		if r.run == nil {
-			return signals.Status{}, errRunStarting
+			return signals.Status{}, notStarted(r.startFailed)
 		}
 		return r.status(), nil
 	})); err != nil {
@@ -38,7 +38,7 @@ func (r *runner) registerQueries(ctx workflow.Context) error {
 	}
 	if err := workflow.SetQueryHandler(ctx, signals.QueryRun, guardedQuery("the run query", func() ([]byte, error) {
 		if r.run == nil {
-			return nil, errRunStarting
+			return nil, notStarted(r.startFailed)
 		}
 		return packRun(r.run)
 	})); err != nil {
@@ -46,14 +46,20 @@ func (r *runner) registerQueries(ctx workflow.Context) error {
 	}
 	return workflow.SetQueryHandler(ctx, signals.QueryModelContext, guardedQueryOf("the model context query", func(q *activities.ModelContextQuery) (activities.ModelContextPage, error) {
 		if r.run == nil {
-			return activities.ModelContextPage{}, errRunStarting
+			return activities.ModelContextPage{}, notStarted(r.startFailed)
 		}
 		return modelContextPage(r.run, q)
 	}))
 }
 
-// errRunStarting answers a query while the run resolves its agent.
-var errRunStarting = errors.New(signals.RunStarting)
+// notStarted answers a query of a run that has no state: it is starting
+// (it resolves its agent), or it failed at its start, and why.
+func notStarted(failed string) error {
+	if failed == "" {
+		return errors.New(signals.RunStarting)
+	}
+	return fmt.Errorf("%s: %s", signals.RunFailedToStart, failed)
+}
 
 // tracePage answers the trace query: without an argument every node, or
 // the first MaxQueryAnswerBytes of them with Next; with one, the page it

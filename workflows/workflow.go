@@ -75,6 +75,9 @@ type runner struct {
 	parked outage.Parked
 	// notices are the webhooks' notices this generation sent (notify.go).
 	notices []workflow.Future
+	// startFailed is why the run failed at its start, for the queries
+	// asked of it afterwards ("": it did not).
+	startFailed string
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -115,6 +118,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 	built, err := guardedStart(ctx, in)
 	if err != nil {
 		markRefused(ctx, in.Agent)
+		r.startFailed = errorText(err)
 		return nil, err
 	}
 	guard := r.guard // an update may have panicked meanwhile

@@ -90,8 +90,14 @@ func liveReplies(pending []*workflowpb.PendingActivityInfo) []Live {
 	return out
 }
 
-// query asks one of the run's queries, asking again while it starts.
+// startBound bounds asking a run again while it starts: a run that has
+// not resolved its agent by then waits for something that may not come.
+const startBound = time.Minute
+
+// query asks one of the run's queries, asking again while it starts
+// (within startBound).
 func (r Run) query(ctx context.Context, name string, out any, args ...any) error {
+	deadline := time.Now().Add(startBound)
 	for {
 		qctx, cancel := context.WithTimeout(ctx, r.QueryTimeout)
 		v, err := r.Client.QueryWorkflow(qctx, r.WorkflowID, "", name, args...)
@@ -101,6 +107,9 @@ func (r Run) query(ctx context.Context, name string, out any, args ...any) error
 		}
 		if !strings.Contains(err.Error(), signals.RunStarting) {
 			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the run has been starting for %s and has not resolved its agent: is a worker polling its task queue, and can it reach its config's model and tools?", startBound)
 		}
 		select {
 		case <-ctx.Done():

@@ -19,14 +19,18 @@ const UpdateTimeout = 30 * time.Second
 // rejection) or the handler's error is returned as is, for the caller to
 // word; its message is the run's own. A refusal because the run is
 // closing (signals.RunClosing: it continues as new) is sent again, every
-// 100 ms within UpdateTimeout: the next generation takes it.
+// 100 ms within UpdateTimeout: the next generation takes it. An update
+// to a run that is closed says how the run ended (Ended).
 func Update(ctx context.Context, tc client.Client, workflowID, runID, name string, req, result any) error {
 	ctx, cancel := context.WithTimeout(ctx, UpdateTimeout)
 	defer cancel()
 	for {
 		err := update(ctx, tc, workflowID, runID, name, req, result)
-		if err == nil || !strings.Contains(err.Error(), signals.RunClosing) {
-			return err
+		if err == nil {
+			return nil
+		}
+		if !strings.Contains(err.Error(), signals.RunClosing) {
+			return ClosedError(ctx, tc, workflowID, runID, name, err)
 		}
 		select {
 		case <-ctx.Done():
