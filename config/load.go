@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -61,7 +62,10 @@ func Parse(name string, data []byte, opts Options) (*File, error) {
 		err = doc.Decode(&f)
 	}
 	if err := mergeDecodeErrors(unknown, err); err != nil {
-		return nil, decodeErrors(name, doc, err)
+		// The rest of the file is checked too, so every problem shows at
+		// once, not the first kind only.
+		f.setDefaults(doc)
+		return nil, withChecks(decodeErrors(name, doc, err), f.validate(name, doc, opts))
 	}
 	f.setDefaults(doc)
 	if err := f.validate(name, doc, opts); err != nil {
@@ -103,4 +107,27 @@ func stringTimestamps(doc *yaml.Node) {
 			n.Tag = "!!str"
 		}
 	})
+}
+
+// withChecks joins a file's decode problems and the problems its checks
+// found in what did decode, in the order of their lines. A check's
+// problem on a line that already has a decode problem is left out: the
+// value there did not decode, so what the check says of it is not news.
+func withChecks(decoded, checked error) error {
+	problems := Problems(decoded)
+	lines := map[int]bool{}
+	for _, p := range problems {
+		lines[p.Line] = true
+	}
+	for _, p := range Problems(checked) {
+		if p.Line == 0 || !lines[p.Line] {
+			problems = append(problems, p)
+		}
+	}
+	slices.SortStableFunc(problems, func(a, b *Error) int { return a.Line - b.Line })
+	errs := make([]error, len(problems))
+	for i, p := range problems {
+		errs[i] = p
+	}
+	return errors.Join(errs...)
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"reflect"
 	"strconv"
 
 	"github.com/expr-lang/expr/types"
@@ -59,7 +60,12 @@ func (c *checker) verifyCondition(p path, condition string, typed types.Map) {
 		c.add(p, "%v", err)
 		return
 	}
-	if _, err := compile(condition, typed, sized); err != nil {
+	prog, err := compile(condition, typed, sized)
+	if err != nil {
 		c.add(p, "with args and result as the tool's parameters and result_schema type them: %v", err)
+		return
+	}
+	if t := prog.Node().Type(); t == nil || t.Kind() != reflect.Bool {
+		c.add(p, "%q is not a condition: it is a value the schemas do not type as a boolean; compare it (result.status == 'booked') or test it (result.ok == true)", condition)
 	}
 }

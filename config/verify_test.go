@@ -92,7 +92,7 @@ func TestReadBackToolIsResolvedNotOffered(t *testing.T) {
 	f, err := parse(y(
 		"model: {base_url: http://m/v1, name: m}",
 		"tools:",
-		"  - {name: book, http: {url: http://t/book}, effect: write, verify: {tool: get_booking, args: {id: \"†result.id\"}, expect: \"result.ok\"}}",
+		"  - {name: book, http: {url: http://t/book}, effect: write, verify: {tool: get_booking, args: {id: \"†result.id\"}, expect: \"result.ok == true\"}}",
 		"  - {name: get_booking, http: {url: http://t/get}}",
 		"agents:",
 		"  - {name: x, tools: [book]}"))

@@ -6,8 +6,10 @@ import (
 
 // schemaType is the type a JSON Schema promises a value has, for the
 // load check of a verify condition: integer, number, string, boolean, an
-// object's declared properties (others may be there: any) and an array's
-// items. What the schema leaves open (no type, several, null, $ref,
+// object's declared properties and an array's items. An object that
+// declares its properties has those only, unless additionalProperties
+// opens it: a verify that reads another is a typo far more often than a
+// field the schema forgot, and a typo would leave every call unverified. What the schema leaves open (no type, several, null, $ref,
 // combinators) is any, so the check refuses only what the schema rules
 // out: result.total == "2" where total is an integer is always false.
 // At run time integers are int64 and numbers float64 (refs.Exact), which
@@ -29,8 +31,11 @@ func schemaType(schema any) types.Type {
 	case "array":
 		return types.Array(schemaType(s["items"]))
 	case "object":
-		m := types.Map{types.Extra: types.Any}
-		props, _ := s["properties"].(map[string]any)
+		props, declared := s["properties"].(map[string]any)
+		m := types.Map{}
+		if !declared || opensMore(s["additionalProperties"]) {
+			m[types.Extra] = types.Any
+		}
 		for k, p := range props {
 			m[k] = schemaType(p)
 		}
@@ -50,4 +55,16 @@ func typedVerifyEnv(parameters, result map[string]any) types.Map {
 		env["result"] = schemaType(result)
 	}
 	return env
+}
+
+// opensMore says whether an object schema's additionalProperties lets
+// properties it does not declare in (true, or a schema of them).
+func opensMore(additional any) bool {
+	switch a := additional.(type) {
+	case bool:
+		return a
+	case map[string]any:
+		return true
+	}
+	return false
 }
