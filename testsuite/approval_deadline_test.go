@@ -1,9 +1,11 @@
 package testsuite
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
@@ -102,4 +104,35 @@ func TestApprovalDeadlineRejectsOnTheServer(t *testing.T) {
 			require.Contains(t, callsOf(p.trace, "pay")[0].Error, "rejected by the deadline")
 		})
 	}
+}
+
+// The deadline is a durable timer of the server: the worker that began
+// the wait is killed, another starts, and the deadline still approves the
+// payment, which runs once.
+func TestApprovalDeadlineSurvivesAWorkerRestart(t *testing.T) {
+	t.Parallel()
+	tools := payServer(t)
+	cfg := strings.Replace(payDeadlineConfig(tools.URL, "approve", payDeadlineGraph), "{{MODEL}}", "http://127.0.0.1:1/v1", 1)
+	workers := newWorkerProcesses(t, strings.Replace(cfg, "timeout: 3s", "timeout: 8s", 1), "deadline")
+	first := workers.start()
+	run := workers.run(workflows.AgentInput{Agent: "payer", Task: "pay"})
+	require.Eventually(t, func() bool {
+		v, err := serverClient.QueryWorkflow(context.Background(), run.GetID(), "", signals.QueryStatus)
+		var st signals.Status
+		return err == nil && v.Get(&st) == nil && len(st.PendingApprovals) == 1
+	}, 30*time.Second, 100*time.Millisecond, "the payment waits for approval")
+	require.NoError(t, first.Process.Kill()) // SIGKILL, mid-wait
+	_ = first.Wait()
+	workers.start()
+
+	res := awaitResult(t, run, 90*time.Second)
+	require.Equal(t, "completed", string(res.Status))
+	require.Len(t, tools.requests("/pay"), 1, "the payment ran once")
+	v, err := serverClient.QueryWorkflow(context.Background(), run.GetID(), "", signals.QueryTrace)
+	require.NoError(t, err)
+	var tr signals.Trace
+	require.NoError(t, v.Get(&tr))
+	approvals := nodesOf(tr, signals.KindApproval)
+	require.Len(t, approvals, 1)
+	require.Equal(t, "approved by the deadline: no decision within 8s", approvals[0].Note)
 }
