@@ -54,7 +54,8 @@ var (
 	approvalLater = []string{"by", "approvers"}
 )
 
-// UnmarshalYAML reads a mode (a string) or a mapping {when}. A problem is
+// UnmarshalYAML reads a mode (a string) or a mapping {when, timeout,
+// then}. A problem is
 // a *yaml.TypeError, so the decoder goes on and every problem of the file
 // is reported together.
 func (a *Approval) UnmarshalYAML(n *yaml.Node) error {
@@ -68,9 +69,9 @@ func (a *Approval) UnmarshalYAML(n *yaml.Node) error {
 			k, v := n.Content[i], n.Content[i+1]
 			switch {
 			case slices.Contains(approvalLater, k.Value):
-				return typeError(k, "approval.%s is not supported yet: this release reads approval: never, always or {when: EXPR}", k.Value)
+				return typeError(k, "approval.%s is not supported yet: this release reads approval: never, always or {when: EXPR, timeout: DURATION, then: reject|approve}", k.Value)
 			case !slices.Contains(approvalKeys, k.Value):
-				return typeError(k, "field %s not found in approval (the block form has when)", k.Value)
+				return typeError(k, "field %s not found in approval (the block form has when, timeout and then)", k.Value)
 			case k.Value == "timeout" || k.Value == "then":
 				if err := a.Deadline.read(k.Value, v); err != nil {
 					return err
@@ -106,7 +107,8 @@ func (a Approval) MarshalYAML() (any, error) {
 }
 
 // MarshalJSON writes a mode as a JSON string ("always"), as runs carried
-// it before the {when} form, and the {when} form as an object.
+// it before the {when} form, and the mapping form as an object (with its
+// mode when it has no when: {timeout} alone asks always).
 func (a Approval) MarshalJSON() ([]byte, error) {
 	if a.plain() {
 		return json.Marshal(a.Mode)

@@ -62,7 +62,7 @@ func TestApprovalRefused(t *testing.T) {
 		{"a zero timeout", approvalTool("    approval: {timeout: 0s}"), 6, "tools[0].approval", "approval.timeout must be more than 0"},
 		{"a negative timeout", approvalTool("    approval: {timeout: -1h, then: approve}"), 6, "tools[0].approval", "approval.timeout must be more than 0"},
 		{"a timeout that is not a duration", approvalTool("    approval: {timeout: soon}"), 6, "tools[0].approval", `invalid approval.timeout "soon": want a duration such as 30m or 4h`},
-		{"an unknown key", approvalTool("    approval:", "      if: x"), 7, "tools[0].approval", "field if not found in approval (the block form has when)"},
+		{"an unknown key", approvalTool("    approval:", "      if: x"), 7, "tools[0].approval", "field if not found in approval (the block form has when, timeout and then)"},
 		{"empty when", approvalTool(`    approval: {when: ""}`), 6, "tools[0].approval", "approval.when is empty"},
 		{"no when", approvalTool(`    approval: {}`), 6, "tools[0].approval", "approval.when is empty"},
 		{"when not a string", approvalTool(`    approval: {when: [a]}`), 6, "tools[0].approval", "invalid approval.when: want an expression (a string)"},
