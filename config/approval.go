@@ -29,6 +29,7 @@ var (
 type Approval struct {
 	Mode string // never, always; "" in the {when} form
 	When string // the {when} form's condition
+	Deadline
 }
 
 // Always: every call waits for a person.
@@ -43,14 +44,18 @@ func (a Approval) MayAsk() bool { return a.Always() || a.Conditional() }
 // IsZero: nothing written (json omitzero; defaults fill in never).
 func (a Approval) IsZero() bool { return a == Approval{} }
 
+// plain: only a mode, written as the string runs always carried.
+func (a Approval) plain() bool { return !a.Conditional() && a.Deadline == Deadline{} }
+
 // approvalKeys are the keys of approval's mapping form; approvalLater
 // those the contract names that this release does not read yet.
 var (
-	approvalKeys  = []string{"when"}
-	approvalLater = []string{"by", "approvers", "timeout", "then"}
+	approvalKeys  = []string{"when", "timeout", "then"}
+	approvalLater = []string{"by", "approvers"}
 )
 
-// UnmarshalYAML reads a mode (a string) or a mapping {when}. A problem is
+// UnmarshalYAML reads a mode (a string) or a mapping {when, timeout,
+// then}. A problem is
 // a *yaml.TypeError, so the decoder goes on and every problem of the file
 // is reported together.
 func (a *Approval) UnmarshalYAML(n *yaml.Node) error {
@@ -64,15 +69,23 @@ func (a *Approval) UnmarshalYAML(n *yaml.Node) error {
 			k, v := n.Content[i], n.Content[i+1]
 			switch {
 			case slices.Contains(approvalLater, k.Value):
-				return typeError(k, "approval.%s is not supported yet: this release reads approval: never, always or {when: EXPR}", k.Value)
+				return typeError(k, "approval.%s is not supported yet: this release reads approval: never, always or {when: EXPR, timeout: DURATION, then: reject|approve}", k.Value)
 			case !slices.Contains(approvalKeys, k.Value):
-				return typeError(k, "field %s not found in approval (the block form has when)", k.Value)
+				return typeError(k, "field %s not found in approval (the block form has when, timeout and then)", k.Value)
+			case k.Value == "timeout" || k.Value == "then":
+				if err := a.Deadline.read(k.Value, v); err != nil {
+					return err
+				}
+				continue
 			case v.Kind != yaml.ScalarNode:
 				return typeError(v, "invalid approval.when: want an expression (a string)")
 			}
 			a.When = v.Value
 		}
-		if a.When == "" {
+		switch {
+		case a.When == "" && a.Deadline != Deadline{}:
+			a.Mode = approvalAlways // a deadline alone: every call asks
+		case a.When == "":
 			return typeError(n, "approval.when is empty: write a condition over args, state and input, or approval: always")
 		}
 		return nil
@@ -82,19 +95,29 @@ func (a *Approval) UnmarshalYAML(n *yaml.Node) error {
 
 // MarshalYAML writes the approval back as it is read.
 func (a Approval) MarshalYAML() (any, error) {
-	if !a.Conditional() {
+	if a.plain() {
 		return a.Mode, nil
 	}
-	return map[string]any{"when": a.When}, nil
+	m := map[string]any{}
+	if a.Conditional() {
+		m["when"] = a.When
+	}
+	a.Deadline.write(m)
+	return m, nil
 }
 
 // MarshalJSON writes a mode as a JSON string ("always"), as runs carried
-// it before the {when} form, and the {when} form as an object.
+// it before the {when} form, and the mapping form as an object (with its
+// mode when it has no when: {timeout} alone asks always).
 func (a Approval) MarshalJSON() ([]byte, error) {
-	if !a.Conditional() {
+	if a.plain() {
 		return json.Marshal(a.Mode)
 	}
-	return json.Marshal(approvalJSON{When: a.When})
+	w := approvalJSON{When: a.When, Timeout: a.Timeout, Then: a.Then}
+	if !a.Conditional() {
+		w.Mode = a.Mode
+	}
+	return json.Marshal(w)
 }
 
 // UnmarshalJSON reads both forms MarshalJSON writes.
@@ -108,12 +131,17 @@ func (a *Approval) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return fmt.Errorf("approval: want a mode (a string) or {\"when\": ...}: %w", err)
 	}
-	*a = Approval{When: w.When}
+	*a = Approval{Mode: w.Mode, When: w.When, Deadline: Deadline{Timeout: w.Timeout, Then: w.Then}}
 	return nil
 }
 
+// approvalJSON is the object form. Its keys past when are written only
+// when set, so a {when} alone keeps the JSON it always had.
 type approvalJSON struct {
-	When string `json:"when"`
+	Mode    string   `json:"mode,omitempty"`
+	When    string   `json:"when,omitempty"`
+	Timeout Duration `json:"timeout,omitempty"`
+	Then    string   `json:"then,omitempty"`
 }
 
 // ApprovalEnv is what an approval's when sees: the call's arguments, as

@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
@@ -24,6 +25,12 @@ func TestApprovalReadsEachForm(t *testing.T) {
 		{"a condition, inline", []string{`    approval: {when: "args.amount > 1000"}`}, Approval{When: "args.amount > 1000"}},
 		{"a condition, as a block", []string{"    approval:", `      when: "args.amount > state.limit || input.vip == false"`},
 			Approval{When: "args.amount > state.limit || input.vip == false"}},
+		{"a deadline alone asks always, rejecting by default", []string{"    approval: {timeout: 4h}"},
+			Approval{Mode: "always", Deadline: Deadline{Timeout: Duration(4 * time.Hour)}}},
+		{"a condition with a deadline that approves", []string{"    approval:", `      when: "args.amount > 10"`, "      timeout: 90s", "      then: approve"},
+			Approval{When: "args.amount > 10", Deadline: Deadline{Timeout: Duration(90 * time.Second), Then: ThenApprove}}},
+		{"then: reject, written", []string{"    approval: {timeout: 1h, then: reject}"},
+			Approval{Mode: "always", Deadline: Deadline{Timeout: Duration(time.Hour), Then: ThenReject}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := parse(approvalTool(tc.lines...))
@@ -48,9 +55,14 @@ func TestApprovalRefused(t *testing.T) {
 		{"a list", approvalTool("    approval: [always]"), 6, "tools[0].approval", "invalid approval: want never, always or a block {when: EXPR}"},
 		{"by is later", approvalTool(`    approval: {when: "true", by: [finance]}`), 6, "tools[0].approval", "approval.by is not supported yet"},
 		{"approvers is later", approvalTool("    approval:", "      approvers: 2"), 7, "tools[0].approval", "approval.approvers is not supported yet"},
-		{"timeout is later", approvalTool("    approval:", `      when: "true"`, "      timeout: 4h"), 8, "tools[0].approval.timeout", "approval.timeout is not supported yet"},
-		{"then is later", approvalTool("    approval:", "      then: reject"), 7, "tools[0].approval", "approval.then is not supported yet"},
-		{"an unknown key", approvalTool("    approval:", "      if: x"), 7, "tools[0].approval", "field if not found in approval (the block form has when)"},
+		{"then without a timeout", approvalTool("    approval:", "      then: approve"), 7, "tools[0].approval.then", "approval.then needs approval.timeout"},
+		{"an unknown then", approvalTool("    approval: {timeout: 4h, then: ignore}"), 6, "tools[0].approval.then", `invalid approval.then "ignore" (want one of reject, approve, escalate)`},
+		{"escalate without by", approvalTool("    approval: {timeout: 4h, then: escalate}"), 6, "tools[0].approval.then", "then: escalate needs by: (groups, in escalation order)"},
+		{"then not a string", approvalTool("    approval: {timeout: 4h, then: [approve]}"), 6, "tools[0].approval", "invalid approval.then: got !!seq"},
+		{"a zero timeout", approvalTool("    approval: {timeout: 0s}"), 6, "tools[0].approval", "approval.timeout must be more than 0"},
+		{"a negative timeout", approvalTool("    approval: {timeout: -1h, then: approve}"), 6, "tools[0].approval", "approval.timeout must be more than 0"},
+		{"a timeout that is not a duration", approvalTool("    approval: {timeout: soon}"), 6, "tools[0].approval", `invalid approval.timeout "soon": want a duration such as 30m or 4h`},
+		{"an unknown key", approvalTool("    approval:", "      if: x"), 7, "tools[0].approval", "field if not found in approval (the block form has when, timeout and then)"},
 		{"empty when", approvalTool(`    approval: {when: ""}`), 6, "tools[0].approval", "approval.when is empty"},
 		{"no when", approvalTool(`    approval: {}`), 6, "tools[0].approval", "approval.when is empty"},
 		{"when not a string", approvalTool(`    approval: {when: [a]}`), 6, "tools[0].approval", "invalid approval.when: want an expression (a string)"},
@@ -73,6 +85,8 @@ func TestApprovalJSON(t *testing.T) {
 		{Tool{Name: "a", Approval: ApprovalNever}, `{"name":"a","approval":"never"}`},
 		{Tool{Name: "a", Approval: ApprovalAlways}, `{"name":"a","approval":"always"}`},
 		{Tool{Name: "a", Approval: Approval{When: "args.n > 2"}}, `{"name":"a","approval":{"when":"args.n \u003e 2"}}`},
+		{Tool{Name: "a", Approval: Approval{Mode: "always", Deadline: Deadline{Timeout: Duration(4 * time.Hour)}}}, `{"name":"a","approval":{"mode":"always","timeout":"4h0m0s"}}`},
+		{Tool{Name: "a", Approval: Approval{When: "args.n > 2", Deadline: Deadline{Timeout: Duration(time.Minute), Then: ThenApprove}}}, `{"name":"a","approval":{"when":"args.n \u003e 2","timeout":"1m0s","then":"approve"}}`},
 	} {
 		got, err := json.Marshal(tc.tool)
 		require.NoError(t, err)

@@ -54,6 +54,14 @@ type PendingApproval struct {
 	CallID string          `json:"call_id"`
 	Tool   string          `json:"tool"`
 	Args   json.RawMessage `json:"args"`
+	// WaitingSince is when the call began to wait (for the group asked
+	// now, once escalated), Deadline when the wait times out; Overdue:
+	// the run saw it pass half its timeout. Escalations counts the
+	// groups asked before this one.
+	WaitingSince time.Time `json:"waiting_since,omitzero"`
+	Deadline     time.Time `json:"deadline,omitzero"`
+	Overdue      bool      `json:"overdue,omitempty"`
+	Escalations  int       `json:"escalations,omitempty"`
 }
 
 // Loop is a cycle the loop detector found.

@@ -45,7 +45,7 @@ func renderStatus(w io.Writer, st signals.Status, now time.Time) error {
 			if len(p.Args) > 0 {
 				args = policies.ClipText(oneLine(compactJSON(p.Args)), summaryWidth)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", cell(p.CallID), cell(p.Tool), args)
+			fmt.Fprintf(tw, "  %s\t%s\t%s%s\n", cell(p.CallID), cell(p.Tool), args, approvalDue(p, now))
 		}
 	})
 	// Map order is random; sorted tools keep the output stable.

@@ -68,6 +68,8 @@ func TestRenderStatus(t *testing.T) {
 				LastError: "HTTP 503\nfrom book_flight",
 				PendingApprovals: []signals.PendingApproval{
 					{CallID: "c7", Tool: "refund", Args: json.RawMessage(`{"amount": 120}`)},
+					{CallID: "c9", Tool: "refund", Args: json.RawMessage(`{"amount": 7}`), WaitingSince: now.Add(-90 * time.Minute), Deadline: now.Add(30 * time.Minute), Escalations: 1},
+					{CallID: "c10", Tool: "refund", Args: json.RawMessage(`{"amount": 8}`), WaitingSince: now.Add(-time.Minute), Deadline: now.Add(time.Hour)},
 				},
 				Breakers:    map[string]string{"search": "closed", "book_flight": "open"},
 				Loops:       []signals.Loop{{At: "n40", Kind: "tool", Cycle: []string{"search", "book_flight"}, Repeats: 3}},
@@ -88,6 +90,8 @@ func TestRenderStatus(t *testing.T) {
 				"unverified: 1",
 				"pending approvals:",
 				`c7 refund {"amount":120}`,
+				`c9 refund {"amount":7} waiting 1h30m0s, due in 30m0s, escalated 1, OVERDUE (past half its timeout)`,
+				`c10 refund {"amount":8} waiting 1m0s, due in 1h0m0s`,
 				"breakers:",
 				"book_flight open",
 				"search closed",

@@ -25,7 +25,8 @@ func TestWaitingRunContinuesAsNewUnderASignalFlood(t *testing.T) {
 	run := s.start(workflows.AgentInput{Agent: "booker", Task: "book a seat"})
 	ctx := context.Background()
 	require.Eventually(t, func() bool { p, _ := s.phase(run); return p == signals.PhaseAwaitingApproval }, 20*time.Second, 100*time.Millisecond)
-	callID := s.pendingApproval(run).CallID
+	pending := s.pendingApproval(run)
+	callID := pending.CallID
 
 	// The flood: replies nothing waits for, approvals of calls the run
 	// does not have, each with a few KiB of reason.
@@ -47,8 +48,8 @@ func TestWaitingRunContinuesAsNewUnderASignalFlood(t *testing.T) {
 		v, err := s.client.QueryWorkflow(ctx, run.GetID(), "", signals.QueryStatus)
 		return err == nil && v.Get(&st) == nil && st.Generation >= 1 && st.Phase == signals.PhaseAwaitingApproval && len(st.PendingApprovals) == 1
 	}, 20*time.Second, 100*time.Millisecond, "the waiting run continued as new")
-	require.Equal(t, []signals.PendingApproval{{CallID: callID, Tool: "book", Args: st.PendingApprovals[0].Args}}, st.PendingApprovals,
-		"the next generation waits for the same call")
+	require.Equal(t, []signals.PendingApproval{{CallID: callID, Tool: "book", Args: st.PendingApprovals[0].Args, WaitingSince: pending.WaitingSince, Deadline: pending.Deadline}}, st.PendingApprovals,
+		"the next generation waits for the same call, due when it was")
 	require.JSONEq(t, `{"seat":"12A"}`, string(st.PendingApprovals[0].Args))
 	require.Empty(t, tools.requests("/book"), "nothing runs before the decision")
 

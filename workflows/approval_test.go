@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -39,6 +40,15 @@ func (h *harness) approve(after time.Duration, req signals.ApproveRequest, got *
 	}, after)
 }
 
+// withoutDue is pending without when each wait began and is due.
+func withoutDue(pending []signals.PendingApproval) []signals.PendingApproval {
+	out := slices.Clone(pending)
+	for i := range out {
+		out[i].WaitingSince, out[i].Deadline = time.Time{}, time.Time{}
+	}
+	return out
+}
+
 func (h *harness) status() signals.Status {
 	v, err := h.env.QueryWorkflow(signals.QueryStatus)
 	require.NoError(h.t, err)
@@ -68,7 +78,9 @@ func TestApprovedCallRunsWhileOthersDidNotWait(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, got.rejected)
 	require.Equal(t, signals.PhaseAwaitingApproval, seen.Phase)
-	require.Equal(t, []signals.PendingApproval{{CallID: "n3", Tool: "b", Args: json.RawMessage(`{"seat":"12A"}`)}}, seen.PendingApprovals)
+	require.Equal(t, []signals.PendingApproval{{CallID: "n3", Tool: "b", Args: json.RawMessage(`{"seat":"12A"}`)}}, withoutDue(seen.PendingApprovals))
+	require.Equal(t, time.Hour, seen.PendingApprovals[0].Deadline.Sub(seen.PendingApprovals[0].WaitingSince), "due after human_timeout")
+	require.False(t, seen.PendingApprovals[0].Overdue)
 	require.Equal(t, "a", h.toolReqs[0].Tool.Name, "the call without approval did not wait")
 	require.Equal(t, "b", h.toolReqs[1].Tool.Name)
 	require.Equal(t, signals.StatusCompleted, nodeByTool(h.trace(), "b").Status)

@@ -38,7 +38,7 @@ func (r *runner) currentDetails(id string) string {
 		agent = run.Spec.Agent.Name
 	}
 	fmt.Fprintf(&b, "**phase:** `%s` · **step:** %d · **agent:** `%s`\n", run.Phase, run.Step, agent)
-	if pending := r.person().PendingApprovals(); len(pending) > 0 {
+	if pending := r.person().PendingApprovals(r.seenAt); len(pending) > 0 {
 		fmt.Fprintf(&b, "\n**waiting for approval** (%d):\n", len(pending))
 		for i, p := range pending {
 			if i == maxDetailsApprovals {

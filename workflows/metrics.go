@@ -36,6 +36,12 @@ const (
 	// reject, modify, replace, timeout). The waits for a person count them
 	// (workflows/person).
 	MetricApprovals = person.MetricApprovals
+	// MetricApprovalsPastHalf counts calls that waited past half their
+	// approval's own timeout (approval: {timeout}), once a wait; tag
+	// tool. MetricApprovalsEscalated counts deadlines that asked the next
+	// group (then: escalate); tag tool.
+	MetricApprovalsPastHalf  = person.MetricApprovalsPastHalf
+	MetricApprovalsEscalated = person.MetricApprovalsEscalated
 	// MetricOutageWaits counts calls that began to wait out an outage of
 	// their tool (phase waiting_outage), once a call however often it
 	// probes; tag tool.

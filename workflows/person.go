@@ -32,8 +32,9 @@ var _ person.Host = personHost{}
 
 // personGates are the change ids of the waits' gates.
 var personGates = map[person.Gate]string{
-	person.GateAnswerPending: versionAnswerPending,
-	person.GateNotify:        versionNotify,
+	person.GateAnswerPending:    versionAnswerPending,
+	person.GateNotify:           versionNotify,
+	person.GateApprovalDeadline: versionApprovalDeadline,
 }
 
 func (h personHost) Spec() *config.Resolved           { return h.r.run.Spec }

@@ -170,7 +170,7 @@ func (r *runner) status() signals.Status {
 		Phase:            r.run.Phase,
 		Step:             r.run.Step,
 		Generation:       r.run.Generation,
-		PendingApprovals: r.person().PendingApprovals(),
+		PendingApprovals: r.person().PendingApprovals(r.seenAt),
 		Loops:            r.run.Loops,
 		LoopsDropped:     r.run.LoopsDropped,
 		Breakers:         r.run.LoopEscape.BreakerStates(),

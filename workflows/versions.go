@@ -436,6 +436,14 @@ const (
 	// waits for the notices it sent (notify.go). The wait's timer is
 	// split at its half. Asked only by a run that has webhooks.
 	versionNotify = "notify"
+	// versionApprovalDeadline: a call whose tool's approval has its own
+	// timeout (approval: {timeout, then}) waits that long instead of the
+	// agent's human_timeout, on a timer split at its half, where it is
+	// counted (unstuck_approvals_past_half) and shown overdue; its
+	// deadline then approves, rejects or asks the next group
+	// (person/deadline.go). Before, such a tool was refused at load.
+	// Asked only for calls of such a tool.
+	versionApprovalDeadline = "approval-deadline"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and

@@ -142,6 +142,10 @@ func (p waitingPeople) Decision(id string) *signals.ApproveRequest {
 	return p.r.person().Decision(id)
 }
 func (p waitingPeople) WaitApproval(id, tool string) { p.r.person().ExpectApproval(id, tool) }
+func (p waitingPeople) Escalations(id string) int    { return p.r.person().Escalations(id) }
+func (p waitingPeople) KeepEscalations(id string, n int) {
+	p.r.person().KeepEscalations(id, n)
+}
 func (p waitingPeople) Decide(id string, d *signals.ApproveRequest) {
 	p.r.person().KeepDecision(id, d)
 }

@@ -2,6 +2,7 @@ package person
 
 import (
 	"sort"
+	"time"
 
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -12,6 +13,10 @@ import (
 type approvals struct {
 	tools     map[string]string
 	decisions map[string]*signals.ApproveRequest
+	// dues and levels are each waiting call's deadline and escalation
+	// level (approval.then: escalate).
+	dues   map[string]due
+	levels map[string]int
 }
 
 // wait lists call id as waiting for approval of tool; end takes it off.
@@ -21,7 +26,11 @@ func (a *approvals) wait(id, tool string) {
 	}
 	a.tools[id] = tool
 }
-func (a *approvals) end(id string) { delete(a.tools, id) }
+func (a *approvals) end(id string) {
+	delete(a.tools, id)
+	delete(a.dues, id)
+	delete(a.levels, id)
+}
 
 // waiting says whether any call waits; toolOf whether id does, for which
 // tool.
@@ -57,4 +66,31 @@ func (a *approvals) take(id string) *signals.ApproveRequest {
 	d := a.decisions[id]
 	delete(a.decisions, id)
 	return d
+}
+
+// due is when the wait of a call began and when it times out, for status.
+type due struct{ since, deadline time.Time }
+
+// begin notes that call id's wait (at its escalation level) began at
+// since and times out at deadline; dueOf answers it (ok false: not noted).
+func (a *approvals) begin(id string, since, deadline time.Time) {
+	if a.dues == nil {
+		a.dues = map[string]due{}
+	}
+	a.dues[id] = due{since, deadline}
+}
+func (a *approvals) dueOf(id string) (due, bool) {
+	d, ok := a.dues[id]
+	return d, ok
+}
+
+// level is how many times call id's approval was escalated; escalate
+// counts one more; setLevel puts back one a generation before counted.
+func (a *approvals) level(id string) int { return a.levels[id] }
+func (a *approvals) escalate(id string)  { a.setLevel(id, a.levels[id]+1) }
+func (a *approvals) setLevel(id string, level int) {
+	if a.levels == nil {
+		a.levels = map[string]int{}
+	}
+	a.levels[id] = level
 }

@@ -29,6 +29,16 @@ func (p *Waits) KeepDecision(id string, d *signals.ApproveRequest) {
 	p.state.approvals.decide(id, d)
 }
 
+// Escalations are how many groups call id's approval asked before the
+// one it waits for; KeepEscalations puts back the count the generation
+// before carried (0: none).
+func (p *Waits) Escalations(id string) int { return p.state.approvals.level(id) }
+func (p *Waits) KeepEscalations(id string, n int) {
+	if n > 0 {
+		p.state.approvals.setLevel(id, n)
+	}
+}
+
 // ExpectReply has the run wait at human node again (rung: the ladder's
 // human rung's; agent: the run is with an agent of kind human): the next
 // wait for a reply waits there (TakeHeld). KeepReply lands the reply the

@@ -3,10 +3,12 @@ package person
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -26,14 +28,20 @@ func (p *Waits) Decide(ctx workflow.Context, nodeID string, tool config.Tool, ar
 		}, in, out)
 	}
 	decision := "timeout"
-	if !o.TimedOut {
+	switch {
+	case !o.TimedOut:
 		decision = o.Decision.Decision
+	case o.Deadline.Decides() == config.ThenApprove:
+		decision = "timeout_approve"
 	}
 	h.Count(ctx, MetricApprovals, 1, "decision", decision)
-	if o.TimedOut {
+	if o.TimedOut && !o.Deadline.Bounded() {
 		why := fmt.Sprintf("no approval decision within human_timeout (%s)", h.Spec().Agent.Policies.HumanTimeout.D())
 		record(signals.StatusFailed, why, nil)
 		return tool, nil, why
+	}
+	if o.TimedOut {
+		return p.decideByDeadline(ctx, nodeID, tool, args, o.Deadline)
 	}
 	d := o.Decision
 	switch d.Decision {
@@ -114,16 +122,24 @@ func (p *Waits) AcceptApproval(req signals.ApproveRequest) (signals.ApproveResul
 	return signals.ApproveResult{CallID: req.CallID, Decision: req.Decision}, nil
 }
 
-// PendingApprovals lists the calls waiting for a decision, for status.
-func (p *Waits) PendingApprovals() []signals.PendingApproval {
+// PendingApprovals lists the calls waiting for a decision, for status,
+// as of now (the run's time as it last showed its details): each call's
+// wait, and whether it passed half its timeout.
+func (p *Waits) PendingApprovals(now time.Time) []signals.PendingApproval {
 	out := []signals.PendingApproval{}
+	a := &p.state.approvals
 	for _, n := range p.host.Trace().Nodes {
 		if n.Kind == signals.KindCall && n.Status == signals.StatusAwaitingApproval {
 			tool := n.AskedTool()
-			if t, ok := p.state.approvals.toolOf(n.ID); ok {
+			if t, ok := a.toolOf(n.ID); ok {
 				tool = t // a fallback standing in for the call's tool
 			}
-			out = append(out, signals.PendingApproval{CallID: n.ID, Tool: tool, Args: n.Args})
+			pending := signals.PendingApproval{CallID: n.ID, Tool: tool, Args: n.Args, Escalations: a.level(n.ID)}
+			if d, ok := a.dueOf(n.ID); ok {
+				pending.WaitingSince, pending.Deadline = d.since, d.deadline
+				pending.Overdue = policies.PastHalf(d.since, d.deadline, now)
+			}
+			out = append(out, pending)
 		}
 	}
 	return out

@@ -133,8 +133,23 @@ const (
 	// begins, passes half its timeout and times out. Asked only by a run
 	// that has webhooks.
 	GateNotify
+	// GateApprovalDeadline: a call whose tool's approval has a timeout of
+	// its own waits that long (not human_timeout), is counted and shown
+	// overdue past half of it, and is then decided as approval.then says.
+	// Asked only for such a call.
+	GateApprovalDeadline
 )
 
 // MetricApprovals counts approval decisions; tag decision (approve,
-// reject, modify, replace, timeout).
+// reject, modify, replace, timeout, timeout_approve: the approval's
+// deadline approved).
 const MetricApprovals = "unstuck_approvals"
+
+// MetricApprovalsPastHalf counts calls that waited past half their
+// approval's own timeout (approval: {timeout}); tag tool.
+// MetricApprovalsEscalated counts approvals whose deadline passed and
+// asked the next group (then: escalate); tag tool.
+const (
+	MetricApprovalsPastHalf  = "unstuck_approvals_past_half"
+	MetricApprovalsEscalated = "unstuck_approvals_escalated"
+)

@@ -42,11 +42,12 @@ func (t *teller) tell(ctx workflow.Context, event string) {
 	t.host.Notify(ctx, n)
 }
 
-// half is how long from now the wait passes half its timeout, when it is
+// halfOf is how long from now wait w passes half its timeout, when it is
 // still ahead (ahead false once it has passed: the generation that waited
-// then told of it). A nil teller has no half to wait for.
-func (t *teller) half(whole, waited time.Duration) (left time.Duration, ahead bool) {
-	if t == nil {
+// then told of it). A wait that tells no one (a nil teller) and has no
+// PastHalf has no half to wait for.
+func halfOf(w Wait, t *teller, whole, waited time.Duration) (left time.Duration, ahead bool) {
+	if t == nil && w.PastHalf == nil {
 		return 0, false
 	}
 	return halfLeft(whole, waited)

@@ -94,7 +94,7 @@ func TestADecisionIsWantedOnlyByACallThatWaits(t *testing.T) {
 	_, err = p.AcceptApproval(signals.ApproveRequest{CallID: "n1", Decision: signals.DecisionReject})
 	require.EqualError(t, err, "approve: call n1 already has a decision")
 
-	pending := p.PendingApprovals()
+	pending := p.PendingApprovals(time.Now())
 	require.Len(t, pending, 1, "n2 is listed as waiting but runs")
 	require.Equal(t, "book_slowly", pending[0].Tool, "the fallback standing in is the tool to approve")
 }

@@ -33,6 +33,10 @@ type Wait struct {
 	// (an approval, a reply); Tool is the call's tool ("" none).
 	Notify bool
 	Tool   string
+	// PastHalf, when set, is called as the wait passes half its timeout
+	// in this generation: the wait waits to the half first even when it
+	// tells no webhook.
+	PastHalf func(ctx workflow.Context)
 }
 
 // End is how a wait for a person ended.
@@ -91,12 +95,15 @@ func (p *Waits) await(ctx workflow.Context, w Wait, tell *teller, timeout, waite
 	ends := func() bool {
 		return w.Answered() || (w.Edits && h.Interrupting()) || (w.Switches && h.Switching())
 	}
-	if half, ahead := tell.half(timeout+waited, waited); ahead {
+	if half, ahead := halfOf(w, tell, timeout+waited, waited); ahead {
 		got, err := awaitFor(ctx, half, w.Summary+": half its timeout", ends)
 		if err != nil || got {
 			return got, err
 		}
 		tell.tell(ctx, config.NotifyHalfTimeout)
+		if w.PastHalf != nil {
+			w.PastHalf(ctx)
+		}
 		timeout -= half
 	}
 	return awaitFor(ctx, timeout, w.Summary, ends)

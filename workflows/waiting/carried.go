@@ -18,6 +18,9 @@ type Carried struct {
 	Since map[string]time.Time `json:"since,omitempty"`
 	// Decisions are approvals accepted and not taken yet, by call node.
 	Decisions map[string]*signals.ApproveRequest `json:"decisions,omitempty"`
+	// Escalations are how many groups each call's approval asked before
+	// the one it waits for (approval.then: escalate), by call node.
+	Escalations map[string]int `json:"escalations,omitempty"`
 	// Human is the human node a person agent waits at; Reply a reply to
 	// it accepted and not taken yet.
 	Human string                `json:"human,omitempty"`

@@ -31,11 +31,14 @@ func (w *Waits[S]) Continue(ctx workflow.Context, s S) error {
 // carried is what the run waits for now, with step s.
 func (w *Waits[S]) carried(s S) Carried {
 	human := s.HumanNode()
-	c := Carried{Since: map[string]time.Time{}, Decisions: map[string]*signals.ApproveRequest{}, Human: human}
+	c := Carried{Since: map[string]time.Time{}, Decisions: map[string]*signals.ApproveRequest{}, Escalations: map[string]int{}, Human: human}
 	for _, id := range w.people.Approvals() {
 		c.Since[id] = w.starts.Since(id)
 		if d := w.people.Decision(id); d != nil {
 			c.Decisions[id] = d
+		}
+		if level := w.people.Escalations(id); level > 0 {
+			c.Escalations[id] = level
 		}
 	}
 	if human != "" {

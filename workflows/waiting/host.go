@@ -84,6 +84,10 @@ type People interface {
 	// lands a decision accepted before.
 	WaitApproval(id, tool string)
 	Decide(id string, d *signals.ApproveRequest)
+	// Escalations are how many groups call id's approval asked before
+	// the one it waits for; KeepEscalations puts back a count carried.
+	Escalations(id string) int
+	KeepEscalations(id string, n int)
 	// HumanNode is the human node a reply would answer ("" none);
 	// HumanRung whether it is the ladder's human rung's.
 	HumanNode() string

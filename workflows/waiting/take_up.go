@@ -19,6 +19,7 @@ func (w *Waits[S]) ExpectCarried() {
 	for _, id := range c.waitingNodes() {
 		if n := w.run.Node(id); n != nil && n.Kind == signals.KindCall && n.Status == signals.StatusAwaitingApproval {
 			w.people.WaitApproval(id, n.AskedTool())
+			w.people.KeepEscalations(id, c.Escalations[id])
 		}
 	}
 	if c.Human != "" {

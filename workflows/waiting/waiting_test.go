@@ -48,6 +48,7 @@ type fakePeople struct {
 	waiting    bool
 	approvals  map[string]string
 	decisions  map[string]*signals.ApproveRequest
+	levels     map[string]int
 	reply      *signals.ReplyRequest
 }
 
@@ -55,6 +56,7 @@ func (p *fakePeople) HumanRung() bool                             { return p.run
 func (p *fakePeople) Waiting() bool                               { return p.waiting }
 func (p *fakePeople) WaitApproval(id, tool string)                { p.approvals[id] = tool }
 func (p *fakePeople) Decide(id string, d *signals.ApproveRequest) { p.decisions[id] = d }
+func (p *fakePeople) KeepEscalations(id string, n int)            { p.levels[id] = n }
 func (p *fakePeople) KeepReply(reply *signals.ReplyRequest)       { p.reply = reply }
 func (p *fakePeople) WaitAgainAt(node string, rung bool)          { p.node, p.rung, p.held = node, rung, node }
 
@@ -71,7 +73,7 @@ func newFakes() (*fakeRun, *fakePeople, *Starts, *life.Life) {
 		panic(err)
 	}
 	return &fakeRun{nodes: map[string]*trace.Node{}},
-		&fakePeople{approvals: map[string]string{}, decisions: map[string]*signals.ApproveRequest{}}, &starts, l
+		&fakePeople{approvals: map[string]string{}, decisions: map[string]*signals.ApproveRequest{}, levels: map[string]int{}}, &starts, l
 }
 
 // What the run carries keeps its JSON, so every recorded history replays.
@@ -88,7 +90,7 @@ func TestCarriedKeepsItsJSON(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"since":{"n3":"2026-01-02T03:04:05Z"},"decisions":{"n3":{"call_id":"n3","decision":"approve"}},
 		"human":"n7","reply":{"text":"yes"},"budget":{"node":"n8","crossing":{"limit":"","spent":0,"need":0,"cap":0}}}`, string(got))
-	empty, err := json.Marshal(Carried{Since: map[string]time.Time{}, Decisions: map[string]*signals.ApproveRequest{}})
+	empty, err := json.Marshal(Carried{Since: map[string]time.Time{}, Decisions: map[string]*signals.ApproveRequest{}, Escalations: map[string]int{}})
 	require.NoError(t, err)
 	require.Equal(t, `{}`, string(empty), "a run waiting for nothing of a kind carries nothing of it")
 }
@@ -123,10 +125,11 @@ func TestTheNextGenerationExpectsWhatWasCarried(t *testing.T) {
 	run.nodes["n7"] = &trace.Node{Node: signals.Node{ID: "n7", Kind: signals.KindHuman, Status: signals.StatusPending}}
 	decision := &signals.ApproveRequest{CallID: "n3", Decision: "approve"}
 	run.carried = &Carried{
-		Since:     map[string]time.Time{"n3": at, "n4": at, "n7": at.Add(time.Minute)},
-		Decisions: map[string]*signals.ApproveRequest{"n3": decision},
-		Human:     "n7",
-		Reply:     &signals.ReplyRequest{Text: "yes"},
+		Since:       map[string]time.Time{"n3": at, "n4": at, "n7": at.Add(time.Minute)},
+		Decisions:   map[string]*signals.ApproveRequest{"n3": decision},
+		Escalations: map[string]int{"n3": 1},
+		Human:       "n7",
+		Reply:       &signals.ReplyRequest{Text: "yes"},
 	}
 	run.rung = true
 	w := New[step](run, people, starts, l)
@@ -134,6 +137,7 @@ func TestTheNextGenerationExpectsWhatWasCarried(t *testing.T) {
 	require.Equal(t, "b", people.approvals["n3"], "the call waits for approval of its tool again")
 	require.NotContains(t, people.approvals, "n4", "a settled call waits for nothing")
 	require.Equal(t, decision, people.decisions["n3"])
+	require.Equal(t, 1, people.levels["n3"], "the call's approval stays escalated")
 	require.Equal(t, "yes", people.reply.Text)
 	require.True(t, people.rung, "the ladder's human rung waits again")
 	require.Equal(t, at.Add(time.Minute), starts.Since("n7"), "the deadline is kept")
