@@ -24,9 +24,13 @@ func TestApprovalReadsEachForm(t *testing.T) {
 		{"a condition, inline", []string{`    approval: {when: "args.amount > 1000"}`}, Approval{When: "args.amount > 1000"}},
 		{"a condition, as a block", []string{"    approval:", `      when: "args.amount > state.limit || input.vip == false"`},
 			Approval{When: "args.amount > state.limit || input.vip == false"}},
+		{"by alone asks for every call", []string{"    approval: {by: [finance, ops]}"},
+			Approval{Mode: "always", People: &Approvers{By: []string{"finance", "ops"}}}},
+		{"a condition, by and approvers", []string{`    approval: {when: "args.amount > 1", by: [finance], approvers: 2}`},
+			Approval{When: "args.amount > 1", People: &Approvers{By: []string{"finance"}, Count: 2}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := parse(approvalTool(tc.lines...))
+			f, err := parse(approvalTool(tc.lines...) + peopleBlock)
 			require.NoError(t, err)
 			pay, _ := f.Tool("pay")
 			require.Equal(t, tc.want, pay.Approval)
@@ -45,12 +49,13 @@ func TestApprovalReadsEachForm(t *testing.T) {
 func TestApprovalRefused(t *testing.T) {
 	runProblems(t, []problemCase{
 		{"an unknown mode", approvalTool("    approval: sometimes"), 6, "tools[0].approval", `invalid approval "sometimes" (want one of never, always)`},
-		{"a list", approvalTool("    approval: [always]"), 6, "tools[0].approval", "invalid approval: want never, always or a block {when: EXPR}"},
-		{"by is later", approvalTool(`    approval: {when: "true", by: [finance]}`), 6, "tools[0].approval", "approval.by is not supported yet"},
-		{"approvers is later", approvalTool("    approval:", "      approvers: 2"), 7, "tools[0].approval", "approval.approvers is not supported yet"},
+		{"a list", approvalTool("    approval: [always]"), 6, "tools[0].approval", "invalid approval: want never, always or a block {when, by, approvers}"},
+		{"approvers without by", approvalTool("    approval:", "      approvers: 2"), 7, "tools[0].approval", "approval.approvers needs approval.by"},
+		{"approvers below one", approvalTool("    approval: {by: [finance], approvers: 0}"), 6, "tools[0].approval", `invalid approval.approvers "0"`},
+		{"by not a list", approvalTool("    approval: {by: finance}"), 6, "tools[0].approval", "invalid approval.by: want a list of groups"},
 		{"timeout is later", approvalTool("    approval:", `      when: "true"`, "      timeout: 4h"), 8, "tools[0].approval.timeout", "approval.timeout is not supported yet"},
 		{"then is later", approvalTool("    approval:", "      then: reject"), 7, "tools[0].approval", "approval.then is not supported yet"},
-		{"an unknown key", approvalTool("    approval:", "      if: x"), 7, "tools[0].approval", "field if not found in approval (the block form has when)"},
+		{"an unknown key", approvalTool("    approval:", "      if: x"), 7, "tools[0].approval", "field if not found in approval (the block form has when, by and approvers)"},
 		{"empty when", approvalTool(`    approval: {when: ""}`), 6, "tools[0].approval", "approval.when is empty"},
 		{"no when", approvalTool(`    approval: {}`), 6, "tools[0].approval", "approval.when is empty"},
 		{"when not a string", approvalTool(`    approval: {when: [a]}`), 6, "tools[0].approval", "invalid approval.when: want an expression (a string)"},
@@ -73,6 +78,8 @@ func TestApprovalJSON(t *testing.T) {
 		{Tool{Name: "a", Approval: ApprovalNever}, `{"name":"a","approval":"never"}`},
 		{Tool{Name: "a", Approval: ApprovalAlways}, `{"name":"a","approval":"always"}`},
 		{Tool{Name: "a", Approval: Approval{When: "args.n > 2"}}, `{"name":"a","approval":{"when":"args.n \u003e 2"}}`},
+		{Tool{Name: "a", Approval: Approval{Mode: "always", People: &Approvers{By: []string{"finance", "ops"}}}}, `{"name":"a","approval":{"by":["finance","ops"]}}`},
+		{Tool{Name: "a", Approval: Approval{When: "true", People: &Approvers{By: []string{"finance"}, Count: 2}}}, `{"name":"a","approval":{"when":"true","by":["finance"],"approvers":2}}`},
 	} {
 		got, err := json.Marshal(tc.tool)
 		require.NoError(t, err)
