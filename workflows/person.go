@@ -34,6 +34,7 @@ var _ person.Host = personHost{}
 var personGates = map[person.Gate]string{
 	person.GateAnswerPending: versionAnswerPending,
 	person.GateNotify:        versionNotify,
+	person.GatePeople:        versionPeople,
 }
 
 func (h personHost) Spec() *config.Resolved           { return h.r.run.Spec }

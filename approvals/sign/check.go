@@ -65,3 +65,11 @@ func (k Ask) Check(a Approval, signature string) (Signature, error) {
 	}
 	return s, nil
 }
+
+// Answering are the groups whose members may answer a call of a tool
+// naming groups (approval.by, in escalation order) after escalated
+// escalations: the first group, and each group escalated to after it (a
+// group asked before may still answer).
+func Answering(groups []string, escalated int) []string {
+	return groups[:min(escalated+1, len(groups))]
+}

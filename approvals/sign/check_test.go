@@ -132,3 +132,10 @@ func TestParse(t *testing.T) {
 	_, err = Sign(key(0), approval(), "a.b", at)
 	require.ErrorContains(t, err, `signer "a.b"`)
 }
+
+func TestAnswering(t *testing.T) {
+	groups := []string{"finance", "ops", "legal"}
+	require.Equal(t, []string{"finance"}, Answering(groups, 0), "the first group answers first")
+	require.Equal(t, []string{"finance", "ops"}, Answering(groups, 1))
+	require.Equal(t, groups, Answering(groups, 5), "past the last group, all of them")
+}

@@ -16,6 +16,9 @@ type Outcome struct {
 	// Held: the run continues as new while the call waits, and the next
 	// generation waits for the same decision.
 	Held bool
+	// Earlier are the approvals short of approvers: N that came before the
+	// decision (or the timeout), each to be recorded naming its person.
+	Earlier []*signals.ApproveRequest
 }
 
 // AwaitApproval holds call nodeID (status awaiting_approval, listed in
@@ -53,6 +56,7 @@ func (p *Waits) AwaitApproval(ctx workflow.Context, nodeID, tool string) (Outcom
 		held = true
 		return Outcome{Held: true}, nil
 	}
+	earlier := a.takeEarlier(nodeID)
 	a.end(nodeID)
 	if end == Interrupted {
 		return Outcome{Interrupted: true}, nil
@@ -61,9 +65,9 @@ func (p *Waits) AwaitApproval(ctx workflow.Context, nodeID, tool string) (Outcom
 		return Outcome{}, err
 	}
 	if end == TimedOut {
-		return Outcome{TimedOut: true}, nil
+		return Outcome{TimedOut: true, Earlier: earlier}, nil
 	}
-	return Outcome{Decision: a.take(nodeID)}, nil
+	return Outcome{Decision: a.take(nodeID), Earlier: earlier}, nil
 }
 
 // ApprovalPhase keeps the phase at awaiting_approval while any call

@@ -133,6 +133,10 @@ const (
 	// begins, passes half its timeout and times out. Asked only by a run
 	// that has webhooks.
 	GateNotify
+	// GatePeople: a call of a tool whose approval names approvers: N > 1
+	// runs once N distinct people approved it, each approval recorded
+	// naming its person. Asked only for such a call's approval.
+	GatePeople
 )
 
 // MetricApprovals counts approval decisions; tag decision (approve,

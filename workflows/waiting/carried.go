@@ -18,6 +18,9 @@ type Carried struct {
 	Since map[string]time.Time `json:"since,omitempty"`
 	// Decisions are approvals accepted and not taken yet, by call node.
 	Decisions map[string]*signals.ApproveRequest `json:"decisions,omitempty"`
+	// Approved are approvals accepted short of a call's approvers: N, by
+	// call node, in order.
+	Approved map[string][]*signals.ApproveRequest `json:"approved,omitempty"`
 	// Human is the human node a person agent waits at; Reply a reply to
 	// it accepted and not taken yet.
 	Human string                `json:"human,omitempty"`

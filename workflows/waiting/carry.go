@@ -37,6 +37,12 @@ func (w *Waits[S]) carried(s S) Carried {
 		if d := w.people.Decision(id); d != nil {
 			c.Decisions[id] = d
 		}
+		if approved := w.people.Approved(id); len(approved) > 0 {
+			if c.Approved == nil {
+				c.Approved = map[string][]*signals.ApproveRequest{}
+			}
+			c.Approved[id] = approved
+		}
 	}
 	if human != "" {
 		c.Since[human] = w.starts.Since(human)

@@ -84,6 +84,10 @@ type People interface {
 	// lands a decision accepted before.
 	WaitApproval(id, tool string)
 	Decide(id string, d *signals.ApproveRequest)
+	// Approved are approvals of call id accepted short of its approvers:
+	// N; KeepApproved lands those accepted before.
+	Approved(id string) []*signals.ApproveRequest
+	KeepApproved(id string, approved []*signals.ApproveRequest)
 	// HumanNode is the human node a reply would answer ("" none);
 	// HumanRung whether it is the ladder's human rung's.
 	HumanNode() string
