@@ -74,7 +74,9 @@ func TestCheck(t *testing.T) {
 			with(func(a *Approval) { a.Decision, a.Args = signals.DecisionModify, json.RawMessage(`{"amount": 9000}`) }),
 			signed(t, 0, with(func(a *Approval) { a.Decision, a.Args = signals.DecisionModify, json.RawMessage(`{"amount":90}`) }), "ana"), "does not match"},
 		{"the same arguments written otherwise", finance,
-			with(func(a *Approval) { a.Decision, a.Args = signals.DecisionModify, json.RawMessage(`{ "b": 1, "a": [2] }`) }),
+			with(func(a *Approval) {
+				a.Decision, a.Args = signals.DecisionModify, json.RawMessage(`{ "b": 1, "a": [2] }`)
+			}),
 			signed(t, 0, with(func(a *Approval) { a.Decision, a.Args = signals.DecisionModify, json.RawMessage(`{"a":[2],"b":1}`) }), "ana"), ""},
 		{"made for another replacement", finance,
 			with(func(a *Approval) {
