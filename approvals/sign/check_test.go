@@ -141,3 +141,14 @@ func TestAnswering(t *testing.T) {
 	require.Equal(t, []string{"finance", "ops"}, Answering(groups, 1))
 	require.Equal(t, groups, Answering(groups, 5), "past the last group, all of them")
 }
+
+func TestPrivateKeyFile(t *testing.T) {
+	text, err := EncodePrivateKey(key(0))
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(text), "-----BEGIN PRIVATE KEY-----"))
+	back, err := DecodePrivateKey(text)
+	require.NoError(t, err)
+	require.Equal(t, key(0), back)
+	_, err = DecodePrivateKey([]byte("ed25519:abc"))
+	require.ErrorContains(t, err, `not a PEM "PRIVATE KEY"`)
+}

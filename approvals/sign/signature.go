@@ -27,8 +27,8 @@ var signerName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 // Sign signs a as signer (a person's name, or config.ConsoleSigner) at
 // time at, with signer's private key.
 func Sign(key ed25519.PrivateKey, a Approval, signer string, at time.Time) (string, error) {
-	if !signerName.MatchString(signer) {
-		return "", fmt.Errorf("signer %q: use letters, digits, _ or -", signer)
+	if err := ValidSigner(signer); err != nil {
+		return "", err
 	}
 	msg, err := Message(a, signer, at.Unix())
 	if err != nil {
@@ -36,6 +36,14 @@ func Sign(key ed25519.PrivateKey, a Approval, signer string, at time.Time) (stri
 	}
 	sig := ed25519.Sign(key, msg)
 	return strings.Join([]string{version, signer, strconv.FormatInt(at.Unix(), 10), base64.RawURLEncoding.EncodeToString(sig)}, "."), nil
+}
+
+// ValidSigner says whether signer can name a key in a signature.
+func ValidSigner(signer string) error {
+	if !signerName.MatchString(signer) {
+		return fmt.Errorf("signer %q: use letters, digits, _ or -", signer)
+	}
+	return nil
 }
 
 // Parse reads a signature's parts without checking it.
