@@ -108,7 +108,7 @@ func (c *cli) approve(ctx context.Context, cmd *cobra.Command, workflowID string
 	}
 	switch {
 	case o.signal:
-	case res.Approved < res.Needed:
+	case res.Decision == signals.DecisionApprove && res.Approved < res.Needed:
 		fmt.Fprintf(cmd.OutOrStdout(), "%s: call %s approved by %d of %d people; it waits for the rest\n", workflowID, res.CallID, res.Approved, res.Needed)
 	default:
 		fmt.Fprintf(cmd.OutOrStdout(), "%s: call %s settled (%s)\n", workflowID, res.CallID, res.Decision)

@@ -36,7 +36,11 @@ func (k Ask) Check(a Approval, signature string) (Signature, error) {
 		return Signature{}, fmt.Errorf(`approve: "signature" is malformed: %v`, err)
 	}
 	key, ok := k.People.Key(s.Signer)
-	if !ok {
+	switch {
+	case !ok && s.Signer != config.ConsoleSigner && !slices.Contains(k.People.Members(k.Groups), s.Signer):
+		// A run carries only the keys of the people who may answer it.
+		return Signature{}, fmt.Errorf("approve: %s is not in %s, who answer for %s", s.Signer, groups, a.Tool)
+	case !ok:
 		return Signature{}, fmt.Errorf("approve: signer %q has no key in the run's people.keys", s.Signer)
 	}
 	switch {
