@@ -21,8 +21,9 @@ func newPeopleCmd() *cobra.Command {
 		Long: `people makes the keys that sign approvals of tools whose approval names
 by: groups (docs/approvals-and-edits.md):
   people keygen  writes a private key file and prints its people.keys line`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Example: `  unstuck people keygen --name ana --out ~/.unstuck/ana.key`,
+		Args:    noArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newKeygenCmd())
 	return cmd
