@@ -11,6 +11,7 @@ import (
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/approvals/sign"
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/internal/testutil"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -22,9 +23,7 @@ import (
 // The test environment's workflow id; its runs have no first run id.
 const testWorkflowID, testChain = "default-test-workflow-id", ""
 
-func personKey(seed byte) ed25519.PrivateKey {
-	return ed25519.NewKeyFromSeed([]byte(strings.Repeat(string(rune('a'+seed)), ed25519.SeedSize)))
-}
+var personKey = testutil.PersonKey
 
 // Seeds of the people's keys.
 const (

@@ -10,12 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/internal/testutil"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
-func key(seed byte) ed25519.PrivateKey {
-	return ed25519.NewKeyFromSeed([]byte(strings.Repeat(string(rune('a'+seed)), ed25519.SeedSize)))
-}
+var key = testutil.PersonKey
 
 func pub(seed byte) string { return config.KeyText(key(seed).Public().(ed25519.PublicKey)) }
 

@@ -2,7 +2,6 @@ package person
 
 import (
 	"crypto/ed25519"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,9 +15,7 @@ import (
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
-func personKey(seed byte) ed25519.PrivateKey {
-	return ed25519.NewKeyFromSeed([]byte(strings.Repeat(string(rune('a'+seed)), ed25519.SeedSize)))
-}
+var personKey = testutil.PersonKey
 
 // payRun is a run whose tool pay answers to finance (ana, bob), two of
 // them; ops (carol) may not answer.
@@ -36,6 +33,18 @@ func payRun(needed int) *fakeRun {
 	return f
 }
 
+// waitingToPay runs check in a workflow where call n1 of payRun(needed)
+// waits for approval.
+func waitingToPay(t *testing.T, needed int, check func(ctx workflow.Context, f *fakeRun, p *Waits)) {
+	f := payRun(needed)
+	var s State
+	testutil.InWorkflow(t, func(ctx workflow.Context) {
+		p := f.waits(&s)
+		p.ExpectApproval("n1", "pay")
+		check(ctx, f, p)
+	})
+}
+
 // signedBy is an approval of call n1 of pay by the key of seed, made for
 // this run.
 func signedBy(ctx workflow.Context, t *testing.T, seed byte, by, decision string) signals.ApproveRequest {
@@ -50,11 +59,7 @@ func signedBy(ctx workflow.Context, t *testing.T, seed byte, by, decision string
 // Under a two-person rule the call is decided once two distinct people of
 // the first group approved; each approval is recorded naming its person.
 func TestATwoPersonRuleWaitsForTheSecondPerson(t *testing.T) {
-	f := payRun(2)
-	var s State
-	testutil.InWorkflow(t, func(ctx workflow.Context) {
-		p := f.waits(&s)
-		p.ExpectApproval("n1", "pay")
+	waitingToPay(t, 2, func(ctx workflow.Context, f *fakeRun, p *Waits) {
 
 		_, err := p.AcceptApproval(ctx, signals.ApproveRequest{CallID: "n1", Decision: signals.DecisionApprove, Audit: signals.Audit{By: "ana"}})
 		require.ErrorContains(t, err, `the approval must carry a "signature"`)
@@ -91,11 +96,7 @@ func TestATwoPersonRuleWaitsForTheSecondPerson(t *testing.T) {
 // A reject by any one of them rejects; an approval carried across
 // continue-as-new still counts.
 func TestATwoPersonRuleRejectsOnOneReject(t *testing.T) {
-	f := payRun(2)
-	var s State
-	testutil.InWorkflow(t, func(ctx workflow.Context) {
-		p := f.waits(&s)
-		p.ExpectApproval("n1", "pay")
+	waitingToPay(t, 2, func(ctx workflow.Context, f *fakeRun, p *Waits) {
 		first := signedBy(ctx, t, 0, "ana", signals.DecisionApprove)
 		p.KeepApproved("n1", []*signals.ApproveRequest{&first}) // carried from the generation before
 
@@ -117,11 +118,7 @@ func TestATwoPersonRuleRejectsOnOneReject(t *testing.T) {
 // A signature made for another run of the same workflow id (another
 // chain) settles nothing here.
 func TestASignatureForAnotherRunIsRefused(t *testing.T) {
-	f := payRun(1)
-	var s State
-	testutil.InWorkflow(t, func(ctx workflow.Context) {
-		p := f.waits(&s)
-		p.ExpectApproval("n1", "pay")
+	waitingToPay(t, 1, func(ctx workflow.Context, f *fakeRun, p *Waits) {
 		info := workflow.GetInfo(ctx)
 		req := signals.ApproveRequest{CallID: "n1", Decision: signals.DecisionApprove, Audit: signals.Audit{By: "ana"}}
 		other, err := sign.Sign(personKey(0), sign.For("another-first-run", info.WorkflowExecution.ID, "pay", req), "ana", time.Unix(1796652000, 0))
