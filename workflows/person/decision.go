@@ -35,6 +35,7 @@ func (p *Waits) Decide(ctx workflow.Context, nodeID string, tool config.Tool, ar
 	}
 	h.Count(ctx, MetricApprovals, 1, "decision", decision)
 	for i, e := range o.Earlier {
+		h.Count(ctx, MetricApprovals, 1, "decision", e.Decision)
 		h.AddNode(ctx, signals.Node{
 			Kind: signals.KindApproval, Status: signals.StatusCompleted, Parents: []string{nodeID},
 			Tool: tool.Name, By: e.By,

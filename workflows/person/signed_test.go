@@ -2,6 +2,7 @@ package person
 
 import (
 	"crypto/ed25519"
+	"fmt"
 	"testing"
 	"time"
 
@@ -90,6 +91,7 @@ func TestATwoPersonRuleWaitsForTheSecondPerson(t *testing.T) {
 		assert.JSONEq(t, `{"decision": "approve", "approved": 1, "needed": 2}`, string(f.added[0].Output))
 		assert.Equal(t, "bob", f.added[1].By)
 		assert.Contains(t, f.gates, GatePeople)
+		assert.Equal(t, int64(2), f.counts[fmt.Sprint(MetricApprovals, []string{"decision", "approve"})], "each person's approval is counted")
 	})
 }
 
