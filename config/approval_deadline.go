@@ -36,11 +36,6 @@ func (d Deadline) Decides() string {
 	return d.Then
 }
 
-// Levels is how many groups are asked in turn, the next one each time
-// the deadline passes: by:'s groups for then: escalate, once by: is
-// read; one until then.
-func (d Deadline) Levels() int { return 1 }
-
 // read reads key (timeout or then) of approval's mapping form.
 func (d *Deadline) read(key string, v *yaml.Node) error {
 	if v.Kind != yaml.ScalarNode {
@@ -71,15 +66,18 @@ func (d Deadline) write(m map[string]any) {
 	}
 }
 
-// deadline reports what is wrong with the deadline of an approval at p.
-func (c *checker) deadline(p path, d Deadline) {
+// deadline reports what is wrong with the deadline of approval a at p.
+func (c *checker) deadline(p path, a Approval) {
+	d := a.Deadline
 	switch {
 	case d.Then == "":
 	case !slices.Contains(thens, d.Then):
 		c.oneOf(p.key("then"), "approval.then", d.Then, thens)
 	case !d.Bounded():
 		c.add(p.key("then"), "approval.then needs approval.timeout (how long the call waits before then decides)")
-	case d.Then == ThenEscalate:
+	case d.Then == ThenEscalate && !a.Named():
 		c.add(p.key("then"), "then: escalate needs by: (groups, in escalation order)")
+	case d.Then == ThenEscalate && len(a.Groups()) < 2:
+		c.add(p.key("then"), "then: escalate needs two groups or more in by: (%s alone has no one to escalate to); or then: reject", a.Groups()[0])
 	}
 }

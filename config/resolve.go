@@ -27,6 +27,10 @@ type Resolved struct {
 	// name and events only (nil: none): the notify activity looks up
 	// where they are.
 	Notify []Webhook `json:"notify,omitempty"`
+	// People are the groups the run's tools name in approval.by and the
+	// public keys of their members and of the console (nil: no tool names
+	// by), so an approval is checked from what the run carries.
+	People *People `json:"people,omitempty"`
 }
 
 // Peer is an agent of the registry as a handoff sees it: what it can do
@@ -99,6 +103,7 @@ func (f *File) Resolve(agent string, getenv func(string) (string, bool)) (*Resol
 	}
 	r.Pricing = f.Prices.pricing(r)
 	r.Notify = f.webhookNames()
+	r.People = f.peopleFor(r.Tools)
 	if a.CanHandOff() {
 		for _, p := range f.Agents {
 			r.Registry = append(r.Registry, Peer{Name: p.Name, Description: p.Description, Capabilities: p.Capabilities,

@@ -23,6 +23,9 @@ type File struct {
 	// Notify are the webhooks called when a run needs a person
 	// (notify.go).
 	Notify []Webhook `yaml:"notify" json:"notify,omitempty"`
+	// People are who may answer approvals that name by: groups, and their
+	// public keys (people.go).
+	People *People `yaml:"people" json:"people,omitempty"`
 }
 
 // Model names an OpenAI-compatible chat-completions endpoint. The API key

@@ -29,6 +29,10 @@ func (f *File) validate(file string, doc *yaml.Node, opts Options) error {
 	c.outages(f)
 	c.workerTuning(&f.Worker)
 	c.notify(f.Notify)
+	c.people(f.People)
+	for i, t := range f.Tools {
+		c.approvers(path{"tools", i, "approval"}, t.Approval, f.People)
+	}
 	return errors.Join(c.errs...)
 }
 

@@ -168,7 +168,7 @@ func (c *checker) regex(p path, expr string) {
 // approval checks a tool's approval: a mode, or a {when} whose condition
 // compiles against ApprovalEnv (args, state, input).
 func (c *checker) approval(p path, a Approval) {
-	c.deadline(p, a.Deadline)
+	c.deadline(p, a)
 	if !a.Conditional() {
 		c.oneOf(p, "approval", a.Mode, approvals)
 		return

@@ -87,6 +87,10 @@ type ApproveRequest struct {
 	Decision string           `json:"decision"`
 	Args     json.RawMessage  `json:"args,omitempty"`
 	Call     *ReplacementCall `json:"call,omitempty"`
+	// Signature proves who decided, for a tool whose approval names by:
+	// groups (package approvals/sign; unstuck approve and the console
+	// make it). Other tools ignore it.
+	Signature string `json:"signature,omitempty"`
 }
 
 // ReplacementCall is the call a "replace" decision runs instead.
@@ -125,6 +129,11 @@ func (a ApproveRequest) Validate() error {
 type ApproveResult struct {
 	CallID   string `json:"call_id"`
 	Decision string `json:"decision"`
+	// Approved and Needed count the distinct people who approved the call
+	// so far and how many it needs (approvers: N > 1 only); the call runs
+	// once they meet.
+	Approved int `json:"approved,omitempty"`
+	Needed   int `json:"needed,omitempty"`
 }
 
 func isObject(raw json.RawMessage) bool {

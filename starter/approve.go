@@ -14,6 +14,8 @@ import (
 type approveOptions struct {
 	runID, callID, decision, args, tool, by, reason string
 	signal                                          bool
+	// as and key sign the approval (approve_sign.go).
+	as, key string
 }
 
 func newApproveCmd(c *cli) *cobra.Command {
@@ -34,12 +36,19 @@ By default it is an update: the run validates it and answers, or refuses it
 with the reason. With --signal it is fire and forget; a decision that cannot
 apply is recorded in the trace and ignored.
 
+A tool whose approval names by: groups takes only signed approvals: --as NAME
+--key FILE (or UNSTUCK_APPROVER_KEY=FILE) signs this decision as NAME with
+the private key of "unstuck people keygen", for this run, call, tool,
+decision and arguments only. Under approvers: N the call runs once N distinct
+people approved it.
+
 Equivalent temporal command:
   temporal workflow update execute --workflow-id WORKFLOW_ID --name approve \
     --input '{"call_id": "n3", "decision": "approve"}'`,
 		Example: `  unstuck approve travel-1 --call-id n3 --decision approve --by alice
   unstuck approve travel-1 --call-id n3 --decision modify --args '{"seat": "14C"}'
-  unstuck approve travel-1 --call-id n3 --decision reject --reason "over budget"`,
+  unstuck approve travel-1 --call-id n3 --decision reject --reason "over budget"
+  unstuck approve pay-7 --call-id n5 --decision approve --as ana --key ~/.unstuck/ana.key`,
 		Args: oneWorkflowID,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := o.request()
@@ -58,6 +67,8 @@ Equivalent temporal command:
 	f.StringVar(&o.reason, "reason", "", "why (kept in the audit trail; a rejection's reason reaches the model)")
 	f.BoolVar(&o.signal, "signal", false, "send a signal (fire and forget) instead of an update")
 	f.StringVar(&o.runID, "run-id", "", "run id (default: the latest run of the workflow id)")
+	f.StringVar(&o.as, "as", "", "sign the decision as this person (people.groups), for a tool whose approval names by:")
+	f.StringVar(&o.key, "key", "", "the private key file that signs for --as (default: $"+approverKeyEnv+")")
 	return cmd
 }
 
@@ -79,10 +90,15 @@ func (o approveOptions) request() (signals.ApproveRequest, error) {
 	if err := req.Validate(); err != nil {
 		return req, usageErrorf("%v", err)
 	}
-	return req, nil
+	return req, o.signing(&req)
 }
 
 func (c *cli) approve(ctx context.Context, cmd *cobra.Command, workflowID string, o approveOptions, req signals.ApproveRequest) error {
+	if o.as != "" {
+		if err := c.sign(ctx, workflowID, o, &req); err != nil {
+			return err
+		}
+	}
 	var res signals.ApproveResult
 	if err := c.send(ctx, cmd, workflowID, o.runID, signals.Approve, o.signal, req, &res); err != nil {
 		if o.signal {
@@ -90,7 +106,11 @@ func (c *cli) approve(ctx context.Context, cmd *cobra.Command, workflowID string
 		}
 		return fmt.Errorf("approve for %s failed: %w", workflowID, err)
 	}
-	if !o.signal {
+	switch {
+	case o.signal:
+	case res.Decision == signals.DecisionApprove && res.Approved < res.Needed:
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: call %s approved by %d of %d people; it waits for the rest\n", workflowID, res.CallID, res.Approved, res.Needed)
+	default:
 		fmt.Fprintf(cmd.OutOrStdout(), "%s: call %s settled (%s)\n", workflowID, res.CallID, res.Decision)
 	}
 	return nil

@@ -66,7 +66,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	}
 	err = setGuardedUpdate(ctx, &r.guard, signals.Approve,
 		func(ctx workflow.Context, req signals.ApproveRequest) (signals.ApproveResult, error) {
-			return r.person().AcceptApproval(req)
+			return r.person().AcceptApproval(ctx, req)
 		},
 		func(ctx workflow.Context, req signals.ApproveRequest) error {
 			if err := validMessage(signals.Approve, req, req.Validate); err != nil {
@@ -75,7 +75,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if r.run == nil {
 				return errStarting(signals.Approve, "no call waits for approval")
 			}
-			return r.person().ApproveWanted(req)
+			return r.person().ApproveWanted(ctx, req)
 		})
 	if err != nil {
 		return err
@@ -186,7 +186,7 @@ func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMe
 		},
 		signals.Approve: func(raw json.RawMessage) (signals.Audit, error) {
 			return handleMessage(signals.Approve, "an approve", raw, signals.ApproveRequest.Validate, func(req signals.ApproveRequest) error {
-				_, err := r.person().AcceptApproval(req)
+				_, err := r.person().AcceptApproval(ctx, req)
 				return err
 			})
 		},

@@ -35,6 +35,7 @@ var personGates = map[person.Gate]string{
 	person.GateAnswerPending:    versionAnswerPending,
 	person.GateNotify:           versionNotify,
 	person.GateApprovalDeadline: versionApprovalDeadline,
+	person.GatePeople:           versionPeople,
 }
 
 func (h personHost) Spec() *config.Resolved           { return h.r.run.Spec }

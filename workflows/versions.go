@@ -444,6 +444,13 @@ const (
 	// (person/deadline.go). Before, such a tool was refused at load.
 	// Asked only for calls of such a tool.
 	versionApprovalDeadline = "approval-deadline"
+	// versionPeople: a call of a tool whose approval names approvers: N
+	// > 1 (by: groups) runs once N distinct people of its groups approved
+	// it, each approval an approval node naming its person
+	// (person/decision.go); before, the first approval settled it. Asked
+	// only for an approval of such a call (a run's spec could not name
+	// by: before, so no recorded run asks it).
+	versionPeople = "people"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and

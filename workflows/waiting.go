@@ -149,6 +149,12 @@ func (p waitingPeople) KeepEscalations(id string, n int) {
 func (p waitingPeople) Decide(id string, d *signals.ApproveRequest) {
 	p.r.person().KeepDecision(id, d)
 }
+func (p waitingPeople) Approved(id string) []*signals.ApproveRequest {
+	return p.r.person().Approved(id)
+}
+func (p waitingPeople) KeepApproved(id string, approved []*signals.ApproveRequest) {
+	p.r.person().KeepApproved(id, approved)
+}
 func (p waitingPeople) HumanNode() string                     { return p.r.person().ReplyNode() }
 func (p waitingPeople) HumanRung() bool                       { return p.r.person().AtRung() }
 func (p waitingPeople) Reply() *signals.ReplyRequest          { return p.r.person().Reply() }

@@ -22,6 +22,9 @@ type Outcome struct {
 	// Deadline is the approval's own deadline that timed out (zero: the
 	// agent's human_timeout did).
 	Deadline config.Deadline
+	// Earlier are the approvals short of approvers: N that came before the
+	// decision (or the timeout), each to be recorded naming its person.
+	Earlier []*signals.ApproveRequest
 }
 
 // AwaitApproval holds call nodeID (status awaiting_approval, listed in
@@ -31,7 +34,8 @@ type Outcome struct {
 // Other calls of the step go on meanwhile.
 func (p *Waits) AwaitApproval(ctx workflow.Context, nodeID, tool string) (Outcome, error) {
 	d := p.deadline(ctx, tool)
-	return p.awaitApproval(ctx, nodeID, tool, d, d.Levels())
+	t, _ := p.host.Spec().Tool(tool)
+	return p.awaitApproval(ctx, nodeID, tool, d, t.Approval.Levels())
 }
 
 // deadline is the approval deadline of tool's calls: its own when it has
@@ -95,6 +99,7 @@ func (p *Waits) awaitApproval(ctx workflow.Context, nodeID, tool string, d confi
 		held = true
 		return Outcome{Held: true}, nil
 	}
+	earlier := a.takeEarlier(nodeID)
 	a.end(nodeID)
 	if end == Interrupted {
 		return Outcome{Interrupted: true}, nil
@@ -103,9 +108,9 @@ func (p *Waits) awaitApproval(ctx workflow.Context, nodeID, tool string, d confi
 		return Outcome{}, err
 	}
 	if end == TimedOut {
-		return Outcome{TimedOut: true, Deadline: d}, nil
+		return Outcome{TimedOut: true, Deadline: d, Earlier: earlier}, nil
 	}
-	return Outcome{Decision: a.take(nodeID)}, nil
+	return Outcome{Decision: a.take(nodeID), Earlier: earlier}, nil
 }
 
 // pastHalf: a call of tool waited past half its approval timeout. It is

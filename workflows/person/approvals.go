@@ -8,18 +8,22 @@ import (
 )
 
 // approvals are the calls waiting for a person's decision, each with the
-// tool to approve (the call's, or a fallback standing in), and the
-// decisions that landed and the waiting code has not taken yet.
+// tool to approve (the call's, or a fallback standing in), the decisions
+// that landed and the waiting code has not taken yet, and the approvals
+// of a call that needs more than one person (approvers: N) before the
+// N-th.
 type approvals struct {
 	tools     map[string]string
 	decisions map[string]*signals.ApproveRequest
 	// dues and levels are each waiting call's deadline and escalation
 	// level (approval.then: escalate).
-	dues   map[string]due
-	levels map[string]int
+	dues    map[string]due
+	levels  map[string]int
+	earlier map[string][]*signals.ApproveRequest
 }
 
-// wait lists call id as waiting for approval of tool; end takes it off.
+// wait lists call id as waiting for approval of tool; end takes it off,
+// with the approvals it had short of approvers: N.
 func (a *approvals) wait(id, tool string) {
 	if a.tools == nil {
 		a.tools = map[string]string{}
@@ -30,6 +34,7 @@ func (a *approvals) end(id string) {
 	delete(a.tools, id)
 	delete(a.dues, id)
 	delete(a.levels, id)
+	delete(a.earlier, id)
 }
 
 // waiting says whether any call waits; toolOf whether id does, for which
@@ -93,4 +98,27 @@ func (a *approvals) setLevel(id string, level int) {
 		a.levels = map[string]int{}
 	}
 	a.levels[id] = level
+}
+
+// approve lands one person's approval of id, short of the decision;
+// earlierOf are those of id; approvers who gave them; takeEarlier
+// answers them once.
+func (a *approvals) approve(id string, d *signals.ApproveRequest) {
+	if a.earlier == nil {
+		a.earlier = map[string][]*signals.ApproveRequest{}
+	}
+	a.earlier[id] = append(a.earlier[id], d)
+}
+func (a *approvals) earlierOf(id string) []*signals.ApproveRequest { return a.earlier[id] }
+func (a *approvals) approvers(id string) []string {
+	var by []string
+	for _, d := range a.earlier[id] {
+		by = append(by, d.By)
+	}
+	return by
+}
+func (a *approvals) takeEarlier(id string) []*signals.ApproveRequest {
+	d := a.earlier[id]
+	delete(a.earlier, id)
+	return d
 }

@@ -39,6 +39,15 @@ func (p *Waits) KeepEscalations(id string, n int) {
 	}
 }
 
+// Approved are the approvals of call id short of its approvers: N, in
+// order; KeepApproved lands those the generation before accepted.
+func (p *Waits) Approved(id string) []*signals.ApproveRequest { return p.state.approvals.earlierOf(id) }
+func (p *Waits) KeepApproved(id string, approved []*signals.ApproveRequest) {
+	for _, d := range approved {
+		p.state.approvals.approve(id, d)
+	}
+}
+
 // ExpectReply has the run wait at human node again (rung: the ladder's
 // human rung's; agent: the run is with an agent of kind human): the next
 // wait for a reply waits there (TakeHeld). KeepReply lands the reply the

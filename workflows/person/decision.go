@@ -19,12 +19,16 @@ func (p *Waits) Decide(ctx workflow.Context, nodeID string, tool config.Tool, ar
 	h := p.host
 	record := func(status signals.NodeStatus, errText string, out any) {
 		var in any
+		var by string
 		if o.Decision != nil {
 			in = o.Decision
+			if tool.Approval.Named() {
+				by = o.Decision.By // signed: the person, not free text
+			}
 		}
 		h.AddNode(ctx, signals.Node{
 			Kind: signals.KindApproval, Status: status, Parents: []string{nodeID},
-			Tool: tool.Name, Error: errText,
+			Tool: tool.Name, Error: errText, By: by,
 		}, in, out)
 	}
 	decision := "timeout"
@@ -35,6 +39,13 @@ func (p *Waits) Decide(ctx workflow.Context, nodeID string, tool config.Tool, ar
 		decision = "timeout_approve"
 	}
 	h.Count(ctx, MetricApprovals, 1, "decision", decision)
+	for i, e := range o.Earlier {
+		h.Count(ctx, MetricApprovals, 1, "decision", e.Decision)
+		h.AddNode(ctx, signals.Node{
+			Kind: signals.KindApproval, Status: signals.StatusCompleted, Parents: []string{nodeID},
+			Tool: tool.Name, By: e.By,
+		}, e, map[string]any{"decision": e.Decision, "approved": i + 1, "needed": tool.Approval.Needed()})
+	}
 	if o.TimedOut && !o.Deadline.Bounded() {
 		why := fmt.Sprintf("no approval decision within human_timeout (%s)", h.Spec().Agent.Policies.HumanTimeout.D())
 		record(signals.StatusFailed, why, nil)
@@ -78,8 +89,10 @@ func (p *Waits) Decide(ctx workflow.Context, nodeID string, tool config.Tool, ar
 	return tool, args, ""
 }
 
-// ApproveWanted says whether a decision can settle a call now.
-func (p *Waits) ApproveWanted(req signals.ApproveRequest) error {
+// ApproveWanted says whether a decision can settle a call now: the call
+// waits, and, for a tool whose approval names who may answer, the
+// decision is signed by one of them (checkSigned).
+func (p *Waits) ApproveWanted(ctx workflow.Context, req signals.ApproveRequest) error {
 	h, a := p.host, &p.state.approvals
 	n := h.Trace().Node(req.CallID)
 	if n == nil || n.Kind != signals.KindCall {
@@ -91,6 +104,11 @@ func (p *Waits) ApproveWanted(req signals.ApproveRequest) error {
 	}
 	if a.decision(req.CallID) != nil {
 		return fmt.Errorf("approve: call %s already has a decision", req.CallID)
+	}
+	if named, ok := p.named(waitsFor); ok {
+		if err := p.checkSigned(ctx, named, waitsFor, req); err != nil {
+			return err
+		}
 	}
 	// Arguments a person gives are checked now, so a mistake is answered
 	// and the call keeps waiting for a better decision.
@@ -112,14 +130,32 @@ func (p *Waits) ApproveWanted(req signals.ApproveRequest) error {
 }
 
 // AcceptApproval is where a valid decision lands, from the update or the
-// signal.
-func (p *Waits) AcceptApproval(req signals.ApproveRequest) (signals.ApproveResult, error) {
-	if err := p.ApproveWanted(req); err != nil {
+// signal. Under approvers: N, an approval short of the N-th distinct
+// person's is kept until then; a reject settles the call at once.
+func (p *Waits) AcceptApproval(ctx workflow.Context, req signals.ApproveRequest) (signals.ApproveResult, error) {
+	if err := p.ApproveWanted(ctx, req); err != nil {
 		return signals.ApproveResult{}, err
 	}
+	a := &p.state.approvals
 	copied := req
-	p.state.approvals.decide(req.CallID, &copied)
-	return signals.ApproveResult{CallID: req.CallID, Decision: req.Decision}, nil
+	res := signals.ApproveResult{CallID: req.CallID, Decision: req.Decision}
+	waitsFor, _ := a.toolOf(req.CallID)
+	named, ok := p.named(waitsFor)
+	if !ok || named.Needed() == 1 || !p.host.Gate(ctx, GatePeople) {
+		a.decide(req.CallID, &copied)
+		return res, nil
+	}
+	res.Needed = named.Needed()
+	res.Approved = len(a.earlierOf(req.CallID))
+	if req.Decision == signals.DecisionApprove {
+		res.Approved++
+		if res.Approved < res.Needed {
+			a.approve(req.CallID, &copied)
+			return res, nil
+		}
+	}
+	a.decide(req.CallID, &copied)
+	return res, nil
 }
 
 // PendingApprovals lists the calls waiting for a decision, for status,

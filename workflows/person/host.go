@@ -138,6 +138,10 @@ const (
 	// overdue past half of it, and is then decided as approval.then says.
 	// Asked only for such a call.
 	GateApprovalDeadline
+	// GatePeople: a call of a tool whose approval names approvers: N > 1
+	// runs once N distinct people approved it, each approval recorded
+	// naming its person. Asked only for such a call's approval.
+	GatePeople
 )
 
 // MetricApprovals counts approval decisions; tag decision (approve,

@@ -83,16 +83,18 @@ func TestADecisionIsWantedOnlyByACallThatWaits(t *testing.T) {
 		`approve: replace names unknown tool "book_slowly"`:  {CallID: "n1", Decision: signals.DecisionReplace, Call: &signals.ReplacementCall{Tool: "book_slowly"}},
 		"approve: the arguments are not JSON":                {CallID: "n1", Decision: signals.DecisionModify, Args: json.RawMessage(`{`)},
 	}
-	for want, req := range refused {
-		err := p.ApproveWanted(req)
-		require.Error(t, err, want)
-		require.True(t, strings.HasPrefix(err.Error(), want), "%s: %v", want, err)
-	}
-	res, err := p.AcceptApproval(signals.ApproveRequest{CallID: "n1", Decision: signals.DecisionApprove})
-	require.NoError(t, err)
-	require.Equal(t, signals.ApproveResult{CallID: "n1", Decision: signals.DecisionApprove}, res)
-	_, err = p.AcceptApproval(signals.ApproveRequest{CallID: "n1", Decision: signals.DecisionReject})
-	require.EqualError(t, err, "approve: call n1 already has a decision")
+	testutil.InWorkflow(t, func(ctx workflow.Context) {
+		for want, req := range refused {
+			err := p.ApproveWanted(ctx, req)
+			require.Error(t, err, want)
+			require.True(t, strings.HasPrefix(err.Error(), want), "%s: %v", want, err)
+		}
+		res, err := p.AcceptApproval(ctx, signals.ApproveRequest{CallID: "n1", Decision: signals.DecisionApprove})
+		require.NoError(t, err)
+		require.Equal(t, signals.ApproveResult{CallID: "n1", Decision: signals.DecisionApprove}, res)
+		_, err = p.AcceptApproval(ctx, signals.ApproveRequest{CallID: "n1", Decision: signals.DecisionReject})
+		require.EqualError(t, err, "approve: call n1 already has a decision")
+	})
 
 	pending := p.PendingApprovals(time.Now())
 	require.Len(t, pending, 1, "n2 is listed as waiting but runs")

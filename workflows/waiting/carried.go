@@ -21,6 +21,9 @@ type Carried struct {
 	// Escalations are how many groups each call's approval asked before
 	// the one it waits for (approval.then: escalate), by call node.
 	Escalations map[string]int `json:"escalations,omitempty"`
+	// Approved are approvals accepted short of a call's approvers: N, by
+	// call node, in order.
+	Approved map[string][]*signals.ApproveRequest `json:"approved,omitempty"`
 	// Human is the human node a person agent waits at; Reply a reply to
 	// it accepted and not taken yet.
 	Human string                `json:"human,omitempty"`

@@ -40,6 +40,12 @@ func (w *Waits[S]) carried(s S) Carried {
 		if level := w.people.Escalations(id); level > 0 {
 			c.Escalations[id] = level
 		}
+		if approved := w.people.Approved(id); len(approved) > 0 {
+			if c.Approved == nil {
+				c.Approved = map[string][]*signals.ApproveRequest{}
+			}
+			c.Approved[id] = approved
+		}
 	}
 	if human != "" {
 		c.Since[human] = w.starts.Since(human)

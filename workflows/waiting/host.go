@@ -88,6 +88,10 @@ type People interface {
 	// the one it waits for; KeepEscalations puts back a count carried.
 	Escalations(id string) int
 	KeepEscalations(id string, n int)
+	// Approved are approvals of call id accepted short of its approvers:
+	// N; KeepApproved lands those accepted before.
+	Approved(id string) []*signals.ApproveRequest
+	KeepApproved(id string, approved []*signals.ApproveRequest)
 	// HumanNode is the human node a reply would answer ("" none);
 	// HumanRung whether it is the ladder's human rung's.
 	HumanNode() string

@@ -34,6 +34,10 @@ func (w *Waits[S]) ExpectCarried() {
 	for id, d := range c.Decisions {
 		w.people.Decide(id, d)
 	}
+	//workflowcheck:ignore
+	for id, approved := range c.Approved {
+		w.people.KeepApproved(id, approved)
+	}
 	if c.Reply != nil {
 		w.people.KeepReply(c.Reply)
 	}
