@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -93,6 +94,12 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request) {
 				return req, err
 			}
 			req.Args = args
+		}
+		if c.opts.SigningKey != nil && req.Validate() == nil {
+			// Signed for the person the console knows (by), as the
+			// console: tools that name their approvers take it.
+			err := runmsg.Sign(r.Context(), c.tc, r.PathValue("id"), "", c.opts.SigningKey, config.ConsoleSigner, &req)
+			return req, err
 		}
 		return req, nil
 	}, func(_ signals.ApproveRequest, res signals.ApproveResult) string {

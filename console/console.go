@@ -1,6 +1,7 @@
 package console
 
 import (
+	"crypto/ed25519"
 	"embed"
 	"fmt"
 	"html/template"
@@ -33,6 +34,10 @@ type Options struct {
 	// authenticates names the person in (X-Forwarded-User): the console
 	// then listens on loopback only and an action's by is that person.
 	IdentityHeader string
+	// SigningKey, when set, is the console's key (config.ConsoleSigner in
+	// the worker's people.keys): the console signs each approval for the
+	// person it knows, so tools whose approval names by: groups take it.
+	SigningKey ed25519.PrivateKey
 	// AllowedHosts are the Host names (without port) a console without a
 	// token answers besides loopback ones: the names a reverse proxy in
 	// front of it passes on. See host.go.

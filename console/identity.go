@@ -118,6 +118,9 @@ func checkIdentity(opts Options) error {
 	if opts.IdentityHeader != "" && (opts.Token != "" || len(opts.People) > 0) {
 		return fmt.Errorf("console: an identity header (%s) comes with no token: the reverse proxy in front authenticates", opts.IdentityHeader)
 	}
+	if opts.SigningKey != nil && !knowsPeople(opts) {
+		return fmt.Errorf("console: a signing key signs for the person the console knows: give it people's tokens or a reverse proxy's identity header")
+	}
 	if len(opts.People) > 0 && opts.Token != "" {
 		return fmt.Errorf("console: people have tokens of their own: drop the shared token")
 	}

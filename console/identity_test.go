@@ -118,6 +118,7 @@ func TestWaysOfKnowingPeopleThatCannotWork(t *testing.T) {
 		"people and token":  {Options{People: map[string]string{anaToken: "ana"}, Token: "s3cret"}, "drop the shared token"},
 		"a short token":     {Options{People: map[string]string{"abc": "ana"}}, "ana's token is 3 characters"},
 		"a name with space": {Options{People: map[string]string{anaToken: "ana b"}}, "holds a space"},
+		"a key for no one":  {Options{SigningKey: make([]byte, 64)}, "a signing key signs for the person the console knows"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := New(mocks.NewClient(t), tt.opts)

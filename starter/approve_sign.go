@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"time"
 
 	"github.com/unstuck-dev/unstuck/approvals/sign"
+	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -38,8 +37,7 @@ func (o *approveOptions) signing(req *signals.ApproveRequest) error {
 	return nil
 }
 
-// sign signs req as o.as for the run: its chain (first run id) from
-// describe, and the tool the call waits for from the status query.
+// sign signs req as o.as for the run (runmsg.Sign).
 func (c *cli) sign(ctx context.Context, workflowID string, o approveOptions, req *signals.ApproveRequest) error {
 	key, err := readApproverKey(o.key)
 	if err != nil {
@@ -50,33 +48,5 @@ func (c *cli) sign(ctx context.Context, workflowID string, o approveOptions, req
 		return err
 	}
 	defer tc.Close()
-	desc, err := tc.DescribeWorkflowExecution(ctx, workflowID, o.runID)
-	if err != nil {
-		return fmt.Errorf("approve: describe %s: %w", workflowID, err)
-	}
-	info := desc.GetWorkflowExecutionInfo()
-	chain := info.GetFirstRunId()
-	if chain == "" {
-		return fmt.Errorf("approve: the server does not report the first run id of %s, which a signature binds", workflowID)
-	}
-	var st signals.Status
-	// The run described, not a later one that may start meanwhile.
-	if err := c.queryWith(ctx, tc, workflowID, info.GetExecution().GetRunId(), signals.QueryStatus, &st); err != nil {
-		return err
-	}
-	tool := ""
-	for _, p := range st.PendingApprovals {
-		if p.CallID == req.CallID {
-			tool = p.Tool
-		}
-	}
-	if tool == "" {
-		return fmt.Errorf("approve: call %s of %s is not waiting for approval (status lists pending_approvals)", req.CallID, workflowID)
-	}
-	s, err := sign.Sign(key, sign.For(chain, workflowID, tool, *req), o.as, time.Now())
-	if err != nil {
-		return err
-	}
-	req.Signature = s
-	return nil
+	return runmsg.Sign(ctx, tc, workflowID, o.runID, key, o.as, req)
 }

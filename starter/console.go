@@ -20,8 +20,12 @@ const consoleTokenEnv = "UNSTUCK_CONSOLE_TOKEN"
 // consolePeopleEnv names the people's tokens file --people defaults to.
 const consolePeopleEnv = "UNSTUCK_CONSOLE_PEOPLE"
 
+// consoleSigningKeyEnv names the console's private key file
+// --signing-key defaults to.
+const consoleSigningKeyEnv = "UNSTUCK_CONSOLE_SIGNING_KEY"
+
 func newConsoleCmd(c *cli) *cobra.Command {
-	var listen, token, peopleFile, identityHeader string
+	var listen, token, peopleFile, identityHeader, signingKey string
 	var allowHosts []string
 	var maxStreams, maxStreamsPerRun int
 	cmd := &cobra.Command{
@@ -98,6 +102,16 @@ to finish.`,
 				}
 				opts.People = people
 			}
+			if !cmd.Flags().Changed("signing-key") {
+				signingKey = os.Getenv(consoleSigningKeyEnv)
+			}
+			if signingKey != "" {
+				key, err := readApproverKey(signingKey)
+				if err != nil {
+					return usageErrorf("--signing-key: %v", err)
+				}
+				opts.SigningKey = key
+			}
 			// Refuse a bad --listen before anything is dialled.
 			if err := console.CheckListen(listen, opts); err != nil {
 				return usageErrorf("%v", err)
@@ -113,6 +127,7 @@ to finish.`,
 	cmd.Flags().StringVar(&listen, "listen", console.DefaultListen, "host:port to serve on (not loopback: needs a token)")
 	cmd.Flags().StringVar(&token, "token", "", "token every request must carry (env "+consoleTokenEnv+")")
 	cmd.Flags().StringVar(&peopleFile, "people", "", "a file of people's own tokens, a line `NAME TOKEN` each: the token says who acts (env "+consolePeopleEnv+")")
+	cmd.Flags().StringVar(&signingKey, "signing-key", "", "the console's private key (people.keys.console): it signs approvals for the person it knows (env "+consoleSigningKeyEnv+")")
 	cmd.Flags().StringVar(&identityHeader, "identity-header", "", "trust this header of the reverse proxy in front (X-Forwarded-User) to say who acts; loopback only")
 	cmd.Flags().StringSliceVar(&allowHosts, "allow-host", nil, "a Host name served without a token besides loopback ones (a reverse proxy's); repeatable")
 	cmd.Flags().IntVar(&maxStreams, "max-streams", console.DefaultMaxStreams, "the most live event streams (chat pages, GET /runs/ID/events) served at once")

@@ -1,6 +1,7 @@
 package testsuite
 
 import (
+	"crypto/ed25519"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/console"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -94,4 +96,63 @@ func postAnswerAs(t *testing.T, target string, form url.Values, prep func(*http.
 	div := findElement(send(t, req), func(n *html.Node) bool { return n.Data == "div" && strings.HasPrefix(attrOf(n, "class"), "answer ") })
 	require.NotNil(t, div, "the answer of %s", target)
 	return strings.TrimPrefix(attrOf(div, "class"), "answer "), strings.TrimSpace(textOf(div))
+}
+
+// The console that knows its people signs their approvals with its own
+// key (people.keys.console): a tool whose approval names by: groups
+// takes ana's approval from the console, recorded as hers; a console
+// without the key, or a person outside the group, is refused and pays
+// nothing.
+func TestConsoleSignsForThePersonItKnows(t *testing.T) {
+	t.Parallel()
+	const anaToken, carolToken = "ana-0123456789abcdef", "carol-0123456789abcdef"
+	tools, ppl := payServer(t), newPeople(t)
+	_, consoleKey, err := ed25519.GenerateKey(nil)
+	require.NoError(t, err)
+	cfg := `
+model: { base_url: "{{MODEL}}", name: signed }
+tools:
+  - { name: pay, http: { method: POST, url: "` + tools.URL + `/pay" }, effect: write, approval: { by: [finance] },
+      parameters: { type: object, properties: { amount: { type: integer } } } }
+agents:
+  - { name: payer, instructions: Pay., tools: [pay] }
+` + strings.Replace(ppl.yaml(), "  keys: { ", "  keys: { console: "+config.KeyText(consoleKey.Public().(ed25519.PublicKey))+", ", 1)
+	s := newStack(t, cfg, map[string]scriptedmodel.Script{"signed": scriptedmodel.Sequence(
+		scriptedmodel.CallsTurn(scriptedmodel.NewCall("pay", map[string]int{"amount": 5000})),
+		scriptedmodel.Reply("paid"),
+	)})
+	run := s.start(workflows.AgentInput{Agent: "payer", Task: "pay"})
+	call := s.pendingApproval(run).CallID
+	consoleOf := func(opts console.Options) string {
+		opts.Namespace, opts.People = "default", map[string]string{anaToken: "ana", carolToken: "carol"}
+		h, err := console.New(serverClient, opts)
+		require.NoError(t, err)
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		return srv.URL + "/runs/" + url.PathEscape(run.GetID()) + "/approve"
+	}
+	as := func(token string) func(*http.Request) {
+		return func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token) }
+	}
+	form := url.Values{"call_id": {call}, "decision": {"approve"}}
+
+	class, text := postAnswerAs(t, consoleOf(console.Options{}), form, as(anaToken))
+	require.Equal(t, "rejected", class)
+	require.Contains(t, text, `must carry a "signature"`, "without its key the console's approval is not taken")
+	signing := consoleOf(console.Options{SigningKey: consoleKey})
+	class, text = postAnswerAs(t, signing, form, as(carolToken))
+	require.Equal(t, "rejected", class)
+	require.Contains(t, text, "carol is not in finance, who answer for pay")
+	require.Empty(t, tools.requests("/pay"))
+
+	class, text = postAnswerAs(t, signing, form, as(anaToken))
+	require.Equal(t, "ok", class, text)
+	_, err = s.result(run)
+	require.NoError(t, err)
+	require.Len(t, tools.requests("/pay"), 1, "paid once")
+	var by []string
+	for _, n := range nodesOf(s.trace(run), signals.KindApproval) {
+		by = append(by, n.By)
+	}
+	require.Equal(t, []string{"ana"}, by, "the approval is ana's, signed by the console")
 }

@@ -1,0 +1,56 @@
+package runmsg
+
+import (
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/unstuck-dev/unstuck/approvals/sign"
+	"github.com/unstuck-dev/unstuck/signals"
+)
+
+// Sign signs approval req of run workflowID (runID "": its latest) as
+// signer with key: the signature binds the run's chain (its first run
+// id, from describe) and the tool the call waits for (from the status
+// query), so it settles this call of this run and no other. The CLI's
+// approve --as and the console (as config.ConsoleSigner) sign with it.
+func Sign(ctx context.Context, tc client.Client, workflowID, runID string, key ed25519.PrivateKey, signer string, req *signals.ApproveRequest) error {
+	ctx, cancel := context.WithTimeout(ctx, UpdateTimeout)
+	defer cancel()
+	desc, err := tc.DescribeWorkflowExecution(ctx, workflowID, runID)
+	if err != nil {
+		return fmt.Errorf("approve: describe %s: %w", workflowID, err)
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	chain := info.GetFirstRunId()
+	if chain == "" {
+		return fmt.Errorf("approve: the server does not report the first run id of %s, which a signature binds", workflowID)
+	}
+	// The run described, not a later one that may start meanwhile.
+	v, err := tc.QueryWorkflow(ctx, workflowID, info.GetExecution().GetRunId(), signals.QueryStatus)
+	if err != nil {
+		return fmt.Errorf("approve: the status of %s: %w", workflowID, err)
+	}
+	var st signals.Status
+	if err := v.Get(&st); err != nil {
+		return fmt.Errorf("approve: decode the status of %s: %w", workflowID, err)
+	}
+	tool := ""
+	for _, p := range st.PendingApprovals {
+		if p.CallID == req.CallID {
+			tool = p.Tool
+		}
+	}
+	if tool == "" {
+		return fmt.Errorf("approve: call %s of %s is not waiting for approval (status lists pending_approvals)", req.CallID, workflowID)
+	}
+	s, err := sign.Sign(key, sign.For(chain, workflowID, tool, *req), signer, time.Now())
+	if err != nil {
+		return err
+	}
+	req.Signature = s
+	return nil
+}
