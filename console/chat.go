@@ -147,7 +147,7 @@ func taskMessage(args json.RawMessage) (text, by string) {
 		return *a.Message, a.By
 	}
 	if in := compactJSON(a.Input); in != "" && in != "{}" && in != "null" {
-		return a.Task + "\n\nInput: " + in, ""
+		return a.Task + "\n\nInput: " + in, a.By
 	}
-	return a.Task, ""
+	return a.Task, a.By
 }

@@ -104,7 +104,7 @@ func (c *cli) chat(cmd *cobra.Command, o chatOptions, agent string) error {
 				return err
 			}
 		}
-		in := workflows.AgentInput{Agent: agent, Task: first}
+		in := workflows.AgentInput{Agent: agent, Task: first, By: o.by}
 		if _, err := startRun(ctx, tc, startSpec{id: s.id, taskQueue: o.taskQueue, agent: agent}, in); err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ var agentNameKey = workflows.AgentNameKey
 type runOptions struct {
 	agent        string
 	task         string
+	by           string
 	input        string
 	outputSchema string
 	id           string
@@ -70,6 +71,7 @@ start" to wait):
 	f := cmd.Flags()
 	f.StringVar(&o.agent, "agent", "", "agent name from the worker's config (required)")
 	f.StringVar(&o.task, "task", "", "what the agent should do, in plain words (required)")
+	f.StringVar(&o.by, "by", "", "who gives the task (kept on the run's task node)")
 	f.StringVar(&o.input, "input", "", "JSON object the agent gets as input")
 	f.StringVar(&o.outputSchema, "output-schema", "", "JSON Schema object the output must match, or @file.json")
 	f.StringVar(&o.id, "id", "", "workflow id (default <agent>-<UTC timestamp>-<random hex>)")

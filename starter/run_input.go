@@ -30,7 +30,7 @@ func (o *runOptions) agentInput() (workflows.AgentInput, error) {
 	if strings.TrimSpace(o.taskQueue) == "" {
 		return in, usageErrorf("--task-queue is empty (the worker's default is %q)", workflows.TaskQueue)
 	}
-	in.Agent, in.Task = o.agent, o.task
+	in.Agent, in.Task, in.By = o.agent, o.task, o.by
 	if o.input != "" {
 		raw, err := parseJSONObject("--input", []byte(o.input))
 		if err != nil {

@@ -62,7 +62,7 @@ func (c chatRun) Record(ctx workflow.Context, node string, m signals.MessageRequ
 	if n == nil {
 		n = r.addNode(ctx, Node{Node: signals.Node{Kind: signals.KindTask, Parents: r.run.Frontier}, Step: r.run.Step})
 	}
-	n.Args, n.Status, n.At = args, signals.StatusCompleted, workflow.Now(ctx).UTC()
+	n.Args, n.Status, n.At, n.By = args, signals.StatusCompleted, workflow.Now(ctx).UTC(), m.By
 	r.run.TookMessage(n.ID)
 }
 

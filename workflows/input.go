@@ -20,6 +20,9 @@ const (
 type AgentInput struct {
 	Agent        string          `json:"agent"`
 	Task         string          `json:"task"`
+	// By is who gave the task (a conversation's first message), kept on
+	// the task node as a later message's author is.
+	By           string          `json:"by,omitempty"`
 	Input        json.RawMessage `json:"input,omitempty"`
 	OutputSchema map[string]any  `json:"output_schema,omitempty"`
 	From         *ForkFrom       `json:"from,omitempty"`
@@ -33,7 +36,7 @@ type AgentInput struct {
 }
 
 // inputFields are the fields AgentInput knows.
-var inputFields = []string{"agent", "task", "input", "output_schema", "from", "continued", "continued_gzip"}
+var inputFields = []string{"agent", "task", "by", "input", "output_schema", "from", "continued", "continued_gzip"}
 
 // UnmarshalJSON decodes the input and notes the fields it does not know,
 // so a typo ("outputSchema") is refused instead of silently ignored.

@@ -218,9 +218,12 @@ func start(ctx workflow.Context, in AgentInput) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	args := map[string]any{"task": in.Task, "input": inputOrEmpty(in.Input)}
+	if in.By != "" {
+		args["by"] = in.By // only then: a task's node is as it always was
+	}
 	task := r.addNode(ctx, Node{Node: signals.Node{
-		Kind: signals.KindTask, Status: signals.StatusCompleted,
-		Args: mustJSON(map[string]any{"task": in.Task, "input": inputOrEmpty(in.Input)}),
+		Kind: signals.KindTask, Status: signals.StatusCompleted, Args: mustJSON(args), By: in.By,
 	}})
 	run.Started(task.ID)
 	return r, nil
@@ -298,6 +301,9 @@ func checkInput(in AgentInput) error {
 	}
 	if len(in.Input) > 0 && !isJSONObject(in.Input) {
 		problems = append(problems, `input.input must be a JSON object`)
+	}
+	if len(in.By) > signals.MaxBy {
+		problems = append(problems, fmt.Sprintf(`input.by is %d bytes, over the %d bytes it may hold (who gave the task: a name or an address)`, len(in.By), signals.MaxBy))
 	}
 	if in.OutputSchema != nil {
 		if _, err := config.CompileSchema("input.output_schema", in.OutputSchema); err != nil {
