@@ -18,8 +18,8 @@ const (
 
 // AgentInput starts a run (docs/contract.md "Workflow").
 type AgentInput struct {
-	Agent        string          `json:"agent"`
-	Task         string          `json:"task"`
+	Agent string `json:"agent"`
+	Task  string `json:"task"`
 	// By is who gave the task (a conversation's first message), kept on
 	// the task node as a later message's author is.
 	By           string          `json:"by,omitempty"`
