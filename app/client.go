@@ -38,6 +38,13 @@ func QuietLogger() tlog.Logger {
 	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 }
 
+// SilentLogger logs nothing of the Temporal SDK: for workers whose every
+// failure the command reports itself (eval's, whose activities fail on
+// purpose: a tool the recording answers with its failure, a model down).
+func SilentLogger() tlog.Logger {
+	return tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))
+}
+
 // ConnectError says that Temporal at hostPort could not be reached, and,
 // when nothing answered there, what to look at: on a cluster the server
 // is down when its database is. A refusal of another kind (a TLS

@@ -33,21 +33,27 @@ type Run struct {
 // call off the recording that was answered with an error, and gave the
 // output c expects (for a judge case: the judge's verdict passed it).
 func Judge(c *Case, r *Run) {
-	r.Pass, r.Why = passed(c, r.Outcome, r.Reason, len(r.Diverged), r.Judgement)
+	r.Pass, r.Why = passed(c, r.Outcome, r.Reason, r.Diverged, r.Judgement)
 }
 
-// passed says whether an outcome passes c, and why not; j is the judge's
-// judgement of its output, for a judge case.
-func passed(c *Case, o Outcome, reason string, diverged int, j *Judgement) (bool, string) {
+// passed says whether an outcome passes c, and why not, naming the first
+// cause: a call the recording does not have comes before what it led to
+// (a failed or stopped run, an output that does not match); j is the
+// judge's judgement of its output, for a judge case.
+func passed(c *Case, o Outcome, reason string, diverged []string, j *Judgement) (bool, string) {
+	if len(diverged) > 0 {
+		why := fmt.Sprintf("diverged: the call %s is not in the recording", diverged[0])
+		if len(diverged) > 1 {
+			why += fmt.Sprintf(" (and %d more call(s))", len(diverged)-1)
+		}
+		return false, why
+	}
 	if o.Status != StatusCompleted {
 		why := "status " + orNone(o.Status)
 		if reason != "" {
 			why += ": " + reason
 		}
 		return false, why
-	}
-	if diverged > 0 {
-		return false, fmt.Sprintf("diverged: %d tool call(s) not in the recording", diverged)
 	}
 	if IsJudged(c) {
 		return Judged(c.Expect.Judge, j)
@@ -212,7 +218,7 @@ func scoreCase(c *Case, runs []Run) CaseScore {
 	cs.Mean.LoopToProgress = meanLoopToProgress(own)
 	cs.Change = ChangeNone
 	if o := c.Recorded; o != nil {
-		pass, why := passed(c, *o, "", 0, c.RecordedJudgement)
+		pass, why := passed(c, *o, "", nil, c.RecordedJudgement)
 		cs.Recorded = &RecordedScore{Pass: pass, Why: why, Figures: figures(*o), Judgement: c.RecordedJudgement}
 		cs.Change = change(pass, cs.PassK)
 		cs.Notes = moved(cs.Recorded.Figures, cs.Mean)

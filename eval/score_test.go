@@ -17,7 +17,9 @@ func TestJudge(t *testing.T) {
 	}{
 		{"completed with the output", Run{Outcome: Outcome{Status: StatusCompleted, Output: json.RawMessage(`{"ok":true}`)}}, true, ""},
 		{"stopped", Run{Outcome: Outcome{Status: "stopped"}, Reason: "max_steps"}, false, "status stopped: max_steps"},
-		{"diverged", Run{Outcome: Outcome{Status: StatusCompleted, Output: json.RawMessage(`{"ok":true}`)}, Diverged: []string{"t {}"}}, false, "diverged: 1 tool call(s) not in the recording"},
+		{"diverged", Run{Outcome: Outcome{Status: StatusCompleted, Output: json.RawMessage(`{"ok":true}`)}, Diverged: []string{"t {}"}}, false, "diverged: the call t {} is not in the recording"},
+		{"diverged, then failed for it", Run{Outcome: Outcome{Status: "failed"}, Reason: "output is not JSON", Diverged: []string{"t {\"a\":1}", "u {}"}}, false,
+			"diverged: the call t {\"a\":1} is not in the recording (and 1 more call(s))"},
 		{"live calls pass", Run{Outcome: Outcome{Status: StatusCompleted, Output: json.RawMessage(`{"ok":true}`)}, Live: []string{"t {}"}}, true, ""},
 		{"another output", Run{Outcome: Outcome{Status: StatusCompleted, Output: json.RawMessage(`{"ok":false}`)}}, false, `output {"ok":false} is not the expected {"ok":true}`},
 	} {

@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
 
 	"github.com/unstuck-dev/unstuck/app"
 	"github.com/unstuck-dev/unstuck/internal/runmsg"
@@ -42,10 +43,15 @@ func (c *cli) client(ctx context.Context) (client.Client, error) {
 
 // clientWithin dials as client does, giving up after timeout.
 func (c *cli) clientWithin(ctx context.Context, timeout time.Duration) (client.Client, error) {
+	return c.clientLogging(ctx, timeout, app.QuietLogger())
+}
+
+// clientLogging dials as clientWithin does, the SDK logging to logger.
+func (c *cli) clientLogging(ctx context.Context, timeout time.Duration, logger log.Logger) (client.Client, error) {
 	opts := app.ClientOptions()
 	opts.HostPort = c.address
 	opts.Namespace = c.namespace
-	opts.Logger = app.QuietLogger()
+	opts.Logger = logger
 	opts, err := app.WithSecurity(opts, nil)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/unstuck-dev/unstuck/app"
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/eval"
 )
 
 // An eval that could not run exits 2, never 1 (a regression): here
@@ -76,4 +79,43 @@ func execCode(err error) int {
 		return ee.code
 	}
 	return exitFailure
+}
+
+// An eval whose agent's model does not answer (nothing listens at its
+// endpoint) could not run: one line, exit 2, before any run starts,
+// instead of every run waiting the model out and scored as a regression.
+// A graph that never asks a model is not held back by it.
+func TestEvalRunWithTheModelDownExits2(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "candidate.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(checkConfig), 0o644))
+	cases := filepath.Join(dir, "cases")
+	require.NoError(t, os.Mkdir(cases, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(cases, "case.yaml"), []byte("agent: finder\ntask: Find.\n"), 0o644))
+	_, dial := fakeTemporal(t) // nothing is asked of Temporal
+	r := runCLI(t, dial, "eval", "run", cases, "--config", cfg)
+	require.Equal(t, exitNotRun, r.code, r.stderr)
+	require.Equal(t, "unstuck: eval: the model of agent finder (candidate in "+cfg+") does not answer at http://127.0.0.1:9/v1 (connect: connection refused), "+
+		"and nothing is scored: start it, or point --config at one that answers\n", r.stderr)
+	require.Empty(t, r.stdout, "no scorecard")
+
+	require.NoError(t, checkEvalModels([]*eval.Case{{Agent: "walker"}}, mustConfig(t, `
+model: { base_url: "http://127.0.0.1:9/v1", name: unused }
+tools:
+  - { name: search, effect: read, http: { url: "http://127.0.0.1:9/search" }, parameters: { type: object } }
+agents:
+  - name: walker
+    tools: [search]
+    graph: { start: S, nodes: { S: { tool: search, args: {} }, E: { end: true } }, edges: [ { from: S, to: E } ] }
+`), "graph.yaml"))
+}
+
+// mustConfig is a config file's text, loaded as the worker loads it.
+func mustConfig(t *testing.T, text string) *config.File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "agents.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	cfg, err := app.LoadConfig(path)
+	require.NoError(t, err)
+	return cfg
 }

@@ -87,7 +87,9 @@ of the cases that lost their pass, default 0), and only then,
 2 the eval could not run, and nothing is scored: a usage error; a case
 file, the config or the baseline refused before anything runs; Temporal
 unreachable; no worker took the cases (no run's first workflow task
-completed within --timeout); interrupted (Ctrl-C, SIGTERM).`,
+completed within --timeout); no model of an agent the cases (or their
+judges) run answers at its endpoint (checked by a connection, before
+anything runs); interrupted (Ctrl-C, SIGTERM).`,
 		Example: `  # the suite against a candidate config, each case three times
   unstuck eval run evals/ --config candidate.yaml --repeat 3
 
@@ -188,11 +190,16 @@ func (c *cli) scoreEval(cmd *cobra.Command, dir string, o *evalRunOptions) (eval
 	// are ended (endOpen) before it exits, and nothing is scored.
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	tc, err := c.clientWithin(ctx, loadDialTimeout)
+	// The in-process workers' activities fail on purpose (a recorded
+	// failure, a call not recorded): the eval reports every run itself.
+	tc, err := c.clientLogging(ctx, loadDialTimeout, app.SilentLogger())
 	if err != nil {
 		return none, err
 	}
 	defer tc.Close()
+	if err := checkEvalModels(cases, cfg, o.config); err != nil {
+		return none, err
+	}
 	// The workflow sets AgentName and AgentPhase, which must exist first.
 	if err := app.EnsureSearchAttributes(ctx, tc, c.namespace); err != nil {
 		return none, err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -171,8 +172,8 @@ func (r *evalRunner) execute(evalCtx context.Context, id string, in workflows.Ag
 			return o, err.Error()
 		}
 		reason = res.Reason
-		if res.LastError != "" {
-			reason += ": " + res.LastError
+		if res.LastError != "" && !strings.Contains(reason, res.LastError) {
+			reason += ": " + res.LastError // once: a reason may say it already
 		}
 	}
 	// Measured as an export measures the recording (eval.OutcomeOf), so
