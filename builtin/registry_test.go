@@ -11,7 +11,7 @@ import (
 func TestNamesAreSortedAndComplete(t *testing.T) {
 	names := Names()
 	require.True(t, sort.StringsAreSorted(names), names)
-	require.Equal(t, []string{"book_flight", "echo", "get_quote", "issue_refund", "lookup_order", "noop", "search_flights", "sleep", "write_report"}, names)
+	require.Equal(t, []string{"book_flight", "echo", "find_hotels", "get_quote", "issue_refund", "lookup_order", "noop", "search_flights", "sleep", "write_report"}, names)
 	for _, n := range names {
 		require.True(t, Known(n), n)
 		_, ok := Lookup(n)
