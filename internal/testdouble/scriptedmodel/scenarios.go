@@ -36,6 +36,7 @@ func Scenarios() map[string]Script {
 		SupportGeneral: supportGeneral,
 		SupportOrders:  supportOrders,
 		SupportRefunds: supportRefunds,
+		ConciergeDemo:  concierge,
 	}
 }
 

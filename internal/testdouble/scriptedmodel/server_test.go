@@ -206,7 +206,7 @@ func TestModelsListsScripts(t *testing.T) {
 	for _, m := range list.Models {
 		ids = append(ids, m.ID)
 	}
-	require.Equal(t, []string{Echo, FinalOutput, StockDemo, SupportGeneral, SupportOrders, SupportRefunds, TravelDemo}, ids)
+	require.Equal(t, []string{ConciergeDemo, Echo, FinalOutput, StockDemo, SupportGeneral, SupportOrders, SupportRefunds, TravelDemo}, ids)
 	require.Equal(t, "true", list.Header().Get(Header))
 }
 
@@ -230,7 +230,7 @@ func TestStartLogsThatItIsATestDouble(t *testing.T) {
 	defer s.Close()
 	require.Len(t, lines, 1)
 	require.Equal(t, "scripted model server (a test double, not a real model) listening on "+s.URL()+
-		", scripts: echo, final-output, stock-demo, support-general, support-orders, support-refunds, travel-demo (fallback: echo)", lines[0])
+		", scripts: concierge-demo, echo, final-output, stock-demo, support-general, support-orders, support-refunds, travel-demo (fallback: echo)", lines[0])
 	require.True(t, strings.HasPrefix(s.URL(), "http://127.0.0.1:"))
 	require.True(t, strings.HasSuffix(s.URL(), "/v1"))
 }
