@@ -2,6 +2,7 @@
 #   make demo   run the demo agent end to end on a local dev server (Ctrl-C stops it)
 #   make demo-edit   a person corrects an agent's thought mid-run and the run resumes from there
 #   make demo-handoff   a customer-service chain hands a customer on, agent to agent, down to a person
+#   make demo-chat   chat with a conversation agent in the terminal (no model key needed)
 #   make test   every test layer: lint, unit, workflow, replay, real server, browser, cluster
 #   make check  the inner loop: lint, unit, workflow and replay tests (no server)
 #   make test-cluster   the integration tests that depend on the server, on a real Temporal cluster on PostgreSQL
@@ -42,12 +43,12 @@ go-install = mkdir -p $(TOOLS) && tmp=$$(mktemp -d $(TOOLS)/.building-XXXXXX) &&
 RELEASED_COMMIT := 93ddf9d
 RELEASED_WORKER := $(TOOLS)/unstuck-worker-$(RELEASED_COMMIT)-$(GO_VERSION)/unstuck-worker
 
-.PHONY: all build demo demo-edit demo-handoff test check test-lint test-check test-server test-browser test-cluster-part test-cluster cluster-tools postgres lint fmt-check vet workflowcheck staticcheck bench histories clean clean-tools tools help chromium
+.PHONY: all build demo demo-edit demo-handoff demo-chat test check test-lint test-check test-server test-browser test-cluster-part test-cluster cluster-tools postgres lint fmt-check vet workflowcheck staticcheck bench histories clean clean-tools tools help chromium
 
 all: build
 
 help:
-	@sed -n '1,12p' Makefile
+	@sed -n '1,13p' Makefile
 
 $(TEMPORAL):
 	@echo ">> building Temporal CLI $(TEMPORAL_CLI_VERSION) into $(@D) (once per machine; a cold build takes a few minutes)"
@@ -173,6 +174,9 @@ demo-edit: $(BIN)/temporal build
 
 demo-handoff: $(BIN)/temporal build
 	$(BIN)/unstuck demo handoff --temporal $(BIN)/temporal --worker $(BIN)/unstuck-worker
+
+demo-chat: $(BIN)/temporal build
+	$(BIN)/unstuck demo chat --temporal $(BIN)/temporal --worker $(BIN)/unstuck-worker
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')); \

@@ -87,8 +87,13 @@ func (c *cli) chat(cmd *cobra.Command, o chatOptions, agent string) error {
 		return err
 	}
 	defer tc.Close()
-	out := cmd.OutOrStdout()
-	s := &chatSession{tc: tc, out: out, by: o.by, id: o.join, view: newChatView(out), lines: readLines(cmd.InOrStdin())}
+	return chatWith(ctx, tc, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o, agent)
+}
+
+// chatWith is a chat over a client that is connected: what the user types
+// on in, the conversation on out (`unstuck chat`, `unstuck demo chat`).
+func chatWith(ctx context.Context, tc client.Client, in io.Reader, out, errOut io.Writer, o chatOptions, agent string) error {
+	s := &chatSession{tc: tc, out: out, by: o.by, id: o.join, view: newChatView(out), lines: readLines(in)}
 	if s.id == "" {
 		fmt.Fprintf(out, "Talking to %s. Type a message and press Enter; Ctrl-D leaves.\nyou> ", agent)
 		first, ok := <-s.lines
@@ -100,6 +105,7 @@ func (c *cli) chat(cmd *cobra.Command, o chatOptions, agent string) error {
 			return nil
 		}
 		if s.id = o.id; s.id == "" {
+			var err error
 			if s.id, err = newWorkflowID(agent); err != nil {
 				return err
 			}
@@ -109,7 +115,7 @@ func (c *cli) chat(cmd *cobra.Command, o chatOptions, agent string) error {
 			return err
 		}
 		s.view.typed = append(s.view.typed, first)
-		fmt.Fprintf(cmd.ErrOrStderr(), "(run %s)\n", s.id)
+		fmt.Fprintf(errOut, "(run %s)\n", s.id)
 	}
 	return s.run(ctx)
 }
@@ -119,19 +125,7 @@ func (c *cli) chat(cmd *cobra.Command, o chatOptions, agent string) error {
 func (s *chatSession) run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events := make(chan feed.Event)
-	followed := make(chan error, 1)
-	go func() {
-		src := feed.Run{Client: s.tc, WorkflowID: s.id, QueryTimeout: queryTimeout}
-		followed <- feed.Follow(ctx, src, feed.Cursor{}, chatInterval, func(e feed.Event) error {
-			select {
-			case events <- e:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
-	}()
+	events, followed := s.follow(ctx)
 	for {
 		select {
 		case e := <-events:
@@ -151,6 +145,25 @@ func (s *chatSession) run(ctx context.Context) error {
 			return fmt.Errorf("follow %s: %w", s.id, err)
 		}
 	}
+}
+
+// follow gives the run's events until ctx is done, and then why the
+// following ended.
+func (s *chatSession) follow(ctx context.Context) (<-chan feed.Event, <-chan error) {
+	events := make(chan feed.Event)
+	followed := make(chan error, 1)
+	go func() {
+		src := feed.Run{Client: s.tc, WorkflowID: s.id, QueryTimeout: queryTimeout}
+		followed <- feed.Follow(ctx, src, feed.Cursor{}, chatInterval, func(e feed.Event) error {
+			select {
+			case events <- e:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	return events, followed
 }
 
 // typed acts on a line the user typed: the answer to the call waiting
@@ -173,21 +186,24 @@ func (s *chatSession) typed(ctx context.Context, line string) {
 		s.view.waiting = nil
 		return
 	}
-	if err := s.say(ctx, line); err != nil {
+	res, err := s.say(ctx, line)
+	if err != nil {
 		fmt.Fprintf(s.out, "  (not sent: %s)\n", termtext.Visible(err.Error()))
 		return
 	}
 	s.view.typed = append(s.view.typed, line)
+	s.view.sent(res)
 }
 
 // say sends the message.
-func (s *chatSession) say(ctx context.Context, text string) error {
+func (s *chatSession) say(ctx context.Context, text string) (signals.MessageResult, error) {
 	req := signals.MessageRequest{Text: text, Audit: signals.Audit{By: s.by}}
 	if err := req.Validate(); err != nil {
-		return err
+		return signals.MessageResult{}, err
 	}
 	var res signals.MessageResult
-	return runmsg.Update(ctx, s.tc, s.id, "", signals.Message, req, &res)
+	err := runmsg.Update(ctx, s.tc, s.id, "", signals.Message, req, &res)
+	return res, err
 }
 
 // approvalOf reads a typed answer to a call waiting for approval: a

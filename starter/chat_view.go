@@ -33,6 +33,8 @@ type chatView struct {
 	waiting *signals.Node
 	// prompted: the line holds the prompt, and the user has not typed.
 	prompted bool
+	// phase is the run's phase as last shown ("": not known yet).
+	phase signals.Phase
 }
 
 func newChatView(w io.Writer) *chatView {
@@ -52,6 +54,7 @@ func (v *chatView) show(e feed.Event) {
 		v.endLine()
 		fmt.Fprintf(v.w, "  ? %s waits for your approval: type a to approve, r REASON to reject\n", call(n))
 	case feed.TypePhase:
+		v.phase = e.Phase
 		switch {
 		case e.Phase == signals.PhaseAwaitingUser && v.waiting == nil:
 			v.endLine()
@@ -184,6 +187,36 @@ func (v *chatView) endLine() {
 
 // typedLine: the user typed a line, so the terminal is on a new one.
 func (v *chatView) typedLine() { v.prompted = false }
+
+// echo shows a line typed by a script, not a person, as a terminal would
+// have echoed it.
+func (v *chatView) echo(line string) {
+	if !v.prompted {
+		v.endLine()
+		fmt.Fprint(v.w, "you> ")
+	}
+	fmt.Fprintln(v.w, termtext.Visible(line))
+	v.prompted = false
+}
+
+// sent notes a message the run took: when the run was working (or others
+// wait before it), it says the message waits its turn; either way the run
+// works on what it was sent now.
+func (v *chatView) sent(res signals.MessageResult) {
+	if v.phase != signals.PhaseAwaitingUser || res.Queued > 1 {
+		v.endLine()
+		fmt.Fprintf(v.w, "  (queued: the agent is still working; %s to be answered)\n", waitingMessages(res.Queued))
+	}
+	v.phase = signals.PhaseRunning
+}
+
+// waitingMessages is "1 message waits", "2 messages wait".
+func waitingMessages(n int) string {
+	if n == 1 {
+		return "1 message waits"
+	}
+	return fmt.Sprintf("%d messages wait", n)
+}
 
 // call is a call as the chat shows it: its tool and arguments.
 func call(n signals.Node) string {

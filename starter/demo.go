@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -43,13 +44,16 @@ type demoOptions struct {
 	// dial connects the messages a scenario sends (as `unstuck edit`
 	// does); nil is dialTemporal. Tests hand out a fake.
 	dial dialFunc
+	// in is what the person types (demo chat); by, who they are.
+	in io.Reader
+	by string
 }
 
 func newDemoCmd() *cobra.Command {
 	var o demoOptions
 	cmd := &cobra.Command{
-		Use:   "demo [edit|handoff]",
-		Short: "Run the demo travel agent (demo edit, demo handoff: the other scenarios) end to end on a local Temporal dev server",
+		Use:   "demo [edit|handoff|chat]",
+		Short: "Run the demo travel agent (demo edit, demo handoff, demo chat: the other scenarios) end to end on a local Temporal dev server",
 		Long: `demo starts everything the demo needs on this machine, on loopback only:
   - a Temporal dev server (the Temporal CLI, history in a SQLite file under --data,
     search attributes AgentName and AgentPhase registered) with its Web UI,
@@ -77,12 +81,18 @@ Scenarios:
                       why, the AgentName the run is listed under); then the
                       demo replies as the person and prints the result with
                       its handoff_path. Always on the scripted model; see
-                      "unstuck demo handoff --help".`,
+                      "unstuck demo handoff --help".
+  unstuck demo chat   a conversation: you chat with a hotel concierge in the
+                      terminal, as with "unstuck chat" (--once: the demo
+                      types a short exchange itself, a message sent while
+                      the agent works included). Always on the scripted
+                      model; see "unstuck demo chat --help".`,
 		Example: `  make demo
   bin/unstuck demo --temporal bin/temporal --worker bin/unstuck-worker
   bin/unstuck demo --once --port 7300 --ui-port 8300 --data /tmp/demo   # exit after the run
   bin/unstuck demo edit --temporal bin/temporal --worker bin/unstuck-worker --once
-  bin/unstuck demo handoff --temporal bin/temporal --worker bin/unstuck-worker --once`,
+  bin/unstuck demo handoff --temporal bin/temporal --worker bin/unstuck-worker --once
+  bin/unstuck demo chat --temporal bin/temporal --worker bin/unstuck-worker`,
 		Args: demoScenarioArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runDemo(cmd.Context(), cmd.OutOrStdout(), o, travelScenario)
@@ -98,7 +108,7 @@ Scenarios:
 	f.IntVar(&o.consolePort, "console-port", 8234, "console (unstuck console) port on 127.0.0.1")
 	f.BoolVar(&o.once, "once", false, "stop everything after the demo run instead of waiting for Ctrl-C")
 	f.StringVar(&o.deployment, "deployment-name", "unstuck", "worker deployment the demo's worker is a version of (Worker Versioning: each run stays on the build that started it); the demo makes its worker's build current. Empty: an unversioned worker")
-	cmd.AddCommand(newDemoEditCmd(&o), newDemoHandoffCmd(&o))
+	cmd.AddCommand(newDemoEditCmd(&o), newDemoHandoffCmd(&o), newDemoChatCmd(&o))
 	return cmd
 }
 
@@ -106,7 +116,7 @@ Scenarios:
 // the ones there are.
 func demoScenarioArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf("%s: unknown scenario %q: run `unstuck demo` (the travel agent), `unstuck demo edit` (editing a run) or `unstuck demo handoff` (handing a run on)",
+		return usageErrorf("%s: unknown scenario %q: run `unstuck demo` (the travel agent), `unstuck demo edit` (editing a run), `unstuck demo handoff` (handing a run on) or `unstuck demo chat` (a conversation)",
 			cmd.CommandPath(), strings.Join(args, " "))
 	}
 	return nil
@@ -120,6 +130,8 @@ type demoScenario struct {
 	// scripted: the scenario is the scripted model's story, so it runs on
 	// the scripted model even when OPENAI_BASE_URL names a real one.
 	scripted bool
+	// scripts replace the scripted model's stock scripts of the same name.
+	scripts map[string]scriptedmodel.Script
 }
 
 var travelScenario = demoScenario{run: runDemoAgent}
@@ -143,10 +155,12 @@ type demoModel interface {
 // startScriptedModel starts the scripted model server on loopback: a TEST
 // DOUBLE that speaks the OpenAI chat-completions wire format and plays the
 // demos' scripts (the travel demo's for a model it does not know; the
-// stock agent names its own). It is the only place the demo starts the
-// double.
-func startScriptedModel(out io.Writer) (demoModel, error) {
-	model, err := scriptedmodel.Start("127.0.0.1:0", scriptedmodel.Scenarios(), scriptedmodel.TravelDemo,
+// stock agent names its own), replace's in place of the stock scripts of
+// the same name. It is the only place the demo starts the double.
+func startScriptedModel(out io.Writer, replace map[string]scriptedmodel.Script) (demoModel, error) {
+	scripts := scriptedmodel.Scenarios()
+	maps.Copy(scripts, replace)
+	model, err := scriptedmodel.Start("127.0.0.1:0", scripts, scriptedmodel.TravelDemo,
 		scriptedmodel.WithLogf(func(format string, args ...any) { fmt.Fprintf(out, "» "+format+"\n", args...) }))
 	if err != nil {
 		return nil, err // not a nil *Server inside a non-nil interface
@@ -198,7 +212,7 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions, scenario demoSce
 	}
 	defer stopConsole()
 
-	modelURL, stopModel, err := startDemoModel(out, scenario.scripted)
+	modelURL, stopModel, err := startDemoModel(out, scenario.scripted, scenario.scripts)
 	if err != nil {
 		return err
 	}
@@ -255,13 +269,13 @@ func startDemoServer(out io.Writer, o demoOptions, address string) (*child.Proce
 // OPENAI_BASE_URL when set (unless scripted), else a scripted model server
 // (a test double) started here. stop stops what was started (nothing for a
 // real endpoint).
-func startDemoModel(out io.Writer, scripted bool) (url string, stop func(), err error) {
+func startDemoModel(out io.Writer, scripted bool, scripts map[string]scriptedmodel.Script) (url string, stop func(), err error) {
 	base := os.Getenv("OPENAI_BASE_URL")
 	if base != "" && !scripted {
 		fmt.Fprintf(out, "» model: %s (OPENAI_BASE_URL)\n", base)
 		return base, func() {}, nil
 	}
-	model, err := startScriptedModel(out)
+	model, err := startScriptedModel(out, scripts)
 	if err != nil {
 		return "", nil, err
 	}

@@ -84,7 +84,7 @@ func TestDemoEditConfig(t *testing.T) {
 // sends: SELL as the model thought it; after the demo's edit of the
 // thought, BUY, down to the final answer.
 func TestDemoEditScriptFollowsTheEditedThought(t *testing.T) {
-	model, err := startScriptedModel(io.Discard)
+	model, err := startScriptedModel(io.Discard, nil)
 	require.NoError(t, err)
 	defer model.Close()
 	cfg := openai.DefaultConfig("")
@@ -203,14 +203,14 @@ func TestDemoEditCommand(t *testing.T) {
 func TestDemoEditRunsOnTheScriptedModel(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "https://real.example/v1")
 	var out bytes.Buffer
-	url, stop, err := startDemoModel(&out, true)
+	url, stop, err := startDemoModel(&out, true, nil)
 	require.NoError(t, err)
 	defer stop()
 	require.True(t, strings.HasPrefix(url, "http://127.0.0.1:"), url)
 	require.Contains(t, out.String(), "SCRIPTED model server (a test double")
 	require.Contains(t, out.String(), "even though OPENAI_BASE_URL is set")
 
-	url, stop, err = startDemoModel(io.Discard, false)
+	url, stop, err = startDemoModel(io.Discard, false, nil)
 	require.NoError(t, err)
 	stop()
 	require.Equal(t, "https://real.example/v1", url, "unstuck demo still follows OPENAI_BASE_URL")

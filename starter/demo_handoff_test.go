@@ -64,7 +64,7 @@ func TestDemoHandoffConfig(t *testing.T) {
 	for _, p := range general.Registry {
 		names = append(names, p.Name)
 	}
-	require.Equal(t, []string{"travel", "stocks", "general", "orders", "refunds", "supervisor"}, names)
+	require.Equal(t, []string{"travel", "stocks", "general", "orders", "refunds", "supervisor", "concierge"}, names)
 	orders, err := f.Resolve("orders", getenv)
 	require.NoError(t, err)
 	require.Equal(t, []string{"general", "refunds", config.HandoffHuman}, orders.Agent.HandoffTargets())
@@ -95,7 +95,7 @@ func TestDemoHandoffConfig(t *testing.T) {
 // orders looks the order up and names general; refunds refunds the total
 // the look-up found, read from the handoff context, and hands over.
 func TestDemoHandoffScriptsPlayTheChain(t *testing.T) {
-	model, err := startScriptedModel(io.Discard)
+	model, err := startScriptedModel(io.Discard, nil)
 	require.NoError(t, err)
 	defer model.Close()
 	cfg := openai.DefaultConfig("")
