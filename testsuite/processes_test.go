@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/unstuck-dev/unstuck/builtin"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/internal/testutil"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -297,4 +298,66 @@ func TestDemoEditRunsEndToEnd(t *testing.T) {
 	require.Contains(t, text, "generation 1")
 	require.Contains(t, text, "The final answer follows the edit: BUY")
 	require.Contains(t, text, "--name edit")
+}
+
+// `unstuck demo chat --once` end to end: the concierge answers each
+// message as the chat shows it, searches hotels and names them, takes the
+// message sent while it was answering after that answer (queued), and
+// the trace keeps each message with its author.
+func TestDemoChatRunsEndToEnd(t *testing.T) {
+	t.Parallel()
+	bins := binaries(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(bins, "unstuck"), "demo", "chat", "--once", "--by", "ana",
+		"--temporal", temporalBin, "--worker", filepath.Join(bins, "unstuck-worker"),
+		"--port", fmt.Sprint(freePort(t)), "--ui-port", fmt.Sprint(freePort(t)),
+		"--console-port", fmt.Sprint(freePort(t)), "--data", t.TempDir())
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL=https://real.example/v1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	text := string(out)
+	require.Contains(t, text, "the SCRIPTED model server (a test double, not a real model): this scenario is its script's story")
+
+	hotels := builtinHotels(t, "Lisbon")
+	order := []string{
+		"you> Hello!\nagent> Hello! I'm the demo concierge",
+		"you> I need a hotel in Lisbon for Friday\n",
+		`✓ find_hotels {"city":"Lisbon"}`,
+		"you> Thanks, that's perfect!\n  (queued: the agent is still working; 1 message waits to be answered)",
+		"agent> I found 3 hotels in Lisbon",
+		hotels[0], hotels[1], hotels[2],
+		"agent> You're welcome! Enjoy your stay in Lisbon.",
+		"The messages, as the trace keeps them (task nodes, with their author):",
+		"by ana: Hello!",
+		"by ana: I need a hotel in Lisbon for Friday",
+		"by ana: Thanks, that's perfect!",
+		"Console: http://127.0.0.1:",
+	}
+	at := 0
+	for _, want := range order {
+		i := strings.Index(text[at:], want)
+		require.GreaterOrEqual(t, i, 0, "%q is not after what came before it in:\n%s", want, text)
+		at += i + len(want)
+	}
+	require.Regexp(t, `n9 +task +completed +concierge +- +n8 .*"by":"ana","message":"Thanks, that's perfect!"`, text,
+		"the queued message is a task node after the hotels' answer (n8), by its author")
+}
+
+// builtinHotels are the names of the hotels find_hotels finds in city.
+func builtinHotels(t *testing.T, city string) []string {
+	fn, ok := builtin.Lookup("find_hotels")
+	require.True(t, ok)
+	res, err := fn(context.Background(), builtin.Call{Args: json.RawMessage(`{"city":"` + city + `"}`)})
+	require.NoError(t, err)
+	b, err := json.Marshal(res)
+	require.NoError(t, err)
+	var found struct{ Hotels []struct{ Name string } }
+	require.NoError(t, json.Unmarshal(b, &found))
+	var names []string
+	for _, h := range found.Hotels {
+		names = append(names, h.Name)
+	}
+	require.Len(t, names, 3)
+	return names
 }
