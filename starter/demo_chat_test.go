@@ -10,7 +10,6 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
 
-	"github.com/unstuck-dev/unstuck/builtin"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/feed"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
@@ -25,14 +24,7 @@ import (
 // The concierge is a conversation that enqueues, with find_hotels, on the
 // scripted model the demo started, whatever OPENAI_BASE_URL says.
 func TestDemoChatConfig(t *testing.T) {
-	env := map[string]string{
-		"UNSTUCK_DEMO_MODEL_URL": "http://127.0.0.1:4321/v1",
-		"OPENAI_BASE_URL":        "https://real.example/v1",
-		"OPENAI_API_KEY":         "sk-real",
-	}
-	getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	f, err := config.Parse("demo_agents.yaml", demoConfig, config.Options{KnownBuiltin: builtin.Known, SlowBuiltin: builtin.Slow, Getenv: getenv})
-	require.NoError(t, err)
+	f, getenv := demoFileWithARealModel(t)
 	r, err := f.Resolve(demoChatAgent, getenv)
 	require.NoError(t, err)
 	require.Equal(t, "http://127.0.0.1:4321/v1", r.Model.BaseURL)

@@ -43,11 +43,10 @@ func demoFile(t *testing.T) *config.File {
 	return f
 }
 
-// The stock agent's config loads beside the travel agent's; its write
-// waits for approval; it talks to the scripted model (the endpoint the demo
-// gives the worker) whatever OPENAI_BASE_URL and OPENAI_API_KEY say, while
-// the travel agent still follows them.
-func TestDemoEditConfig(t *testing.T) {
+// demoFileWithARealModel is the demo config loaded with a real model
+// set in OPENAI_BASE_URL and OPENAI_API_KEY, and the scripted model's
+// endpoint the demo gives the worker (127.0.0.1:4321), with its getenv.
+func demoFileWithARealModel(t *testing.T) (*config.File, func(string) (string, bool)) {
 	env := map[string]string{
 		"UNSTUCK_DEMO_MODEL_URL": "http://127.0.0.1:4321/v1",
 		"OPENAI_BASE_URL":        "https://real.example/v1",
@@ -56,6 +55,15 @@ func TestDemoEditConfig(t *testing.T) {
 	getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	f, err := config.Parse("demo_agents.yaml", demoConfig, config.Options{KnownBuiltin: builtin.Known, SlowBuiltin: builtin.Slow, Getenv: getenv})
 	require.NoError(t, err)
+	return f, getenv
+}
+
+// The stock agent's config loads beside the travel agent's; its write
+// waits for approval; it talks to the scripted model (the endpoint the demo
+// gives the worker) whatever OPENAI_BASE_URL and OPENAI_API_KEY say, while
+// the travel agent still follows them.
+func TestDemoEditConfig(t *testing.T) {
+	f, getenv := demoFileWithARealModel(t)
 
 	stocks, err := f.Resolve(demoEditAgent, getenv)
 	require.NoError(t, err)

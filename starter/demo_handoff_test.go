@@ -38,14 +38,7 @@ import (
 // output schema; every model agent talks to the scripted model the demo
 // started, whatever OPENAI_BASE_URL and OPENAI_API_KEY say.
 func TestDemoHandoffConfig(t *testing.T) {
-	env := map[string]string{
-		"UNSTUCK_DEMO_MODEL_URL": "http://127.0.0.1:4321/v1",
-		"OPENAI_BASE_URL":        "https://real.example/v1",
-		"OPENAI_API_KEY":         "sk-real",
-	}
-	getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	f, err := config.Parse("demo_agents.yaml", demoConfig, config.Options{KnownBuiltin: builtin.Known, SlowBuiltin: builtin.Slow, Getenv: getenv})
-	require.NoError(t, err)
+	f, getenv := demoFileWithARealModel(t)
 
 	for name, model := range map[string]string{
 		"general": scriptedmodel.SupportGeneral, "orders": scriptedmodel.SupportOrders, "refunds": scriptedmodel.SupportRefunds,
