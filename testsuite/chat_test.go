@@ -154,7 +154,7 @@ func TestChatInATerminal(t *testing.T) {
 	require.Contains(t, term.screen(), "(left the chat; the run waits for your next message: unstuck chat --join "+id+")")
 
 	again := startTerminal(t, "unstuck", "chat", "--join", id, "--address", serverAddress)
-	again.waitFor("you> hello\nagent> " + greeting)
+	again.waitFor("ana> hello\nagent> " + greeting) // the first message keeps its author too
 	again.waitFor("ana> a window seat, please")
 	again.waitFor("agent> Booked 12A for you.\nyou> ")
 	again.leave()
