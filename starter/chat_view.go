@@ -83,6 +83,9 @@ func (v *chatView) text(t feed.Text) {
 	if v.writing != t.Node {
 		v.endLine()
 		fmt.Fprint(v.w, "agent> ")
+		if shown != "" && !again {
+			fmt.Fprint(v.w, "...") // the reply goes on after a line that broke it
+		}
 		v.writing = t.Node
 	}
 	if again {

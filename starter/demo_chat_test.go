@@ -116,6 +116,18 @@ func TestChatViewEchoesAndSaysQueued(t *testing.T) {
 	require.Equal(t, "you> and one more\n  (queued: the agent is still working; 2 messages wait to be answered)\n", out.String())
 }
 
+// A reply the queued note broke goes on on a line of its own, marked.
+func TestChatViewGoesOnWithAReplyAfterTheQueuedNote(t *testing.T) {
+	var out bytes.Buffer
+	v := newChatView(&out)
+	v.show(textOf("n7", "I found 3 hotels", 0))
+	v.sent(signals.MessageResult{Queued: 1})
+	v.show(textOf("n7", " in Lisbon", len("I found 3 hotels")))
+	v.show(nodeEvent(reply("n7", "I found 3 hotels in Lisbon")))
+	require.Equal(t, "agent> I found 3 hotels\n  (queued: the agent is still working; 1 message waits to be answered)\n"+
+		"agent> ... in Lisbon\n", out.String())
+}
+
 func TestCheckChatTrace(t *testing.T) {
 	task := func(id, text, by string, parents ...string) signals.Node {
 		key := "message"
