@@ -54,6 +54,9 @@ type PendingApproval struct {
 	CallID string          `json:"call_id"`
 	Tool   string          `json:"tool"`
 	Args   json.RawMessage `json:"args"`
+	// Since is when the call began to wait (an addition to
+	// docs/contract.md's fields): the inbox's ages.
+	Since time.Time `json:"since,omitzero"`
 }
 
 // Loop is a cycle the loop detector found.

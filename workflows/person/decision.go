@@ -123,7 +123,7 @@ func (p *Waits) PendingApprovals() []signals.PendingApproval {
 			if t, ok := p.state.approvals.toolOf(n.ID); ok {
 				tool = t // a fallback standing in for the call's tool
 			}
-			out = append(out, signals.PendingApproval{CallID: n.ID, Tool: tool, Args: n.Args})
+			out = append(out, signals.PendingApproval{CallID: n.ID, Tool: tool, Args: n.Args, Since: n.At})
 		}
 	}
 	return out
