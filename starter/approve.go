@@ -7,19 +7,22 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 
+	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
 type approveOptions struct {
 	runID, callID, decision, args, tool, by, reason string
 	signal                                          bool
+	group                                           groupOptions
 }
 
 func newApproveCmd(c *cli) *cobra.Command {
 	var o approveOptions
 	cmd := &cobra.Command{
-		Use:   "approve WORKFLOW_ID",
+		Use:   "approve WORKFLOW_ID | --group ID",
 		Short: "Settle a call waiting for approval: approve, reject, modify or replace it",
 		Long: `Send the "approve" message for a call that waits for approval (a tool with
 approval: always). "unstuck status" lists the waiting calls as pending_approvals
@@ -34,14 +37,28 @@ By default it is an update: the run validates it and answers, or refuses it
 with the reason. With --signal it is fire and forget; a decision that cannot
 apply is recorded in the trace and ignored.
 
+With --group ID it answers a whole group of "unstuck inbox" (approve or
+reject), or part of it (--only, --except): each run gets its own approve
+update, with --by and a reason naming the group decision.
+
 Equivalent temporal command:
   temporal workflow update execute --workflow-id WORKFLOW_ID --name approve \
     --input '{"call_id": "n3", "decision": "approve"}'`,
 		Example: `  unstuck approve travel-1 --call-id n3 --decision approve --by alice
   unstuck approve travel-1 --call-id n3 --decision modify --args '{"seat": "14C"}'
-  unstuck approve travel-1 --call-id n3 --decision reject --reason "over budget"`,
-		Args: oneWorkflowID,
+  unstuck approve travel-1 --call-id n3 --decision reject --reason "over budget"
+  unstuck approve --group 3fa9c2e1b0 --decision approve --by ana
+  unstuck approve --group 3fa9c2e1b0 --decision reject --by ana --only travel-1/n3,travel-9/n5`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.group.id != "" {
+				return noArgs(cmd, args)
+			}
+			return oneWorkflowID(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.group.id != "" {
+				return c.approveGroup(cmd.Context(), cmd, o)
+			}
 			req, err := o.request()
 			if err != nil {
 				return err
@@ -58,6 +75,7 @@ Equivalent temporal command:
 	f.StringVar(&o.reason, "reason", "", "why (kept in the audit trail; a rejection's reason reaches the model)")
 	f.BoolVar(&o.signal, "signal", false, "send a signal (fire and forget) instead of an update")
 	f.StringVar(&o.runID, "run-id", "", "run id (default: the latest run of the workflow id)")
+	o.group.flags(f)
 	return cmd
 }
 
@@ -83,15 +101,26 @@ func (o approveOptions) request() (signals.ApproveRequest, error) {
 }
 
 func (c *cli) approve(ctx context.Context, cmd *cobra.Command, workflowID string, o approveOptions, req signals.ApproveRequest) error {
-	var res signals.ApproveResult
-	if err := c.send(ctx, cmd, workflowID, o.runID, signals.Approve, o.signal, req, &res); err != nil {
-		if o.signal {
-			return err
-		}
+	if o.signal {
+		return c.send(ctx, cmd, workflowID, o.runID, signals.Approve, true, req, nil)
+	}
+	tc, err := c.client(ctx)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	res, err := c.approveCall(ctx, tc, workflowID, o.runID, req)
+	if err != nil {
 		return fmt.Errorf("approve for %s failed: %w", workflowID, err)
 	}
-	if !o.signal {
-		fmt.Fprintf(cmd.OutOrStdout(), "%s: call %s settled (%s)\n", workflowID, res.CallID, res.Decision)
-	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: call %s settled (%s)\n", workflowID, res.CallID, res.Decision)
 	return nil
+}
+
+// approveCall sends one approve update on a client already dialed: the
+// one path of a call's approval, alone or as part of a group's.
+func (c *cli) approveCall(ctx context.Context, tc client.Client, workflowID, runID string, req signals.ApproveRequest) (signals.ApproveResult, error) {
+	var res signals.ApproveResult
+	err := runmsg.Update(ctx, tc, workflowID, runID, signals.Approve, req, &res)
+	return res, err
 }

@@ -1,6 +1,7 @@
 package approvalinbox
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 var t0 = time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)
 
 func call(wf, tool, args string, waitedMin int) Call {
-	return Call{WorkflowID: wf, CallID: "n3", Tool: tool, Args: []byte(args), Since: t0.Add(-time.Duration(waitedMin) * time.Minute)}
+	return Call{WorkflowID: wf, CallID: "n3", Tool: tool, Args: json.RawMessage(args), Since: t0.Add(-time.Duration(waitedMin) * time.Minute)}
 }
 
 func TestGroupCallsByToolAndShapeTheLongestWaitFirst(t *testing.T) {

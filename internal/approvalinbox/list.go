@@ -2,6 +2,7 @@ package approvalinbox
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -54,7 +55,7 @@ type Call struct {
 	Agent      string
 	CallID     string
 	Tool       string
-	Args       []byte
+	Args       json.RawMessage
 	// Since is when the call began to wait.
 	Since time.Time
 }
