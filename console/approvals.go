@@ -114,7 +114,7 @@ func (c *Console) answerGroup(w http.ResponseWriter, r *http.Request) {
 		c.sendAnswer(w, answer{Text: err.Error()})
 		return
 	}
-	c.sendAnswer(w, answer{OK: len(out.Failed) == 0, Text: groupAnswerText(d, out)})
+	c.sendAnswer(w, answer{OK: out.Complete(), Text: groupAnswerText(d, out)})
 }
 
 // sendApproval sends one approve update, as the run page's approve does.
@@ -134,6 +134,9 @@ func groupAnswerText(d approvalinbox.Decision, out approvalinbox.Outcome) string
 	}
 	for _, f := range out.Failed {
 		text += fmt.Sprintf("; failed %s: %v", f.Ref, f.Err)
+	}
+	for _, u := range out.Unread {
+		text += fmt.Sprintf("; not read (may hold calls of the group; answer again): %s: %v", u.WorkflowID, u.Err)
 	}
 	return text
 }

@@ -141,4 +141,3 @@ func TestAnUnknownGroupIsRefusedAndNothingIsSent(t *testing.T) {
 	require.Contains(t, text, `decision "modify": a group takes approve or reject`)
 	require.Contains(t, text, "by is empty")
 }
-

@@ -81,14 +81,18 @@ func (c *cli) approveGroup(ctx context.Context, cmd *cobra.Command, o approveOpt
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "group %s: %d %s, %d skipped, %d failed in %.1f s\n", d.GroupID, len(out.Answered), pastTense(d.Decision),
 		len(out.Skipped), len(out.Failed), time.Since(start).Seconds())
+	for _, u := range out.Unread {
+		fmt.Fprintf(w, "not read (may hold calls of the group; run it again): %s: %s\n", termtext.Visible(u.WorkflowID), termtext.Visible(u.Err.Error()))
+	}
 	for _, s := range out.Skipped {
 		fmt.Fprintf(w, "skipped %s: %s\n", termtext.Visible(s.Ref), s.Why)
 	}
 	for _, f := range out.Failed {
 		fmt.Fprintf(w, "failed %s: %s\n", termtext.Visible(f.Ref), termtext.Visible(f.Err.Error()))
 	}
-	if len(out.Failed) > 0 {
-		return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d calls failed", len(out.Failed), len(out.Failed)+len(out.Answered))}
+	if !out.Complete() {
+		return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d calls failed and %d runs could not be read",
+			len(out.Failed), len(out.Failed)+len(out.Answered), len(out.Unread))}
 	}
 	return nil
 }

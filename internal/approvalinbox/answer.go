@@ -93,7 +93,13 @@ type Outcome struct {
 	Answered []Call
 	Skipped  []Skipped
 	Failed   []Failed
+	// Unread are runs listed as waiting whose status could not be read:
+	// they may hold calls of the group, left unanswered.
+	Unread []Unread
 }
+
+// Complete says whether every call of the group was answered or skipped.
+func (o Outcome) Complete() bool { return len(o.Failed) == 0 && len(o.Unread) == 0 }
 
 // Answer lists the inbox again (filter f), takes the calls of d's group
 // still waiting (as d.Only and d.Except choose), and sends each its own
@@ -109,10 +115,10 @@ func Answer(ctx context.Context, tc client.Client, namespace string, f Filter, d
 		return Outcome{}, err
 	}
 	g, found := in.Group(d.GroupID)
-	if !found && len(d.Only) == 0 {
+	if !found && len(d.Only) == 0 && len(in.Unread) == 0 {
 		return Outcome{}, &UnknownGroupError{GroupID: d.GroupID}
 	}
-	var out Outcome
+	out := Outcome{Unread: in.Unread}
 	calls, skipped := choose(g.Calls, d)
 	out.Skipped = skipped
 	results := make([]error, len(calls))

@@ -119,7 +119,8 @@ func Query(f Filter) string {
 }
 
 // List reads the inbox of namespace: the waiting runs from the visibility
-// store, then each one's status, ReadsInFlight at a time.
+// store, then each one's status, ReadsInFlight at a time; a run that does
+// not answer twice is listed as Unread.
 func List(ctx context.Context, tc client.Client, namespace string, f Filter) (Inbox, error) {
 	if err := f.Check(); err != nil {
 		return Inbox{}, err
@@ -137,6 +138,17 @@ func List(ctx context.Context, tc client.Client, namespace string, f Filter) (In
 			calls[i], errs[i] = r.waitingCalls(ctx, tc, f)
 			return nil
 		})
+	}
+	_ = g.Wait()
+	// A run not read in time (its worker busy) is asked once more, once
+	// the others have answered.
+	for i, r := range runs {
+		if errs[i] != nil && ctx.Err() == nil {
+			g.Go(func() error {
+				calls[i], errs[i] = r.waitingCalls(ctx, tc, f)
+				return nil
+			})
+		}
 	}
 	_ = g.Wait()
 	var in Inbox
