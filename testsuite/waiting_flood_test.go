@@ -47,7 +47,7 @@ func TestWaitingRunContinuesAsNewUnderASignalFlood(t *testing.T) {
 		v, err := s.client.QueryWorkflow(ctx, run.GetID(), "", signals.QueryStatus)
 		return err == nil && v.Get(&st) == nil && st.Generation >= 1 && st.Phase == signals.PhaseAwaitingApproval && len(st.PendingApprovals) == 1
 	}, 20*time.Second, 100*time.Millisecond, "the waiting run continued as new")
-	require.Equal(t, []signals.PendingApproval{{CallID: callID, Tool: "book", Args: st.PendingApprovals[0].Args}}, st.PendingApprovals,
+	require.Equal(t, []signals.PendingApproval{{CallID: callID, Tool: "book", Args: st.PendingApprovals[0].Args, Since: st.PendingApprovals[0].Since}}, st.PendingApprovals,
 		"the next generation waits for the same call")
 	require.JSONEq(t, `{"seat":"12A"}`, string(st.PendingApprovals[0].Args))
 	require.Empty(t, tools.requests("/book"), "nothing runs before the decision")

@@ -68,7 +68,7 @@ func TestApprovalWhenTrueWaitsForAPerson(t *testing.T) {
 	})
 	require.NoError(t, got.rejected)
 	require.Equal(t, signals.PhaseAwaitingApproval, seen.Phase)
-	require.Equal(t, []signals.PendingApproval{{CallID: "n3", Tool: "b", Args: json.RawMessage(`{"amount":5000}`)}}, seen.PendingApprovals)
+	require.Equal(t, []signals.PendingApproval{{CallID: "n3", Tool: "b", Args: json.RawMessage(`{"amount":5000}`), Since: seen.PendingApprovals[0].Since}}, seen.PendingApprovals)
 	require.Equal(t, []string{"a", "b"}, toolsCalled(h), "b ran once approved")
 	b := nodeByTool(h.trace(), "b")
 	require.Equal(t, signals.StatusCompleted, b.Status)

@@ -115,7 +115,7 @@ func TestGraphToolNodeApprovalContinuesAsNewWhileWaiting(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, got.rejected)
 	require.NoError(t, got.err)
-	require.Equal(t, []signals.PendingApproval{{CallID: held, Tool: "b", Args: json.RawMessage(`{"seat":"12A"}`)}}, seen.PendingApprovals)
+	require.Equal(t, []signals.PendingApproval{{CallID: held, Tool: "b", Args: json.RawMessage(`{"seat":"12A"}`), Since: seen.PendingApprovals[0].Since}}, seen.PendingApprovals)
 	require.Equal(t, []string{"b"}, toolNamesOf(h2.toolReqs), "b ran once, after the approval")
 	require.Equal(t, "completed", string(res.Status))
 	require.Equal(t, 1, res.Generation)

@@ -62,7 +62,7 @@ func TestWaitingRunContinuesAsNewAndKeepsTheApproval(t *testing.T) {
 	require.NoError(t, got.rejected)
 	require.NoError(t, got.err)
 	require.Equal(t, signals.PhaseAwaitingApproval, seen.Phase)
-	require.Equal(t, []signals.PendingApproval{{CallID: "n3", Tool: "b", Args: json.RawMessage(`{"seat":"12A"}`)}}, seen.PendingApprovals)
+	require.Equal(t, []signals.PendingApproval{{CallID: "n3", Tool: "b", Args: json.RawMessage(`{"seat":"12A"}`), Since: seen.PendingApprovals[0].Since}}, seen.PendingApprovals)
 	require.Equal(t, []string{"b"}, toolNamesOf(h2.toolReqs), "b ran once, after the approval; a was not run again")
 	require.Equal(t, "completed", string(res.Status))
 	require.Equal(t, 1, res.Generation)
