@@ -11,10 +11,9 @@ import (
 	"time"
 	"unicode"
 
-	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/converter"
 
+	"github.com/unstuck-dev/unstuck/internal/approvalinbox"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -84,7 +83,7 @@ func (c *Console) listRuns(ctx context.Context, f filters) ([]runRow, error) {
 		fields := e.GetSearchAttributes().GetIndexedFields()
 		row := runRow{
 			ID: e.GetExecution().GetWorkflowId(), RunID: e.GetExecution().GetRunId(),
-			Agent: keyword(fields[signals.AttrAgentName]), Phase: keyword(fields[signals.AttrAgentPhase]),
+			Agent: approvalinbox.Keyword(fields[signals.AttrAgentName]), Phase: approvalinbox.Keyword(fields[signals.AttrAgentPhase]),
 			Status: strings.ToLower(strings.TrimPrefix(e.GetStatus().String(), "WORKFLOW_EXECUTION_STATUS_")),
 		}
 		if st := e.GetStartTime(); st != nil {
@@ -93,18 +92,6 @@ func (c *Console) listRuns(ctx context.Context, f filters) ([]runRow, error) {
 		rows = append(rows, row)
 	}
 	return rows, nil
-}
-
-// keyword decodes a Keyword search attribute; a missing one is "".
-func keyword(p *commonpb.Payload) string {
-	if p == nil {
-		return ""
-	}
-	var s string
-	if converter.GetDefaultDataConverter().FromPayload(p, &s) != nil {
-		return ""
-	}
-	return s
 }
 
 // ago says how long ago t was, coarsely.

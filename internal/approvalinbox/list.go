@@ -184,7 +184,7 @@ func waitingRuns(ctx context.Context, tc client.Client, namespace string, f Filt
 		for _, e := range resp.GetExecutions() {
 			runs = append(runs, waitingRun{
 				workflowID: e.GetExecution().GetWorkflowId(), runID: e.GetExecution().GetRunId(),
-				agent:   keyword(e.GetSearchAttributes().GetIndexedFields()[signals.AttrAgentName]),
+				agent:   Keyword(e.GetSearchAttributes().GetIndexedFields()[signals.AttrAgentName]),
 				started: e.GetStartTime().AsTime(),
 			})
 		}
@@ -275,8 +275,8 @@ func olderCall(a, b Call) bool {
 	return a.Ref() < b.Ref()
 }
 
-// keyword decodes a Keyword search attribute; a missing one is "".
-func keyword(p *commonpb.Payload) string {
+// Keyword decodes a Keyword search attribute; a missing one is "".
+func Keyword(p *commonpb.Payload) string {
 	if p == nil {
 		return ""
 	}
