@@ -44,20 +44,28 @@ const inboxSamples = 20
 // the group of 1,000; that every run then records its own approval node
 // by the approver naming the group; the calls each run made at the tool
 // server (0 twice); and the history bytes and events an approval adds to
-// a run (from the update's acceptance to the tool's activity, median).
+// a run. A listing reads each run's status query, answered by the
+// worker's workflow pollers: the fleet runs once on the default worker
+// and once on a worker with 16 of them.
 func BenchmarkInboxFleet(b *testing.B) {
 	worker := buildWorker(b)
 	cliBin := buildBinary(b, "unstuck", "./starter")
 	for range b.N {
-		inboxFleet(b, worker, cliBin)
+		for _, side := range []struct{ name, tuning string }{
+			{"default worker (workflow_pollers 2)", ""},
+			{"workflow_pollers 16", "worker: { workflow_pollers: 16 }"},
+		} {
+			inboxFleet(b, worker, cliBin, side.name, side.tuning)
+		}
 	}
 }
 
 const inboxModel = "inbox"
 
-func inboxConfig(toolURL string) func(modelURL string) string {
+func inboxConfig(toolURL, tuning string) func(modelURL string) string {
 	return func(modelURL string) string {
 		return fmt.Sprintf(`
+%[4]s
 model: { base_url: %[1]q, name: %[2]s }
 tools:
   - { name: fleet_pay, http: { method: POST, url: "%[3]s/fleet_pay" }, effect: write, approval: always,
@@ -85,7 +93,7 @@ agents:
         P: { tool: fleet_paz, args: { amount: "†input.amount", to: "†input.to" }, output_path: "†state.paid" }
         E: { end: true, output: "†state.paid" }
       edges: [ { from: P, to: E } ]
-`, modelURL, inboxModel, toolURL)
+`, modelURL, inboxModel, toolURL, tuning)
 	}
 }
 
@@ -122,12 +130,12 @@ func startPayCounter() *payCounter {
 	return p
 }
 
-func inboxFleet(b *testing.B, workerBin, cliBin string) {
+func inboxFleet(b *testing.B, workerBin, cliBin, side, tuning string) {
 	b.Helper()
 	ctx := context.Background()
 	pays := startPayCounter()
 	defer pays.Close()
-	s := startScripted(b, workerBin, "inbox", map[string]scriptedmodel.Script{inboxModel: inboxScript}, inboxConfig(pays.URL))
+	s := startScripted(b, workerBin, "inbox", map[string]scriptedmodel.Script{inboxModel: inboxScript}, inboxConfig(pays.URL, tuning))
 	defer s.close()
 
 	ids := startInboxFleet(b, s)
@@ -226,11 +234,11 @@ func inboxFleet(b *testing.B, workerBin, cliBin string) {
 	free := approvalAdds(b, s, ids[0], s.queue+"-a", inboxInput(0, "fleet-pazer"))
 	graph := approvalAdds(b, s, ids[1], s.queue+"-b", inboxInput(1, "fleet-graph-pazer"))
 
-	b.Logf("%d runs waiting (%d free-form, %d graph), 1 group, all read by `unstuck inbox` %.1f s after the visibility store listed them all: `unstuck inbox` p50 %s p95 %s (%d of %d listings short of a run); /approvals over HTTP p50 %s p95 %s (%d short); in Chromium %s",
-		inboxRuns, inboxRuns/2, inboxRuns/2, settleTook.Seconds(), pct(cliTimes, 50), pct(cliTimes, 95), short, inboxSamples, pct(pageTimes, 50), pct(pageTimes, 95), pageShort, browserTimes)
-	b.Logf("`unstuck approve --group` of %d: %.1f s (%q); %d of %d runs completed with their own approval node by ana naming the group; tool calls: %d runs once, %d twice or more",
-		inboxRuns, approveTook.Seconds(), approveSaid, checked, inboxRuns, once, twice)
-	b.Logf("an approval adds to a run's history: free-form %d bytes in %d events, graph %d bytes in %d events", free.bytes, free.events, graph.bytes, graph.events)
+	b.Logf("%s: %d runs waiting (%d free-form, %d graph), 1 group, all read by `unstuck inbox` %.1f s after the visibility store listed them all: `unstuck inbox` p50 %s p95 %s (%d of %d listings short of a run); /approvals over HTTP p50 %s p95 %s (%d short); in Chromium %s",
+		side, inboxRuns, inboxRuns/2, inboxRuns/2, settleTook.Seconds(), pct(cliTimes, 50), pct(cliTimes, 95), short, inboxSamples, pct(pageTimes, 50), pct(pageTimes, 95), pageShort, browserTimes)
+	b.Logf("%s: `unstuck approve --group` of %d: %.1f s (%q); %d of %d runs completed with their own approval node by ana naming the group; tool calls: %d runs once, %d twice or more",
+		side, inboxRuns, approveTook.Seconds(), approveSaid, checked, inboxRuns, once, twice)
+	b.Logf("%s: an approval adds to a run's history: free-form %d bytes in %d events, graph %d bytes in %d events", side, free.bytes, free.events, graph.bytes, graph.events)
 	_ = ctx
 }
 
