@@ -2,6 +2,7 @@ package console
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"sort"
@@ -140,4 +141,28 @@ func TestAnUnknownGroupIsRefusedAndNothingIsSent(t *testing.T) {
 	require.Equal(t, "rejected", status)
 	require.Contains(t, text, `decision "modify": a group takes approve or reject`)
 	require.Contains(t, text, "by is empty")
+}
+
+// A run whose status does not answer is named on the page, and a group
+// answer that could not read it says so and is not OK: it may hold calls
+// of the group.
+func TestARunNotReadIsNamedNotDropped(t *testing.T) {
+	m, h := newTestConsole(t, "")
+	m.On("ListWorkflow", anyCtx, mock.Anything).Return(&workflowservice.ListWorkflowExecutionsResponse{Executions: []*workflowpb.WorkflowExecutionInfo{
+		execution(t, "pay-1", "pay-agent", "awaiting_approval"), execution(t, "pay-2", "pay-agent", "awaiting_approval"),
+	}}, nil)
+	m.On("QueryWorkflow", anyCtx, "pay-1", "", signals.QueryStatus).Return(mustJSON(t, signals.Status{
+		PendingApprovals: []signals.PendingApproval{{CallID: "n3", Tool: "pay", Args: json.RawMessage(`{"amount": 5}`), Since: testNow}},
+	}), nil)
+	m.On("QueryWorkflow", anyCtx, "pay-2", "", signals.QueryStatus).Return(nil, errors.New("query timed out before a worker could process it"))
+	got := updatesSent(t, m)
+
+	page := parse(t, get(h, "/approvals").Body.String())
+	require.Equal(t, "pay-2", page.one(t, "p", "class", "unread").attr("data-workflow-id"))
+	require.Len(t, page.all("section", "class", "approval-group"), 1)
+
+	status, text := answerOf(t, post(h, "/approvals/answer", url.Values{"group": {approvalinbox.GroupID("pay", "{amount: number}")}, "decision": {"approve"}, "by": {"ana"}}))
+	require.Equal(t, "rejected", status, text)
+	require.Contains(t, text, "1 approved, 0 skipped, 0 failed; not read (may hold calls of the group; answer again): pay-2")
+	require.Len(t, got(), 1)
 }

@@ -120,21 +120,24 @@ func Answer(ctx context.Context, tc client.Client, namespace string, f Filter, d
 	}
 	out := Outcome{Unread: in.Unread}
 	calls, skipped := choose(g.Calls, d)
-	out.Skipped = skipped
+	// A name of a run not read is told as unread, not as skipped.
+	out.Skipped = slices.DeleteFunc(skipped, func(s Skipped) bool {
+		return slices.ContainsFunc(in.Unread, func(u Unread) bool { return s.Ref == u.WorkflowID || strings.HasPrefix(s.Ref, u.WorkflowID+"/") })
+	})
 	results := make([]error, len(calls))
-	var done sync.Mutex
+	var mu sync.Mutex
 	n := 0
 	var eg errgroup.Group
 	eg.SetLimit(AnswersInFlight)
 	for i, c := range calls {
 		eg.Go(func() error {
 			results[i] = answerOne(ctx, tc, c, d, send)
-			done.Lock()
+			mu.Lock()
 			n++
 			if progress != nil {
 				progress(n, len(calls))
 			}
-			done.Unlock()
+			mu.Unlock()
 			return nil
 		})
 	}
