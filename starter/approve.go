@@ -37,9 +37,14 @@ By default it is an update: the run validates it and answers, or refuses it
 with the reason. With --signal it is fire and forget; a decision that cannot
 apply is recorded in the trace and ignored.
 
-With --group ID it answers a whole group of "unstuck inbox" (approve or
-reject), or part of it (--only, --except): each run gets its own approve
-update, with --by and a reason naming the group decision.
+With --group ID it answers a group of "unstuck inbox" (approve or reject;
+--by is required): it lists the inbox again and sends each call of the group
+still waiting (or of --only, or all but --except) its own approve update, 32
+at a time, with --by and a reason naming the group decision ("group ID
+approved by NAME"), so each run records its own approval node. A call settled,
+or a run ended, meanwhile is skipped and counted; a failure is named and stops
+no other. Exit 0 when every call was answered or skipped, 1 when any failed or
+a run could not be read, 2 when nothing waits in the group.
 
 Equivalent temporal command:
   temporal workflow update execute --workflow-id WORKFLOW_ID --name approve \

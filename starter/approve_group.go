@@ -24,9 +24,9 @@ type groupOptions struct {
 }
 
 func (g *groupOptions) flags(f *pflag.FlagSet) {
-	f.StringVar(&g.id, "group", "", "answer a whole group of `unstuck inbox` (its id) instead of one call")
-	f.StringSliceVar(&g.only, "only", nil, "with --group: only these calls (WORKFLOW_ID/CALL_ID, or a WORKFLOW_ID for all its calls of the group)")
-	f.StringSliceVar(&g.except, "except", nil, "with --group: all its calls but these (as --only)")
+	f.StringVar(&g.id, "group", "", "the `ID` of a group of unstuck inbox: answer its calls still waiting instead of one call")
+	f.StringSliceVar(&g.only, "only", nil, "with --group: only these `REFS` (WORKFLOW_ID/CALL_ID, or a WORKFLOW_ID for all its calls of the group)")
+	f.StringSliceVar(&g.except, "except", nil, "with --group: all its calls but these `REFS` (as --only)")
 	f.StringVar(&g.agent, "agent", "", "with --group: only the calls of this agent's runs")
 }
 
