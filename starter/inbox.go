@@ -96,7 +96,8 @@ func renderInbox(w io.Writer, in approvalinbox.Inbox, now time.Time, calls bool)
 		}
 		_ = tw.Flush()
 		oldest := in.Groups[0].Oldest()
-		fmt.Fprintf(w, "\n%d calls in %d groups; the oldest has waited %s (%s)\n", in.Calls(), len(in.Groups), wait(now, oldest), termtext.Visible(oldest.Ref()))
+		fmt.Fprintf(w, "\n%s in %s; the oldest has waited %s (%s)\n", count(in.Calls(), "call"), count(len(in.Groups), "group"),
+			wait(now, oldest), termtext.Visible(oldest.Ref()))
 		fmt.Fprintln(w, "answer a group: unstuck approve --group ID --decision approve|reject --by NAME")
 	}
 	for _, u := range in.Unread {
@@ -107,6 +108,14 @@ func renderInbox(w io.Writer, in approvalinbox.Inbox, now time.Time, calls bool)
 // wait is how long c has waited, to the second.
 func wait(now time.Time, c approvalinbox.Call) string {
 	return now.Sub(c.Since).Round(time.Second).String()
+}
+
+// count says "1 call", "2 calls".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func clipText(s string, n int) string {

@@ -99,7 +99,7 @@ agents:
 	text := cli("inbox", "--tool", "inbox_pay")
 	require.Equal(t, 0, text.code, text.stderr)
 	require.Regexp(t, group+`\s+inbox_pay\s+6\s+\S+\s+\{amount: number, to: string\}`, text.stdout)
-	require.Contains(t, text.stdout, "6 calls in 1 groups; the oldest has waited")
+	require.Contains(t, text.stdout, "6 calls in 1 group; the oldest has waited")
 	require.Contains(t, cli("inbox", "--agent", "inbox-graph-payer", "--tool", "inbox_pay").stdout, group+"  inbox_pay  3")
 
 	// The console's /approvals shows the same group.
