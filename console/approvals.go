@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/unstuck-dev/unstuck/internal/approvalinbox"
+	"github.com/unstuck-dev/unstuck/approvalinbox"
 	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/signals"
 )

@@ -17,7 +17,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/mocks"
 
-	"github.com/unstuck-dev/unstuck/internal/approvalinbox"
+	"github.com/unstuck-dev/unstuck/approvalinbox"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"go.temporal.io/api/workflowservice/v1"
 
-	"github.com/unstuck-dev/unstuck/internal/approvalinbox"
+	"github.com/unstuck-dev/unstuck/approvalinbox"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/unstuck-dev/unstuck/internal/approvalinbox"
+	"github.com/unstuck-dev/unstuck/approvalinbox"
 	"github.com/unstuck-dev/unstuck/internal/termtext"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/unstuck-dev/unstuck/internal/approvalinbox"
+	"github.com/unstuck-dev/unstuck/approvalinbox"
 )
 
 func TestInboxPrintsGroupsTheOldestWaitFirst(t *testing.T) {

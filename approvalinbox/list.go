@@ -96,7 +96,7 @@ func (in Inbox) Calls() int {
 	return n
 }
 
-// Group finds a group by id.
+// Group finds the group of an id.
 func (in Inbox) Group(id string) (Group, bool) {
 	for _, g := range in.Groups {
 		if g.ID == id {

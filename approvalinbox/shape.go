@@ -63,8 +63,8 @@ func shapeOf(v any, depth int) string {
 const groupIDLen = 10
 
 // GroupID names the group of a tool and an argument shape: a short hash of
-// both, the same for every listing, so a person can list, then approve the
-// group by its id.
+// both, the same for every listing, so a person can list, then answer the
+// group with its id.
 func GroupID(tool, shape string) string {
 	sum := sha256.Sum256([]byte(tool + "\x00" + shape))
 	return hex.EncodeToString(sum[:])[:groupIDLen]
