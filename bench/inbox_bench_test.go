@@ -22,8 +22,8 @@ import (
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/unstuck-dev/unstuck/console"
 	"github.com/unstuck-dev/unstuck/approvalinbox"
+	"github.com/unstuck-dev/unstuck/console"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"

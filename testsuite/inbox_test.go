@@ -16,8 +16,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"golang.org/x/net/html"
 
-	"github.com/unstuck-dev/unstuck/console"
 	"github.com/unstuck-dev/unstuck/approvalinbox"
+	"github.com/unstuck-dev/unstuck/console"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
