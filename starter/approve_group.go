@@ -19,7 +19,7 @@ import (
 
 // groupOptions are approve's flags for a group of the inbox.
 type groupOptions struct {
-	id, agent, tool string
+	id, agent string
 	only, except    []string
 }
 
