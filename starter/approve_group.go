@@ -19,8 +19,8 @@ import (
 
 // groupOptions are approve's flags for a group of the inbox.
 type groupOptions struct {
-	id, agent string
-	only, except    []string
+	id, agent    string
+	only, except []string
 }
 
 func (g *groupOptions) flags(f *pflag.FlagSet) {
