@@ -55,7 +55,9 @@ type Call struct {
 	Agent      string
 	CallID     string
 	Tool       string
-	Args       json.RawMessage
+	Args       json.RawMessage // absent when a memo left large ones out
+	// Shape is the shape of Args (policies.ArgShape), when known without them.
+	Shape string
 	// Since is when the call began to wait.
 	Since time.Time
 }
@@ -119,7 +121,9 @@ func Query(f Filter) string {
 }
 
 // List reads the inbox of namespace: the waiting runs from the visibility
-// store, then each one's status, ReadsInFlight at a time; a run that does
+// store, with the calls each lists in its memo (signals.MemoWaiting); the
+// status of a run without one (a worker from before it, or more calls
+// waiting than the memo holds), ReadsInFlight at a time. A run that does
 // not answer twice is listed as Unread.
 func List(ctx context.Context, tc client.Client, namespace string, f Filter) (Inbox, error) {
 	if err := f.Check(); err != nil {
@@ -134,6 +138,10 @@ func List(ctx context.Context, tc client.Client, namespace string, f Filter) (In
 	var g errgroup.Group
 	g.SetLimit(ReadsInFlight)
 	for i, r := range runs {
+		if r.memo != nil {
+			calls[i] = r.memoCalls(f)
+			continue
+		}
 		g.Go(func() error {
 			calls[i], errs[i] = r.waitingCalls(ctx, tc, f)
 			return nil
@@ -168,6 +176,8 @@ func List(ctx context.Context, tc client.Client, namespace string, f Filter) (In
 type waitingRun struct {
 	workflowID, runID, agent string
 	started                  time.Time
+	// memo is the calls the run lists as waiting, when it lists them all.
+	memo *signals.WaitingMemo
 }
 
 func waitingRuns(ctx context.Context, tc client.Client, namespace string, f Filter) ([]waitingRun, error) {
@@ -186,12 +196,39 @@ func waitingRuns(ctx context.Context, tc client.Client, namespace string, f Filt
 				workflowID: e.GetExecution().GetWorkflowId(), runID: e.GetExecution().GetRunId(),
 				agent:   Keyword(e.GetSearchAttributes().GetIndexedFields()[signals.AttrAgentName]),
 				started: e.GetStartTime().AsTime(),
+				memo:    waitingMemo(e.GetMemo().GetFields()[signals.MemoWaiting]),
 			})
 		}
 		if token = resp.GetNextPageToken(); len(token) == 0 {
 			return runs, nil
 		}
 	}
+}
+
+// waitingMemo decodes a run's memo of calls waiting, nil when it has
+// none, it cannot be read, or it does not list every call.
+func waitingMemo(p *commonpb.Payload) *signals.WaitingMemo {
+	if p == nil {
+		return nil
+	}
+	var m signals.WaitingMemo
+	if converter.GetDefaultDataConverter().FromPayload(p, &m) != nil || m.More > 0 || len(m.Calls) == 0 {
+		return nil
+	}
+	return &m
+}
+
+// memoCalls are the calls of the run's memo (of tool f.Tool).
+func (r waitingRun) memoCalls(f Filter) []Call {
+	var out []Call
+	for _, w := range r.memo.Calls {
+		if f.Tool != "" && w.Tool != f.Tool {
+			continue
+		}
+		out = append(out, Call{WorkflowID: r.workflowID, RunID: r.runID, Agent: r.agent, CallID: w.CallID, Tool: w.Tool,
+			Args: w.Args, Shape: w.Shape, Since: w.Since})
+	}
+	return out
 }
 
 // waitingCalls asks the run's status for its calls waiting (of tool
@@ -240,7 +277,10 @@ func GroupCalls(calls []Call) []Group {
 	byID := map[string]*Group{}
 	var groups []*Group
 	for _, c := range calls {
-		shape := Shape(c.Args)
+		shape := c.Shape
+		if shape == "" {
+			shape = Shape(c.Args)
+		}
 		id := GroupID(c.Tool, shape)
 		g := byID[id]
 		if g == nil {

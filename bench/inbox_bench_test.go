@@ -44,16 +44,14 @@ const inboxSamples = 20
 // the group of 1,000; that every run then records its own approval node
 // by the approver naming the group; the calls each run made at the tool
 // server (0 twice); and the history bytes and events an approval adds to
-// a run. A listing reads each run's status query, answered by the
-// worker's workflow pollers: the fleet runs once on the default worker
-// and once on a worker with 16 of them.
+// a run. A listing reads the calls from the runs' memos (one visibility
+// listing). The sides are worker settings (only the default one now).
 func BenchmarkInboxFleet(b *testing.B) {
 	worker := buildWorker(b)
 	cliBin := buildBinary(b, "unstuck", "./starter")
 	for range b.N {
 		for _, side := range []struct{ name, tuning string }{
-			{"default worker (workflow_pollers 2)", ""},
-			{"workflow_pollers 16", "worker: { workflow_pollers: 16 }"},
+			{"default worker", ""},
 		} {
 			inboxFleet(b, worker, cliBin, side.name, side.tuning)
 		}

@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"golang.org/x/net/html"
 
 	"github.com/unstuck-dev/unstuck/approvalinbox"
@@ -96,6 +97,17 @@ agents:
 		agents[c.Agent]++
 	}
 	require.Equal(t, map[string]int{"inbox-payer": 3, "inbox-graph-payer": 3}, agents, "both run shapes in one group")
+	// Each run lists its call waiting in its memo, which the listing read.
+	for _, run := range runs[:2] {
+		desc, err := serverClient.DescribeWorkflowExecution(context.Background(), run.GetID(), "")
+		require.NoError(t, err)
+		var memo signals.WaitingMemo
+		require.NoError(t, converter.GetDefaultDataConverter().FromPayload(desc.GetWorkflowExecutionInfo().GetMemo().GetFields()[signals.MemoWaiting], &memo))
+		require.Len(t, memo.Calls, 1, run.GetID())
+		require.Equal(t, "inbox_pay", memo.Calls[0].Tool)
+		require.Equal(t, "{amount: number, to: string}", memo.Calls[0].Shape)
+		require.False(t, memo.Calls[0].Since.IsZero())
+	}
 	text := cli("inbox", "--tool", "inbox_pay")
 	require.Equal(t, 0, text.code, text.stderr)
 	require.Regexp(t, group+`\s+inbox_pay\s+6\s+\S+\s+\{amount: number, to: string\}`, text.stdout)

@@ -436,6 +436,11 @@ const (
 	// waits for the notices it sent (notify.go). The wait's timer is
 	// split at its half. Asked only by a run that has webhooks.
 	versionNotify = "notify"
+	// versionInboxMemo: a run waiting for approval lists its calls waiting
+	// in its memo (signals.MemoWaiting), upserted when they change, so the
+	// inbox reads a fleet in one visibility listing (waiting_memo.go).
+	// Asked only when a run's calls waiting change.
+	versionInboxMemo = "inbox-memo"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and
