@@ -37,11 +37,14 @@ Each run then records its own approval node, by NAME, its reason naming the
 group decision. A group id is the same in every listing while its tool and
 shape are: a group exists while calls wait in it.
 
-The runs come from the visibility store (ExecutionStatus = 'Running' AND
-AgentPhase = 'awaiting_approval'); each run's calls from its status query.
+The runs and their calls come from one visibility listing (ExecutionStatus =
+'Running' AND AgentPhase = 'awaiting_approval'): a waiting run lists its calls
+in its memo unstuck_waiting. A run without one (more than 16 calls waiting, or
+a worker from before) is read by its status query.
 
 Equivalent temporal commands:
   temporal workflow list --query "WorkflowType = 'AgentWorkflow' AND ExecutionStatus = 'Running' AND AgentPhase = 'awaiting_approval'"
+  temporal workflow describe --workflow-id WORKFLOW_ID   (its memo)
   temporal workflow query --workflow-id WORKFLOW_ID --type status`,
 		Example: `  unstuck inbox
   unstuck inbox --agent travel --tool book_flight --calls
