@@ -3,6 +3,9 @@ package console
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/converter"
 	"net/http"
 	"net/url"
 	"sort"
@@ -165,4 +168,28 @@ func TestARunNotReadIsNamedNotDropped(t *testing.T) {
 	require.Equal(t, "rejected", status, text)
 	require.Contains(t, text, "1 approved, 0 skipped, 0 failed; not read (may hold calls of the group; answer again): pay-2")
 	require.Len(t, got(), 1)
+}
+
+// Runs that list their calls waiting in their memo are read from the
+// listing alone: no status query is asked (the mock would refuse one).
+func TestApprovalsReadsTheRunsMemosWithoutAQuery(t *testing.T) {
+	m, h := newTestConsole(t, "")
+	var execs []*workflowpb.WorkflowExecutionInfo
+	for i, amount := range []string{`{"amount": 5}`, `{"amount": 9}`} {
+		e := execution(t, fmt.Sprint("pay-", i), "pay-agent", "awaiting_approval")
+		memo, err := converter.GetDefaultDataConverter().ToPayload(signals.WaitingMemo{Calls: []signals.WaitingCall{
+			{CallID: "n3", Tool: "pay", Shape: "{amount: number}", Args: json.RawMessage(amount), Since: testNow.Add(-time.Duration(i+1) * time.Minute)},
+		}})
+		require.NoError(t, err)
+		e.Memo = &commonpb.Memo{Fields: map[string]*commonpb.Payload{signals.MemoWaiting: memo}}
+		execs = append(execs, e)
+	}
+	m.On("ListWorkflow", anyCtx, mock.Anything).Return(&workflowservice.ListWorkflowExecutionsResponse{Executions: execs}, nil)
+
+	page := parse(t, get(h, "/approvals").Body.String())
+	group := page.one(t, "section", "class", "approval-group")
+	require.Equal(t, approvalinbox.GroupID("pay", "{amount: number}"), group.attr("data-group-id"))
+	require.Equal(t, "2", group.attr("data-count"))
+	require.Equal(t, "pay-1/n3", group.all("tr", "class", "group-call")[0].attr("data-ref"), "the longest wait first")
+	m.AssertNotCalled(t, "QueryWorkflow", anyCtx, mock.Anything, mock.Anything, mock.Anything)
 }
