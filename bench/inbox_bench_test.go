@@ -217,7 +217,7 @@ func inboxFleet(b *testing.B, workerBin, cliBin, side, tuning string) {
 		b.Logf("unstuck approve --group: %v\n%s", err, out)
 	}
 
-	checked := checkApprovedFleet(b, ids, group)
+	checked, wrong := checkApprovedFleet(b, ids, group)
 	twice, once := 0, 0
 	pays.mu.Lock()
 	for _, id := range ids {
@@ -234,8 +234,8 @@ func inboxFleet(b *testing.B, workerBin, cliBin, side, tuning string) {
 
 	b.Logf("%s: %d runs waiting (%d free-form, %d graph), 1 group, all read by `unstuck inbox` %.1f s after the visibility store listed them all: `unstuck inbox` p50 %s p95 %s (%d of %d listings short of a run); /approvals over HTTP p50 %s p95 %s (%d short); in Chromium %s",
 		side, inboxRuns, inboxRuns/2, inboxRuns/2, settleTook.Seconds(), pct(cliTimes, 50), pct(cliTimes, 95), short, inboxSamples, pct(pageTimes, 50), pct(pageTimes, 95), pageShort, browserTimes)
-	b.Logf("%s: `unstuck approve --group` of %d: %.1f s (%q); %d of %d runs completed with their own approval node by ana naming the group; tool calls: %d runs once, %d twice or more",
-		side, inboxRuns, approveTook.Seconds(), approveSaid, checked, inboxRuns, once, twice)
+	b.Logf("%s: `unstuck approve --group` of %d: %.1f s (%q); %d of %d runs completed with their own approval node by ana naming the group; tool calls: %d runs once, %d twice or more; not right: %q",
+		side, inboxRuns, approveTook.Seconds(), approveSaid, checked, inboxRuns, once, twice, wrong)
 	b.Logf("%s: an approval adds to a run's history: free-form %d bytes in %d events, graph %d bytes in %d events", side, free.bytes, free.events, graph.bytes, graph.events)
 	_ = ctx
 }
@@ -354,43 +354,59 @@ func pct(ds []time.Duration, p int) time.Duration {
 }
 
 // checkApprovedFleet waits for each run's end and counts those that
-// completed with one approval node, by ana, naming the group.
-func checkApprovedFleet(b *testing.B, ids []string, group string) int {
+// completed with one approval node, by ana, naming the group; it says why
+// of the first runs that did not.
+func checkApprovedFleet(b *testing.B, ids []string, group string) (int, []string) {
 	b.Helper()
-	ok := make([]bool, len(ids))
+	why := make([]string, len(ids))
 	var g errgroup.Group
 	g.SetLimit(16)
 	for i, id := range ids {
 		g.Go(func() error {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			if err := devClient.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
-				return nil
-			}
-			v, err := devClient.QueryWorkflow(ctx, id, "", signals.QueryTrace)
-			var tr signals.Trace
-			if err != nil || v.Get(&tr) != nil {
-				return nil
-			}
-			var approvals []signals.ApproveRequest
-			for _, n := range tr.Nodes {
-				var req signals.ApproveRequest
-				if n.Kind == signals.KindApproval && json.Unmarshal(n.Args, &req) == nil {
-					approvals = append(approvals, req)
-				}
-			}
-			ok[i] = len(approvals) == 1 && approvals[0].By == "ana" && approvals[0].Reason == "group "+group+" approved by ana"
+			why[i] = approvedOnce(id, group)
 			return nil
 		})
 	}
 	_ = g.Wait()
 	n := 0
-	for _, v := range ok {
-		if v {
+	var wrong []string
+	for i, w := range why {
+		switch {
+		case w == "":
 			n++
+		case len(wrong) < 3:
+			wrong = append(wrong, ids[i]+": "+w)
 		}
 	}
-	return n
+	return n, wrong
+}
+
+// approvedOnce says what is wrong with run id's approval, or "".
+func approvedOnce(id, group string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := devClient.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
+		return "the run did not complete: " + err.Error()
+	}
+	var tr signals.Trace
+	v, err := devClient.QueryWorkflow(ctx, id, "", signals.QueryTrace)
+	if err == nil {
+		err = v.Get(&tr)
+	}
+	if err != nil {
+		return "trace query: " + err.Error()
+	}
+	var approvals []signals.ApproveRequest
+	for _, n := range tr.Nodes {
+		var req signals.ApproveRequest
+		if n.Kind == signals.KindApproval && json.Unmarshal(n.Args, &req) == nil {
+			approvals = append(approvals, req)
+		}
+	}
+	if len(approvals) != 1 || approvals[0].By != "ana" || approvals[0].Reason != "group "+group+" approved by ana" {
+		return fmt.Sprintf("approval nodes %+v", approvals)
+	}
+	return ""
 }
 
 type inboxHistory struct{ bytes, events int }
