@@ -78,7 +78,8 @@ func (c *Console) approvals(w http.ResponseWriter, r *http.Request) {
 	c.render(w, http.StatusOK, "approvals.html", v)
 }
 
-// waited says how long since t, coarsely: "42s", "5m", "3h", "2d".
+// waited says how long since t, coarsely: "42s", "5m", "3h" (to two
+// days), "2d".
 func waited(now, t time.Time) string {
 	d := now.Sub(t)
 	switch {

@@ -94,16 +94,10 @@ func (c *Console) listRuns(ctx context.Context, f filters) ([]runRow, error) {
 	return rows, nil
 }
 
-// ago says how long ago t was, coarsely.
+// ago says how long ago t was, coarsely; a date after two days.
 func ago(now, t time.Time) string {
-	d := now.Sub(t).Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds ago", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	if now.Sub(t) < 48*time.Hour {
+		return waited(now, t) + " ago"
 	}
 	return t.UTC().Format("2006-01-02 15:04 UTC")
 }
