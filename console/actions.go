@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -95,13 +94,10 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request) {
 			}
 			req.Args = args
 		}
-		if c.opts.SigningKey != nil && req.Validate() == nil {
-			// Signed for the person the console knows (by), as the
-			// console: tools that name their approvers take it.
-			err := runmsg.Sign(r.Context(), c.tc, r.PathValue("id"), "", c.opts.SigningKey, config.ConsoleSigner, &req)
-			return req, err
+		if req.Validate() != nil {
+			return req, nil // act says what is wrong with it
 		}
-		return req, nil
+		return req, c.signApproval(r.Context(), r.PathValue("id"), &req)
 	}, func(_ signals.ApproveRequest, res signals.ApproveResult) string {
 		return fmt.Sprintf("call %s settled (%s)", res.CallID, res.Decision)
 	})

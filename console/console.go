@@ -99,6 +99,8 @@ func New(tc client.Client, opts Options) (http.Handler, error) {
 	c.mux.HandleFunc("GET /whoami", c.whoami)
 	c.mux.HandleFunc("GET /inbox", c.inbox)
 	c.mux.HandleFunc("GET /inbox/items", c.inboxItems)
+	c.mux.HandleFunc("GET /approvals", c.approvals)
+	c.mux.HandleFunc("POST /approvals/answer", c.answerGroup)
 	c.mux.HandleFunc("POST /runs/{id}/approve", c.approve)
 	c.mux.HandleFunc("POST /runs/{id}/edit", c.edit)
 	c.mux.HandleFunc("POST /runs/{id}/handoff", c.handoff)

@@ -2,6 +2,11 @@ package console
 
 import (
 	"context"
+
+	"github.com/unstuck-dev/unstuck/config"
+	"github.com/unstuck-dev/unstuck/internal/runmsg"
+	"github.com/unstuck-dev/unstuck/signals"
+
 	"crypto/subtle"
 	"fmt"
 	"html/template"
@@ -133,4 +138,15 @@ func checkIdentity(opts Options) error {
 		}
 	}
 	return nil
+}
+
+// signApproval signs req for the person the console knows (its by), with
+// the console's key, when it has one: tools whose approval names by:
+// groups take only signed approvals. Every approval the console sends,
+// one call's or a group's, is signed here.
+func (c *Console) signApproval(ctx context.Context, workflowID string, req *signals.ApproveRequest) error {
+	if c.opts.SigningKey == nil {
+		return nil
+	}
+	return runmsg.Sign(ctx, c.tc, workflowID, "", c.opts.SigningKey, config.ConsoleSigner, req)
 }

@@ -11,10 +11,9 @@ import (
 	"time"
 	"unicode"
 
-	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/converter"
 
+	"github.com/unstuck-dev/unstuck/approvalinbox"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -84,7 +83,7 @@ func (c *Console) listRuns(ctx context.Context, f filters) ([]runRow, error) {
 		fields := e.GetSearchAttributes().GetIndexedFields()
 		row := runRow{
 			ID: e.GetExecution().GetWorkflowId(), RunID: e.GetExecution().GetRunId(),
-			Agent: keyword(fields[signals.AttrAgentName]), Phase: keyword(fields[signals.AttrAgentPhase]),
+			Agent: approvalinbox.Keyword(fields[signals.AttrAgentName]), Phase: approvalinbox.Keyword(fields[signals.AttrAgentPhase]),
 			Status: strings.ToLower(strings.TrimPrefix(e.GetStatus().String(), "WORKFLOW_EXECUTION_STATUS_")),
 		}
 		if st := e.GetStartTime(); st != nil {
@@ -95,28 +94,10 @@ func (c *Console) listRuns(ctx context.Context, f filters) ([]runRow, error) {
 	return rows, nil
 }
 
-// keyword decodes a Keyword search attribute; a missing one is "".
-func keyword(p *commonpb.Payload) string {
-	if p == nil {
-		return ""
-	}
-	var s string
-	if converter.GetDefaultDataConverter().FromPayload(p, &s) != nil {
-		return ""
-	}
-	return s
-}
-
-// ago says how long ago t was, coarsely.
+// ago says how long ago t was, coarsely; a date after two days.
 func ago(now, t time.Time) string {
-	d := now.Sub(t).Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds ago", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	if now.Sub(t) < 48*time.Hour {
+		return waited(now, t) + " ago"
 	}
 	return t.UTC().Format("2006-01-02 15:04 UTC")
 }

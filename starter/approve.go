@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 
+	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -16,12 +18,13 @@ type approveOptions struct {
 	signal                                          bool
 	// as and key sign the approval (approve_sign.go).
 	as, key string
+	group   groupOptions
 }
 
 func newApproveCmd(c *cli) *cobra.Command {
 	var o approveOptions
 	cmd := &cobra.Command{
-		Use:   "approve WORKFLOW_ID",
+		Use:   "approve WORKFLOW_ID | --group ID",
 		Short: "Settle a call waiting for approval: approve, reject, modify or replace it",
 		Long: `Send the "approve" message for a call that waits for approval (a tool with
 approval: always). "unstuck status" lists the waiting calls as pending_approvals
@@ -42,15 +45,34 @@ the private key of "unstuck people keygen", for this run, call, tool,
 decision and arguments only. Under approvers: N the call runs once N distinct
 people approved it.
 
+With --group ID it answers a group of "unstuck inbox" (approve or reject;
+--by is required): it lists the inbox again and sends each call of the group
+still waiting (or of --only, or all but --except) its own approve update, 32
+at a time, with --by and a reason naming the group decision ("group ID
+approved by NAME"), so each run records its own approval node. A call settled,
+or a run ended, meanwhile is skipped and counted; a failure is named and stops
+no other. Exit 0 when every call was answered or skipped, 1 when any failed or
+a run could not be read, 2 when nothing waits in the group.
+
 Equivalent temporal command:
   temporal workflow update execute --workflow-id WORKFLOW_ID --name approve \
     --input '{"call_id": "n3", "decision": "approve"}'`,
 		Example: `  unstuck approve travel-1 --call-id n3 --decision approve --by alice
   unstuck approve travel-1 --call-id n3 --decision modify --args '{"seat": "14C"}'
   unstuck approve travel-1 --call-id n3 --decision reject --reason "over budget"
-  unstuck approve pay-7 --call-id n5 --decision approve --as ana --key ~/.unstuck/ana.key`,
-		Args: oneWorkflowID,
+  unstuck approve pay-7 --call-id n5 --decision approve --as ana --key ~/.unstuck/ana.key
+  unstuck approve --group 3fa9c2e1b0 --decision approve --by ana
+  unstuck approve --group 3fa9c2e1b0 --decision reject --by ana --only travel-1/n3,travel-9/n5`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.group.id != "" {
+				return noArgs(cmd, args)
+			}
+			return oneWorkflowID(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.group.id != "" {
+				return c.approveGroup(cmd.Context(), cmd, o)
+			}
 			req, err := o.request()
 			if err != nil {
 				return err
@@ -69,6 +91,7 @@ Equivalent temporal command:
 	f.StringVar(&o.runID, "run-id", "", "run id (default: the latest run of the workflow id)")
 	f.StringVar(&o.as, "as", "", "sign the decision as this person (people.groups), for a tool whose approval names by:")
 	f.StringVar(&o.key, "key", "", "the private key file that signs for --as (default: $"+approverKeyEnv+")")
+	o.group.flags(f)
 	return cmd
 }
 
@@ -94,24 +117,41 @@ func (o approveOptions) request() (signals.ApproveRequest, error) {
 }
 
 func (c *cli) approve(ctx context.Context, cmd *cobra.Command, workflowID string, o approveOptions, req signals.ApproveRequest) error {
-	if o.as != "" {
-		if err := c.sign(ctx, workflowID, o, &req); err != nil {
-			return err
-		}
+	tc, err := c.client(ctx)
+	if err != nil {
+		return err
 	}
-	var res signals.ApproveResult
-	if err := c.send(ctx, cmd, workflowID, o.runID, signals.Approve, o.signal, req, &res); err != nil {
-		if o.signal {
+	defer tc.Close()
+	signer, err := o.signer()
+	if err != nil {
+		return err
+	}
+	if o.signal {
+		if err := signer.sign(ctx, tc, workflowID, o.runID, &req); err != nil {
 			return err
 		}
+		return c.send(ctx, cmd, workflowID, o.runID, signals.Approve, true, req, nil)
+	}
+	res, err := c.approveCall(ctx, tc, workflowID, o.runID, req, signer)
+	if err != nil {
 		return fmt.Errorf("approve for %s failed: %w", workflowID, err)
 	}
-	switch {
-	case o.signal:
-	case res.Decision == signals.DecisionApprove && res.Approved < res.Needed:
+	if res.Decision == signals.DecisionApprove && res.Approved < res.Needed {
 		fmt.Fprintf(cmd.OutOrStdout(), "%s: call %s approved by %d of %d people; it waits for the rest\n", workflowID, res.CallID, res.Approved, res.Needed)
-	default:
-		fmt.Fprintf(cmd.OutOrStdout(), "%s: call %s settled (%s)\n", workflowID, res.CallID, res.Decision)
+		return nil
 	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: call %s settled (%s)\n", workflowID, res.CallID, res.Decision)
 	return nil
+}
+
+// approveCall sends one approve update on a client already dialed, signed
+// first when signer is set: the one path of a call's approval, alone or
+// as part of a group's.
+func (c *cli) approveCall(ctx context.Context, tc client.Client, workflowID, runID string, req signals.ApproveRequest, signer *approver) (signals.ApproveResult, error) {
+	var res signals.ApproveResult
+	if err := signer.sign(ctx, tc, workflowID, runID, &req); err != nil {
+		return res, err
+	}
+	err := runmsg.Update(ctx, tc, workflowID, runID, signals.Approve, req, &res)
+	return res, err
 }

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"os"
+
+	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/approvals/sign"
 	"github.com/unstuck-dev/unstuck/internal/runmsg"
@@ -37,16 +40,30 @@ func (o *approveOptions) signing(req *signals.ApproveRequest) error {
 	return nil
 }
 
-// sign signs req as o.as for the run (runmsg.Sign).
-func (c *cli) sign(ctx context.Context, workflowID string, o approveOptions, req *signals.ApproveRequest) error {
+// approver is who signs approvals (--as) with their private key; nil
+// signs nothing.
+type approver struct {
+	as  string
+	key ed25519.PrivateKey
+}
+
+// signer reads --as's key, once for every call it signs (nil without --as).
+func (o approveOptions) signer() (*approver, error) {
+	if o.as == "" {
+		return nil, nil
+	}
 	key, err := readApproverKey(o.key)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	tc, err := c.client(ctx)
-	if err != nil {
-		return err
+	return &approver{as: o.as, key: key}, nil
+}
+
+// sign signs req for its run as a (runmsg.Sign); a nil approver leaves it
+// as it is.
+func (a *approver) sign(ctx context.Context, tc client.Client, workflowID, runID string, req *signals.ApproveRequest) error {
+	if a == nil {
+		return nil
 	}
-	defer tc.Close()
-	return runmsg.Sign(ctx, tc, workflowID, o.runID, key, o.as, req)
+	return runmsg.Sign(ctx, tc, workflowID, runID, a.key, a.as, req)
 }

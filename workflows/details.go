@@ -27,6 +27,9 @@ func (r *runner) showDetails(ctx workflow.Context) {
 		r.budget().Born(ctx)
 	}
 	workflow.SetCurrentDetails(ctx, r.currentDetails(workflow.GetInfo(ctx).WorkflowExecution.ID))
+	if r.run != nil {
+		r.showWaiting(ctx)
+	}
 }
 
 // currentDetails is the markdown of showDetails for the run of workflow id.

@@ -451,6 +451,11 @@ const (
 	// only for an approval of such a call (a run's spec could not name
 	// by: before, so no recorded run asks it).
 	versionPeople = "people"
+	// versionInboxMemo: a run waiting for approval lists its calls waiting
+	// in its memo (signals.MemoWaiting), upserted when they change, so the
+	// inbox reads a fleet in one visibility listing (waiting_memo.go).
+	// Asked only when a run's calls waiting change.
+	versionInboxMemo = "inbox-memo"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and

@@ -67,6 +67,9 @@ type runner struct {
 	handoffMemory handoff.Memory
 	// waits: when each wait for people began (package waiting).
 	waits waiting.Starts
+	// waitingShown is the memo of calls waiting this generation upserted
+	// last, as JSON (waiting_memo.go).
+	waitingShown string
 	// guard turns a panic into a stop of the run (guard.go).
 	guard runGuard
 	// shape is the run's shape, free-form or graph (shape.go).

@@ -1,0 +1,328 @@
+package approvalinbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows"
+)
+
+// ReadsInFlight is how many runs' status the inbox reads at once: enough
+// that 1,000 waiting runs answer within a second, few enough that a
+// worker's query handling is not flooded; a run whose worker is down
+// answers only when its query times out and holds up no others.
+const ReadsInFlight = 32
+
+// statusTimeout bounds one run's status query.
+const statusTimeout = 10 * time.Second
+
+// listPageSize is the visibility page: the largest the server gives.
+const listPageSize = 1000
+
+// Filter narrows the inbox to one agent or one tool (empty: all).
+type Filter struct {
+	Agent, Tool string
+}
+
+// Check refuses a filter that cannot be quoted into a visibility query.
+func (f Filter) Check() error {
+	for _, v := range []struct{ name, value string }{{"agent", f.Agent}, {"tool", f.Tool}} {
+		if len(v.value) > 200 || strings.ContainsFunc(v.value, func(r rune) bool {
+			return r == '\'' || r == '"' || r == '\\' || r == '`' || unicode.IsControl(r)
+		}) {
+			return fmt.Errorf("%s %q is not a name (no quotes, backslashes or control characters, at most 200 bytes)", v.name, v.value)
+		}
+	}
+	return nil
+}
+
+// Call is one call waiting for approval.
+type Call struct {
+	WorkflowID string
+	RunID      string
+	Agent      string
+	CallID     string
+	Tool       string
+	Args       json.RawMessage // absent when a memo left large ones out
+	// Shape is the shape of Args (policies.ArgShape), when known without them.
+	Shape string
+	// Since is when the call began to wait.
+	Since time.Time
+}
+
+// Ref names the call across runs: "<workflow id>/<call id>" (a call id
+// never holds a slash; a workflow id may).
+func (c Call) Ref() string { return c.WorkflowID + "/" + c.CallID }
+
+// Group is the calls of one tool and one argument shape, the longest
+// waiting first.
+type Group struct {
+	ID, Tool, Shape string
+	Calls           []Call
+}
+
+// Oldest is the call of the group that has waited longest.
+func (g Group) Oldest() Call { return g.Calls[0] }
+
+// Unread is a run listed as waiting whose status could not be read.
+type Unread struct {
+	WorkflowID string
+	Err        error
+}
+
+// Inbox is what waits: the groups, the longest waiting first, and the
+// runs that could not be read.
+type Inbox struct {
+	Groups []Group
+	Unread []Unread
+}
+
+// Calls counts the calls of every group.
+func (in Inbox) Calls() int {
+	n := 0
+	for _, g := range in.Groups {
+		n += len(g.Calls)
+	}
+	return n
+}
+
+// Group finds the group of an id.
+func (in Inbox) Group(id string) (Group, bool) {
+	for _, g := range in.Groups {
+		if g.ID == id {
+			return g, true
+		}
+	}
+	return Group{}, false
+}
+
+// Query selects the running runs of AgentWorkflow waiting for approval
+// (of agent f.Agent): tools have no search attribute, so f.Tool is
+// applied to the calls read.
+func Query(f Filter) string {
+	q := fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s = '%s'",
+		workflows.WorkflowName, signals.AttrAgentPhase, signals.PhaseAwaitingApproval)
+	if f.Agent != "" {
+		q += fmt.Sprintf(" AND %s = '%s'", signals.AttrAgentName, f.Agent)
+	}
+	return q
+}
+
+// List reads the inbox of namespace: the waiting runs from the visibility
+// store, with the calls each lists in its memo (signals.MemoWaiting); the
+// status of a run without one (a worker from before it, or more calls
+// waiting than the memo holds), ReadsInFlight at a time. A run that does
+// not answer twice is listed as Unread.
+func List(ctx context.Context, tc client.Client, namespace string, f Filter) (Inbox, error) {
+	if err := f.Check(); err != nil {
+		return Inbox{}, err
+	}
+	runs, err := waitingRuns(ctx, tc, namespace, f)
+	if err != nil {
+		return Inbox{}, err
+	}
+	calls := make([][]Call, len(runs))
+	errs := make([]error, len(runs))
+	var g errgroup.Group
+	g.SetLimit(ReadsInFlight)
+	for i, r := range runs {
+		if r.memo != nil {
+			calls[i] = r.memoCalls(f)
+			continue
+		}
+		g.Go(func() error {
+			calls[i], errs[i] = r.waitingCalls(ctx, tc, f)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	// A run not read in time (its worker busy) is asked once more, once
+	// the others have answered.
+	for i, r := range runs {
+		if errs[i] != nil && ctx.Err() == nil {
+			g.Go(func() error {
+				calls[i], errs[i] = r.waitingCalls(ctx, tc, f)
+				return nil
+			})
+		}
+	}
+	_ = g.Wait()
+	var in Inbox
+	var all []Call
+	for i, r := range runs {
+		if errs[i] != nil {
+			in.Unread = append(in.Unread, Unread{WorkflowID: r.workflowID, Err: errs[i]})
+			continue
+		}
+		all = append(all, calls[i]...)
+	}
+	in.Groups = GroupCalls(all)
+	return in, nil
+}
+
+// waitingRun is a run the visibility store lists as waiting for approval.
+type waitingRun struct {
+	workflowID, runID, agent string
+	started                  time.Time
+	// memo is the calls the run lists as waiting, when it lists them all.
+	memo *signals.WaitingMemo
+}
+
+func waitingRuns(ctx context.Context, tc client.Client, namespace string, f Filter) ([]waitingRun, error) {
+	q := Query(f)
+	var runs []waitingRun
+	var token []byte
+	for {
+		resp, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Namespace: namespace, PageSize: listPageSize, Query: q, NextPageToken: token,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list the runs waiting for approval (%s) in namespace %q: %w", q, namespace, err)
+		}
+		for _, e := range resp.GetExecutions() {
+			runs = append(runs, waitingRun{
+				workflowID: e.GetExecution().GetWorkflowId(), runID: e.GetExecution().GetRunId(),
+				agent:   Keyword(e.GetSearchAttributes().GetIndexedFields()[signals.AttrAgentName]),
+				started: e.GetStartTime().AsTime(),
+				memo:    waitingMemo(e.GetMemo().GetFields()[signals.MemoWaiting]),
+			})
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			return runs, nil
+		}
+	}
+}
+
+// waitingMemo decodes a run's memo of calls waiting, nil when it has
+// none, it cannot be read, or it does not list every call.
+func waitingMemo(p *commonpb.Payload) *signals.WaitingMemo {
+	if p == nil {
+		return nil
+	}
+	var m signals.WaitingMemo
+	if converter.GetDefaultDataConverter().FromPayload(p, &m) != nil || m.More > 0 || len(m.Calls) == 0 {
+		return nil
+	}
+	return &m
+}
+
+// memoCalls are the calls of the run's memo (of tool f.Tool).
+func (r waitingRun) memoCalls(f Filter) []Call {
+	var out []Call
+	for _, w := range r.memo.Calls {
+		if f.Tool != "" && w.Tool != f.Tool {
+			continue
+		}
+		out = append(out, Call{WorkflowID: r.workflowID, RunID: r.runID, Agent: r.agent, CallID: w.CallID, Tool: w.Tool,
+			Args: w.Args, Shape: w.Shape, Since: w.Since})
+	}
+	return out
+}
+
+// waitingCalls asks the run's status for its calls waiting (of tool
+// f.Tool). A run that stopped waiting meanwhile answers none.
+func (r waitingRun) waitingCalls(ctx context.Context, tc client.Client, f Filter) ([]Call, error) {
+	st, err := Status(ctx, tc, r.workflowID, "") // the latest run: it may have continued as new since the listing
+	if err != nil {
+		return nil, err
+	}
+	var out []Call
+	for _, p := range st.PendingApprovals {
+		if f.Tool != "" && p.Tool != f.Tool {
+			continue
+		}
+		c := Call{WorkflowID: r.workflowID, RunID: r.runID, Agent: st.Agent, CallID: p.CallID, Tool: p.Tool, Args: p.Args, Since: p.WaitingSince}
+		if c.Agent == "" {
+			c.Agent = r.agent
+		}
+		if c.Since.IsZero() { // a worker from before calls told when they began to wait
+			c.Since = r.started
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// Status reads a run's status, bounded by statusTimeout.
+func Status(ctx context.Context, tc client.Client, workflowID, runID string) (signals.Status, error) {
+	ctx, cancel := context.WithTimeout(ctx, statusTimeout)
+	defer cancel()
+	var st signals.Status
+	v, err := tc.QueryWorkflow(ctx, workflowID, runID, signals.QueryStatus)
+	if err != nil {
+		return st, fmt.Errorf("query status of %s: %w", workflowID, err)
+	}
+	if err := v.Get(&st); err != nil {
+		return st, fmt.Errorf("decode the status of %s: %w", workflowID, err)
+	}
+	return st, nil
+}
+
+// GroupCalls groups calls by tool and shape: in each group the longest
+// waiting first, and the group whose oldest call waited longest first
+// (ties by tool, then shape, so a listing reads the same twice).
+func GroupCalls(calls []Call) []Group {
+	byID := map[string]*Group{}
+	var groups []*Group
+	for _, c := range calls {
+		shape := c.Shape
+		if shape == "" {
+			shape = Shape(c.Args)
+		}
+		id := GroupID(c.Tool, shape)
+		g := byID[id]
+		if g == nil {
+			g = &Group{ID: id, Tool: c.Tool, Shape: shape}
+			byID[id] = g
+			groups = append(groups, g)
+		}
+		g.Calls = append(g.Calls, c)
+	}
+	out := make([]Group, len(groups))
+	for i, g := range groups {
+		sort.SliceStable(g.Calls, func(a, b int) bool { return olderCall(g.Calls[a], g.Calls[b]) })
+		out[i] = *g
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		x, y := out[a], out[b]
+		if !x.Oldest().Since.Equal(y.Oldest().Since) {
+			return x.Oldest().Since.Before(y.Oldest().Since)
+		}
+		if x.Tool != y.Tool {
+			return x.Tool < y.Tool
+		}
+		return x.Shape < y.Shape
+	})
+	return out
+}
+
+func olderCall(a, b Call) bool {
+	if !a.Since.Equal(b.Since) {
+		return a.Since.Before(b.Since)
+	}
+	return a.Ref() < b.Ref()
+}
+
+// Keyword decodes a Keyword search attribute; a missing one is "".
+func Keyword(p *commonpb.Payload) string {
+	if p == nil {
+		return ""
+	}
+	var s string
+	if converter.GetDefaultDataConverter().FromPayload(p, &s) != nil {
+		return ""
+	}
+	return s
+}
