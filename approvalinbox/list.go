@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -58,8 +59,15 @@ type Call struct {
 	Args       json.RawMessage // absent when a memo left large ones out
 	// Shape is the shape of Args (policies.ArgShape), when known without them.
 	Shape string
-	// Since is when the call began to wait.
-	Since time.Time
+	// Since is when the call began to wait, Deadline when its wait times
+	// out (zero: not known).
+	Since, Deadline time.Time
+}
+
+// Overdue: the call has waited past half its wait's timeout (as the
+// run's status and unstuck_approvals_past_half count it).
+func (c Call) Overdue(now time.Time) bool {
+	return !c.Deadline.IsZero() && policies.PastHalf(c.Since, c.Deadline, now)
 }
 
 // Ref names the call across runs: "<workflow id>/<call id>" (a call id
@@ -226,7 +234,7 @@ func (r waitingRun) memoCalls(f Filter) []Call {
 			continue
 		}
 		out = append(out, Call{WorkflowID: r.workflowID, RunID: r.runID, Agent: r.agent, CallID: w.CallID, Tool: w.Tool,
-			Args: w.Args, Shape: w.Shape, Since: w.Since})
+			Args: w.Args, Shape: w.Shape, Since: w.Since, Deadline: w.Deadline})
 	}
 	return out
 }
@@ -243,7 +251,7 @@ func (r waitingRun) waitingCalls(ctx context.Context, tc client.Client, f Filter
 		if f.Tool != "" && p.Tool != f.Tool {
 			continue
 		}
-		c := Call{WorkflowID: r.workflowID, RunID: r.runID, Agent: st.Agent, CallID: p.CallID, Tool: p.Tool, Args: p.Args, Since: p.WaitingSince}
+		c := Call{WorkflowID: r.workflowID, RunID: r.runID, Agent: st.Agent, CallID: p.CallID, Tool: p.Tool, Args: p.Args, Since: p.WaitingSince, Deadline: p.Deadline}
 		if c.Agent == "" {
 			c.Agent = r.agent
 		}

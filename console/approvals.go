@@ -41,6 +41,8 @@ type approvalGroup struct {
 type approvalCall struct {
 	Ref, WorkflowID, CallID, Agent, Waited string
 	Args                                   json.RawMessage
+	// Overdue: waited past half its wait's timeout.
+	Overdue bool
 }
 
 // approvals is GET /approvals?agent=&tool=.
@@ -68,7 +70,7 @@ func (c *Console) approvals(w http.ResponseWriter, r *http.Request) {
 				break
 			}
 			ag.Calls = append(ag.Calls, approvalCall{Ref: call.Ref(), WorkflowID: call.WorkflowID, CallID: call.CallID,
-				Agent: call.Agent, Waited: waited(now, call.Since), Args: call.Args})
+				Agent: call.Agent, Waited: waited(now, call.Since), Overdue: call.Overdue(now), Args: call.Args})
 		}
 		v.Groups = append(v.Groups, ag)
 	}

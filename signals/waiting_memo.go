@@ -25,4 +25,7 @@ type WaitingCall struct {
 	Shape  string          `json:"shape"`
 	Args   json.RawMessage `json:"args,omitempty"`
 	Since  time.Time       `json:"since"`
+	// Deadline is when its wait times out (the inbox flags a call past
+	// half of it overdue).
+	Deadline time.Time `json:"deadline,omitzero"`
 }

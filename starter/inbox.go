@@ -108,9 +108,14 @@ func renderInbox(w io.Writer, in approvalinbox.Inbox, now time.Time, calls bool)
 	}
 }
 
-// wait is how long c has waited, to the second.
+// wait is how long c has waited, to the second, and OVERDUE past half
+// its wait's timeout.
 func wait(now time.Time, c approvalinbox.Call) string {
-	return now.Sub(c.Since).Round(time.Second).String()
+	waited := now.Sub(c.Since).Round(time.Second).String()
+	if c.Overdue(now) {
+		waited += " OVERDUE"
+	}
+	return waited
 }
 
 // count says "1 call", "2 calls".
@@ -153,6 +158,8 @@ type inboxCallOut struct {
 	Args        json.RawMessage `json:"args"`
 	Since       time.Time       `json:"since"`
 	WaitSeconds float64         `json:"wait_seconds"`
+	Deadline    time.Time       `json:"deadline,omitzero"`
+	Overdue     bool            `json:"overdue,omitempty"`
 }
 
 type inboxUnreadOut struct {
@@ -167,7 +174,8 @@ func inboxJSON(in approvalinbox.Inbox, now time.Time) inboxOut {
 			OldestSince: g.Oldest().Since, OldestWaitSeconds: now.Sub(g.Oldest().Since).Seconds()}
 		for _, c := range g.Calls {
 			og.Calls = append(og.Calls, inboxCallOut{Ref: c.Ref(), WorkflowID: c.WorkflowID, CallID: c.CallID, Agent: c.Agent,
-				Args: argsOrNull(c.Args), Since: c.Since, WaitSeconds: now.Sub(c.Since).Seconds()})
+				Args: argsOrNull(c.Args), Since: c.Since, WaitSeconds: now.Sub(c.Since).Seconds(),
+				Deadline: c.Deadline, Overdue: c.Overdue(now)})
 		}
 		out.Groups = append(out.Groups, og)
 	}

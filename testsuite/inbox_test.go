@@ -177,6 +177,18 @@ agents:
 	require.Len(t, approvals, 1)
 	require.Contains(t, string(approvals[0].Args), "group "+group+" rejected by bob: not this one")
 
+	// A run of each shape that listed its calls in its memo is kept, so
+	// the replay test covers the memo's change (inbox-memo).
+	kept := map[string]bool{}
+	for _, run := range rest {
+		shape := map[string]string{"inbox-payer": "free_form", "inbox-graph-payer": "graph"}[s.status(run).Agent]
+		if shape != "" && !kept[shape] {
+			kept[shape] = true
+			recordAndReplay(t, run, "inbox_memo_"+shape)
+		}
+	}
+	require.Len(t, kept, 2, "a run of each shape was answered by the group")
+
 	perRun := map[string]int{}
 	for _, r := range tools.requests("/pay") {
 		perRun[r.WorkflowID]++

@@ -170,7 +170,9 @@ func (p *Waits) PendingApprovals(now time.Time) []signals.PendingApproval {
 			if t, ok := a.toolOf(n.ID); ok {
 				tool = t // a fallback standing in for the call's tool
 			}
-			pending := signals.PendingApproval{CallID: n.ID, Tool: tool, Args: n.Args, Escalations: a.level(n.ID)}
+			// Since the node began to wait, until the wait notes its start
+			// and deadline (the run's phase may show it first).
+			pending := signals.PendingApproval{CallID: n.ID, Tool: tool, Args: n.Args, Escalations: a.level(n.ID), WaitingSince: n.At}
 			if d, ok := a.dueOf(n.ID); ok {
 				pending.WaitingSince, pending.Deadline = d.since, d.deadline
 				pending.Overdue = policies.PastHalf(d.since, d.deadline, now)
