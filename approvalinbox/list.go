@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -35,11 +36,19 @@ const listPageSize = 1000
 // Filter narrows the inbox to one agent or one tool (empty: all).
 type Filter struct {
 	Agent, Tool string
+	// Group: only calls a member of this group of people.groups may
+	// answer now (a tool whose approval names by:).
+	Group string
+}
+
+// keeps says whether f lists a call of tool answered by groups.
+func (f Filter) keeps(tool string, groups []string) bool {
+	return (f.Tool == "" || tool == f.Tool) && (f.Group == "" || slices.Contains(groups, f.Group))
 }
 
 // Check refuses a filter that cannot be quoted into a visibility query.
 func (f Filter) Check() error {
-	for _, v := range []struct{ name, value string }{{"agent", f.Agent}, {"tool", f.Tool}} {
+	for _, v := range []struct{ name, value string }{{"agent", f.Agent}, {"tool", f.Tool}, {"group", f.Group}} {
 		if len(v.value) > 200 || strings.ContainsFunc(v.value, func(r rune) bool {
 			return r == '\'' || r == '"' || r == '\\' || r == '`' || unicode.IsControl(r)
 		}) {
@@ -62,6 +71,9 @@ type Call struct {
 	// Since is when the call began to wait, Deadline when its wait times
 	// out (zero: not known).
 	Since, Deadline time.Time
+	// Answering are the groups whose members may answer it now (none: a
+	// tool whose approval names no one).
+	Answering []string
 }
 
 // Overdue: the call has waited past half its wait's timeout (as the
@@ -226,21 +238,21 @@ func waitingMemo(p *commonpb.Payload) *signals.WaitingMemo {
 	return &m
 }
 
-// memoCalls are the calls of the run's memo (of tool f.Tool).
+// memoCalls are the calls of the run's memo that f keeps.
 func (r waitingRun) memoCalls(f Filter) []Call {
 	var out []Call
 	for _, w := range r.memo.Calls {
-		if f.Tool != "" && w.Tool != f.Tool {
+		if !f.keeps(w.Tool, w.Answering) {
 			continue
 		}
 		out = append(out, Call{WorkflowID: r.workflowID, RunID: r.runID, Agent: r.agent, CallID: w.CallID, Tool: w.Tool,
-			Args: w.Args, Shape: w.Shape, Since: w.Since, Deadline: w.Deadline})
+			Args: w.Args, Shape: w.Shape, Since: w.Since, Deadline: w.Deadline, Answering: w.Answering})
 	}
 	return out
 }
 
-// waitingCalls asks the run's status for its calls waiting (of tool
-// f.Tool). A run that stopped waiting meanwhile answers none.
+// waitingCalls asks the run's status for its calls waiting that f keeps.
+// A run that stopped waiting meanwhile answers none.
 func (r waitingRun) waitingCalls(ctx context.Context, tc client.Client, f Filter) ([]Call, error) {
 	st, err := Status(ctx, tc, r.workflowID, "") // the latest run: it may have continued as new since the listing
 	if err != nil {
@@ -248,10 +260,11 @@ func (r waitingRun) waitingCalls(ctx context.Context, tc client.Client, f Filter
 	}
 	var out []Call
 	for _, p := range st.PendingApprovals {
-		if f.Tool != "" && p.Tool != f.Tool {
+		if !f.keeps(p.Tool, p.Answering) {
 			continue
 		}
-		c := Call{WorkflowID: r.workflowID, RunID: r.runID, Agent: st.Agent, CallID: p.CallID, Tool: p.Tool, Args: p.Args, Since: p.WaitingSince, Deadline: p.Deadline}
+		c := Call{WorkflowID: r.workflowID, RunID: r.runID, Agent: st.Agent, CallID: p.CallID, Tool: p.Tool, Args: p.Args,
+			Since: p.WaitingSince, Deadline: p.Deadline, Answering: p.Answering}
 		if c.Agent == "" {
 			c.Agent = r.agent
 		}

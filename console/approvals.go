@@ -47,7 +47,8 @@ type approvalCall struct {
 
 // approvals is GET /approvals?agent=&tool=.
 func (c *Console) approvals(w http.ResponseWriter, r *http.Request) {
-	f := approvalinbox.Filter{Agent: strings.TrimSpace(r.URL.Query().Get("agent")), Tool: strings.TrimSpace(r.URL.Query().Get("tool"))}
+	q := r.URL.Query()
+	f := approvalinbox.Filter{Agent: strings.TrimSpace(q.Get("agent")), Tool: strings.TrimSpace(q.Get("tool")), Group: strings.TrimSpace(q.Get("group"))}
 	v := approvalsView{Namespace: c.opts.Namespace, Filter: f}
 	if err := f.Check(); err != nil {
 		v.Error = "?" + err.Error()

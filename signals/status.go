@@ -62,6 +62,12 @@ type PendingApproval struct {
 	Deadline     time.Time `json:"deadline,omitzero"`
 	Overdue      bool      `json:"overdue,omitempty"`
 	Escalations  int       `json:"escalations,omitempty"`
+	// Answering are the groups (people.groups) whose members may answer
+	// now, for a tool whose approval names by: (escalated: the groups
+	// asked so far); ApprovedBy, who approved it already under
+	// approvers: N, waiting for the rest.
+	Answering  []string `json:"answering,omitempty"`
+	ApprovedBy []string `json:"approved_by,omitempty"`
 }
 
 // Loop is a cycle the loop detector found.

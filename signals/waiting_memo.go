@@ -28,4 +28,7 @@ type WaitingCall struct {
 	// Deadline is when its wait times out (the inbox flags a call past
 	// half of it overdue).
 	Deadline time.Time `json:"deadline,omitzero"`
+	// Answering are the groups whose members may answer it now (a tool
+	// whose approval names by:), for the inbox's --group.
+	Answering []string `json:"answering,omitempty"`
 }

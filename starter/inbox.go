@@ -35,7 +35,10 @@ Answer a whole group, or part of it, with
   unstuck approve --group ID --decision approve|reject --by NAME [--only|--except ...]
 Each run then records its own approval node, by NAME, its reason naming the
 group decision. A group id is the same in every listing while its tool and
-shape are: a group exists while calls wait in it.
+shape are: a group exists while calls wait in it. --group G keeps the calls
+a member of the people group G may answer now (a tool whose approval names
+by: [G, ...], escalated to G or past it); a call past half its wait's
+timeout is flagged OVERDUE.
 
 The runs and their calls come from one visibility listing (ExecutionStatus =
 'Running' AND AgentPhase = 'awaiting_approval'): a waiting run lists its calls
@@ -48,6 +51,7 @@ Equivalent temporal commands:
   temporal workflow query --workflow-id WORKFLOW_ID --type status`,
 		Example: `  unstuck inbox
   unstuck inbox --agent travel --tool book_flight --calls
+  unstuck inbox --group finance
   unstuck inbox --json | jq '.groups[] | {id, tool, count}'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -60,6 +64,7 @@ Equivalent temporal commands:
 	f := cmd.Flags()
 	f.StringVar(&o.filter.Agent, "agent", "", "only the runs of this agent")
 	f.StringVar(&o.filter.Tool, "tool", "", "only the calls of this tool")
+	f.StringVar(&o.filter.Group, "group", "", "only the calls a member of this group (people.groups) may answer now")
 	f.BoolVar(&o.calls, "calls", false, "list each group's calls too (WORKFLOW_ID/CALL_ID, agent, wait, arguments)")
 	f.BoolVar(&o.asJSON, "json", false, "print the groups and their calls as JSON")
 	return cmd

@@ -110,6 +110,17 @@ func payWithTwoPeople(t *testing.T, s *stack, tools *toolServer, ppl *people, in
 	out, err = cli("approve", run.GetID(), "--call-id", call, "--decision", "approve", "--as", "ana", "--key", ppl.file("ana"))
 	require.Error(t, err)
 	require.Contains(t, out, "ana already approved call "+call)
+	// The inbox's --group keeps the calls the people group may answer
+	// now: finance's, not yet ops's; the call says ana approved it.
+	require.Eventually(t, func() bool {
+		out, err := cli("inbox", "--group", "finance", "--json")
+		return err == nil && strings.Contains(out, `"workflow_id": "`+run.GetID()+`"`)
+	}, 20*time.Second, 200*time.Millisecond, "finance's inbox lists the call")
+	out, err = cli("inbox", "--group", "ops", "--json")
+	require.NoError(t, err, out)
+	require.NotContains(t, out, run.GetID(), "ops is not asked before finance's deadline")
+	st := s.status(run)
+	require.Equal(t, []string{"ana"}, st.PendingApprovals[0].ApprovedBy)
 	anaAgain := ppl.approval(t, run, "ana", "ana", call, signals.DecisionApprove)
 	refused(anaAgain, "ana already approved call "+call)
 	require.Empty(t, tools.requests("/pay"), "one of two: nothing paid")

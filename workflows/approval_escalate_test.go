@@ -45,6 +45,7 @@ func TestAnApprovalEscalatesToTheNextGroupInBothShapes(t *testing.T) {
 			require.ErrorContains(t, early.rejected, "carol is not in finance, who answer for b", "ops answers only once asked")
 			require.Len(t, escalated.PendingApprovals, 1)
 			require.Equal(t, 1, escalated.PendingApprovals[0].Escalations, "finance's deadline passed: ops is asked")
+			require.Equal(t, []string{"finance", "ops"}, escalated.PendingApprovals[0].Answering, "finance may still answer")
 			require.NoError(t, asked.rejected)
 			require.Equal(t, 1, strings.Count(strings.Join(toolsCalled(h), ","), "b"), "b ran once, approved by ops")
 			require.Equal(t, []string{"carol"}, approvalsBy(h))

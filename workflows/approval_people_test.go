@@ -145,6 +145,8 @@ func TestTwoPersonRuleInBothShapes(t *testing.T) {
 			require.ErrorContains(t, again.rejected, "ana already approved call "+callID)
 			require.ErrorContains(t, outsider.rejected, "carol is not in finance, who answer for b")
 			require.Len(t, between.PendingApprovals, 1, "one of two approvals: the call still waits")
+			require.Equal(t, []string{"finance"}, between.PendingApprovals[0].Answering, "finance answers first")
+			require.Equal(t, []string{"ana"}, between.PendingApprovals[0].ApprovedBy, "ana approved already")
 			require.NoError(t, second.rejected)
 			require.Equal(t, 1, strings.Count(strings.Join(toolsCalled(h), ","), "b"), "b ran once, after the second person")
 			require.Equal(t, []string{"ana", "bob"}, approvalsBy(h))

@@ -26,7 +26,7 @@ func waitingMemo(pending []signals.PendingApproval) signals.WaitingMemo {
 			m.More = len(pending) - i
 			break
 		}
-		c := signals.WaitingCall{CallID: p.CallID, Tool: p.Tool, Shape: policies.ArgShape(p.Args), Since: p.WaitingSince, Deadline: p.Deadline}
+		c := signals.WaitingCall{CallID: p.CallID, Tool: p.Tool, Shape: policies.ArgShape(p.Args), Since: p.WaitingSince, Deadline: p.Deadline, Answering: p.Answering}
 		if len(p.Args) <= maxMemoArgs {
 			c.Args = p.Args
 		}

@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/unstuck-dev/unstuck/approvals/sign"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
@@ -176,6 +177,10 @@ func (p *Waits) PendingApprovals(now time.Time) []signals.PendingApproval {
 			if d, ok := a.dueOf(n.ID); ok {
 				pending.WaitingSince, pending.Deadline = d.since, d.deadline
 				pending.Overdue = policies.PastHalf(d.since, d.deadline, now)
+			}
+			if named, ok := p.named(tool); ok {
+				pending.Answering = sign.Answering(named.Groups(), a.level(n.ID))
+				pending.ApprovedBy = a.approvers(n.ID)
 			}
 			out = append(out, pending)
 		}
