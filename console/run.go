@@ -41,6 +41,13 @@ type runView struct {
 	Error string
 }
 
+// Closed: the run ended (completed, or stopped with a report), so no
+// form on its page can act: an edit, a budget decision or a handoff would
+// only be refused.
+func (v runView) Closed() bool {
+	return v.Status.Phase == signals.PhaseCompleted || v.Status.Phase == signals.PhaseStopped
+}
+
 type breaker struct{ Tool, State string }
 
 // runBase is the run's path, its id escaped as one path segment.

@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -179,4 +180,22 @@ func TestJSONForTheForms(t *testing.T) {
 	require.Equal(t, `{"n":12345678901234567890,"s":"a<b & c"}`, compactJSON(json.RawMessage(`{"s":"a\u003cb \u0026 c","n":12345678901234567890}`)),
 		"as a person wrote it: markup characters unescaped (the page escapes them), a large number exact")
 	require.Equal(t, `{"a":1} {"b":2}`, compactJSON(json.RawMessage(`{"a":1} {"b":2}`)), "two values are not JSON: shown as is")
+}
+
+// A run that ended shows no form that cannot act (no "Stop the run", no
+// handoff, no edit): it says how to go on instead, a fork.
+func TestAnEndedRunsPageOffersNoFormThatCannotAct(t *testing.T) {
+	for phase, closed := range map[signals.Phase]bool{
+		signals.PhaseCompleted: true, signals.PhaseStopped: true, signals.PhaseRunning: false, signals.PhaseAwaitingUser: false,
+	} {
+		m, h := newTestConsole(t, "")
+		st, tr := sampleRun()
+		st.Phase, st.PendingApprovals = phase, nil
+		expectRun(t, m, "travel-1", st, tr)
+		body := get(h, "/runs/travel-1").Body.String()
+		for _, form := range []string{`id="edit-form"`, `id="budget-form"`, `id="handoff-form"`} {
+			require.Equal(t, !closed, strings.Contains(body, form), "%s: %s", phase, form)
+		}
+		require.Equal(t, closed, strings.Contains(body, "unstuck fork travel-1 --node NODE_ID"), "%s", phase)
+	}
 }
