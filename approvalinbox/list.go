@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
@@ -26,9 +27,6 @@ import (
 // worker's query handling is not flooded; a run whose worker is down
 // answers only when its query times out and holds up no others.
 const ReadsInFlight = 32
-
-// statusTimeout bounds one run's status query.
-const statusTimeout = 10 * time.Second
 
 // listPageSize is the visibility page: the largest the server gives.
 const listPageSize = 1000
@@ -276,19 +274,9 @@ func (r waitingRun) waitingCalls(ctx context.Context, tc client.Client, f Filter
 	return out, nil
 }
 
-// Status reads a run's status, bounded by statusTimeout.
+// Status reads a run's status (runmsg.Status).
 func Status(ctx context.Context, tc client.Client, workflowID, runID string) (signals.Status, error) {
-	ctx, cancel := context.WithTimeout(ctx, statusTimeout)
-	defer cancel()
-	var st signals.Status
-	v, err := tc.QueryWorkflow(ctx, workflowID, runID, signals.QueryStatus)
-	if err != nil {
-		return st, fmt.Errorf("query status of %s: %w", workflowID, err)
-	}
-	if err := v.Get(&st); err != nil {
-		return st, fmt.Errorf("decode the status of %s: %w", workflowID, err)
-	}
-	return st, nil
+	return runmsg.Status(ctx, tc, workflowID, runID)
 }
 
 // GroupCalls groups calls by tool and shape: in each group the longest

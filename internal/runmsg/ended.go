@@ -39,7 +39,7 @@ func Ended(ctx context.Context, tc client.Client, workflowID, runID string) (how
 		return "continued as new (the run that follows it takes messages)", true
 	}
 	if status == enumspb.WORKFLOW_EXECUTION_STATUS_FAILED {
-		if _, err := tc.QueryWorkflow(ctx, workflowID, info.GetExecution().GetRunId(), signals.QueryStatus); err != nil {
+		if _, err := Status(ctx, tc, workflowID, info.GetExecution().GetRunId()); err != nil {
 			if why, failed := signals.FailedToStart(err); failed {
 				return "failed at its start: " + why, true
 			}

@@ -2,6 +2,7 @@ package runmsg
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -52,7 +53,7 @@ func TestEndedSaysHowARunEnded(t *testing.T) {
 	t.Run("stopped with a report", func(t *testing.T) {
 		m := mocks.NewClient(t)
 		describedAs(m, enumspb.WORKFLOW_EXECUTION_STATUS_FAILED)
-		m.On("QueryWorkflow", mock.Anything, "wf", "r1", signals.QueryStatus).Return(nil, nil)
+		m.On("QueryWorkflow", mock.Anything, "wf", "r1", signals.QueryStatus).Return(statusAnswer{}, nil)
 		resultIs(t, m, temporal.NewApplicationError("agent stopped: budget", signals.StoppedErrorType))
 		how, _ := Ended(ctx, m, "wf", "")
 		require.Equal(t, "failed: agent stopped: budget", how)
@@ -75,3 +76,9 @@ func TestEndedSaysHowARunEnded(t *testing.T) {
 		require.Equal(t, other, ClosedError(ctx, m, "wf", "", signals.Message, other), "a refusal of a running run is as it came")
 	})
 }
+
+// statusAnswer is a status query's answer of a run that started: {}.
+type statusAnswer struct{}
+
+func (statusAnswer) HasValue() bool    { return true }
+func (statusAnswer) Get(ptr any) error { return json.Unmarshal([]byte(`{}`), ptr) }

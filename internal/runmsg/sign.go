@@ -30,13 +30,9 @@ func Sign(ctx context.Context, tc client.Client, workflowID, runID string, key e
 		return fmt.Errorf("approve: the server does not report the first run id of %s, which a signature binds", workflowID)
 	}
 	// The run described, not a later one that may start meanwhile.
-	v, err := tc.QueryWorkflow(ctx, workflowID, info.GetExecution().GetRunId(), signals.QueryStatus)
+	st, err := Status(ctx, tc, workflowID, info.GetExecution().GetRunId())
 	if err != nil {
-		return fmt.Errorf("approve: the status of %s: %w", workflowID, err)
-	}
-	var st signals.Status
-	if err := v.Get(&st); err != nil {
-		return fmt.Errorf("approve: decode the status of %s: %w", workflowID, err)
+		return fmt.Errorf("approve: %w", err)
 	}
 	tool := ""
 	for _, p := range st.PendingApprovals {
