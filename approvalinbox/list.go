@@ -104,7 +104,9 @@ type Unread struct {
 // runs that could not be read.
 type Inbox struct {
 	Groups []Group
-	Unread []Unread
+	// Replies are the runs waiting for a person's reply (replies.go).
+	Replies []Reply
+	Unread  []Unread
 }
 
 // Calls counts the calls of every group.
@@ -129,9 +131,13 @@ func (in Inbox) Group(id string) (Group, bool) {
 // Query selects the running runs of AgentWorkflow waiting for approval
 // (of agent f.Agent): tools have no search attribute, so f.Tool is
 // applied to the calls read.
-func Query(f Filter) string {
+func Query(f Filter) string { return phaseQuery(f, signals.PhaseAwaitingApproval) }
+
+// phaseQuery selects the running runs of AgentWorkflow in phase (of agent
+// f.Agent).
+func phaseQuery(f Filter, phase signals.Phase) string {
 	q := fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s = '%s'",
-		workflows.WorkflowName, signals.AttrAgentPhase, signals.PhaseAwaitingApproval)
+		workflows.WorkflowName, signals.AttrAgentPhase, phase)
 	if f.Agent != "" {
 		q += fmt.Sprintf(" AND %s = '%s'", signals.AttrAgentName, f.Agent)
 	}
@@ -147,7 +153,7 @@ func List(ctx context.Context, tc client.Client, namespace string, f Filter) (In
 	if err := f.Check(); err != nil {
 		return Inbox{}, err
 	}
-	runs, err := waitingRuns(ctx, tc, namespace, f)
+	runs, err := waitingRuns(ctx, tc, namespace, Query(f))
 	if err != nil {
 		return Inbox{}, err
 	}
@@ -187,6 +193,9 @@ func List(ctx context.Context, tc client.Client, namespace string, f Filter) (In
 		all = append(all, calls[i]...)
 	}
 	in.Groups = GroupCalls(all)
+	if err := in.listReplies(ctx, tc, namespace, f); err != nil {
+		return Inbox{}, err
+	}
 	return in, nil
 }
 
@@ -198,8 +207,7 @@ type waitingRun struct {
 	memo *signals.WaitingMemo
 }
 
-func waitingRuns(ctx context.Context, tc client.Client, namespace string, f Filter) ([]waitingRun, error) {
-	q := Query(f)
+func waitingRuns(ctx context.Context, tc client.Client, namespace, q string) ([]waitingRun, error) {
 	var runs []waitingRun
 	var token []byte
 	for {
@@ -207,7 +215,7 @@ func waitingRuns(ctx context.Context, tc client.Client, namespace string, f Filt
 			Namespace: namespace, PageSize: listPageSize, Query: q, NextPageToken: token,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("list the runs waiting for approval (%s) in namespace %q: %w", q, namespace, err)
+			return nil, fmt.Errorf("list the runs waiting for a person (%s) in namespace %q: %w", q, namespace, err)
 		}
 		for _, e := range resp.GetExecutions() {
 			runs = append(runs, waitingRun{

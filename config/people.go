@@ -72,16 +72,20 @@ func (p *People) Key(signer string) (ed25519.PublicKey, bool) {
 	return pub, err == nil
 }
 
-// peopleFor are the people a run of tools needs to check its approvals:
-// the groups the tools name and the keys of their members and of the
-// console (nil: no tool names by).
-func (f *File) peopleFor(tools []Tool) *People {
+// peopleFor are the people a run needs to check its approvals and
+// replies: the groups its tools and its waits for a reply (human) name,
+// and the keys of their members and of the console (nil: none names by).
+func (f *File) peopleFor(tools []Tool, human []Approval) *People {
 	if f.People == nil {
 		return nil
 	}
-	var out *People
+	asks := slices.Clone(human)
 	for _, t := range tools {
-		for _, g := range t.Approval.Groups() {
+		asks = append(asks, t.Approval)
+	}
+	var out *People
+	for _, a := range asks {
+		for _, g := range a.Groups() {
 			if out == nil {
 				out = &People{Groups: map[string][]string{}, Keys: map[string]string{}}
 			}

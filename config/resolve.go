@@ -103,7 +103,7 @@ func (f *File) Resolve(agent string, getenv func(string) (string, bool)) (*Resol
 	}
 	r.Pricing = f.Prices.pricing(r)
 	r.Notify = f.webhookNames()
-	r.People = f.peopleFor(r.Tools)
+	r.People = f.peopleFor(r.Tools, a.HumanApprovals())
 	if a.CanHandOff() {
 		for _, p := range f.Agents {
 			r.Registry = append(r.Registry, Peer{Name: p.Name, Description: p.Description, Capabilities: p.Capabilities,

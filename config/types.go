@@ -263,6 +263,9 @@ type GraphNode struct {
 	Human      bool           `yaml:"human" json:"human,omitempty"`
 	End        bool           `yaml:"end" json:"end,omitempty"`
 	Output     string         `yaml:"output" json:"output,omitempty"`
+	// Approval: a human node's {when, by, timeout, then}, as a tool's
+	// approval block (human_approval.go; zero: anyone, human_timeout).
+	Approval Approval `yaml:"approval" json:"approval,omitzero"`
 }
 
 // GraphEdge leads from one node to another when its expr-lang condition
@@ -280,8 +283,11 @@ type Policies struct {
 	Breaker      BreakerPolicy `yaml:"breaker" json:"breaker"`
 	Escalation   []string      `yaml:"escalation" json:"escalation,omitempty"`
 	HumanTimeout Duration      `yaml:"human_timeout" json:"human_timeout,omitempty"`
-	Repair       RepairPolicy  `yaml:"repair" json:"repair"`
-	Limits       Limits        `yaml:"limits" json:"limits"`
+	// HumanApproval: the ladder's human rung's {when, by, timeout, then}
+	// (human_approval.go; zero: anyone, human_timeout).
+	HumanApproval Approval     `yaml:"human_approval" json:"human_approval,omitzero"`
+	Repair        RepairPolicy `yaml:"repair" json:"repair"`
+	Limits        Limits       `yaml:"limits" json:"limits"`
 	// HandoffWhen: rules that hand the run over by themselves (the agent
 	// needs handoffs). Nil, the default: no rule.
 	HandoffWhen *HandoffWhen `yaml:"handoff_when" json:"handoff_when,omitempty"`

@@ -33,6 +33,7 @@ func (f *File) validate(file string, doc *yaml.Node, opts Options) error {
 	for i, t := range f.Tools {
 		c.approvers(path{"tools", i, "approval"}, t.Approval, f.People)
 	}
+	c.humanApprovals(f.Agents, f.People)
 	return errors.Join(c.errs...)
 }
 

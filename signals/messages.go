@@ -19,6 +19,9 @@ type ReplyRequest struct {
 	Audit
 	Text   string          `json:"text"`
 	Output json.RawMessage `json:"output,omitempty"`
+	// Signature proves who replies, to a human node whose approval names
+	// by: (package approvals/sign; unstuck reply --as NAME --key FILE).
+	Signature string `json:"signature,omitempty"`
 }
 
 // Validate checks the payload itself; whether anything waits is the

@@ -12,7 +12,11 @@ type Status struct {
 	Step             int               `json:"step"`
 	Generation       int               `json:"generation"`
 	PendingApprovals []PendingApproval `json:"pending_approvals"`
-	Loops            []Loop            `json:"loops"`
+	// PendingReply is the human node waiting for a person's reply (a
+	// graph's human node, the ladder's human rung, a person agent's
+	// run); absent when none waits.
+	PendingReply *PendingReply `json:"pending_reply,omitempty"`
+	Loops        []Loop        `json:"loops"`
 	// LoopsDropped: the run met this many loops before those listed (only
 	// the latest are kept); absent when all are listed.
 	LoopsDropped int               `json:"loops_dropped,omitempty"`
@@ -68,6 +72,22 @@ type PendingApproval struct {
 	// approvers: N, waiting for the rest.
 	Answering  []string `json:"answering,omitempty"`
 	ApprovedBy []string `json:"approved_by,omitempty"`
+}
+
+// PendingReply is a human node waiting for a person's reply: why it
+// asks, since when and until when (its approval's timeout, else
+// human_timeout), whether it passed half of it, how many groups it asked
+// before, and the groups whose members may answer now (its approval's
+// by:, escalated: those asked so far; none: anyone).
+type PendingReply struct {
+	NodeID       string    `json:"node_id"`
+	Why          string    `json:"why"`
+	GraphNode    string    `json:"graph_node,omitempty"`
+	WaitingSince time.Time `json:"waiting_since,omitzero"`
+	Deadline     time.Time `json:"deadline,omitzero"`
+	Overdue      bool      `json:"overdue,omitempty"`
+	Escalations  int       `json:"escalations,omitempty"`
+	Answering    []string  `json:"answering,omitempty"`
 }
 
 // Loop is a cycle the loop detector found.

@@ -16,9 +16,8 @@ import (
 type approveOptions struct {
 	runID, callID, decision, args, tool, by, reason string
 	signal                                          bool
-	// as and key sign the approval (approve_sign.go).
-	as, key string
-	group   groupOptions
+	signerFlags                                     // --as, --key sign the approval (approve_sign.go)
+	group                                           groupOptions
 }
 
 func newApproveCmd(c *cli) *cobra.Command {
@@ -89,8 +88,7 @@ Equivalent temporal command:
 	f.StringVar(&o.reason, "reason", "", "why (kept in the audit trail; a rejection's reason reaches the model)")
 	f.BoolVar(&o.signal, "signal", false, "send a signal (fire and forget) instead of an update")
 	f.StringVar(&o.runID, "run-id", "", "run id (default: the latest run of the workflow id)")
-	f.StringVar(&o.as, "as", "", "sign the decision as this person (people.groups), for a tool whose approval names by:")
-	f.StringVar(&o.key, "key", "", "the private key file that signs for --as (default: $"+approverKeyEnv+")")
+	o.signerFlags.add(f, "decision")
 	o.group.flags(f)
 	return cmd
 }

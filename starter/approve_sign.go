@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"os"
 
+	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/approvals/sign"
@@ -16,28 +17,47 @@ import (
 // given.
 const approverKeyEnv = "UNSTUCK_APPROVER_KEY"
 
-// signing checks the signing flags before anything is dialled: --as names
-// who decides (it is the approval's by) and needs a key file.
+// signerFlags are --as and --key: who signs an answer (an approval, a
+// reply) and the private key file that signs for them.
+type signerFlags struct{ as, key string }
+
+// add registers the flags; what is what they sign.
+func (s *signerFlags) add(f *pflag.FlagSet, what string) {
+	f.StringVar(&s.as, "as", "", "sign the "+what+" as this person (people.groups), for one whose approval names by:")
+	f.StringVar(&s.key, "key", "", "the private key file that signs for --as (default: $"+approverKeyEnv+")")
+}
+
+// signedBy checks the flags before anything is dialled: --as names who
+// answers (it is the answer's by, which --by may not contradict) and
+// needs a key file. It answers --as ("" unsigned).
+func (s *signerFlags) signedBy(by, what string) (string, error) {
+	switch {
+	case s.as == "" && s.key != "":
+		return "", usageErrorf("--key needs --as: the person the key signs for")
+	case s.as == "":
+		return "", nil
+	case s.key == "":
+		s.key = os.Getenv(approverKeyEnv)
+	}
+	switch {
+	case s.key == "":
+		return "", usageErrorf("--as needs --key FILE or %s=FILE: the private key that signs for %s", approverKeyEnv, s.as)
+	case by != "" && by != s.as:
+		return "", usageErrorf("--by %s and --as %s differ: a signed %s is by the person who signs it", by, s.as, what)
+	}
+	if err := sign.ValidSigner(s.as); err != nil {
+		return "", usageErrorf("--as: %v", err)
+	}
+	return s.as, nil
+}
+
+// signing checks the signing flags of an approval, whose by --as is.
 func (o *approveOptions) signing(req *signals.ApproveRequest) error {
-	switch {
-	case o.as == "" && o.key != "":
-		return usageErrorf("--key needs --as: the person the key signs for")
-	case o.as == "":
-		return nil
-	case o.key == "":
-		o.key = os.Getenv(approverKeyEnv)
+	as, err := o.signedBy(o.by, "approval")
+	if as != "" {
+		req.By = as
 	}
-	switch {
-	case o.key == "":
-		return usageErrorf("--as needs --key FILE or %s=FILE: the private key that signs for %s", approverKeyEnv, o.as)
-	case o.by != "" && o.by != o.as:
-		return usageErrorf("--by %s and --as %s differ: a signed approval is by the person who signs it", o.by, o.as)
-	}
-	if err := sign.ValidSigner(o.as); err != nil {
-		return usageErrorf("--as: %v", err)
-	}
-	req.By = o.as
-	return nil
+	return err
 }
 
 // approver is who signs approvals (--as) with their private key; nil
@@ -47,16 +67,17 @@ type approver struct {
 	key ed25519.PrivateKey
 }
 
-// signer reads --as's key, once for every call it signs (nil without --as).
-func (o approveOptions) signer() (*approver, error) {
-	if o.as == "" {
+// signer reads --as's key, once for every answer it signs (nil without
+// --as).
+func (s signerFlags) signer() (*approver, error) {
+	if s.as == "" {
 		return nil, nil
 	}
-	key, err := readApproverKey(o.key)
+	key, err := readApproverKey(s.key)
 	if err != nil {
 		return nil, err
 	}
-	return &approver{as: o.as, key: key}, nil
+	return &approver{as: s.as, key: key}, nil
 }
 
 // sign signs req for its run as a (runmsg.Sign); a nil approver leaves it

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -24,7 +25,7 @@ func newInboxCmd(c *cli) *cobra.Command {
 	var o inboxOptions
 	cmd := &cobra.Command{
 		Use:   "inbox",
-		Short: "List the calls waiting for approval across runs, grouped by tool and shape of arguments",
+		Short: "List the calls waiting for approval across runs, grouped by tool and shape of arguments, and the runs waiting for a reply",
 		Long: `List the calls that wait for a person's approval in every running run of the
 namespace, grouped by tool and by the shape of their arguments (their keys and
 the kinds of their values, never the values: {amount: number, to: string}).
@@ -44,6 +45,12 @@ The runs and their calls come from one visibility listing (ExecutionStatus =
 'Running' AND AgentPhase = 'awaiting_approval'): a waiting run lists its calls
 in its memo unstuck_waiting. A run without one (more than 16 calls waiting, or
 a worker from before) is read by its status query.
+
+Below the groups come the runs waiting for a person's reply (phase
+awaiting_human: a graph's human node, the ladder's human rung, a run handed to
+a person), one by one, the longest waiting first, each with who may answer
+(its approval's by:, escalated so far) and why it asks; --group G keeps those
+G may answer, --tool lists none. Answer one with unstuck reply.
 
 Equivalent temporal commands:
   temporal workflow list --query "WorkflowType = 'AgentWorkflow' AND ExecutionStatus = 'Running' AND AgentPhase = 'awaiting_approval'"
@@ -108,9 +115,35 @@ func renderInbox(w io.Writer, in approvalinbox.Inbox, now time.Time, calls bool)
 			wait(now, oldest), termtext.Visible(oldest.Ref()))
 		fmt.Fprintln(w, "answer a group: unstuck approve --group ID --decision approve|reject --by NAME")
 	}
+	renderReplies(w, in.Replies, now)
 	for _, u := range in.Unread {
 		fmt.Fprintf(w, "not read: %s: %s\n", termtext.Visible(u.WorkflowID), termtext.Visible(u.Err.Error()))
 	}
+}
+
+// renderReplies lists the runs waiting for a person's reply, the longest
+// waiting first (nothing when none waits).
+func renderReplies(w io.Writer, replies []approvalinbox.Reply, now time.Time) {
+	if len(replies) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s waiting for a reply:\n", count(len(replies), "run"))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN/NODE\tAGENT\tWAIT\tANSWERING\tWHY")
+	for _, r := range replies {
+		waited := now.Sub(r.WaitingSince).Round(time.Second).String()
+		if r.Overdue(now) {
+			waited += " OVERDUE"
+		}
+		answering := strings.Join(r.Answering, ", ")
+		if answering == "" {
+			answering = "anyone"
+		}
+		fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\n", termtext.Visible(r.WorkflowID), r.NodeID, termtext.Visible(r.Agent), waited,
+			termtext.Visible(answering), termtext.Visible(clipText(r.Why, 80)))
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w, "answer one: unstuck reply WORKFLOW_ID --text TEXT (--as NAME --key FILE where it names who answers)")
 }
 
 // wait is how long c has waited, to the second, and OVERDUE past half
@@ -140,9 +173,10 @@ func clipText(s string, n int) string {
 
 // inboxOut is `unstuck inbox --json`.
 type inboxOut struct {
-	Calls  int              `json:"calls"`
-	Groups []inboxGroupOut  `json:"groups"`
-	Unread []inboxUnreadOut `json:"unread"`
+	Calls   int                   `json:"calls"`
+	Groups  []inboxGroupOut       `json:"groups"`
+	Replies []approvalinbox.Reply `json:"replies"`
+	Unread  []inboxUnreadOut      `json:"unread"`
 }
 
 type inboxGroupOut struct {
@@ -173,7 +207,10 @@ type inboxUnreadOut struct {
 }
 
 func inboxJSON(in approvalinbox.Inbox, now time.Time) inboxOut {
-	out := inboxOut{Calls: in.Calls(), Groups: []inboxGroupOut{}, Unread: []inboxUnreadOut{}}
+	out := inboxOut{Calls: in.Calls(), Groups: []inboxGroupOut{}, Replies: in.Replies, Unread: []inboxUnreadOut{}}
+	if out.Replies == nil {
+		out.Replies = []approvalinbox.Reply{}
+	}
 	for _, g := range in.Groups {
 		og := inboxGroupOut{ID: g.ID, Tool: g.Tool, Shape: g.Shape, Count: len(g.Calls),
 			OldestSince: g.Oldest().Since, OldestWaitSeconds: now.Sub(g.Oldest().Since).Seconds()}

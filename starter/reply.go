@@ -8,12 +8,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
 type replyOptions struct {
 	runID, text, output, by, reason string
 	signal                          bool
+	signerFlags                     // --as, --key sign the reply (approve_sign.go)
 }
 
 func newReplyCmd(c *cli) *cobra.Command {
@@ -31,6 +33,11 @@ that value as its output (validated against the run's output schema; a value
 that does not fit is refused); text alone returns the run to the agent that
 handed it over, the text joining its conversation as the person's message.
 
+A human node or human rung whose approval names by: groups takes only signed
+replies: --as NAME --key FILE (or UNSTUCK_APPROVER_KEY=FILE) signs this reply
+as NAME, a member of the groups asked now ("unstuck status" lists them under
+pending_reply.answering), binding the run and the human node it answers.
+
 By default it is an update: the run validates it and answers with the human
 node it settled, or refuses it with the reason ("nothing waits for a reply").
 With --signal it is a signal: fire and forget; a reply that cannot apply is
@@ -41,7 +48,8 @@ Equivalent temporal commands:
   temporal workflow signal --workflow-id WORKFLOW_ID --name reply --input '{"text": "..."}'`,
 		Example: `  unstuck reply travel-20240115-093000-1a2b3c --text "Try the 9am flight instead."
   unstuck reply approver-1 --text approved --output '{"approved": true}' --by alice --reason "checked"
-  unstuck reply support-1 --output '{"refunded": true, "amount": 42}' --by alice   # a person completes a run handed to them`,
+  unstuck reply support-1 --output '{"refunded": true, "amount": 42}' --by alice   # a person completes a run handed to them
+  unstuck reply ops-3 --text "restart the job" --as carol --key ~/.unstuck/carol.key   # a human node that names by: [ops]`,
 		Args: oneWorkflowID,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := o.request()
@@ -58,6 +66,7 @@ Equivalent temporal commands:
 	f.StringVar(&o.reason, "reason", "", "why (kept in the audit trail)")
 	f.BoolVar(&o.signal, "signal", false, "send a signal (fire and forget) instead of an update")
 	f.StringVar(&o.runID, "run-id", "", "run id (default: the latest run of the workflow id)")
+	o.signerFlags.add(f, "reply")
 	return cmd
 }
 
@@ -73,10 +82,17 @@ func (o replyOptions) request() (signals.ReplyRequest, error) {
 	if err := req.Validate(); err != nil {
 		return req, usageErrorf("%v (use --text or --output)", err)
 	}
-	return req, nil
+	as, err := o.signedBy(o.by, "reply")
+	if as != "" {
+		req.By = as
+	}
+	return req, err
 }
 
 func (c *cli) reply(ctx context.Context, cmd *cobra.Command, workflowID string, o replyOptions, req signals.ReplyRequest) error {
+	if err := c.signReply(ctx, workflowID, o, &req); err != nil {
+		return err
+	}
 	var res signals.ReplyResult
 	if err := c.send(ctx, cmd, workflowID, o.runID, signals.Reply, o.signal, req, &res); err != nil {
 		if o.signal {
@@ -88,4 +104,19 @@ func (c *cli) reply(ctx context.Context, cmd *cobra.Command, workflowID string, 
 		fmt.Fprintf(cmd.OutOrStdout(), "reply accepted by %s: it settles node %s\n", workflowID, res.NodeID)
 	}
 	return nil
+}
+
+// signReply signs req as --as (runmsg.SignReply); without --as it stays
+// as it is.
+func (c *cli) signReply(ctx context.Context, workflowID string, o replyOptions, req *signals.ReplyRequest) error {
+	signer, err := o.signer()
+	if err != nil || signer == nil {
+		return err
+	}
+	tc, err := c.client(ctx)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	return runmsg.SignReply(ctx, tc, workflowID, o.runID, signer.key, signer.as, req)
 }

@@ -25,13 +25,7 @@ func (p *pipeline) asks(ctx workflow.Context, c *stepCall, tool config.Tool, arg
 	}
 	r := p.r
 	argMap, _ := policies.ExprValue(args).(map[string]any)
-	env := config.ApprovalEnv{Args: argMap, State: r.run.State, Input: r.inputMap()}
-	o := r.exprs.evaluate(exprKey{approval: true, text: a.When}, env)
-	err := o.compileErr
-	if err == nil {
-		err = o.runErr
-	}
-	d := policies.ApprovalAsks(a, o.held, err)
+	d := r.exprs.asks(a, config.ApprovalEnv{Args: argMap, State: r.run.State, Input: r.inputMap()})
 	if n := r.run.node(c.nodeID); n != nil {
 		n.Note = d.Note
 		if tool.Name != c.tool.Name {
@@ -39,4 +33,16 @@ func (p *pipeline) asks(ctx workflow.Context, c *stepCall, tool config.Tool, arg
 		}
 	}
 	return d.Ask
+}
+
+// asks decides whether approval a asks a person in env
+// (policies.ApprovalAsks): its condition evaluated with its cost bound, a
+// condition that cannot be evaluated asking.
+func (cs conditions) asks(a config.Approval, env config.ApprovalEnv) policies.ApprovalDecision {
+	o := cs.evaluate(exprKey{approval: true, text: a.When}, env)
+	err := o.compileErr
+	if err == nil {
+		err = o.runErr
+	}
+	return policies.ApprovalAsks(a, o.held, err)
 }

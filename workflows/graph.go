@@ -164,21 +164,7 @@ func (g *graphShape) visitNode(ctx workflow.Context, at string, n config.GraphNo
 	case n.LLM:
 		return g.visitLLM(ctx, at)
 	case n.Human:
-		reply, id, timedOut, err := r.person().AwaitReply(ctx, "graph node "+at, false)
-		r.run.tagGraphNode(id, at)
-		if errors.Is(err, errSwitching) {
-			return visitResult{waits: stepWaits{human: id}}
-		}
-		if err != nil {
-			return visitResult{stopErr: err}
-		}
-		if timedOut {
-			return visitResult{ok: false, errText: "no reply", event: policies.HumanNodeEvent(at, false)}
-		}
-		if len(reply.Output) > 0 {
-			r.run.State["human"] = r.stateValue(decodeOrString(reply.Output))
-		}
-		return visitResult{ok: true, event: policies.HumanNodeEvent(at, true)}
+		return g.visitHuman(ctx, at, n)
 	}
 	return visitResult{stopErr: r.stop(ctx, fmt.Sprintf("graph node %q has no kind", at))}
 }

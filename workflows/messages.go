@@ -21,7 +21,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	inRun := sameRelease(ctx)
 	err := setGuardedUpdate(ctx, &r.guard, signals.Reply,
 		func(ctx workflow.Context, req signals.ReplyRequest) (signals.ReplyResult, error) {
-			return r.person().AcceptReply(req)
+			return r.person().AcceptReply(ctx, req)
 		},
 		func(ctx workflow.Context, req signals.ReplyRequest) error {
 			if err := validMessage(signals.Reply, req, req.Validate); err != nil {
@@ -30,7 +30,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if r.run == nil {
 				return errStarting(signals.Reply, "nothing waits for a reply")
 			}
-			return r.person().ReplyWanted(req)
+			return r.person().ReplyWanted(ctx, req)
 		})
 	if err != nil {
 		return err
@@ -174,7 +174,7 @@ func (r *runner) signalHandlers(ctx workflow.Context) map[string]func(json.RawMe
 	return map[string]func(json.RawMessage) (signals.Audit, error){
 		signals.Reply: func(raw json.RawMessage) (signals.Audit, error) {
 			return handleMessage(signals.Reply, "a reply", raw, signals.ReplyRequest.Validate, func(req signals.ReplyRequest) error {
-				_, err := r.person().AcceptReply(req)
+				_, err := r.person().AcceptReply(ctx, req)
 				return err
 			})
 		},

@@ -36,6 +36,7 @@ var personGates = map[person.Gate]string{
 	person.GateNotify:           versionNotify,
 	person.GateApprovalDeadline: versionApprovalDeadline,
 	person.GatePeople:           versionPeople,
+	person.GateHumanPeople:      versionHumanPeople,
 }
 
 func (h personHost) Spec() *config.Resolved           { return h.r.run.Spec }

@@ -171,6 +171,7 @@ func (r *runner) status() signals.Status {
 		Step:             r.run.Step,
 		Generation:       r.run.Generation,
 		PendingApprovals: r.person().PendingApprovals(r.seenAt),
+		PendingReply:     r.person().PendingReply(r.seenAt),
 		Loops:            r.run.Loops,
 		LoopsDropped:     r.run.LoopsDropped,
 		Breakers:         r.run.LoopEscape.BreakerStates(),

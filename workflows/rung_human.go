@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/workflows/person"
 )
 
 // The ladder's human rung waits for a person's reply like any other wait,
@@ -47,15 +48,22 @@ func heldRung(r *runner, w *waitingResume) humanRung {
 // (escalation.held).
 func (h humanRung) wait(ctx workflow.Context, why string) *escalation {
 	r := h.r
-	reply, humanID, timedOut, err := r.person().AwaitReply(ctx, "the agent is stuck in a loop: "+why, true)
-	switch {
-	case errors.Is(err, errSwitching):
-		return &escalation{held: &carriedRung{Escalation: h.esc, Loop: *h.loop, Where: h.where, human: humanID}}
-	case err != nil:
-		return &escalation{stopErr: err}
-	case timedOut:
+	ask := r.run.Spec.Agent.Policies.HumanApproval
+	d := replyAsk{r: r, a: ask}.decide(ctx)
+	if !d.Ask {
+		// No one is asked: the ladder climbs on, as it would on no reply.
+		r.noteEscalation(h.esc, d.Note)
 		return r.escalate(ctx, h.loop, h.where)
 	}
-	r.noteEscalation(h.esc, "a person replied: "+reply.Text)
+	got, err := r.person().AwaitReply(ctx, person.Ask{Why: withNote("the agent is stuck in a loop: "+why, d.Note), Rung: true, Approval: ask})
+	switch {
+	case errors.Is(err, errSwitching):
+		return &escalation{held: &carriedRung{Escalation: h.esc, Loop: *h.loop, Where: h.where, human: got.Node}}
+	case err != nil:
+		return &escalation{stopErr: err}
+	case got.TimedOut || got.Reply == nil:
+		return r.escalate(ctx, h.loop, h.where)
+	}
+	r.noteEscalation(h.esc, "a person replied: "+got.Reply.Text)
 	return &escalation{}
 }

@@ -456,6 +456,15 @@ const (
 	// inbox reads a fleet in one visibility listing (waiting_memo.go).
 	// Asked only when a run's calls waiting change.
 	versionInboxMemo = "inbox-memo"
+	// versionHumanPeople: a graph's human node or the ladder's human rung
+	// whose approval block (config/human_approval.go) has a when asks only
+	// when it holds, one naming by: takes only signed replies of its
+	// groups, one with a timeout waits that long and then goes on,
+	// rejects or escalates (person/reply_ask.go), showing its deadline.
+	// Asked only for such a wait
+	// (a run's spec could not carry the block before, so no recorded run
+	// asks it).
+	versionHumanPeople = "human-people"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and

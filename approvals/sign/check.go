@@ -27,37 +27,10 @@ type Ask struct {
 // signature before who signed, so a forged approval is refused as forged
 // whatever it claims.
 func (k Ask) Check(a Approval, signature string) (Signature, error) {
-	groups := strings.Join(k.Groups, ", ")
-	if signature == "" {
-		return Signature{}, fmt.Errorf(`approve: %s answers only to people of %s: the approval must carry a "signature" (unstuck approve --as NAME --key FILE signs it; a plain Temporal update or signal cannot)`, a.Tool, groups)
-	}
-	s, err := Parse(signature)
+	s, err := k.verify(answer{verb: "approve", noun: "approval", of: a.Tool, by: a.By,
+		message: func(signer string, at int64) ([]byte, error) { return Message(a, signer, at) }}, signature)
 	if err != nil {
-		return Signature{}, fmt.Errorf(`approve: "signature" is malformed: %v`, err)
-	}
-	key, ok := k.People.Key(s.Signer)
-	switch {
-	case !ok && s.Signer != config.ConsoleSigner && !slices.Contains(k.People.Members(k.Groups), s.Signer):
-		// A run carries only the keys of the people who may answer it.
-		return Signature{}, fmt.Errorf("approve: %s is not in %s, who answer for %s", s.Signer, groups, a.Tool)
-	case !ok:
-		return Signature{}, fmt.Errorf("approve: signer %q has no key in the run's people.keys", s.Signer)
-	}
-	switch {
-	case a.By == "":
-		return Signature{}, fmt.Errorf(`approve: "by" is empty: a signed approval names who approves`)
-	case s.Signer != config.ConsoleSigner && s.Signer != a.By:
-		return Signature{}, fmt.Errorf(`approve: signed with %s's key, but "by" is %s: a person's key signs only their own approvals`, s.Signer, a.By)
-	}
-	msg, err := Message(a, s.Signer, s.At)
-	if err != nil {
-		return Signature{}, fmt.Errorf("approve: %v", err)
-	}
-	if !ed25519.Verify(key, msg, s.Sig) {
-		return Signature{}, fmt.Errorf("approve: the signature does not match this approval: it was made for another run, call, tool, decision, arguments or person, or not with %s's key", s.Signer)
-	}
-	if !slices.Contains(k.People.Members(k.Groups), a.By) {
-		return Signature{}, fmt.Errorf("approve: %s is not in %s, who answer for %s", a.By, groups, a.Tool)
+		return Signature{}, err
 	}
 	if k.Needed > 1 {
 		switch {
@@ -68,6 +41,65 @@ func (k Ask) Check(a Approval, signature string) (Signature, error) {
 		}
 	}
 	return s, nil
+}
+
+// CheckReply is Check for reply r to a human node whose approval names
+// who may answer.
+func (k Ask) CheckReply(r Reply, signature string) (Signature, error) {
+	return k.verify(answer{verb: "reply", noun: "reply", of: "human node " + r.Node, by: r.By,
+		message: func(signer string, at int64) ([]byte, error) { return ReplyMessage(r, signer, at) }}, signature)
+}
+
+// answer is what Check and CheckReply verify alike: the message's verb
+// and noun (for what it says), what it answers, who it says answers, and
+// the message a signer signed.
+type answer struct {
+	verb, noun, of, by string
+	message            func(signer string, at int64) ([]byte, error)
+}
+
+// verify checks an answer's signature, then that its person may answer.
+func (k Ask) verify(a answer, signature string) (Signature, error) {
+	groups := strings.Join(k.Groups, ", ")
+	if signature == "" {
+		return Signature{}, fmt.Errorf(`%s: %s answers only to people of %s: the %s must carry a "signature" (unstuck %s --as NAME --key FILE signs it; a plain Temporal update or signal cannot)`, a.verb, a.of, groups, a.noun, a.verb)
+	}
+	s, err := Parse(signature)
+	if err != nil {
+		return Signature{}, fmt.Errorf(`%s: "signature" is malformed: %v`, a.verb, err)
+	}
+	key, ok := k.People.Key(s.Signer)
+	switch {
+	case !ok && s.Signer != config.ConsoleSigner && !slices.Contains(k.People.Members(k.Groups), s.Signer):
+		return Signature{}, fmt.Errorf("%s: %s is not in %s, who answer for %s", a.verb, s.Signer, groups, a.of)
+	case !ok:
+		return Signature{}, fmt.Errorf("%s: signer %q has no key in the run's people.keys", a.verb, s.Signer)
+	}
+	switch {
+	case a.by == "":
+		return Signature{}, fmt.Errorf(`%s: "by" is empty: a signed %s names who answers`, a.verb, a.noun)
+	case s.Signer != config.ConsoleSigner && s.Signer != a.by:
+		return Signature{}, fmt.Errorf(`%s: signed with %s's key, but "by" is %s: a person's key signs only their own answers`, a.verb, s.Signer, a.by)
+	}
+	msg, err := a.message(s.Signer, s.At)
+	if err != nil {
+		return Signature{}, fmt.Errorf("%s: %v", a.verb, err)
+	}
+	if !ed25519.Verify(key, msg, s.Sig) {
+		return Signature{}, fmt.Errorf("%s: the signature does not match this %s: it was made for another run, %s or person, or not with %s's key", a.verb, a.noun, a.what(), s.Signer)
+	}
+	if !slices.Contains(k.People.Members(k.Groups), a.by) {
+		return Signature{}, fmt.Errorf("%s: %s is not in %s, who answer for %s", a.verb, a.by, groups, a.of)
+	}
+	return s, nil
+}
+
+// what lists what a signature binds besides the run and the person.
+func (a answer) what() string {
+	if a.verb == "reply" {
+		return "human node, text, output"
+	}
+	return "call, tool, decision, arguments"
 }
 
 // Answering are the groups whose members may answer a call of a tool

@@ -27,10 +27,15 @@ var signerName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 // Sign signs a as signer (a person's name, or config.ConsoleSigner) at
 // time at, with signer's private key.
 func Sign(key ed25519.PrivateKey, a Approval, signer string, at time.Time) (string, error) {
+	return signWith(key, signer, at, func(signer string, at int64) ([]byte, error) { return Message(a, signer, at) })
+}
+
+// signWith signs the message message makes for signer at time at.
+func signWith(key ed25519.PrivateKey, signer string, at time.Time, message func(signer string, at int64) ([]byte, error)) (string, error) {
 	if err := ValidSigner(signer); err != nil {
 		return "", err
 	}
-	msg, err := Message(a, signer, at.Unix())
+	msg, err := message(signer, at.Unix())
 	if err != nil {
 		return "", err
 	}

@@ -20,19 +20,9 @@ import (
 func Sign(ctx context.Context, tc client.Client, workflowID, runID string, key ed25519.PrivateKey, signer string, req *signals.ApproveRequest) error {
 	ctx, cancel := context.WithTimeout(ctx, UpdateTimeout)
 	defer cancel()
-	desc, err := tc.DescribeWorkflowExecution(ctx, workflowID, runID)
+	chain, st, err := chainAndStatus(ctx, tc, workflowID, runID, "approve")
 	if err != nil {
-		return fmt.Errorf("approve: describe %s: %w", workflowID, err)
-	}
-	info := desc.GetWorkflowExecutionInfo()
-	chain := info.GetFirstRunId()
-	if chain == "" {
-		return fmt.Errorf("approve: the server does not report the first run id of %s, which a signature binds", workflowID)
-	}
-	// The run described, not a later one that may start meanwhile.
-	st, err := Status(ctx, tc, workflowID, info.GetExecution().GetRunId())
-	if err != nil {
-		return fmt.Errorf("approve: %w", err)
+		return err
 	}
 	tool := ""
 	for _, p := range st.PendingApprovals {
@@ -49,4 +39,47 @@ func Sign(ctx context.Context, tc client.Client, workflowID, runID string, key e
 	}
 	req.Signature = s
 	return nil
+}
+
+// SignReply signs reply req to run workflowID (runID "": its latest) as
+// signer with key: the signature binds the run's chain and the human node
+// waiting (from the status query), so it answers this wait of this run
+// and no other. unstuck reply --as and the console sign with it.
+func SignReply(ctx context.Context, tc client.Client, workflowID, runID string, key ed25519.PrivateKey, signer string, req *signals.ReplyRequest) error {
+	ctx, cancel := context.WithTimeout(ctx, UpdateTimeout)
+	defer cancel()
+	chain, st, err := chainAndStatus(ctx, tc, workflowID, runID, "reply")
+	if err != nil {
+		return err
+	}
+	if st.PendingReply == nil {
+		return fmt.Errorf("reply: %s waits for no reply (the run is %s)", workflowID, st.Phase)
+	}
+	s, err := sign.SignReply(key, sign.ForReply(chain, workflowID, st.PendingReply.NodeID, *req), signer, time.Now())
+	if err != nil {
+		return err
+	}
+	req.Signature = s
+	return nil
+}
+
+// chainAndStatus describes run workflowID (runID "": its latest) for the
+// chain a signature binds (its first run id) and reads that run's status;
+// verb names the message in errors.
+func chainAndStatus(ctx context.Context, tc client.Client, workflowID, runID, verb string) (string, signals.Status, error) {
+	desc, err := tc.DescribeWorkflowExecution(ctx, workflowID, runID)
+	if err != nil {
+		return "", signals.Status{}, fmt.Errorf("%s: describe %s: %w", verb, workflowID, err)
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	chain := info.GetFirstRunId()
+	if chain == "" {
+		return "", signals.Status{}, fmt.Errorf("%s: the server does not report the first run id of %s, which a signature binds", verb, workflowID)
+	}
+	// The run described, not a later one that may start meanwhile.
+	st, err := Status(ctx, tc, workflowID, info.GetExecution().GetRunId())
+	if err != nil {
+		return "", signals.Status{}, fmt.Errorf("%s: %w", verb, err)
+	}
+	return chain, st, nil
 }

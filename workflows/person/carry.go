@@ -32,9 +32,19 @@ func (p *Waits) KeepDecision(id string, d *signals.ApproveRequest) {
 // Escalations are how many groups call id's approval asked before the
 // one it waits for; KeepEscalations puts back the count the generation
 // before carried (0: none).
-func (p *Waits) Escalations(id string) int { return p.state.approvals.level(id) }
+// A human node's reply wait counts its groups the same way.
+func (p *Waits) Escalations(id string) int {
+	if r := &p.state.reply; r.waiting() && r.node == id {
+		return r.level
+	}
+	return p.state.approvals.level(id)
+}
 func (p *Waits) KeepEscalations(id string, n int) {
-	if n > 0 {
+	switch r := &p.state.reply; {
+	case n <= 0:
+	case r.waiting() && r.node == id:
+		r.level = n
+	default:
 		p.state.approvals.setLevel(id, n)
 	}
 }
@@ -57,6 +67,7 @@ func (p *Waits) ExpectReply(node string, rung, agent bool) {
 	r.node, r.rung = node, rung
 	r.held = node
 	p.state.agent = agent
+	r.ask = p.askOf(node, rung) // a reply before the wait resumes is checked as it will be
 }
 func (p *Waits) KeepReply(reply *signals.ReplyRequest) { p.state.reply.reply = reply }
 
@@ -78,6 +89,6 @@ func (p *Waits) ReleaseReply(node string) {
 	if node == "" || r.node != node {
 		return
 	}
-	r.node, r.rung = "", false
+	r.clear()
 	p.host.Forget(node)
 }

@@ -142,6 +142,10 @@ const (
 	// runs once N distinct people approved it, each approval recorded
 	// naming its person. Asked only for such a call's approval.
 	GatePeople
+	// GateHumanPeople: a graph's human node or the ladder's human rung
+	// whose approval block names who may reply or a timeout waits as it
+	// says (reply_ask.go). Asked only for such a wait.
+	GateHumanPeople
 )
 
 // MetricApprovals counts approval decisions; tag decision (approve,

@@ -161,7 +161,8 @@ func TestApprovalsAndRepliesTell(t *testing.T) {
 		out, err := f.waits(&State{}).AwaitApproval(ctx, "n1", "book")
 		require.NoError(t, err)
 		assert.True(t, out.TimedOut)
-		_, node, timedOut, err := f.waits(&State{}).AwaitReply(ctx, "stuck", true)
+		got, err := f.waits(&State{}).AwaitReply(ctx, Ask{Why: "stuck", Rung: true})
+		node, timedOut := got.Node, got.TimedOut
 		require.NoError(t, err)
 		assert.True(t, timedOut)
 		require.Len(t, f.notices, 6)

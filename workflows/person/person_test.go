@@ -178,7 +178,7 @@ func TestAReplyIsWantedOnlyWhileANodeWaits(t *testing.T) {
 	f := newFakeRun()
 	var s State
 	p := f.waits(&s)
-	require.EqualError(t, p.ReplyWanted(signals.ReplyRequest{Text: "hi"}), "reply: nothing waits for a reply (the run is running)")
+	require.EqualError(t, p.ReplyWanted(nil, signals.ReplyRequest{Text: "hi"}), "reply: nothing waits for a reply (the run is running)")
 
 	p.ExpectReply("n4", false, true)
 	require.Equal(t, "n4", p.TakeHeld())
@@ -189,15 +189,15 @@ func TestAReplyIsWantedOnlyWhileANodeWaits(t *testing.T) {
 		`reply: "output" is 1537 KiB, over the 1536`: {Output: json.RawMessage(`"` + strings.Repeat("x", config.MaxPayloadBytes+1024) + `"`)},
 	}
 	for want, req := range refused {
-		err := p.ReplyWanted(req)
+		err := p.ReplyWanted(nil, req)
 		require.Error(t, err, want)
 		require.True(t, strings.HasPrefix(err.Error(), want), "%s: %v", want, err)
 	}
 	f.path = []string{"triage", "clerk"}
-	res, err := p.AcceptReply(signals.ReplyRequest{Text: "back to you"})
+	res, err := p.AcceptReply(nil, signals.ReplyRequest{Text: "back to you"})
 	require.NoError(t, err)
 	require.Equal(t, "n4", res.NodeID)
-	require.EqualError(t, p.ReplyWanted(signals.ReplyRequest{Text: "again"}), "reply: n4 already has a reply")
+	require.EqualError(t, p.ReplyWanted(nil, signals.ReplyRequest{Text: "again"}), "reply: n4 already has a reply")
 	require.Equal(t, "back to you", p.Reply().Text)
 
 	p.ReleaseReply("n9")
@@ -218,7 +218,8 @@ func TestAReplyIsTakenAtTheHeldNode(t *testing.T) {
 	p.KeepReply(&signals.ReplyRequest{Text: "try the other road"})
 	f.held = p.TakeHeld()
 	testutil.InWorkflow(t, func(ctx workflow.Context) {
-		reply, node, timedOut, err := p.AwaitReply(ctx, "stuck", true)
+		got, err := p.AwaitReply(ctx, Ask{Why: "stuck", Rung: true})
+		reply, node, timedOut := got.Reply, got.Node, got.TimedOut
 		assert.NoError(t, err)
 		assert.False(t, timedOut)
 		assert.Equal(t, "n1", node)
@@ -238,12 +239,13 @@ func TestAReplyWaitEndedEarlyIsPaused(t *testing.T) {
 	var s State
 	p := f.waits(&s)
 	testutil.InWorkflow(t, func(ctx workflow.Context) {
-		_, node, _, err := p.AwaitReply(ctx, "graph node ask", false)
+		got, err := p.AwaitReply(ctx, Ask{Why: "graph node ask"})
+		node := got.Node
 		assert.ErrorIs(t, err, errPausedSwitch)
 		assert.Equal(t, node, p.ReplyNode())
 
 		f.switching, f.interrupting = false, true
-		_, _, _, err = p.AwaitReply(ctx, "graph node ask", false)
+		_, err = p.AwaitReply(ctx, Ask{Why: "graph node ask"})
 		assert.ErrorIs(t, err, errPausedEdit)
 		assert.Empty(t, p.ReplyNode())
 	})

@@ -5,6 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -17,6 +18,19 @@ type replyWait struct {
 	rung  bool
 	reply *signals.ReplyRequest
 	held  string
+	// ask is who may reply and by when (reply_ask.go), level how many of
+	// its groups were asked before the one asked now, why what the node
+	// asks, due the wait's start and deadline (for status).
+	ask       config.Approval
+	level     int
+	why       string
+	graphNode string
+	due       due
+}
+
+// clear: nothing waits for a reply any more.
+func (r *replyWait) clear() {
+	*r = replyWait{reply: r.reply, held: r.held}
 }
 
 // waiting says whether the run waits for a reply.
@@ -30,29 +44,53 @@ func (r *replyWait) take() *signals.ReplyRequest {
 }
 
 // replied is how a wait for a reply at node ended (the reply when
-// answered).
+// answered; byDeadline: the ask's deadline let the wait go on, then:
+// approve).
 type replied struct {
-	reply *signals.ReplyRequest
-	node  string
-	end   End
+	reply      *signals.ReplyRequest
+	node       string
+	end        End
+	byDeadline bool
+}
+
+// Replied is how a graph's human node or the ladder's human rung ended
+// its wait: the reply, or none when TimedOut (no reply within its
+// timeout) or ByDeadline (no reply, and its approval's then: approve lets
+// the run go on); Node is the human node.
+type Replied struct {
+	Reply      *signals.ReplyRequest
+	Node       string
+	TimedOut   bool
+	ByDeadline bool
+}
+
+// Ask is a wait for a reply: why it asks (the human node says so),
+// whether it is the ladder's human rung, the graph's human node it is
+// ("" none), and its approval block (who may reply and by when:
+// reply_ask.go; zero: anyone, within human_timeout).
+type Ask struct {
+	Why       string
+	Rung      bool
+	GraphNode string
+	Approval  config.Approval
 }
 
 // AwaitReply puts the run in phase awaiting_human until a reply arrives
-// or the agent's human_timeout passes. The reply's text joins the
-// conversation through the human node; timedOut tells the caller to move
-// on (the escalation ladder climbs to its next rung). The run may
-// continue as new while it waits (Paused(Switching)), the caller carrying
-// the wait, or an edit may come first (Paused(Interrupted)); rung: it is
-// the ladder's human rung.
-func (p *Waits) AwaitReply(ctx workflow.Context, why string, rung bool) (reply *signals.ReplyRequest, nodeID string, timedOut bool, err error) {
-	got, err := p.awaitReply(ctx, why, rung)
+// or the wait's timeout passes. The reply's text joins the conversation
+// through the human node; a timeout tells the caller to move on (the
+// escalation ladder climbs to its next rung). The run may continue as new
+// while it waits (Paused(Switching)), the caller carrying the wait, or an
+// edit may come first (Paused(Interrupted)).
+func (p *Waits) AwaitReply(ctx workflow.Context, ask Ask) (Replied, error) {
+	p.state.reply.ask, p.state.reply.graphNode = ask.Approval, ask.GraphNode
+	got, err := p.awaitReply(ctx, ask.Why, ask.Rung)
 	switch {
 	case err != nil:
-		return nil, got.node, false, err
+		return Replied{Node: got.node}, err
 	case got.end == Switching || got.end == Interrupted:
-		return nil, got.node, false, p.host.Paused(got.end)
+		return Replied{Node: got.node}, p.host.Paused(got.end)
 	}
-	return got.reply, got.node, got.end == TimedOut, nil
+	return Replied{Reply: got.reply, Node: got.node, TimedOut: got.end == TimedOut && !got.byDeadline, ByDeadline: got.byDeadline}, nil
 }
 
 // awaitReply waits for a reply at a new human node (why says why), or at
@@ -66,22 +104,18 @@ func (p *Waits) awaitReply(ctx workflow.Context, why string, rung bool) (replied
 		}, map[string]string{"why": why}, nil)
 		h.Checkpoint(nodeID)
 	}
-	r.node, r.rung = nodeID, rung
+	r.node, r.rung, r.why = nodeID, rung, why
 	held := false
 	defer func() {
 		if !held {
-			r.node, r.rung = "", false
+			r.clear()
 			h.Forget(nodeID)
 		}
 	}()
 	if err := h.SetPhase(ctx, signals.PhaseAwaitingHuman); err != nil {
 		return replied{node: nodeID}, err
 	}
-	end, timeout, err := p.Wait(ctx, Wait{
-		Node: nodeID, Summary: "wait for a person's reply (" + nodeID + ")",
-		Answered: func() bool { return r.reply != nil },
-		Edits:    true, Switches: true, Notify: true,
-	})
+	end, timeout, err := p.waitReply(ctx, nodeID)
 	if err != nil {
 		return replied{node: nodeID}, h.Cancelled(ctx, nodeID, err)
 	}
@@ -98,8 +132,7 @@ func (p *Waits) awaitReply(ctx workflow.Context, why string, rung bool) (replied
 		return replied{node: nodeID}, err
 	}
 	if end == TimedOut {
-		h.FinishNode(ctx, nodeID, nil, fmt.Sprintf("no reply within human_timeout (%s)", timeout))
-		return replied{node: nodeID, end: end}, nil
+		return p.replyTimedOut(ctx, nodeID, timeout), nil
 	}
 	reply := r.take()
 	h.FinishNode(ctx, nodeID, reply, "")
@@ -114,13 +147,18 @@ func (p *Waits) awaitReply(ctx workflow.Context, why string, rung bool) (replied
 // ReplyWanted says whether a reply can land now: something waits, and no
 // other reply has landed in the meantime (two in one workflow task would
 // otherwise overwrite each other).
-func (p *Waits) ReplyWanted(req signals.ReplyRequest) error {
+func (p *Waits) ReplyWanted(ctx workflow.Context, req signals.ReplyRequest) error {
 	r := &p.state.reply
 	if !r.waiting() {
 		return fmt.Errorf("reply: nothing waits for a reply (the run is %s)", p.host.Phase())
 	}
 	if r.reply != nil {
 		return fmt.Errorf("reply: %s already has a reply", r.node)
+	}
+	if r.ask.Named() {
+		if err := p.checkSignedReply(ctx, req); err != nil {
+			return err
+		}
 	}
 	if p.state.agent {
 		return p.agentReplyProblem(req)
@@ -130,8 +168,8 @@ func (p *Waits) ReplyWanted(req signals.ReplyRequest) error {
 
 // AcceptReply is where a valid reply lands, from the update or the
 // signal.
-func (p *Waits) AcceptReply(req signals.ReplyRequest) (signals.ReplyResult, error) {
-	if err := p.ReplyWanted(req); err != nil {
+func (p *Waits) AcceptReply(ctx workflow.Context, req signals.ReplyRequest) (signals.ReplyResult, error) {
+	if err := p.ReplyWanted(ctx, req); err != nil {
 		return signals.ReplyResult{}, err
 	}
 	copied := req

@@ -50,6 +50,9 @@ func (w *Waits[S]) carried(s S) Carried {
 	if human != "" {
 		c.Since[human] = w.starts.Since(human)
 		c.Reply = w.people.Reply()
+		if level := w.people.Escalations(human); level > 0 {
+			c.Escalations[human] = level
+		}
 	}
 	if turn := s.TurnNode(); turn != "" {
 		c.Since[turn] = w.starts.Since(turn)

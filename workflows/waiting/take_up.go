@@ -24,6 +24,7 @@ func (w *Waits[S]) ExpectCarried() {
 	}
 	if c.Human != "" {
 		w.people.WaitAgainAt(c.Human, rung)
+		w.people.KeepEscalations(c.Human, c.Escalations[c.Human])
 	}
 	// Copying into maps: the order does not matter.
 	//workflowcheck:ignore
