@@ -104,7 +104,7 @@ type Unread struct {
 // runs that could not be read.
 type Inbox struct {
 	Groups []Group
-	// Replies are the runs waiting for a person's reply (replies.go).
+	// Replies are the runs waiting for a person's reply (ListReplies).
 	Replies []Reply
 	Unread  []Unread
 }
@@ -193,9 +193,6 @@ func List(ctx context.Context, tc client.Client, namespace string, f Filter) (In
 		all = append(all, calls[i]...)
 	}
 	in.Groups = GroupCalls(all)
-	if err := in.listReplies(ctx, tc, namespace, f); err != nil {
-		return Inbox{}, err
-	}
 	return in, nil
 }
 

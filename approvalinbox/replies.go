@@ -35,14 +35,19 @@ func (f Filter) keepsReply(groups []string) bool {
 	return f.Tool == "" && (f.Group == "" || slices.Contains(groups, f.Group))
 }
 
-// listReplies lists the runs in phase awaiting_human that f keeps, each
-// wait read from the run's status, ReadsInFlight at a time, the longest
-// waiting first; a run that does not answer is Unread.
-func (in *Inbox) listReplies(ctx context.Context, tc client.Client, namespace string, f Filter) error {
-	if f.Tool != "" {
-		return nil
+// ReplyQuery selects the running runs of AgentWorkflow waiting for a
+// reply (of agent f.Agent).
+func ReplyQuery(f Filter) string { return phaseQuery(f, signals.PhaseAwaitingHuman) }
+
+// ListReplies adds to in the runs of namespace in phase awaiting_human
+// that f keeps, each wait read from the run's status, ReadsInFlight at a
+// time, the longest waiting first; a run that does not answer is Unread.
+// The inbox lists them below the calls (List).
+func (in *Inbox) ListReplies(ctx context.Context, tc client.Client, namespace string, f Filter) error {
+	if err := f.Check(); err != nil || f.Tool != "" {
+		return err
 	}
-	runs, err := waitingRuns(ctx, tc, namespace, phaseQuery(f, signals.PhaseAwaitingHuman))
+	runs, err := waitingRuns(ctx, tc, namespace, ReplyQuery(f))
 	if err != nil {
 		return err
 	}

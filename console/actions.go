@@ -171,7 +171,10 @@ func (c *Console) reply(w http.ResponseWriter, r *http.Request) {
 			}
 			req.Output = json.RawMessage(out)
 		}
-		return req, nil
+		if req.Validate() != nil {
+			return req, nil // act says what is wrong with it
+		}
+		return req, c.signReply(r.Context(), r.PathValue("id"), &req)
 	}, func(_ signals.ReplyRequest, res signals.ReplyResult) string {
 		return fmt.Sprintf("reply accepted: it settles node %s", res.NodeID)
 	})

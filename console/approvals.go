@@ -28,6 +28,16 @@ type approvalsView struct {
 	Oldest    string // the longest wait of all
 	Unread    []approvalinbox.Unread
 	Error     string
+	// Replies are the runs waiting for a person's reply, each answered on
+	// its run's page.
+	Replies []approvalReply
+}
+
+// approvalReply is a run waiting for a reply at a human node.
+type approvalReply struct {
+	WorkflowID, NodeID, GraphNode, Agent, Why, Waited string
+	Answering                                         []string
+	Overdue                                           bool
 }
 
 type approvalGroup struct {
@@ -56,6 +66,9 @@ func (c *Console) approvals(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, err := approvalinbox.List(r.Context(), c.tc, c.opts.Namespace, f)
+	if err == nil {
+		err = in.ListReplies(r.Context(), c.tc, c.opts.Namespace, f)
+	}
 	if err != nil {
 		v.Error = err.Error()
 		c.render(w, http.StatusBadGateway, "approvals.html", v)
@@ -77,6 +90,10 @@ func (c *Console) approvals(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(in.Groups) > 0 {
 		v.Oldest = waited(now, in.Groups[0].Oldest().Since)
+	}
+	for _, rp := range in.Replies {
+		v.Replies = append(v.Replies, approvalReply{WorkflowID: rp.WorkflowID, NodeID: rp.NodeID, GraphNode: rp.GraphNode, Agent: rp.Agent,
+			Why: rp.Why, Waited: waited(now, rp.WaitingSince), Answering: rp.Answering, Overdue: rp.Overdue(now)})
 	}
 	c.render(w, http.StatusOK, "approvals.html", v)
 }

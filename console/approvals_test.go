@@ -35,12 +35,52 @@ func expectApprovalsWaiting(t *testing.T, m *mocks.Client, args map[string]strin
 	m.On("ListWorkflow", anyCtx, mock.MatchedBy(func(r *workflowservice.ListWorkflowExecutionsRequest) bool {
 		return r.Query == approvalinbox.Query(approvalinbox.Filter{})
 	})).Return(&workflowservice.ListWorkflowExecutionsResponse{Executions: execs}, nil)
+	expectReplies(m)
 	for id, a := range args {
 		m.On("QueryWorkflow", anyCtx, id, "", signals.QueryStatus).Return(mustJSON(t, signals.Status{
 			Agent: "pay-agent", Phase: signals.PhaseAwaitingApproval,
 			PendingApprovals: []signals.PendingApproval{{CallID: "n3", Tool: "pay", Args: json.RawMessage(a), WaitingSince: testNow.Add(-waited[id])}},
 		}), nil)
 	}
+}
+
+// expectReplies lists execs as the runs waiting for a reply (none when
+// not given).
+func expectReplies(m *mocks.Client, execs ...*workflowpb.WorkflowExecutionInfo) {
+	m.On("ListWorkflow", anyCtx, mock.MatchedBy(func(r *workflowservice.ListWorkflowExecutionsRequest) bool {
+		return r.Query == approvalinbox.ReplyQuery(approvalinbox.Filter{})
+	})).Return(&workflowservice.ListWorkflowExecutionsResponse{Executions: execs}, nil).Maybe() // a group's answer lists no replies
+}
+
+// approvalsListed lists execs as the runs waiting for approval.
+func approvalsListed(m *mocks.Client, execs ...*workflowpb.WorkflowExecutionInfo) {
+	m.On("ListWorkflow", anyCtx, mock.MatchedBy(func(r *workflowservice.ListWorkflowExecutionsRequest) bool {
+		return r.Query == approvalinbox.Query(approvalinbox.Filter{})
+	})).Return(&workflowservice.ListWorkflowExecutionsResponse{Executions: execs}, nil)
+}
+
+// The page lists the runs waiting for a reply below the calls: who may
+// answer now, how long it waited, overdue past half its timeout.
+func TestApprovalsListsTheRunsWaitingForAReply(t *testing.T) {
+	m, h := newTestConsole(t, "")
+	approvalsListed(m)
+	expectReplies(m, execution(t, "ops-1", "ops-agent", "awaiting_human"), execution(t, "ops-2", "ops-agent", "awaiting_human"))
+	m.On("QueryWorkflow", anyCtx, "ops-1", "", signals.QueryStatus).Return(mustJSON(t, signals.Status{Agent: "ops-agent", Phase: signals.PhaseAwaitingHuman,
+		PendingReply: &signals.PendingReply{NodeID: "n4", Why: "graph node H", GraphNode: "H", WaitingSince: testNow.Add(-90 * time.Minute),
+			Deadline: testNow.Add(30 * time.Minute), Answering: []string{"ops", "finance"}, Escalations: 1}}), nil)
+	m.On("QueryWorkflow", anyCtx, "ops-2", "", signals.QueryStatus).Return(mustJSON(t, signals.Status{Agent: "ops-agent", Phase: signals.PhaseAwaitingHuman,
+		PendingReply: &signals.PendingReply{NodeID: "n9", Why: "the agent is stuck in a loop: <b>x</b>", WaitingSince: testNow.Add(-time.Minute)}}), nil)
+
+	page := parse(t, get(h, "/approvals").Body.String())
+	rows := page.all("tr", "class", "reply-wait")
+	require.Len(t, rows, 2)
+	require.Equal(t, "ops-1", rows[0].attr("data-workflow-id"), "the longest wait first")
+	require.Equal(t, "n4", rows[0].attr("data-node"))
+	require.Equal(t, "ops, finance", rows[0].one(t, "td", "class", "answering").text())
+	rows[0].one(t, "strong", "class", "overdue")
+	require.Equal(t, "anyone", rows[1].one(t, "td", "class", "answering").text())
+	require.Contains(t, get(h, "/approvals").Body.String(), "&lt;b&gt;x&lt;/b&gt;", "escaped")
+	page.one(t, "p", "class", "none")
 }
 
 func TestApprovalsGroupsTheFleetsCallsByToolAndShape(t *testing.T) {
@@ -151,9 +191,8 @@ func TestAnUnknownGroupIsRefusedAndNothingIsSent(t *testing.T) {
 // of the group.
 func TestARunNotReadIsNamedNotDropped(t *testing.T) {
 	m, h := newTestConsole(t, "")
-	m.On("ListWorkflow", anyCtx, mock.Anything).Return(&workflowservice.ListWorkflowExecutionsResponse{Executions: []*workflowpb.WorkflowExecutionInfo{
-		execution(t, "pay-1", "pay-agent", "awaiting_approval"), execution(t, "pay-2", "pay-agent", "awaiting_approval"),
-	}}, nil)
+	approvalsListed(m, execution(t, "pay-1", "pay-agent", "awaiting_approval"), execution(t, "pay-2", "pay-agent", "awaiting_approval"))
+	expectReplies(m)
 	m.On("QueryWorkflow", anyCtx, "pay-1", "", signals.QueryStatus).Return(mustJSON(t, signals.Status{
 		PendingApprovals: []signals.PendingApproval{{CallID: "n3", Tool: "pay", Args: json.RawMessage(`{"amount": 5}`), WaitingSince: testNow}},
 	}), nil)
@@ -184,7 +223,8 @@ func TestApprovalsReadsTheRunsMemosWithoutAQuery(t *testing.T) {
 		e.Memo = &commonpb.Memo{Fields: map[string]*commonpb.Payload{signals.MemoWaiting: memo}}
 		execs = append(execs, e)
 	}
-	m.On("ListWorkflow", anyCtx, mock.Anything).Return(&workflowservice.ListWorkflowExecutionsResponse{Executions: execs}, nil)
+	approvalsListed(m, execs...)
+	expectReplies(m)
 
 	page := parse(t, get(h, "/approvals").Body.String())
 	group := page.one(t, "section", "class", "approval-group")

@@ -150,3 +150,14 @@ func (c *Console) signApproval(ctx context.Context, workflowID string, req *sign
 	}
 	return runmsg.Sign(ctx, c.tc, workflowID, "", c.opts.SigningKey, config.ConsoleSigner, req)
 }
+
+// signReply signs reply req to the run of workflowID as the console
+// (config.ConsoleSigner), for the person req's by names, when the console
+// holds a signing key (runmsg.SignReply); without one it sends req as it
+// is.
+func (c *Console) signReply(ctx context.Context, workflowID string, req *signals.ReplyRequest) error {
+	if c.opts.SigningKey == nil {
+		return nil
+	}
+	return runmsg.SignReply(ctx, c.tc, workflowID, "", c.opts.SigningKey, config.ConsoleSigner, req)
+}

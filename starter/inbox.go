@@ -84,6 +84,9 @@ func (c *cli) inbox(ctx context.Context, w io.Writer, o inboxOptions) error {
 	}
 	defer tc.Close()
 	in, err := approvalinbox.List(ctx, tc, c.namespace, o.filter)
+	if err == nil {
+		err = in.ListReplies(ctx, tc, c.namespace, o.filter)
+	}
 	if err != nil {
 		return err
 	}
