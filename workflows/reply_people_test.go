@@ -186,3 +186,32 @@ func TestHumanRungAsksOnlyWhenItsConditionHolds(t *testing.T) {
 	require.NotEmpty(t, esc)
 	require.Contains(t, string(esc[0].Output), "approval not asked: input.vip == true is false")
 }
+
+// A human node's escalation is carried when the run continues as new
+// while it waits: the next generation still asks the group it had
+// escalated to.
+func TestHumanNodeEscalationIsCarriedAcrossContinueAsNew(t *testing.T) {
+	spec := func() *config.Resolved {
+		return askedGraph(config.Approval{Mode: "always", People: &config.Approvers{By: []string{"ops", "finance"}},
+			Deadline: config.Deadline{Timeout: config.Duration(time.Hour), Then: config.ThenEscalate}})
+	}
+	h := newHarness(t, spec(), nil, okEcho)
+	h.env.RegisterDelayedCallback(func() {
+		h.env.SetContinueAsNewSuggested(true)
+		h.env.SignalWorkflow(signals.Approve, map[string]any{"call_id": "n99", "decision": "approve", "by": "someone"})
+	}, 70*time.Minute)
+	_, _ = h.run(AgentInput{Agent: "agent", Task: "ask"})
+	next := continuedInput(t, h)
+	w := next.Continued.Resume.Waiting
+	require.NotNil(t, w)
+	require.Equal(t, humanNodeID, w.Human)
+	require.Equal(t, 1, w.Escalations[humanNodeID], "finance is asked")
+
+	h2 := newHarness(t, spec(), nil, okEcho)
+	var got updateResult
+	h2.replyWith(time.Minute, signedReply(t, ana, "ana", humanNodeID, "ok", `{"by":"ana"}`), &got)
+	res, err := h2.run(next)
+	require.NoError(t, err)
+	require.NoError(t, got.rejected, "ana of finance may answer in the next generation")
+	require.JSONEq(t, `{"by":"ana"}`, string(res.Output))
+}
