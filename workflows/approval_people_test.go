@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"crypto/ed25519"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -217,4 +218,18 @@ func TestAnApprovalShortOfTheRuleIsCarried(t *testing.T) {
 	require.NoError(t, second.rejected)
 	require.Equal(t, []string{"b"}, toolNamesOf(h2.toolReqs))
 	require.Equal(t, []string{"ana", "bob"}, approvalsBy(h2))
+}
+
+// An edit that interrupts a call's wait while it has approvals short of
+// its approvers: N keeps them on record: each is an approval node naming
+// its person, as a decision's would be.
+func TestAnEditKeepsTheApprovalsItInterruptedOnRecord(t *testing.T) {
+	var partial, edited updateResult
+	h, _ := peopleFreeForm(t, 2, func(h *harness) {
+		h.approve(time.Minute, signedApproval(t, ana, "ana", "n3", signals.DecisionApprove), &partial)
+		h.edit(2*time.Minute, signals.EditRequest{NodeID: "n4", Output: json.RawMessage(`{"q": 2}`), Audit: signals.Audit{By: "bob"}}, &edited)
+	})
+	require.NoError(t, partial.rejected)
+	require.NoError(t, edited.rejected)
+	require.Equal(t, []string{"ana"}, approvalsBy(h), "ana's approval is recorded, not dropped")
 }

@@ -32,11 +32,12 @@ var _ person.Host = personHost{}
 
 // personGates are the change ids of the waits' gates.
 var personGates = map[person.Gate]string{
-	person.GateAnswerPending:    versionAnswerPending,
-	person.GateNotify:           versionNotify,
-	person.GateApprovalDeadline: versionApprovalDeadline,
-	person.GatePeople:           versionPeople,
-	person.GateHumanPeople:      versionHumanPeople,
+	person.GateAnswerPending:        versionAnswerPending,
+	person.GateNotify:               versionNotify,
+	person.GateApprovalDeadline:     versionApprovalDeadline,
+	person.GatePeople:               versionPeople,
+	person.GateHumanPeople:          versionHumanPeople,
+	person.GateInterruptedApprovals: versionInterruptedApprovals,
 }
 
 func (h personHost) Spec() *config.Resolved           { return h.r.run.Spec }

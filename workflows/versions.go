@@ -465,6 +465,12 @@ const (
 	// (a run's spec could not carry the block before, so no recorded run
 	// asks it).
 	versionHumanPeople = "human-people"
+	// versionInterruptedApprovals: an edit that interrupts a call's wait
+	// for approval while it had approvals short of its approvers: N
+	// records each, an approval node naming its person
+	// (person/approval.go); before, they were dropped unrecorded. Asked
+	// only then.
+	versionInterruptedApprovals = "interrupted-approvals"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and

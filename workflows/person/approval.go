@@ -102,6 +102,11 @@ func (p *Waits) awaitApproval(ctx workflow.Context, nodeID, tool string, d confi
 	earlier := a.takeEarlier(nodeID)
 	a.end(nodeID)
 	if end == Interrupted {
+		if len(earlier) > 0 && h.Gate(ctx, GateInterruptedApprovals) {
+			// The people who approved before the edit are on record.
+			t, _ := h.Spec().Tool(tool)
+			p.recordEarlier(ctx, nodeID, t, earlier)
+		}
 		return Outcome{Interrupted: true}, nil
 	}
 	if err := p.ApprovalPhase(ctx); err != nil {

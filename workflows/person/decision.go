@@ -40,13 +40,7 @@ func (p *Waits) Decide(ctx workflow.Context, nodeID string, tool config.Tool, ar
 		decision = "timeout_approve"
 	}
 	h.Count(ctx, MetricApprovals, 1, "decision", decision)
-	for i, e := range o.Earlier {
-		h.Count(ctx, MetricApprovals, 1, "decision", e.Decision)
-		h.AddNode(ctx, signals.Node{
-			Kind: signals.KindApproval, Status: signals.StatusCompleted, Parents: []string{nodeID},
-			Tool: tool.Name, By: e.By,
-		}, e, map[string]any{"decision": e.Decision, "approved": i + 1, "needed": tool.Approval.Needed()})
-	}
+	p.recordEarlier(ctx, nodeID, tool, o.Earlier)
 	if o.TimedOut && !o.Deadline.Bounded() {
 		why := fmt.Sprintf("no approval decision within human_timeout (%s)", h.Spec().Agent.Policies.HumanTimeout.D())
 		record(signals.StatusFailed, why, nil)
@@ -88,6 +82,18 @@ func (p *Waits) Decide(ctx workflow.Context, nodeID string, tool config.Tool, ar
 		h.RanAs(nodeID, map[string]any{"decision": d.Decision, "by": d.By, "reason": d.Reason, "tool": tool.Name, "args": args})
 	}
 	return tool, args, ""
+}
+
+// recordEarlier records the approvals of call nodeID short of its
+// approvers: N, each an approval node naming its person.
+func (p *Waits) recordEarlier(ctx workflow.Context, nodeID string, tool config.Tool, earlier []*signals.ApproveRequest) {
+	for i, e := range earlier {
+		p.host.Count(ctx, MetricApprovals, 1, "decision", e.Decision)
+		p.host.AddNode(ctx, signals.Node{
+			Kind: signals.KindApproval, Status: signals.StatusCompleted, Parents: []string{nodeID},
+			Tool: tool.Name, By: e.By,
+		}, e, map[string]any{"decision": e.Decision, "approved": i + 1, "needed": tool.Approval.Needed()})
+	}
 }
 
 // ApproveWanted says whether a decision can settle a call now: the call

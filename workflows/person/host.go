@@ -146,6 +146,11 @@ const (
 	// whose approval block names who may reply or a timeout waits as it
 	// says (reply_ask.go). Asked only for such a wait.
 	GateHumanPeople
+	// GateInterruptedApprovals: the approvals a call had short of its
+	// approvers: N when an edit interrupted its wait are recorded, each an
+	// approval node naming its person, instead of dropped. Asked only when
+	// such approvals were dropped.
+	GateInterruptedApprovals
 )
 
 // MetricApprovals counts approval decisions; tag decision (approve,
