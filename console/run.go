@@ -48,6 +48,21 @@ func (v runView) Closed() bool {
 	return v.Status.Phase == signals.PhaseCompleted || v.Status.Phase == signals.PhaseStopped
 }
 
+// BudgetWaits: the run waits at the budget rung (a budget node pending),
+// the only time a budget decision is taken; at any other time the form
+// could only be refused.
+func (v runView) BudgetWaits() bool {
+	if v.Closed() {
+		return false
+	}
+	for _, n := range v.Trace.Nodes {
+		if n.Kind == signals.KindBudget && n.Status == signals.StatusPending && !n.Archived {
+			return true
+		}
+	}
+	return false
+}
+
 type breaker struct{ Tool, State string }
 
 // runBase is the run's path, its id escaped as one path segment.
