@@ -99,6 +99,23 @@ func TestANodesDetailsEscapeWhatTheyShow(t *testing.T) {
 	}
 }
 
+// The details of a node still running follow it until it settles;
+// a settled node's are read once.
+func TestANodesDetailsFollowItUntilItSettles(t *testing.T) {
+	m, h := newTestConsole(t, "")
+	tr := detailedRun()
+	tr.Nodes[4].Status, tr.Nodes[4].Error = signals.StatusRunning, ""
+	expectTrace(t, m, "book-1", tr)
+	expectFacts(t, m, "book-1")
+	running := parse(t, get(h, "/runs/book-1/nodes/n5").Body.String()).one(t, "div", "class", "node-wrap")
+	require.Equal(t, "/runs/book-1/nodes/n5", running.attr("hx-get"))
+	require.Equal(t, "every 2s", running.attr("hx-trigger"))
+	require.Equal(t, "outerHTML", running.attr("hx-swap"))
+	require.Equal(t, "Since", running.one(t, "dl", "class", "timing").all("dt")[1].text(), "not finished yet")
+	settled := parse(t, get(h, "/runs/book-1/nodes/n3").Body.String()).one(t, "div", "class", "node-wrap")
+	require.Empty(t, settled.attr("hx-trigger"))
+}
+
 func TestANodesDetailsOfAnUnknownNodeOrRun(t *testing.T) {
 	m, h := newTestConsole(t, "")
 	expectTrace(t, m, "book-1", detailedRun())
