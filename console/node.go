@@ -69,7 +69,8 @@ func (c *Console) nodePanel(w http.ResponseWriter, r *http.Request) {
 	c.render(w, http.StatusOK, "node", v)
 }
 
-// wholeTrace reads every node of the run, the archived ones too.
+// wholeTrace reads every node of the run: a long run's oldest nodes from
+// the closed generations that hold them, as unstuck trace reads them.
 func (c *Console) wholeTrace(ctx context.Context, id string) (signals.Trace, error) {
 	return runmsg.ReadWholeTrace(ctx, id, "", func(wid, rid string) runmsg.TraceQuery {
 		return func(ctx context.Context, out *signals.Trace, args ...any) error {
