@@ -181,17 +181,24 @@ func TestJSONForTheForms(t *testing.T) {
 	require.Equal(t, `{"a":1} {"b":2}`, compactJSON(json.RawMessage(`{"a":1} {"b":2}`)), "two values are not JSON: shown as is")
 }
 
-// The budget form is there while a budget rung waits (a budget node
-// pending), the only time a decision is taken.
-func TestTheBudgetFormWhileABudgetRungWaits(t *testing.T) {
-	m, h := newTestConsole(t, "")
-	st, tr := sampleRun()
-	st.Phase, st.PendingApprovals = signals.PhaseAwaitingHuman, nil
-	tr.Nodes = append(tr.Nodes, signals.Node{ID: "n8", Kind: signals.KindBudget, Status: signals.StatusPending, Parents: []string{"n6"}})
-	expectRun(t, m, "travel-1", st, tr)
-	budget := parse(t, get(h, "/runs/travel-1").Body.String()).one(t, "form", "id", "budget-form")
-	require.Equal(t, "/runs/travel-1/budget", budget.attr("hx-post"))
-	budget.one(t, "button", "value", "stop")
+// The budget form is there only while a budget rung waits (a budget node
+// pending): a decision at any other time is refused.
+func TestTheBudgetFormOnlyWhileABudgetRungWaits(t *testing.T) {
+	for status, shown := range map[signals.NodeStatus]bool{"": false, signals.StatusPending: true, signals.StatusCompleted: false} {
+		m, h := newTestConsole(t, "")
+		st, tr := sampleRun()
+		st.Phase, st.PendingApprovals = signals.PhaseAwaitingHuman, nil
+		if status != "" {
+			tr.Nodes = append(tr.Nodes, signals.Node{ID: "n8", Kind: signals.KindBudget, Status: status, Parents: []string{"n6"}})
+		}
+		expectRun(t, m, "travel-1", st, tr)
+		forms := parse(t, get(h, "/runs/travel-1").Body.String()).all("form", "id", "budget-form")
+		require.Equal(t, shown, len(forms) == 1, "budget node %q", status)
+		if shown {
+			require.Equal(t, "/runs/travel-1/budget", forms[0].attr("hx-post"))
+			forms[0].one(t, "button", "value", "stop")
+		}
+	}
 }
 
 // A run that ended shows no form that cannot act (no "Stop the run", no
@@ -206,7 +213,7 @@ func TestAnEndedRunsPageOffersNoFormThatCannotAct(t *testing.T) {
 		tr.Nodes = append(tr.Nodes, signals.Node{ID: "n8", Kind: signals.KindBudget, Status: signals.StatusPending, Parents: []string{"n6"}})
 		expectRun(t, m, "travel-1", st, tr)
 		body := get(h, "/runs/travel-1").Body.String()
-		for _, form := range []string{`id="edit-form"`, `id="budget-form"`, `id="handoff-form"`} {
+		for _, form := range []string{`id="edit-form"`, `id="budget-form"`, `id="handoff-form"`, `id="approvals"`} {
 			require.Equal(t, !closed, strings.Contains(body, form), "%s: %s", phase, form)
 		}
 		require.Equal(t, closed, strings.Contains(body, "unstuck fork travel-1 --node NODE_ID"), "%s", phase)
