@@ -122,6 +122,9 @@ func TestANodesDetailsOfAnUnknownNodeOrRun(t *testing.T) {
 	w := get(h, "/runs/book-1/nodes/n99")
 	require.Equal(t, http.StatusNotFound, w.Code)
 	require.Contains(t, w.Body.String(), "run book-1 has no node n99")
+	w = get(h, "/runs/book-1/nodes/%3Cscript%3Ex%3C%2Fscript%3E")
+	require.Equal(t, http.StatusNotFound, w.Code)
+	require.Contains(t, w.Body.String(), "has no node &lt;script&gt;x&lt;/script&gt;", "the id asked for, escaped")
 
 	m.On("QueryWorkflow", anyCtx, "nope", "", signals.QueryTrace).Return(nil, notFound())
 	require.Equal(t, http.StatusNotFound, get(h, "/runs/nope/nodes/n1").Code)
