@@ -45,24 +45,28 @@ func checksOf(tr signals.Trace) []checkView {
 	}
 	var out []checkView
 	for _, n := range tr.Nodes {
-		ck := n.Check
-		if ck == nil {
-			continue
+		if n.Check != nil {
+			out = append(out, checkOf(n, byID))
 		}
-		v := checkView{Call: n, Kind: ck.Kind, Condition: ck.Condition, Passed: ck.Passed, Unknown: ck.Unknown, Reason: ck.Reason}
-		if v.Condition == "" && ck.Kind == signals.CheckResultSchema {
-			v.Condition = signals.CheckResultSchema
-		}
-		for _, s := range ck.Seen {
-			v.Seen = append(v.Seen, seenView{Path: s.Path, Value: clip(compactJSON(s.Value), valueWidth)})
-		}
-		if rb, ok := byID[ck.ReadBack]; ok {
-			v.ReadBack = &readBackView{ID: rb.ID, Tool: rb.Tool, Args: clip(compactJSON(rb.Args), valueWidth),
-				Answer: clip(answered(rb.Output), valueWidth), Error: clip(rb.Error, valueWidth)}
-		}
-		out = append(out, v)
 	}
 	return out
+}
+
+// checkOf is call n's verdict (n.Check set); byID finds its read-back.
+func checkOf(n signals.Node, byID map[string]signals.Node) checkView {
+	ck := n.Check
+	v := checkView{Call: n, Kind: ck.Kind, Condition: ck.Condition, Passed: ck.Passed, Unknown: ck.Unknown, Reason: ck.Reason}
+	if v.Condition == "" && ck.Kind == signals.CheckResultSchema {
+		v.Condition = signals.CheckResultSchema
+	}
+	for _, s := range ck.Seen {
+		v.Seen = append(v.Seen, seenView{Path: s.Path, Value: clip(compactJSON(s.Value), valueWidth)})
+	}
+	if rb, ok := byID[ck.ReadBack]; ok {
+		v.ReadBack = &readBackView{ID: rb.ID, Tool: rb.Tool, Args: clip(compactJSON(rb.Args), valueWidth),
+			Answer: clip(answered(rb.Output), valueWidth), Error: clip(rb.Error, valueWidth)}
+	}
+	return v
 }
 
 // What names what the call was held to: "verify", "result_schema", or a

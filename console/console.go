@@ -96,6 +96,7 @@ func New(tc client.Client, opts Options) (http.Handler, error) {
 	c.mux.HandleFunc("GET /runs/{id}/live", c.runLive)
 	c.mux.HandleFunc("GET /runs/{id}/events", c.runEvents)
 	c.mux.HandleFunc("GET /runs/{id}/approvals", c.runApprovals)
+	c.mux.HandleFunc("GET /runs/{id}/nodes/{node}", c.nodePanel)
 	c.mux.HandleFunc("GET /whoami", c.whoami)
 	c.mux.HandleFunc("GET /inbox", c.inbox)
 	c.mux.HandleFunc("GET /inbox/items", c.inboxItems)

@@ -13,7 +13,6 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 
-	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -48,6 +47,21 @@ func (v runView) Closed() bool {
 	return v.Status.Phase == signals.PhaseCompleted || v.Status.Phase == signals.PhaseStopped
 }
 
+// BudgetWaits: the run waits at the budget rung (a budget node pending),
+// the only time a budget decision is taken; at any other time the form
+// could only be refused.
+func (v runView) BudgetWaits() bool {
+	if v.Closed() {
+		return false
+	}
+	for _, n := range v.Trace.Nodes {
+		if n.Kind == signals.KindBudget && n.Status == signals.StatusPending && !n.Archived {
+			return true
+		}
+	}
+	return false
+}
+
 type breaker struct{ Tool, State string }
 
 // runBase is the run's path, its id escaped as one path segment.
@@ -59,13 +73,7 @@ func (c *Console) loadRun(ctx context.Context, id string) (runView, error) {
 	if err := c.query(ctx, id, signals.QueryStatus, &v.Status); err != nil {
 		return v, err
 	}
-	// The whole trace: a long run's oldest nodes are read from the closed
-	// generations that hold them, as unstuck trace reads them.
-	tr, err := runmsg.ReadWholeTrace(ctx, id, "", func(wid, rid string) runmsg.TraceQuery {
-		return func(ctx context.Context, out *signals.Trace, args ...any) error {
-			return c.queryRun(ctx, wid, rid, signals.QueryTrace, out, args...)
-		}
-	})
+	tr, err := c.wholeTrace(ctx, id)
 	if err != nil {
 		return v, err
 	}

@@ -56,8 +56,7 @@ func TestRunPageRendersStatusGraphAndForms(t *testing.T) {
 	spend := status.one(t, "dd", "class", "spend")
 	require.Equal(t, "4", spend.attr("data-tool-calls"))
 	require.Contains(t, spend.text(), "0.0123 USD (limits: cost 0.05 )")
-	budget := page.one(t, "form", "id", "budget-form")
-	require.Equal(t, "/runs/travel-1/budget", budget.attr("hx-post"))
+	require.Empty(t, page.all("form", "id", "budget-form"), "no budget rung waits: a decision would be refused")
 
 	graph := live.one(t, "section", "id", "graph")
 	svg := graph.one(t, "svg")
@@ -182,6 +181,26 @@ func TestJSONForTheForms(t *testing.T) {
 	require.Equal(t, `{"a":1} {"b":2}`, compactJSON(json.RawMessage(`{"a":1} {"b":2}`)), "two values are not JSON: shown as is")
 }
 
+// The budget form is there only while a budget rung waits (a budget node
+// pending): a decision at any other time is refused.
+func TestTheBudgetFormOnlyWhileABudgetRungWaits(t *testing.T) {
+	for status, shown := range map[signals.NodeStatus]bool{"": false, signals.StatusPending: true, signals.StatusCompleted: false} {
+		m, h := newTestConsole(t, "")
+		st, tr := sampleRun()
+		st.Phase, st.PendingApprovals = signals.PhaseAwaitingHuman, nil
+		if status != "" {
+			tr.Nodes = append(tr.Nodes, signals.Node{ID: "n8", Kind: signals.KindBudget, Status: status, Parents: []string{"n6"}})
+		}
+		expectRun(t, m, "travel-1", st, tr)
+		forms := parse(t, get(h, "/runs/travel-1").Body.String()).all("form", "id", "budget-form")
+		require.Equal(t, shown, len(forms) == 1, "budget node %q", status)
+		if shown {
+			require.Equal(t, "/runs/travel-1/budget", forms[0].attr("hx-post"))
+			forms[0].one(t, "button", "value", "stop")
+		}
+	}
+}
+
 // A run that ended shows no form that cannot act (no "Stop the run", no
 // handoff, no edit): it says how to go on instead, a fork.
 func TestAnEndedRunsPageOffersNoFormThatCannotAct(t *testing.T) {
@@ -191,9 +210,10 @@ func TestAnEndedRunsPageOffersNoFormThatCannotAct(t *testing.T) {
 		m, h := newTestConsole(t, "")
 		st, tr := sampleRun()
 		st.Phase, st.PendingApprovals = phase, nil
+		tr.Nodes = append(tr.Nodes, signals.Node{ID: "n8", Kind: signals.KindBudget, Status: signals.StatusPending, Parents: []string{"n6"}})
 		expectRun(t, m, "travel-1", st, tr)
 		body := get(h, "/runs/travel-1").Body.String()
-		for _, form := range []string{`id="edit-form"`, `id="budget-form"`, `id="handoff-form"`} {
+		for _, form := range []string{`id="edit-form"`, `id="budget-form"`, `id="handoff-form"`, `id="approvals"`} {
 			require.Equal(t, !closed, strings.Contains(body, form), "%s: %s", phase, form)
 		}
 		require.Equal(t, closed, strings.Contains(body, "unstuck fork travel-1 --node NODE_ID"), "%s", phase)
