@@ -1,0 +1,73 @@
+package replay
+
+import (
+	"context"
+	"sync"
+
+	historypb "go.temporal.io/api/history/v1"
+	tlog "go.temporal.io/sdk/log"
+)
+
+// Source is one run to replay: the name a report gives it (workflow
+// id/run id, or a file) and how to get its history.
+type Source struct {
+	Name string
+	Load func(context.Context) (*historypb.History, error)
+}
+
+// Outcome is how one source replayed: Err is nil when it replayed; a
+// *BadInputError (Bad) when it was no history this build replays; else
+// the replay's failure, which Why says plainly.
+type Outcome struct {
+	Name string
+	Err  error
+	Why  string
+}
+
+// All replays every source, parallel at once (loading and replaying), and
+// hands report each outcome in the sources' order as soon as it and all
+// before it are known.
+func All(ctx context.Context, sources []Source, parallel int, logger tlog.Logger, report func(Outcome)) {
+	outcomes := make([]chan Outcome, len(sources))
+	for i := range outcomes {
+		outcomes[i] = make(chan Outcome, 1)
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(parallel, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				outcomes[i] <- one(ctx, sources[i], logger)
+			}
+		}()
+	}
+	go func() {
+		for i := range sources {
+			next <- i
+		}
+		close(next)
+	}()
+	for _, o := range outcomes {
+		report(<-o)
+	}
+	wg.Wait()
+}
+
+// one loads and replays one source.
+func one(ctx context.Context, s Source, logger tlog.Logger) Outcome {
+	out := Outcome{Name: s.Name}
+	hist, err := s.Load(ctx)
+	if err == nil {
+		err = Check(hist)
+	}
+	if err != nil {
+		out.Err, out.Why = err, err.Error()
+		return out
+	}
+	if err := History(hist, logger); err != nil {
+		out.Err, out.Why = err, Explain(err, hist)
+	}
+	return out
+}
