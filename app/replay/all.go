@@ -26,8 +26,12 @@ type Outcome struct {
 
 // All replays every source, parallel at once (loading and replaying), and
 // hands report each outcome in the sources' order as soon as it and all
-// before it are known.
+// before it are known. A run that fails is replayed once more, alone,
+// before it is reported: starved of CPU on a busy CI machine, a replay can
+// trip the SDK's deadlock detector (a workflow task that did not yield
+// for 1 s), which a non-determinism never escapes by a second try.
 func All(ctx context.Context, sources []Source, parallel int, logger tlog.Logger, report func(Outcome)) {
+	var alone sync.RWMutex
 	outcomes := make([]chan Outcome, len(sources))
 	for i := range outcomes {
 		outcomes[i] = make(chan Outcome, 1)
@@ -39,7 +43,15 @@ func All(ctx context.Context, sources []Source, parallel int, logger tlog.Logger
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				outcomes[i] <- one(ctx, sources[i], logger)
+				alone.RLock()
+				o := one(ctx, sources[i], logger)
+				alone.RUnlock()
+				if _, bad := Bad(o.Err); o.Err != nil && !bad {
+					alone.Lock()
+					o = one(ctx, sources[i], logger)
+					alone.Unlock()
+				}
+				outcomes[i] <- o
 			}
 		}()
 	}

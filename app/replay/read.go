@@ -34,19 +34,19 @@ func ReadHistory(r io.Reader) (*historypb.History, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !looksLikeHistory(data) {
-		return nil, badInput(`not a workflow history: a history is JSON with "events" (temporal workflow show -o json)`)
-	}
 	hist, err := client.HistoryFromJSON(bytes.NewReader(data), client.HistoryJSONOptions{})
 	if err != nil {
 		return nil, badInput("not a workflow history: %v", err)
+	}
+	if len(hist.GetEvents()) == 0 && !looksLikeHistory(data) {
+		return nil, badInput(`not a workflow history: a history is JSON with "events" (temporal workflow show -o json)`)
 	}
 	return hist, nil
 }
 
 // looksLikeHistory is whether data is a JSON object with an "events" key:
-// the SDK's reader discards unknown fields, so any other JSON would read
-// as an empty history.
+// the SDK's reader discards unknown fields, so any other JSON object
+// reads as an empty history.
 func looksLikeHistory(data []byte) bool {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(data, &top) != nil {
