@@ -30,9 +30,14 @@ does not replay would fail its workflow tasks (a non-determinism error) on
 the new workers.
 
 The histories come from a visibility query (--query; each matching run's
-history is read from Temporal, at most --limit runs, newest first) or from
-files: 'temporal workflow show -o json' output, or the project's recorded
-histories; a directory is read for *.json files, below it too.
+history is read from Temporal, at most --limit runs, in the order the server
+lists them, newest first) or from files: 'temporal workflow show -o json'
+output, or the project's recorded histories; a directory is read for *.json
+files, below it too. A run still open replays up to its last event. Each
+history replays under its own workflow id, with the workflows and the
+interceptors the worker registers; a run that fails is replayed once more,
+alone, before it is reported (a replay starved of CPU can trip the SDK's
+deadlock detector). See docs/replay.md.
 
 One line per run, then the total:
   ok   <workflow id>/<run id>   (or the file)
@@ -53,7 +58,7 @@ and replay them with worker.NewWorkflowReplayer, registering AgentWorkflow.`,
   unstuck replay --query 'WorkflowType="AgentWorkflow" AND StartTime > "2026-12-06T00:00:00Z"'
 
   # one agent's runs that are still open
-  unstuck replay --query 'WorkflowType="AgentWorkflow" AND UnstuckAgent="travel" AND ExecutionStatus="Running"'
+  unstuck replay --query 'WorkflowType="AgentWorkflow" AND AgentName="travel" AND ExecutionStatus="Running"'
 
   # histories saved with temporal workflow show -o json, and the project's recordings
   temporal workflow show --workflow-id travel-20240115-093000-1a2b3c -o json > travel.json
