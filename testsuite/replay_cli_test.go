@@ -1,6 +1,7 @@
 package testsuite
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/app/replay"
 	"github.com/unstuck-dev/unstuck/internal/testdouble/scriptedmodel"
@@ -56,6 +58,11 @@ agents:
 	require.Contains(t, out.stdout, "2 runs in ")
 	require.Contains(t, out.stdout, ": 2 ok, 0 would not replay, 0 bad input\n")
 
+	out = replayCLI(t, "--query", query, "--limit", "1")
+	require.Equal(t, 0, out.code, "%s%s", out.stdout, out.stderr)
+	require.Contains(t, out.stdout, ": 1 ok, 0 would not replay, 0 bad input\n")
+	require.Contains(t, out.stderr, "--limit 1 reached: more runs match, replaying the first 1\n")
+
 	id, _, _ := strings.Cut(runs[0], "/")
 	shown, err := exec.Command(temporalBin, "workflow", "show", "--address", serverAddress, "--workflow-id", id, "-o", "json").Output()
 	require.NoError(t, err)
@@ -101,6 +108,20 @@ func TestReplayBadInputIsNamed(t *testing.T) {
 	require.Contains(t, out.stdout, "ok   "+recorded+"\n")
 	require.Contains(t, out.stdout, "3 runs in ")
 	require.Contains(t, out.stdout, ": 1 ok, 0 would not replay, 2 bad input\n")
+
+	// A query that finds a run of another workflow type names it.
+	order, err := serverClient.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
+		ID: "order-" + t.Name(), TaskQueue: "no-worker-serves-" + t.Name(),
+	}, "OrderWorkflow")
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = serverClient.TerminateWorkflow(context.Background(), order.GetID(), "", "the test is over")
+	})
+	orderQuery := "WorkflowId = '" + order.GetID() + "'"
+	requireListed(t, orderQuery, 1)
+	out = replayCLI(t, "--query", orderQuery)
+	require.Equal(t, 2, out.code, "%s%s", out.stdout, out.stderr)
+	require.Contains(t, out.stdout, "BAD  "+order.GetID()+"/"+order.GetRunID()+`: a history of workflow type "OrderWorkflow"; this build replays AgentWorkflow`+"\n")
 
 	out = replayCLI(t, "--query", "WorkflowId = 'no-run-has-this-id'")
 	require.Equal(t, 2, out.code, "%s%s", out.stdout, out.stderr)
