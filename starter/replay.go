@@ -54,8 +54,8 @@ others are replayed all the same.
 Equivalent Temporal tooling: download each history with
   temporal workflow show --workflow-id ID --run-id RUN -o json > ID.json
 and replay them with worker.NewWorkflowReplayer, registering AgentWorkflow.`,
-		Example: `  # the last day's runs of every agent, against this build (the release checklist)
-  unstuck replay --query 'WorkflowType="AgentWorkflow" AND StartTime > "2026-12-06T00:00:00Z"'
+		Example: `  # the last day's runs of every agent, against this build (the release checklist, in CI)
+  unstuck replay --query "WorkflowType = 'AgentWorkflow' AND StartTime > '$(date -u -d '1 day ago' +%Y-%m-%dT%H:%M:%SZ)'"
 
   # one agent's runs that are still open
   unstuck replay --query 'WorkflowType="AgentWorkflow" AND AgentName="travel" AND ExecutionStatus="Running"'
