@@ -73,6 +73,7 @@ could not run), 3 the agent stopped itself.`,
 		newConsoleCmd(c),
 		newLoadCmd(c),
 		newEvalCmd(c),
+		newReplayCmd(c),
 		newDemoCmd(),
 	)
 	return root

@@ -31,6 +31,9 @@ var docsOutputs = map[string][]string{
 		"handoff_path:[supervisor refunds]", // the handoff's answer
 		"Canceled workflow",                 // the cancel
 	},
+	"docs/replay.md: bin/unstuck run --agent travel --task \"Book NYC to LAX on 2024-01-15 for me\" --id travel-replay --wait": {
+		"ok   runs/travel.json\n", "1 ok, 0 would not replay, 0 bad input\n",
+	},
 }
 
 // Every shell block (```sh, ```bash, ```console) of README.md and

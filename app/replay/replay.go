@@ -2,10 +2,12 @@ package replay
 
 import (
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/interceptor"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/unstuck-dev/unstuck/app"
+	"github.com/unstuck-dev/unstuck/internal/telemetry"
 )
 
 // History replays a history against this tree's workflow code under the
@@ -14,11 +16,31 @@ import (
 // ("ReplayId") would change. Histories from before the started event
 // carried the id replay under the default.
 func History(hist *historypb.History, logger tlog.Logger) error {
-	r := worker.NewWorkflowReplayer()
-	app.RegisterWorkflow(r)
+	r, err := newReplayer()
+	if err != nil {
+		return err
+	}
 	var opts worker.ReplayWorkflowHistoryOptions
 	if evs := hist.GetEvents(); len(evs) > 0 {
 		opts.OriginalExecution.ID = evs[0].GetWorkflowExecutionStartedEventAttributes().GetWorkflowId()
 	}
 	return r.ReplayWorkflowHistoryWithOptions(logger, hist, opts)
+}
+
+// newReplayer is a replayer with the workflows and the interceptors the
+// worker runs (the worker's client carries the tracing interceptor), so a
+// replay runs the code a production worker runs.
+func newReplayer() (worker.WorkflowReplayer, error) {
+	tracing, err := telemetry.TracingInterceptor()
+	if err != nil {
+		return nil, err
+	}
+	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{
+		Interceptors: []interceptor.WorkerInterceptor{tracing},
+	})
+	if err != nil {
+		return nil, err
+	}
+	app.RegisterWorkflow(r)
+	return r, nil
 }

@@ -58,10 +58,20 @@ func StartTracing(ctx context.Context, service string) (shutdown func(context.Co
 // CLI's it carries the trace context into the runs it starts. It uses the
 // global TracerProvider, so it is a no-op unless StartTracing installed one.
 func WithTracing(opts client.Options) (client.Options, error) {
-	tracing, err := temporalotel.NewTracingInterceptor(temporalotel.TracerOptions{})
+	tracing, err := TracingInterceptor()
 	if err != nil {
-		return opts, fmt.Errorf("tracing interceptor: %w", err)
+		return opts, err
 	}
 	opts.Interceptors = append(opts.Interceptors, interceptor.ClientInterceptor(tracing))
 	return opts, nil
+}
+
+// TracingInterceptor is the interceptor WithTracing adds: a replayer takes
+// it too, so a replay runs the workflow code as the worker does.
+func TracingInterceptor() (interceptor.Interceptor, error) {
+	tracing, err := temporalotel.NewTracingInterceptor(temporalotel.TracerOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("tracing interceptor: %w", err)
+	}
+	return tracing, nil
 }
