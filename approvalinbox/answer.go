@@ -76,7 +76,7 @@ func (e *UnknownGroupError) Error() string {
 }
 
 // Send settles one call: the caller's own approve path.
-type Send func(ctx context.Context, workflowID string, req signals.ApproveRequest) error
+type Send func(ctx context.Context, c Call, req signals.ApproveRequest) error
 
 // Skipped is a call named or listed that was not answered, and why (it
 // no longer waits): not a failure.
@@ -191,7 +191,7 @@ func (e *notWaitingError) Error() string { return e.why }
 // whether the call still waits: one settled or ended meanwhile is skipped,
 // not failed (read from the run's state, not the error's text).
 func answerOne(ctx context.Context, tc client.Client, c Call, d Decision, send Send) error {
-	err := send(ctx, c.WorkflowID, d.request(c))
+	err := send(ctx, c, d.request(c))
 	if err == nil || ctx.Err() != nil {
 		return err
 	}

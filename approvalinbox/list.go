@@ -72,7 +72,14 @@ type Call struct {
 	// Answering are the groups whose members may answer it now (none: a
 	// tool whose approval names no one).
 	Answering []string
+	// Chain is the run's first run id, which a signed approval binds, when
+	// the listing says it ("" otherwise).
+	Chain string
 }
+
+// Known is what signing an approval of c needs to know of its run: its
+// chain and the tool it waits for (runmsg.Sign reads what is missing).
+func (c Call) Known() runmsg.Known { return runmsg.Known{Chain: c.Chain, Tool: c.Tool} }
 
 // Overdue: the call has waited past half its wait's timeout (as the
 // run's status and unstuck_approvals_past_half count it).
@@ -198,8 +205,8 @@ func List(ctx context.Context, tc client.Client, namespace string, f Filter) (In
 
 // waitingRun is a run the visibility store lists as waiting for approval.
 type waitingRun struct {
-	workflowID, runID, agent string
-	started                  time.Time
+	workflowID, runID, agent, chain string
+	started                         time.Time
 	// memo is the calls the run lists as waiting, when it lists them all.
 	memo *signals.WaitingMemo
 }
@@ -216,7 +223,7 @@ func waitingRuns(ctx context.Context, tc client.Client, namespace, q string) ([]
 		}
 		for _, e := range resp.GetExecutions() {
 			runs = append(runs, waitingRun{
-				workflowID: e.GetExecution().GetWorkflowId(), runID: e.GetExecution().GetRunId(),
+				workflowID: e.GetExecution().GetWorkflowId(), runID: e.GetExecution().GetRunId(), chain: e.GetFirstRunId(),
 				agent:   Keyword(e.GetSearchAttributes().GetIndexedFields()[signals.AttrAgentName]),
 				started: e.GetStartTime().AsTime(),
 				memo:    waitingMemo(e.GetMemo().GetFields()[signals.MemoWaiting]),
@@ -249,7 +256,7 @@ func (r waitingRun) memoCalls(f Filter) []Call {
 			continue
 		}
 		out = append(out, Call{WorkflowID: r.workflowID, RunID: r.runID, Agent: r.agent, CallID: w.CallID, Tool: w.Tool,
-			Args: w.Args, Shape: w.Shape, Since: w.Since, Deadline: w.Deadline, Answering: w.Answering})
+			Args: w.Args, Shape: w.Shape, Since: w.Since, Deadline: w.Deadline, Answering: w.Answering, Chain: r.chain})
 	}
 	return out
 }
@@ -267,7 +274,7 @@ func (r waitingRun) waitingCalls(ctx context.Context, tc client.Client, f Filter
 			continue
 		}
 		c := Call{WorkflowID: r.workflowID, RunID: r.runID, Agent: st.Agent, CallID: p.CallID, Tool: p.Tool, Args: p.Args,
-			Since: p.WaitingSince, Deadline: p.Deadline, Answering: p.Answering}
+			Since: p.WaitingSince, Deadline: p.Deadline, Answering: p.Answering, Chain: r.chain}
 		if c.Agent == "" {
 			c.Agent = r.agent
 		}

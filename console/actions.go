@@ -97,7 +97,7 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request) {
 		if req.Validate() != nil {
 			return req, nil // act says what is wrong with it
 		}
-		return req, c.signApproval(r.Context(), r.PathValue("id"), &req)
+		return req, c.signApproval(r.Context(), r.PathValue("id"), runmsg.Known{}, &req)
 	}, func(_ signals.ApproveRequest, res signals.ApproveResult) string {
 		return fmt.Sprintf("call %s settled (%s)", res.CallID, res.Decision)
 	})

@@ -143,12 +143,12 @@ func (c *Console) answerGroup(w http.ResponseWriter, r *http.Request) {
 
 // sendApproval sends one approve update, signed as the run page's
 // approve is (signApproval).
-func (c *Console) sendApproval(ctx context.Context, workflowID string, req signals.ApproveRequest) error {
-	if err := c.signApproval(ctx, workflowID, &req); err != nil {
+func (c *Console) sendApproval(ctx context.Context, call approvalinbox.Call, req signals.ApproveRequest) error {
+	if err := c.signApproval(ctx, call.WorkflowID, call.Known(), &req); err != nil {
 		return err
 	}
 	var res signals.ApproveResult
-	return runmsg.Update(ctx, c.tc, workflowID, "", signals.Approve, req, &res)
+	return runmsg.Update(ctx, c.tc, call.WorkflowID, "", signals.Approve, req, &res)
 }
 
 func groupAnswerText(d approvalinbox.Decision, out approvalinbox.Outcome) string {

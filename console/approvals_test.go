@@ -4,14 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	commonpb "go.temporal.io/api/common/v1"
-	"go.temporal.io/sdk/converter"
 	"net/http"
 	"net/url"
 	"sort"
 	"sync"
 	"testing"
 	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"

@@ -144,11 +144,11 @@ func checkIdentity(opts Options) error {
 // the console's key, when it has one: tools whose approval names by:
 // groups take only signed approvals. Every approval the console sends,
 // one call's or a group's, is signed here.
-func (c *Console) signApproval(ctx context.Context, workflowID string, req *signals.ApproveRequest) error {
+func (c *Console) signApproval(ctx context.Context, workflowID string, known runmsg.Known, req *signals.ApproveRequest) error {
 	if c.opts.SigningKey == nil {
 		return nil
 	}
-	return runmsg.Sign(ctx, c.tc, workflowID, "", c.opts.SigningKey, config.ConsoleSigner, req)
+	return runmsg.Sign(ctx, c.tc, workflowID, "", known, c.opts.SigningKey, config.ConsoleSigner, req)
 }
 
 // signReply signs reply req to the run of workflowID as the console

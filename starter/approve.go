@@ -125,12 +125,12 @@ func (c *cli) approve(ctx context.Context, cmd *cobra.Command, workflowID string
 		return err
 	}
 	if o.signal {
-		if err := signer.sign(ctx, tc, workflowID, o.runID, &req); err != nil {
+		if err := signer.sign(ctx, tc, workflowID, o.runID, runmsg.Known{}, &req); err != nil {
 			return err
 		}
 		return c.send(ctx, cmd, workflowID, o.runID, signals.Approve, true, req, nil)
 	}
-	res, err := c.approveCall(ctx, tc, workflowID, o.runID, req, signer)
+	res, err := c.approveCall(ctx, tc, workflowID, o.runID, runmsg.Known{}, req, signer)
 	if err != nil {
 		return fmt.Errorf("approve for %s failed: %w", workflowID, err)
 	}
@@ -145,9 +145,9 @@ func (c *cli) approve(ctx context.Context, cmd *cobra.Command, workflowID string
 // approveCall sends one approve update on a client already dialed, signed
 // first when signer is set: the one path of a call's approval, alone or
 // as part of a group's.
-func (c *cli) approveCall(ctx context.Context, tc client.Client, workflowID, runID string, req signals.ApproveRequest, signer *approver) (signals.ApproveResult, error) {
+func (c *cli) approveCall(ctx context.Context, tc client.Client, workflowID, runID string, known runmsg.Known, req signals.ApproveRequest, signer *approver) (signals.ApproveResult, error) {
 	var res signals.ApproveResult
-	if err := signer.sign(ctx, tc, workflowID, runID, &req); err != nil {
+	if err := signer.sign(ctx, tc, workflowID, runID, known, &req); err != nil {
 		return res, err
 	}
 	err := runmsg.Update(ctx, tc, workflowID, runID, signals.Approve, req, &res)

@@ -74,8 +74,8 @@ func (c *cli) approveGroup(ctx context.Context, cmd *cobra.Command, o approveOpt
 		return err
 	}
 	defer tc.Close()
-	send := func(ctx context.Context, workflowID string, req signals.ApproveRequest) error {
-		_, err := c.approveCall(ctx, tc, workflowID, "", req, signer)
+	send := func(ctx context.Context, call approvalinbox.Call, req signals.ApproveRequest) error {
+		_, err := c.approveCall(ctx, tc, call.WorkflowID, "", call.Known(), req, signer)
 		return err
 	}
 	start := time.Now()

@@ -82,9 +82,9 @@ func (s signerFlags) signer() (*approver, error) {
 
 // sign signs req for its run as a (runmsg.Sign); a nil approver leaves it
 // as it is.
-func (a *approver) sign(ctx context.Context, tc client.Client, workflowID, runID string, req *signals.ApproveRequest) error {
+func (a *approver) sign(ctx context.Context, tc client.Client, workflowID, runID string, known runmsg.Known, req *signals.ApproveRequest) error {
 	if a == nil {
 		return nil
 	}
-	return runmsg.Sign(ctx, tc, workflowID, runID, a.key, a.as, req)
+	return runmsg.Sign(ctx, tc, workflowID, runID, known, a.key, a.as, req)
 }

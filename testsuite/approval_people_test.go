@@ -3,6 +3,7 @@ package testsuite
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -216,4 +217,62 @@ agents:
 	out, err := cmd.CombinedOutput()
 	require.Error(t, err, "the worker refuses the config")
 	require.Contains(t, string(out), `tools[0].approval.by[0]: unknown group "legal" (known: finance, ops)`)
+}
+
+// A whole group answered with --as on the real server: each run's call
+// is approved by ana's signature (the tool from the listing, the chain
+// read by describe: the dev server's listing does not give a run's first
+// run id), and each run records ana's approval.
+func TestASignedGroupAnswerOnTheServer(t *testing.T) {
+	t.Parallel()
+	tools, ppl := payServer(t), newPeople(t)
+	cfg := `
+model: { base_url: "{{MODEL}}", name: unused }
+tools:
+  - { name: pay, http: { method: POST, url: "` + tools.URL + `/pay" }, effect: write, approval: { by: [finance] },
+      parameters: { type: object, required: [amount], properties: { amount: { type: integer } } } }
+agents:
+  - name: payer
+    instructions: Pay.
+    tools: [pay]
+    graph:
+      start: P
+      nodes: { P: { tool: pay, args: { amount: "†input.amount" }, output_path: "†state.paid" }, E: { end: true, output: "†state.paid" } }
+      edges: [ { from: P, to: E } ]
+` + ppl.yaml()
+	s := newStack(t, cfg, nil)
+	unstuck := filepath.Join(binaries(t), "unstuck")
+	var runs []client.WorkflowRun
+	for range 2 {
+		run := s.start(workflows.AgentInput{Agent: "payer", Task: "pay", Input: []byte(`{"amount": 70}`)})
+		s.pendingApproval(run)
+		runs = append(runs, run)
+	}
+	var group string
+	require.Eventually(t, func() bool {
+		out, err := exec.Command(unstuck, "inbox", "--agent", "payer", "--json", "--address", serverAddress).CombinedOutput()
+		var in struct {
+			Groups []struct {
+				ID    string `json:"id"`
+				Count int    `json:"count"`
+			} `json:"groups"`
+		}
+		if err != nil || json.Unmarshal(out, &in) != nil || len(in.Groups) != 1 || in.Groups[0].Count != 2 {
+			return false
+		}
+		group = in.Groups[0].ID
+		return true
+	}, 20*time.Second, 200*time.Millisecond, "both calls are listed in one group")
+	out, err := exec.Command(unstuck, "approve", "--group", group, "--decision", "approve", "--as", "ana", "--key", ppl.file("ana"),
+		"--agent", "payer", "--address", serverAddress).CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Contains(t, string(out), "2 approved, 0 skipped, 0 failed")
+	for _, run := range runs {
+		_, err := s.result(run)
+		require.NoError(t, err)
+		approvals := nodesOf(s.trace(run), signals.KindApproval)
+		require.Len(t, approvals, 1)
+		require.Equal(t, "ana", approvals[0].By)
+	}
+	require.Len(t, tools.requests("/pay"), 2, "each run paid once")
 }

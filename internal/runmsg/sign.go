@@ -17,17 +17,14 @@ import (
 // id, from describe) and the tool the call waits for (from the status
 // query), so it settles this call of this run and no other. The CLI's
 // approve --as and the console (as config.ConsoleSigner) sign with it.
-func Sign(ctx context.Context, tc client.Client, workflowID, runID string, key ed25519.PrivateKey, signer string, req *signals.ApproveRequest) error {
+func Sign(ctx context.Context, tc client.Client, workflowID, runID string, known Known, key ed25519.PrivateKey, signer string, req *signals.ApproveRequest) error {
 	ctx, cancel := context.WithTimeout(ctx, UpdateTimeout)
 	defer cancel()
-	chain, st, err := chainAndStatus(ctx, tc, workflowID, runID, "approve")
-	if err != nil {
-		return err
-	}
-	tool := ""
-	for _, p := range st.PendingApprovals {
-		if p.CallID == req.CallID {
-			tool = p.Tool
+	chain, tool := known.Chain, known.Tool
+	if chain == "" || tool == "" {
+		var err error
+		if chain, tool, err = waitingFor(ctx, tc, workflowID, runID, req.CallID); err != nil {
+			return err
 		}
 	}
 	if tool == "" {
@@ -39,6 +36,26 @@ func Sign(ctx context.Context, tc client.Client, workflowID, runID string, key e
 	}
 	req.Signature = s
 	return nil
+}
+
+// Known is what a signature binds that the caller knows already, as the
+// inbox's listing does: the run's chain (its first run id) and the tool
+// the call waits for. With both, Sign asks the server nothing.
+type Known struct{ Chain, Tool string }
+
+// waitingFor reads the chain of run workflowID (describe) and the tool
+// its call callID waits for (the status query).
+func waitingFor(ctx context.Context, tc client.Client, workflowID, runID, callID string) (chain, tool string, err error) {
+	chain, st, err := chainAndStatus(ctx, tc, workflowID, runID, "approve")
+	if err != nil {
+		return "", "", err
+	}
+	for _, p := range st.PendingApprovals {
+		if p.CallID == callID {
+			tool = p.Tool
+		}
+	}
+	return chain, tool, nil
 }
 
 // SignReply signs reply req to run workflowID (runID "": its latest) as
