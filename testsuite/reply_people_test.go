@@ -40,6 +40,13 @@ agents:
     instructions: Ask until it is free.
     tools: [busy]
     policies: { loop: { window: 16, repeats: 3 }, escalation: [human, stop], human_timeout: 1h, human_approval: { by: [ops] } }
+  - name: graph-rung-asked
+    tools: [busy]
+    policies: { loop: { window: 16, repeats: 3 }, escalation: [human, stop], human_timeout: 1h, human_approval: { by: [ops] } }
+    graph:
+      start: T
+      nodes: { T: { tool: busy, output_path: "†state.busy" }, E: { end: true } }
+      edges: [ { from: T, to: E, when: "ok" }, { from: T, to: T } ]
 `
 
 func TestHumanWaitsThatNameWhoRepliesOnTheServer(t *testing.T) {
@@ -50,6 +57,9 @@ func TestHumanWaitsThatNameWhoRepliesOnTheServer(t *testing.T) {
 		}},
 		{capability: "a reply only from the named group", shape: freeForm, variant: "human rung", run: func(t *testing.T) {
 			replyFromTheGroup(t, "free-rung-asked", askUntilAPersonReplies, `{"ok":true}`, "human_people_free_form")
+		}},
+		{capability: "a reply only from the named group", shape: graph, variant: "human rung", run: func(t *testing.T) {
+			replyFromTheGroup(t, "graph-rung-asked", nil, `{"ok":true}`, "human_people_graph_rung")
 		}},
 	})
 }
