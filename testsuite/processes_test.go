@@ -324,7 +324,7 @@ func TestDemoChatRunsEndToEnd(t *testing.T) {
 		"you> Hello!\nagent> Hello! I'm the demo concierge",
 		"you> I need a hotel in Lisbon for Friday\n",
 		`✓ find_hotels {"city":"Lisbon"}`,
-		"you> Thanks, that's perfect!\n  (queued: the agent is still working; 1 message waits to be answered)",
+		"you> Thanks, that's perfect!\n  (queued: the agent answers it after its current step)",
 		"agent> I found 3 hotels in Lisbon",
 		hotels[0], hotels[1], hotels[2],
 		"agent> You're welcome! Enjoy your stay in Lisbon.",
