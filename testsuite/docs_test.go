@@ -41,12 +41,15 @@ var docsOutputs = map[string][]string{
 // (also on PATH), agents.yaml is the demo's config, TEMPORAL_ADDRESS is
 // the dev server's, and a real worker serves the demo's agents on the
 // task queue agents with the scripted model (a test double) as their
-// model.
+// model. A ```text block right after a block that runs is what it
+// prints: each of its lines is a line of the output ("…" for what differs
+// from one run to the next).
 func TestDocsShellExamplesRun(t *testing.T) {
 	t.Parallel()
 	pages, err := docstest.Pages(docstest.Root())
 	require.NoError(t, err)
 	var run []docstest.Block
+	shows := map[int]docstest.Block{} // a block of run: the output its page shows after it
 	for _, p := range pages {
 		for _, b := range p.Blocks() {
 			if !b.IsShell() {
@@ -58,6 +61,9 @@ func TestDocsShellExamplesRun(t *testing.T) {
 			case b.Marked:
 				t.Logf("%s: not run: %s", b.Where(), b.NotRun)
 			default:
+				if out, ok := p.OutputOf(b); ok {
+					shows[len(run)] = out
+				}
 				run = append(run, b)
 			}
 		}
@@ -78,15 +84,19 @@ func TestDocsShellExamplesRun(t *testing.T) {
 	startWorkerProcessEnv(t, modelEnv, string(demo), "--task-queue", "agents")
 
 	used := map[string]bool{}
-	for _, b := range run {
+	for i, b := range run {
 		first, _, _ := strings.Cut(b.Body, "\n")
 		key := b.Page + ": " + first
 		t.Run(fmt.Sprintf("%s:%d", b.Page, b.Line), func(t *testing.T) {
 			out := runDocsBlock(t, bins, modelEnv, demo, b)
+			t.Logf("%s printed:\n%s", b.Where(), out)
 			want, ok := docsOutputs[key]
 			used[key] = ok
 			for _, w := range want {
 				require.Contains(t, out, w, "%s printed:\n%s", b.Where(), out)
+			}
+			if shown, ok := shows[i]; ok {
+				require.Empty(t, docstest.NotPrinted(shown.Body, out), "%s shows lines %s did not print; it printed:\n%s", shown.Where(), b.Where(), out)
 			}
 		})
 	}
