@@ -70,6 +70,7 @@ func TestChatMarksAReplyAMessageCut(t *testing.T) {
 	term.waitFor("agent> ... [cut]\n  (abandoned: the user sent a message (double_text: interrupt))\n")
 	term.waitFor("agent> You said: flats, not hotels\nyou> ")
 	require.NotContains(t, term.screen(), "Hotel A")
+	requireDocShows(t, pageBlock(t, "docs/conversations.md", "agent> ... [cut]"), term.screen())
 	term.leave()
 }
 

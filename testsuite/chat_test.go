@@ -156,6 +156,7 @@ func TestChatInATerminal(t *testing.T) {
 	require.Len(t, tools.requests("/book"), 1)
 	term.leave()
 	require.Contains(t, term.screen(), "(left the chat; the run waits for your next message: unstuck chat --join "+id+")")
+	requireDocShows(t, pageBlock(t, "docs/conversations.md", "you> a window seat, please"), strings.ReplaceAll(term.screen(), id, "chat-2"))
 
 	again := startTerminal(t, "unstuck", "chat", "--join", id, "--address", serverAddress)
 	again.waitFor("ana> hello\nagent> " + greeting) // the first message keeps its author too

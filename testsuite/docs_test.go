@@ -137,3 +137,27 @@ func runDocsBlock(t *testing.T, bins string, env []string, agents []byte, b docs
 	require.NoError(t, err, "%s failed:\n%s\n-- its output:\n%s", b.Where(), b.Body, out)
 	return string(out)
 }
+
+// pageBlock is the block of the docs page whose body holds has: an
+// example a test compares with what it ran.
+func pageBlock(t *testing.T, page, has string) docstest.Block {
+	t.Helper()
+	pages, err := docstest.Pages(repoRoot)
+	require.NoError(t, err)
+	for _, p := range pages {
+		for _, b := range p.Blocks() {
+			if p.Path == page && strings.Contains(b.Body, has) {
+				return b
+			}
+		}
+	}
+	t.Fatalf("no block of %s holds %q", page, has)
+	return docstest.Block{}
+}
+
+// requireDocShows asserts every line of the docs block is a line of what
+// was printed ("…" for what differs from run to run).
+func requireDocShows(t *testing.T, b docstest.Block, printed string) {
+	t.Helper()
+	require.Empty(t, docstest.NotPrinted(b.Body, printed), "%s shows lines that were not printed; printed:\n%s", b.Where(), printed)
+}

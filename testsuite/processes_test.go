@@ -342,6 +342,7 @@ func TestDemoChatRunsEndToEnd(t *testing.T) {
 	}
 	require.Regexp(t, `n9 +task +completed +concierge +- +n8 .*"by":"ana","message":"Thanks, that's perfect!"`, text,
 		"the queued message is a task node after the hotels' answer (n8), by its author")
+	requireDocShows(t, pageBlock(t, "docs/conversations.md", "you> Hello!"), text)
 }
 
 // builtinHotels are the names of the hotels find_hotels finds in city.
