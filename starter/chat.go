@@ -108,10 +108,10 @@ func chatWith(ctx context.Context, tc client.Client, in io.Reader, out, errOut i
 	}
 	if s.id == "" {
 		fmt.Fprintf(s.out, "Talking to %s. Type a message and press Enter; Ctrl-D leaves.\n%s", agent, prompt)
-		first, ok := <-s.lines
+		first, ok := s.nextLine(ctx)
 		for ok && strings.TrimSpace(first) == "" {
 			fmt.Fprint(s.out, prompt)
-			first, ok = <-s.lines
+			first, ok = s.nextLine(ctx)
 		}
 		if !ok {
 			return nil
@@ -134,10 +134,11 @@ func chatWith(ctx context.Context, tc client.Client, in io.Reader, out, errOut i
 
 // run shows the run's events and sends what the user types, until the
 // run ends or the user leaves.
+// Ctrl-D leaves it, and so does Ctrl-C (ctx done).
 func (s *chatSession) run(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx)
+	following, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events, followed := s.follow(ctx)
+	events, followed := s.follow(following)
 	for {
 		select {
 		case e := <-events:
@@ -147,15 +148,36 @@ func (s *chatSession) run(ctx context.Context) error {
 			}
 		case line, ok := <-s.lines:
 			if !ok {
-				s.view.finish()
-				fmt.Fprintf(s.out, "(left the chat; the run waits for your next message: unstuck chat --join %s)\n", s.id)
-				return nil
+				return s.leave()
 			}
 			s.view.typedLine()
 			s.typed(ctx, strings.TrimSpace(line))
+		case <-ctx.Done():
+			return s.leave()
 		case err := <-followed:
+			if ctx.Err() != nil {
+				return s.leave()
+			}
 			return fmt.Errorf("follow %s: %w", s.id, err)
 		}
+	}
+}
+
+// leave leaves the chat, not the run.
+func (s *chatSession) leave() error {
+	s.view.finish()
+	fmt.Fprintf(s.out, "(left the chat; the run waits for your next message: unstuck chat --join %s)\n", s.id)
+	return nil
+}
+
+// nextLine is the next line typed; ok is false once the user left
+// (Ctrl-D, Ctrl-C).
+func (s *chatSession) nextLine(ctx context.Context) (line string, ok bool) {
+	select {
+	case line, ok = <-s.lines:
+		return line, ok
+	case <-ctx.Done():
+		return "", false
 	}
 }
 

@@ -82,5 +82,17 @@ func TestChatSaysAMessageWaitsForTheReply(t *testing.T) {
 	term.waitFor("agent> Here are three hotels:\nyou> and a second thing\n  (queued: the agent answers it after the current reply)\nyou> ")
 	close(listed)
 	term.waitFor("  (queued: the agent answers it after the current reply)\nagent> ...- Hotel A, near the river\n- Hotel B, in the old town\n- Hotel C, by the sea\nagent> You said: and a second thing\nyou> ")
-	term.leave()
+	term.interrupt() // Ctrl-C leaves too
+	require.Contains(t, term.screen(), "(left the chat; the run waits for your next message: unstuck chat --join ")
+}
+
+// Ctrl-C before the first message leaves: the terminal is raw while the
+// chat edits the line, so the chat sends itself the interrupt a terminal
+// would, and stops on it.
+func TestChatLeavesOnCtrlC(t *testing.T) {
+	t.Parallel()
+	term := startTerminal(t, "unstuck", "chat", "nobody", "--address", serverAddress)
+	term.waitFor("Talking to nobody.")
+	term.interrupt()
+	require.NotContains(t, term.screen(), "(run ", "no run was started")
 }

@@ -87,13 +87,19 @@ func (term *terminal) typeText(s string) {
 }
 
 // leave types Ctrl-D on an empty line and waits for the command to end.
-func (term *terminal) leave() {
-	_, err := term.tty.Write([]byte{4})
+func (term *terminal) leave() { term.typeAndEnd(4) }
+
+// interrupt types Ctrl-C and waits for the command to end.
+func (term *terminal) interrupt() { term.typeAndEnd(3) }
+
+// typeAndEnd types key and waits for the command to end well.
+func (term *terminal) typeAndEnd(key byte) {
+	_, err := term.tty.Write([]byte{key})
 	require.NoError(term.t, err)
 	select {
 	case <-term.done:
 	case <-time.After(30 * time.Second):
-		term.t.Fatalf("the command did not end after Ctrl-D; it shows:\n%s", term.screen())
+		term.t.Fatalf("the command did not end after %q; it shows:\n%s", key, term.screen())
 	}
 	require.NoError(term.t, term.cmd.Wait())
 }
