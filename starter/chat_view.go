@@ -36,9 +36,10 @@ type chatView struct {
 	// phase is the run's phase as last shown ("": not known yet).
 	phase signals.Phase
 	// live: the terminal keeps the line being typed at the bottom and
-	// writes above it (chat_view_live.go): a reply is written whole lines
-	// at a time, width runes at most, what is not yet held in held; lead
-	// begins its next line; onScreen: some of it is on the screen.
+	// writes above it (chat_view_live.go), so a reply is written a whole
+	// line at a time, of width runes at most. held is what of the reply
+	// being written is not on the screen yet, lead what its next line
+	// begins with; onScreen: some of it is on the screen.
 	live       bool
 	width      int
 	held, lead string
