@@ -38,8 +38,10 @@ say"). The reply is shown as the model writes it, each call the agent makes as
 it settles, and a call waiting for approval asks you inline: type a to approve
 it, r REASON to reject it.
 
-A message typed while the agent works is handled by its double_text (see
-docs/conversations.md). Ctrl-D leaves the chat, not the run: it waits for the
+In a terminal the line you type stays at the bottom and the conversation is
+written above it, a line at a time. A message typed while the agent works is
+handled by its double_text (see docs/conversations.md): the chat says when it
+is answered, and marks a reply it cut short [cut]. Ctrl-D leaves the chat, not the run: it waits for the
 next message until its idle_timeout; come back with --join WORKFLOW_ID, which
 shows the conversation so far and goes on.`,
 		Example: `  unstuck chat concierge
@@ -93,13 +95,23 @@ func (c *cli) chat(cmd *cobra.Command, o chatOptions, agent string) error {
 // chatWith is a chat over a client that is connected: what the user types
 // on in, the conversation on out (`unstuck chat`, `unstuck demo chat`).
 func chatWith(ctx context.Context, tc client.Client, in io.Reader, out, errOut io.Writer, o chatOptions, agent string) error {
-	s := &chatSession{tc: tc, out: out, by: o.by, id: o.join, view: newChatView(out), lines: readLines(in)}
+	s := &chatSession{tc: tc, out: out, by: o.by, id: o.join, view: newChatView(out)}
+	prompt := "you> "
+	if ct, ok := openChatTerminal(in, out); ok {
+		defer ct.close()
+		s.out, errOut, prompt = ct.t, ct.t, "" // the terminal shows the prompt
+		s.view = newChatView(ct.t)
+		s.view.live, s.view.width = true, ct.width
+		s.lines = ct.lines()
+	} else {
+		s.lines = readLines(in)
+	}
 	if s.id == "" {
-		fmt.Fprintf(out, "Talking to %s. Type a message and press Enter; Ctrl-D leaves.\nyou> ", agent)
-		first, ok := <-s.lines
+		fmt.Fprintf(s.out, "Talking to %s. Type a message and press Enter; Ctrl-D leaves.\n%s", agent, prompt)
+		first, ok := s.nextLine(ctx)
 		for ok && strings.TrimSpace(first) == "" {
-			fmt.Fprint(out, "you> ")
-			first, ok = <-s.lines
+			fmt.Fprint(s.out, prompt)
+			first, ok = s.nextLine(ctx)
 		}
 		if !ok {
 			return nil
@@ -122,10 +134,11 @@ func chatWith(ctx context.Context, tc client.Client, in io.Reader, out, errOut i
 
 // run shows the run's events and sends what the user types, until the
 // run ends or the user leaves.
+// Ctrl-D leaves it, and so does Ctrl-C (ctx done).
 func (s *chatSession) run(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx)
+	following, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events, followed := s.follow(ctx)
+	events, followed := s.follow(following)
 	for {
 		select {
 		case e := <-events:
@@ -135,15 +148,36 @@ func (s *chatSession) run(ctx context.Context) error {
 			}
 		case line, ok := <-s.lines:
 			if !ok {
-				s.view.endLine()
-				fmt.Fprintf(s.out, "(left the chat; the run waits for your next message: unstuck chat --join %s)\n", s.id)
-				return nil
+				return s.leave()
 			}
 			s.view.typedLine()
 			s.typed(ctx, strings.TrimSpace(line))
+		case <-ctx.Done():
+			return s.leave()
 		case err := <-followed:
+			if ctx.Err() != nil {
+				return s.leave()
+			}
 			return fmt.Errorf("follow %s: %w", s.id, err)
 		}
+	}
+}
+
+// leave leaves the chat, not the run.
+func (s *chatSession) leave() error {
+	s.view.finish()
+	fmt.Fprintf(s.out, "(left the chat; the run waits for your next message: unstuck chat --join %s)\n", s.id)
+	return nil
+}
+
+// nextLine is the next line typed; ok is false once the user left
+// (Ctrl-D, Ctrl-C).
+func (s *chatSession) nextLine(ctx context.Context) (line string, ok bool) {
+	select {
+	case line, ok = <-s.lines:
+		return line, ok
+	case <-ctx.Done():
+		return "", false
 	}
 }
 

@@ -35,6 +35,15 @@ type chatView struct {
 	prompted bool
 	// phase is the run's phase as last shown ("": not known yet).
 	phase signals.Phase
+	// live: the terminal keeps the line being typed at the bottom and
+	// writes above it (chat_view_live.go), so a reply is written a whole
+	// line at a time, of width runes at most. held is what of the reply
+	// being written is not on the screen yet, lead what its next line
+	// begins with; onScreen: some of it is on the screen.
+	live       bool
+	width      int
+	held, lead string
+	onScreen   bool
 }
 
 func newChatView(w io.Writer) *chatView {
@@ -56,7 +65,7 @@ func (v *chatView) show(e feed.Event) {
 	case feed.TypePhase:
 		v.phase = e.Phase
 		switch {
-		case e.Phase == signals.PhaseAwaitingUser && v.waiting == nil:
+		case e.Phase == signals.PhaseAwaitingUser && v.waiting == nil && !v.live:
 			v.endLine()
 			fmt.Fprint(v.w, "you> ")
 			v.prompted = true
@@ -66,7 +75,7 @@ func (v *chatView) show(e feed.Event) {
 			fmt.Fprintln(v.w, "  (a tool or the model is down: the run waits it out, then goes on)")
 		}
 	case feed.TypeEnd:
-		v.endLine()
+		v.finish()
 		fmt.Fprintf(v.w, "(the run ended: %s)\n", termtext.Visible(compactJSON(e.Result)))
 	}
 }
@@ -80,17 +89,24 @@ func (v *chatView) text(t feed.Text) {
 	if !again && t.Offset != len(shown) {
 		return
 	}
+	if again {
+		shown = ""
+	}
+	if v.live {
+		v.liveText(t.Node, t.Delta, shown, again)
+		v.written[t.Node] = shown + t.Delta
+		return
+	}
 	if v.writing != t.Node {
 		v.endLine()
 		fmt.Fprint(v.w, "agent> ")
-		if shown != "" && !again {
+		if shown != "" {
 			fmt.Fprint(v.w, "...") // the reply goes on after a line that broke it
 		}
 		v.writing = t.Node
 	}
 	if again {
 		fmt.Fprint(v.w, "\n(written again)\nagent> ")
-		shown = ""
 	}
 	fmt.Fprint(v.w, termtext.Visible(t.Delta))
 	v.written[t.Node] = shown + t.Delta
@@ -143,6 +159,15 @@ func (v *chatView) reply(n signals.Node) {
 	_ = json.Unmarshal(n.Output, &rec)
 	shown := v.written[n.ID]
 	delete(v.written, n.ID)
+	if n.Status != signals.StatusCompleted {
+		v.cut(n, shown)
+		return
+	}
+	if v.live {
+		v.liveReply(n.ID, shown, rec.Content)
+		v.lastReply = cmp.Or(rec.Content, v.lastReply)
+		return
+	}
 	switch {
 	case shown != "" && strings.HasPrefix(rec.Content, shown):
 		if rest := rec.Content[len(shown):]; rest != "" {
@@ -166,6 +191,31 @@ func (v *chatView) reply(n signals.Node) {
 	}
 }
 
+// cut ends a reply the run did not take (a message cut it short, the
+// model failed, a rollback invalidated it) with a mark that it was cut,
+// and why, when some of it was shown.
+func (v *chatView) cut(n signals.Node, shown string) {
+	if shown == "" {
+		return
+	}
+	switch {
+	case v.live && v.writing == n.ID:
+		v.finishReply(" [cut]")
+	case v.live:
+		v.finishReply("")
+		fmt.Fprintln(v.w, "agent> ... [cut]")
+	case v.writing == n.ID:
+		fmt.Fprintln(v.w, " [cut]")
+		v.writing = ""
+	default:
+		v.endLine()
+		fmt.Fprintln(v.w, "agent> ... [cut]")
+	}
+	if n.Error != "" {
+		fmt.Fprintf(v.w, "  (%s)\n", termtext.Visible(n.Error))
+	}
+}
+
 // output shows a turn's answer, unless it is the reply just shown.
 func (v *chatView) output(n signals.Node) {
 	var s string
@@ -182,14 +232,32 @@ func (v *chatView) output(n signals.Node) {
 // endLine ends a reply being written on the current line, or the
 // prompt nobody answered yet.
 func (v *chatView) endLine() {
+	if v.live {
+		v.liveBreak()
+		return
+	}
 	if v.writing != "" || v.prompted {
 		fmt.Fprintln(v.w)
 		v.writing, v.prompted = "", false
 	}
 }
 
+// finish writes what is left of the reply being written and ends its
+// line: nothing more comes.
+func (v *chatView) finish() {
+	if v.live {
+		v.finishReply("")
+	}
+	v.endLine()
+}
+
 // typedLine: the user typed a line, so the terminal is on a new one.
-func (v *chatView) typedLine() { v.prompted = false }
+func (v *chatView) typedLine() {
+	v.prompted = false
+	if v.live {
+		v.liveBreak() // the terminal wrote the line above the reply's next
+	}
+}
 
 // echo shows a line typed by a script, not a person, as a terminal would
 // have echoed it.
@@ -207,18 +275,25 @@ func (v *chatView) echo(line string) {
 // works on what it was sent now.
 func (v *chatView) sent(res signals.MessageResult) {
 	if v.phase != signals.PhaseAwaitingUser || res.Queued > 1 {
+		writing := v.writing != ""
 		v.endLine()
-		fmt.Fprintf(v.w, "  (queued: the agent is still working; %s to be answered)\n", waitingMessages(res.Queued))
+		fmt.Fprintf(v.w, "  (queued: %s)\n", queuedNote(res.Queued, writing))
 	}
 	v.phase = signals.PhaseRunning
 }
 
-// waitingMessages is "1 message waits", "2 messages wait".
-func waitingMessages(n int) string {
-	if n == 1 {
-		return "1 message waits"
+// queuedNote says when the agent answers a message that waits with
+// others (queued of them, this one included): after the reply being
+// written (writing), or after the step under way (tools at work).
+func queuedNote(queued int, writing bool) string {
+	after := "after its current step"
+	if writing {
+		after = "after the current reply"
 	}
-	return fmt.Sprintf("%d messages wait", n)
+	if queued <= 1 {
+		return "the agent answers it " + after
+	}
+	return fmt.Sprintf("%d messages wait; the agent answers them %s", queued, after)
 }
 
 // call is a call as the chat shows it: its tool and arguments.

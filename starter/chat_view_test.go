@@ -116,3 +116,59 @@ func TestChatViewSaysWhenTheRunWaitsOutAnOutage(t *testing.T) {
 	}
 	require.Equal(t, "agent> Let me book\n  (a tool or the model is down: the run waits it out, then goes on)\n  ✓ book\n", b.String())
 }
+
+// In a terminal that keeps the line being typed at the bottom, a reply is
+// written a whole line at a time (a long one cut at a space within the
+// width); a line typed or a note that breaks it has the reply go on as
+// "agent> ..."; a reply cut short ends with [cut] and why; the queued
+// note says when the message is answered.
+func TestLiveChatViewWritesWholeLines(t *testing.T) {
+	var b strings.Builder
+	v := newChatView(&b)
+	v.live, v.width = true, 30
+	v.show(feed.Event{Type: feed.TypePhase, Phase: signals.PhaseRunning})
+	v.show(textOf("n2", "Here are two", 0))
+	require.Empty(t, b.String(), "no part of a line")
+	v.show(textOf("n2", " hotels:\n- A, near the river and the old town", 12))
+	require.Equal(t, "agent> Here are two hotels:\n- A, near the river and the\n", b.String(), "cut at a space")
+	v.typedLine()
+	v.sent(signals.MessageResult{Queued: 1})
+	v.show(textOf("n2", "\n- B", 52))
+	v.show(nodeEvent(reply("n2", "Here are two hotels:\n- A, near the river and the old town\n- B, by the sea")))
+	v.show(textOf("n4", "Sorry, I", 0))
+	v.show(nodeEvent(signals.Node{ID: "n4", Kind: signals.KindRequest, Status: signals.StatusFailed, Error: "abandoned: the user sent a message (double_text: interrupt)"}))
+	require.Equal(t, `agent> Here are two hotels:
+- A, near the river and the
+  (queued: the agent answers it after the current reply)
+agent> ...old town
+- B, by the sea
+agent> Sorry, I [cut]
+  (abandoned: the user sent a message (double_text: interrupt))
+`, b.String())
+}
+
+func TestQueuedNote(t *testing.T) {
+	require.Equal(t, "the agent answers it after the current reply", queuedNote(1, true))
+	require.Equal(t, "the agent answers it after its current step", queuedNote(1, false))
+	require.Equal(t, "3 messages wait; the agent answers them after the current reply", queuedNote(3, true))
+}
+
+func TestCutLine(t *testing.T) {
+	for _, c := range []struct {
+		s, line, rest string
+		ok            bool
+	}{
+		{"short", "", "short", false},
+		{"one\ntwo", "one", "two", true},
+		{"a long line of words", "a long", "line of words", true},
+		{"abcdefghijklmnop", "abcdefghij", "klmnop", true},
+		{"ééééééééééé", "éééééééééé", "é", true},
+	} {
+		line, rest, ok := cutLine(c.s, 10)
+		require.Equal(t, c.ok, ok, c.s)
+		if ok {
+			require.Equal(t, c.line, line, c.s)
+			require.Equal(t, c.rest, rest, c.s)
+		}
+	}
+}

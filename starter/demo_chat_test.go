@@ -104,8 +104,8 @@ func TestChatViewEchoesAndSaysQueued(t *testing.T) {
 	v.sent(signals.MessageResult{Queued: 1})
 	v.sent(signals.MessageResult{Queued: 2})
 	require.Equal(t, "you> Hello!\nyou> a hotel in Lisbon\nyou> thanks\n"+
-		"  (queued: the agent is still working; 1 message waits to be answered)\n"+
-		"  (queued: the agent is still working; 2 messages wait to be answered)\n", out.String())
+		"  (queued: the agent answers it after its current step)\n"+
+		"  (queued: 2 messages wait; the agent answers them after its current step)\n", out.String())
 
 	// At the prompt, a message behind another is queued too.
 	out.Reset()
@@ -113,7 +113,7 @@ func TestChatViewEchoesAndSaysQueued(t *testing.T) {
 	out.WriteString("and one more\n") // the terminal echoes what the person typed
 	v.typedLine()
 	v.sent(signals.MessageResult{Queued: 2})
-	require.Equal(t, "you> and one more\n  (queued: the agent is still working; 2 messages wait to be answered)\n", out.String())
+	require.Equal(t, "you> and one more\n  (queued: 2 messages wait; the agent answers them after its current step)\n", out.String())
 }
 
 // A reply the queued note broke goes on on a line of its own, marked.
@@ -124,7 +124,7 @@ func TestChatViewGoesOnWithAReplyAfterTheQueuedNote(t *testing.T) {
 	v.sent(signals.MessageResult{Queued: 1})
 	v.show(textOf("n7", " in Lisbon", len("I found 3 hotels")))
 	v.show(nodeEvent(reply("n7", "I found 3 hotels in Lisbon")))
-	require.Equal(t, "agent> I found 3 hotels\n  (queued: the agent is still working; 1 message waits to be answered)\n"+
+	require.Equal(t, "agent> I found 3 hotels\n  (queued: the agent answers it after the current reply)\n"+
 		"agent> ... in Lisbon\n", out.String())
 }
 

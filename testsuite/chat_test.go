@@ -30,7 +30,7 @@ type terminal struct {
 func startTerminal(t *testing.T, name string, args ...string) *terminal {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(binaries(t), name), args...)
-	tty, err := pty.Start(cmd)
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 100})
 	require.NoError(t, err)
 	term := &terminal{t: t, cmd: cmd, tty: tty, done: make(chan struct{})}
 	t.Cleanup(func() {
@@ -53,11 +53,12 @@ func startTerminal(t *testing.T, name string, args ...string) *terminal {
 	return term
 }
 
-// screen is what the terminal showed so far, lines ended by \n alone.
+// screen is what the terminal shows so far, its lines scrolled back
+// included (rendered: a line editor redraws the line being typed).
 func (term *terminal) screen() string {
 	term.mu.Lock()
 	defer term.mu.Unlock()
-	return strings.ReplaceAll(term.out.String(), "\r\n", "\n")
+	return rendered(term.out.String())
 }
 
 // waitFor waits until the terminal shows want.
@@ -77,19 +78,28 @@ func (term *terminal) waitUntil(ok func(screen string) bool, what string) {
 }
 
 // typeLine types a line and Enter.
-func (term *terminal) typeLine(s string) {
-	_, err := term.tty.Write([]byte(s + "\n"))
+func (term *terminal) typeLine(s string) { term.typeText(s + "\r") }
+
+// typeText types s, as keys are typed.
+func (term *terminal) typeText(s string) {
+	_, err := term.tty.Write([]byte(s))
 	require.NoError(term.t, err)
 }
 
 // leave types Ctrl-D on an empty line and waits for the command to end.
-func (term *terminal) leave() {
-	_, err := term.tty.Write([]byte{4})
+func (term *terminal) leave() { term.typeAndEnd(4) }
+
+// interrupt types Ctrl-C and waits for the command to end.
+func (term *terminal) interrupt() { term.typeAndEnd(3) }
+
+// typeAndEnd types key and waits for the command to end well.
+func (term *terminal) typeAndEnd(key byte) {
+	_, err := term.tty.Write([]byte{key})
 	require.NoError(term.t, err)
 	select {
 	case <-term.done:
 	case <-time.After(30 * time.Second):
-		term.t.Fatalf("the command did not end after Ctrl-D; it shows:\n%s", term.screen())
+		term.t.Fatalf("the command did not end after %q; it shows:\n%s", key, term.screen())
 	}
 	require.NoError(term.t, term.cmd.Wait())
 }
@@ -102,22 +112,26 @@ agents:
   - { name: concierge, instructions: Book seats., tools: [book], conversation: { idle_timeout: 1m } }
 `
 
-// concierge (a test double) greets slowly, a word at a time; asked for a
-// window seat, books 12A, then says so.
-func concierge(req openaiRequest) scriptedmodel.Turn {
-	last := req.Messages[len(req.Messages)-1]
-	switch {
-	case len(userMessages(req)) == 1:
-		return scriptedmodel.Turn{Content: "Hello! Where would you like to sit on this flight?", ContentPieces: 8, ContentDelay: 400 * time.Millisecond}
-	case last.Role == "user":
-		return scriptedmodel.CallTurn("book", map[string]any{"seat": "12A"})
+// concierge (a test double) greets in two lines, the second held until
+// greeted is closed; asked for a window seat, books 12A, then says so.
+func concierge(greeted <-chan struct{}) scriptedmodel.Script {
+	return func(req openaiRequest) scriptedmodel.Turn {
+		last := req.Messages[len(req.Messages)-1]
+		switch {
+		case len(userMessages(req)) == 1:
+			return scriptedmodel.Turn{Content: greeting, ContentHold: greeted}
+		case last.Role == "user":
+			return scriptedmodel.CallTurn("book", map[string]any{"seat": "12A"})
+		}
+		return scriptedmodel.Turn{Content: "Booked 12A for you."}
 	}
-	return scriptedmodel.Turn{Content: "Booked 12A for you."}
 }
 
+const greeting = "Hello! I book seats on this flight.\nWhere would you like to sit?"
+
 // `unstuck chat` in a terminal: the first message starts the run, the
-// reply shows as the model writes it (part of it on the screen before the
-// rest is written), the next message books a seat after the user approves
+// reply shows as the model writes it, a line at a time (its first line
+// on the screen before the rest is written), the next message books a seat after the user approves
 // it inline, Ctrl-D leaves the chat and not the run, and --join shows the
 // conversation so far.
 func TestChatInATerminal(t *testing.T) {
@@ -125,21 +139,17 @@ func TestChatInATerminal(t *testing.T) {
 	tools := newToolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
 		writeJSON(w, 200, map[string]string{"booking": "B-1"})
 	})
-	s := newBinaryStack(t, strings.ReplaceAll(chatConfig, "{{TOOLS}}", tools.URL), map[string]scriptedmodel.Script{"concierge": concierge})
+	greeted := make(chan struct{})
+	s := newBinaryStack(t, strings.ReplaceAll(chatConfig, "{{TOOLS}}", tools.URL), map[string]scriptedmodel.Script{"concierge": concierge(greeted)})
 	id := s.queue // the chat's run is named after its queue
 
 	term := startTerminal(t, "unstuck", "chat", "concierge", "--id", id, "--task-queue", id, "--by", "ana", "--address", serverAddress)
 	term.waitFor("Talking to concierge.")
 	term.typeLine("hello")
-	const greeting = "Hello! Where would you like to sit on this flight?"
-	term.waitUntil(func(s string) bool {
-		i := strings.LastIndex(s, "agent> ")
-		if i < 0 {
-			return false
-		}
-		part := s[i+len("agent> "):]
-		return part != "" && len(part) < len(greeting) && strings.HasPrefix(greeting, part)
-	}, "part of the reply shows while the rest is written")
+	first, rest, _ := strings.Cut(greeting, "\n")
+	term.waitFor("agent> " + first + "\nyou> ")
+	require.NotContains(t, term.screen(), rest, "the rest is not written yet")
+	close(greeted)
 	term.waitFor("agent> " + greeting + "\nyou> ")
 	require.Equal(t, 1, strings.Count(term.screen(), greeting), "the reply shows once")
 
@@ -152,6 +162,7 @@ func TestChatInATerminal(t *testing.T) {
 	require.Len(t, tools.requests("/book"), 1)
 	term.leave()
 	require.Contains(t, term.screen(), "(left the chat; the run waits for your next message: unstuck chat --join "+id+")")
+	requireDocShows(t, pageBlock(t, "docs/conversations.md", "you> a window seat, please"), strings.ReplaceAll(term.screen(), id, "chat-2"))
 
 	again := startTerminal(t, "unstuck", "chat", "--join", id, "--address", serverAddress)
 	again.waitFor("ana> hello\nagent> " + greeting) // the first message keeps its author too

@@ -324,7 +324,7 @@ func TestDemoChatRunsEndToEnd(t *testing.T) {
 		"you> Hello!\nagent> Hello! I'm the demo concierge",
 		"you> I need a hotel in Lisbon for Friday\n",
 		`✓ find_hotels {"city":"Lisbon"}`,
-		"you> Thanks, that's perfect!\n  (queued: the agent is still working; 1 message waits to be answered)",
+		"you> Thanks, that's perfect!\n  (queued: the agent answers it after its current step)",
 		"agent> I found 3 hotels in Lisbon",
 		hotels[0], hotels[1], hotels[2],
 		"agent> You're welcome! Enjoy your stay in Lisbon.",
@@ -342,6 +342,7 @@ func TestDemoChatRunsEndToEnd(t *testing.T) {
 	}
 	require.Regexp(t, `n9 +task +completed +concierge +- +n8 .*"by":"ana","message":"Thanks, that's perfect!"`, text,
 		"the queued message is a task node after the hotels' answer (n8), by its author")
+	requireDocShows(t, pageBlock(t, "docs/conversations.md", "you> Hello!"), text)
 }
 
 // builtinHotels are the names of the hotels find_hotels finds in city.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -101,8 +102,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, n int, c openai.
 		flushAndHang(w, r)
 		return
 	}
-	for i, piece := range split(msg.Content, cmp.Or(turn.ContentPieces, argPieces)) {
-		if i > 0 && !sleep(r, turn.ContentDelay) {
+	for i, piece := range contentPieces(msg.Content, turn) {
+		if i > 0 && (!sleep(r, turn.ContentDelay) || !held(r, turn.ContentHold)) {
 			return
 		}
 		delta(chunkDelta{Content: &piece})
@@ -168,6 +169,17 @@ func split(s string, n int) []string {
 	return out
 }
 
+// contentPieces is the content as it is written: its first line and the
+// rest when turn holds the rest, else turn.ContentPieces pieces.
+func contentPieces(content string, turn Turn) []string {
+	if turn.ContentHold != nil {
+		if i := strings.IndexByte(content, '\n'); i >= 0 && i+1 < len(content) {
+			return []string{content[:i+1], content[i+1:]}
+		}
+	}
+	return split(content, cmp.Or(turn.ContentPieces, argPieces))
+}
+
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // sleep waits d unless the client leaves first; false when it left.
@@ -179,6 +191,20 @@ func sleep(r *http.Request, d time.Duration) bool {
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// held waits until hold is closed (a nil hold holds nothing), or says
+// (false) that the client left first.
+func held(r *http.Request, hold <-chan struct{}) bool {
+	if hold == nil {
+		return true
+	}
+	select {
+	case <-hold:
 		return true
 	case <-r.Context().Done():
 		return false

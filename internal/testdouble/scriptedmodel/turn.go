@@ -56,6 +56,11 @@ type Turn struct {
 	// answer ignores both.
 	ContentPieces int
 	ContentDelay  time.Duration
+	// ContentHold, in a streamed answer, writes the content's first line
+	// (up to its first new line), then holds the rest until it is closed
+	// or the client leaves, so a test can act while a reply is written
+	// however slow the machine. A whole answer ignores it.
+	ContentHold <-chan struct{}
 	// NoStream refuses a streamed request for this turn with a 400 naming
 	// stream, as a server without streaming does, so the engine's fallback
 	// to a whole reply can be tested. A whole request is answered as usual.
