@@ -21,6 +21,9 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	inRun := sameRelease(ctx)
 	err := setGuardedUpdate(ctx, &r.guard, signals.Reply,
 		func(ctx workflow.Context, req signals.ReplyRequest) (signals.ReplyResult, error) {
+			if err := r.whenReady(ctx, signals.Reply, func() error { return r.person().ReplyWanted(req) }); err != nil {
+				return signals.ReplyResult{}, err
+			}
 			return r.person().AcceptReply(req)
 		},
 		func(ctx workflow.Context, req signals.ReplyRequest) error {
@@ -28,7 +31,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				return err
 			}
 			if r.run == nil {
-				return errStarting(signals.Reply, "nothing waits for a reply")
+				return r.startError(signals.Reply) // the handler waits for the run, then checks
 			}
 			return r.person().ReplyWanted(req)
 		})
@@ -39,11 +42,8 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 		func(ctx workflow.Context, req signals.MessageRequest) (signals.MessageResult, error) {
 			// A generation that is starting takes the message once it
 			// has its run (a chat's next message often comes just then).
-			if err := workflow.Await(ctx, func() bool { return r.run != nil || r.life.Ended() }); err != nil {
+			if err := r.whenReady(ctx, signals.Message, func() error { return r.chat().Wanted() }); err != nil {
 				return signals.MessageResult{}, err
-			}
-			if r.run == nil {
-				return signals.MessageResult{}, errStarting(signals.Message, "the run could not start: no conversation takes a message")
 			}
 			return r.chat().Accept(req)
 		},
@@ -52,12 +52,12 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				return err
 			}
 			if r.run == nil {
-				return nil // the handler waits for the run, then says
+				return r.startError(signals.Message) // the handler waits for the run, then checks
 			}
-			if r.life.Closing() && r.run.Spec.Agent.Conversation != nil {
-				// An update answers once the run has it; the next
-				// generation has not started to.
-				return fmt.Errorf("message: the run is closing (it finishes, or continues as new into generation %d): %s", r.run.Generation+1, signals.RunClosing)
+			if r.carried && r.run.Spec.Agent.Conversation != nil {
+				// The inbox went with the state carried into the next
+				// generation; that generation takes the message.
+				return fmt.Errorf("message: the run is closing (it continues as new into generation %d): %s", r.run.Generation+1, signals.RunClosing)
 			}
 			return r.chat().Wanted()
 		})
@@ -66,6 +66,9 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	}
 	err = setGuardedUpdate(ctx, &r.guard, signals.Approve,
 		func(ctx workflow.Context, req signals.ApproveRequest) (signals.ApproveResult, error) {
+			if err := r.whenReady(ctx, signals.Approve, func() error { return r.person().ApproveWanted(ctx, req) }); err != nil {
+				return signals.ApproveResult{}, err
+			}
 			return r.person().AcceptApproval(ctx, req)
 		},
 		func(ctx workflow.Context, req signals.ApproveRequest) error {
@@ -73,7 +76,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				return err
 			}
 			if r.run == nil {
-				return errStarting(signals.Approve, "no call waits for approval")
+				return r.startError(signals.Approve) // the handler waits for the run, then checks
 			}
 			return r.person().ApproveWanted(ctx, req)
 		})
@@ -82,6 +85,9 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	}
 	err = setGuardedUpdate(ctx, &r.guard, signals.Edit,
 		func(ctx workflow.Context, req signals.EditRequest) (signals.EditResult, error) {
+			if err := r.whenReady(ctx, signals.Edit, func() error { return r.editWanted(req) }); err != nil {
+				return signals.EditResult{}, err
+			}
 			return r.edit().Accept(inRun(ctx), req, true)
 		},
 		func(ctx workflow.Context, req signals.EditRequest) error {
@@ -89,18 +95,18 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				return err
 			}
 			if r.run == nil {
-				return errStarting(signals.Edit, "no node can be edited")
+				return r.startError(signals.Edit) // the handler waits for the run, then checks
 			}
-			if err := r.edit().Wanted(req); err != nil {
-				return err
-			}
-			return r.handoffs().WhileHandingOver(signals.Edit)
+			return r.editWanted(req)
 		})
 	if err != nil {
 		return err
 	}
 	err = setGuardedUpdate(ctx, &r.guard, signals.Budget,
 		func(ctx workflow.Context, req signals.BudgetRequest) (signals.BudgetResult, error) {
+			if err := r.whenReady(ctx, signals.Budget, func() error { return r.budget().Wanted(req) }); err != nil {
+				return signals.BudgetResult{}, err
+			}
 			return r.budget().Accept(req)
 		},
 		func(ctx workflow.Context, req signals.BudgetRequest) error {
@@ -108,7 +114,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				return err
 			}
 			if r.run == nil {
-				return errStarting(signals.Budget, "no budget rung waits")
+				return r.startError(signals.Budget) // the handler waits for the run, then checks
 			}
 			return r.budget().Wanted(req)
 		})
@@ -117,6 +123,9 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	}
 	return setGuardedUpdate(ctx, &r.guard, signals.Handoff,
 		func(ctx workflow.Context, req signals.HandoffRequest) (signals.HandoffResult, error) {
+			if err := r.whenReady(ctx, signals.Handoff, func() error { return r.handoffWanted(req) }); err != nil {
+				return signals.HandoffResult{}, err
+			}
 			return r.handoffs().Accept(inRun(ctx), req, true)
 		},
 		func(ctx workflow.Context, req signals.HandoffRequest) error {
@@ -124,19 +133,26 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				return err
 			}
 			if r.run == nil {
-				return errStarting(signals.Handoff, "the run cannot be handed over")
+				return r.startError(signals.Handoff) // the handler waits for the run, then checks
 			}
-			if err := r.handoffs().Wanted(req); err != nil {
-				return err
-			}
-			return r.handoffs().WhileHandingOver(signals.Handoff)
+			return r.handoffWanted(req)
 		})
 }
 
-// errStarting answers a message that arrives while the run resolves its
-// agent: nothing can wait for it yet.
-func errStarting(name, what string) error {
-	return fmt.Errorf("%s: %s yet (the run is starting)", name, what)
+// editWanted is what an edit needs of the run's state to be taken.
+func (r *runner) editWanted(req signals.EditRequest) error {
+	if err := r.edit().Wanted(req); err != nil {
+		return err
+	}
+	return r.handoffs().WhileHandingOver(signals.Edit)
+}
+
+// handoffWanted is what a person's handoff needs of the run's state.
+func (r *runner) handoffWanted(req signals.HandoffRequest) error {
+	if err := r.handoffs().Wanted(req); err != nil {
+		return err
+	}
+	return r.handoffs().WhileHandingOver(signals.Handoff)
 }
 
 // validMessage checks a message's size, its audit's bounds, then its own

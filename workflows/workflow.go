@@ -81,6 +81,9 @@ type runner struct {
 	// startFailed is why the run failed at its start, for the queries
 	// asked of it afterwards ("": it did not).
 	startFailed string
+	// carried: the state is carried into the next generation already; a
+	// message taken now would be left behind.
+	carried bool
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -122,6 +125,7 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 	if err != nil {
 		markRefused(ctx, in.Agent)
 		r.startFailed = errorText(err)
+		r.answerWaiting(ctx)
 		return nil, err
 	}
 	guard := r.guard // an update may have panicked meanwhile
@@ -352,6 +356,7 @@ func (r *runner) continueAsNew(ctx workflow.Context) error {
 	if err := carryRun(&in, r.forCarry(ctx)); err != nil {
 		return r.stop(ctx, err.Error())
 	}
+	r.carried = true
 	return workflow.NewContinueAsNewError(ctx, WorkflowName, in)
 }
 
