@@ -93,4 +93,3 @@ func TestAnOversizedUpdateIsRejected(t *testing.T) {
 	require.NoError(t, ok.rejected)
 	require.JSONEq(t, `2`, string(res.Output))
 }
-
