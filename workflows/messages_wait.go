@@ -15,12 +15,14 @@ import (
 // the update says so rather than hold its caller longer.
 const startWait = 5 * time.Minute
 
-// whenReady, in an update's handler, lets the update wait for the run's
-// state. A run that has it goes on at once (its validator checked the
+// whenReady, called first by every update's handler, notes the workflow
+// task that took the update (closeApart), and lets the update wait for the
+// run's state. A run that has it goes on at once (its validator checked the
 // update against it). One that is starting is waited for, bounded by
 // startWait; then wanted checks what the validator could not, against the
 // state the run now has. A run that failed to start answers its failure.
 func (r *runner) whenReady(ctx workflow.Context, name string, wanted func() error) error {
+	r.acceptedIn = taskOf(ctx)
 	if r.run != nil {
 		return nil
 	}
@@ -39,11 +41,16 @@ func (r *runner) awaitStart(ctx workflow.Context, name string) error {
 			return err
 		}
 	} else {
-		started, err := workflow.AwaitWithTimeout(ctx, startWait, func() bool { return r.run != nil || r.startFailed != "" })
-		if err != nil {
+		started := func() bool { return r.run != nil || r.startFailed != "" }
+		// A timer of its own, cancelled once the run has started: the
+		// SDK's AwaitWithTimeout leaves its timer to fire.
+		tctx, cancelTimer := workflow.WithCancel(ctx)
+		defer cancelTimer()
+		timer := workflow.NewTimer(tctx, startWait)
+		if err := workflow.Await(ctx, func() bool { return started() || timer.IsReady() }); err != nil {
 			return err
 		}
-		if !started {
+		if !started() {
 			return fmt.Errorf("%s: the run has not started within %s (it still resolves its agent or verifies the state it carried): send it again once its status answers", name, startWait)
 		}
 	}
@@ -72,4 +79,26 @@ func (r *runner) answerWaiting(ctx workflow.Context) {
 		return
 	}
 	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+}
+
+// closeApart ends the workflow task before the run closes in the task that
+// took an update. The server refuses a close while events came during the
+// task (UnhandledCommand) and fails the task, and with it an update first
+// delivered in it ("unexpected workflow task failure"), however the run
+// answered it; a close in a task of its own loses no answer.
+func (r *runner) closeApart(ctx workflow.Context) error {
+	if ctx.Err() != nil || r.acceptedIn != taskOf(ctx) ||
+		versionOf(ctx, versionUpdatesWait, 1) < 1 {
+		return nil
+	}
+	if err := workflow.Sleep(ctx, time.Millisecond); err != nil {
+		return err
+	}
+	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+}
+
+// taskOf names the workflow task under way: its history length, plus one
+// so that 0 names none.
+func taskOf(ctx workflow.Context) int {
+	return workflow.GetInfo(ctx).GetCurrentHistoryLength() + 1
 }

@@ -84,6 +84,9 @@ type runner struct {
 	// carried: the state is carried into the next generation already; a
 	// message taken now would be left behind.
 	carried bool
+	// acceptedIn is the workflow task (taskOf) that took an update last
+	// (closeApart); 0: none did.
+	acceptedIn int
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -126,11 +129,12 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 		markRefused(ctx, in.Agent)
 		r.startFailed = errorText(err)
 		r.answerWaiting(ctx)
+		_ = r.closeApart(ctx)
 		return nil, err
 	}
-	guard := r.guard // an update may have panicked meanwhile
+	guard, accepted := r.guard, r.acceptedIn // an update may have panicked, or come, meanwhile
 	*r = *built
-	r.guard = guard
+	r.guard, r.acceptedIn = guard, accepted
 	r.shape = shapeOf(r) // the copy's own: a shape holds its runner
 	mainCtx, guarded := r.guardMain(ctx)
 	r.waiting().ExpectCarried()
@@ -155,6 +159,9 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 		r.person().AnswerClosed(ctx, err)
 		_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 		r.awaitNotices(ctx, errors.As(err, &can))
+		if !errors.As(err, &can) {
+			_ = r.closeApart(ctx)
+		}
 	}
 	guarded(&res, &err) // a handler that panicked meanwhile
 	return res, err
@@ -348,6 +355,9 @@ func (r *runner) continueAsNew(ctx workflow.Context) error {
 	live(r.life.Close())
 	r.person().AnswerContinued(ctx, r.run.Generation+1)
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return err
+	}
+	if err := r.closeApart(ctx); err != nil {
 		return err
 	}
 	r.drainSignals(ctx)
