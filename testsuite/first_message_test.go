@@ -40,7 +40,9 @@ func TestRunWithAFirstMessageIsOneCall(t *testing.T) {
 	require.NoError(t, err, out)
 	require.Contains(t, out, "first message taken by "+id+": 1 waiting to be answered")
 	run := s.client.GetWorkflow(t.Context(), id, "")
-	require.Eventually(t, func() bool { return s.status(run).Phase == signals.PhaseAwaitingUser && len(messagesOf(s.trace(run))) == 2 }, 30*time.Second, 100*time.Millisecond)
+	require.Eventually(t, func() bool {
+		return s.status(run).Phase == signals.PhaseAwaitingUser && len(messagesOf(s.trace(run))) == 2
+	}, 30*time.Second, 100*time.Millisecond)
 	tr := s.trace(run)
 	require.Contains(t, messagesOf(tr)[0], "Ana's stay in Lisbon")
 	require.Contains(t, messagesOf(tr)[1], "A hotel near the river?")
