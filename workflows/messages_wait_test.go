@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -71,43 +72,45 @@ func TestUpdatesWhileTheRunStartsWaitForIt(t *testing.T) {
 	require.ErrorContains(t, budget.err, "budget:")
 }
 
-// A conversation's message sent while its next generation verifies the
-// state it carried (a switch) waits, and joins the conversation.
-func TestAMessageDuringASwitchJoinsTheNextGeneration(t *testing.T) {
+// A flood of switches: a conversation continues as new five times, and
+// each generation is sent a message while it verifies the state it
+// carried. Every message waits for its generation, joins the conversation
+// and is carried on, in the order sent.
+func TestMessagesThroughAFloodOfSwitches(t *testing.T) {
 	spec := chatSpec(config.DoubleTextEnqueue)
 	first := newHarness(t, spec, nil, okEcho)
 	first.env.RegisterDelayedCallback(func() {
 		first.env.SetContinueAsNewSuggested(true)
-		first.env.SignalWorkflow(signals.Reply, map[string]any{"text": "wake up", "by": "someone"})
+		first.env.SignalWorkflow(signals.Reply, map[string]any{"text": "wake up"})
 	}, time.Minute)
-	_, _ = first.run(AgentInput{Agent: "travel", Task: "hello"})
+	_, _ = first.run(AgentInput{Agent: "travel", Task: "message 0"})
 	next := continuedInput(t, first)
-
-	env := startingEnv(spec, time.Minute, nil)
-	env.SetContinuedExecutionRunID("the-previous-run")
-	var msg updateResult
-	sendAt(env, time.Second, signals.Message, signals.MessageRequest{Text: "and a hotel?"}, &msg)
-	env.RegisterDelayedCallback(func() {
-		v, err := env.QueryWorkflow(signals.QueryTrace)
-		require.NoError(t, err)
-		var tr signals.Trace
-		require.NoError(t, v.Get(&tr))
-		var messages []string
-		for _, n := range tr.Nodes {
-			if n.Kind == signals.KindTask {
-				messages = append(messages, string(n.Args))
-			}
+	const switches = 5
+	for i := 1; i <= switches; i++ {
+		env := startingEnv(spec, time.Minute, nil)
+		env.SetContinuedExecutionRunID("the-previous-run")
+		var msg updateResult
+		sendAt(env, time.Second, signals.Message, signals.MessageRequest{Text: fmt.Sprint("message ", i)}, &msg)
+		env.RegisterDelayedCallback(func() {
+			env.SetContinueAsNewSuggested(true)
+			env.SignalWorkflow(signals.Reply, map[string]any{"text": "wake up"})
+		}, 10*time.Minute)
+		env.ExecuteWorkflow(AgentWorkflow, next)
+		require.NoError(t, msg.rejected, "message %d", i)
+		require.NoError(t, msg.err, "message %d", i)
+		require.Equal(t, signals.MessageResult{Queued: 1}, msg.result, "message %d", i)
+		next = continuedFrom(t, env)
+	}
+	var messages []string
+	for _, n := range next.Continued.Nodes {
+		if n.Kind == signals.KindTask && n.Status == signals.StatusCompleted {
+			messages = append(messages, string(n.Args))
 		}
-		// The task, the message, then the wait for the next message.
-		require.Len(t, messages, 3)
-		require.Contains(t, messages[1], "and a hotel?")
-		env.CancelWorkflow()
-	}, 10*time.Minute)
-	env.ExecuteWorkflow(AgentWorkflow, next)
-	require.NoError(t, msg.rejected)
-	require.True(t, msg.completed)
-	require.NoError(t, msg.err)
-	require.Equal(t, signals.MessageResult{Queued: 1}, msg.result)
+	}
+	require.Len(t, messages, switches+1)
+	for i, m := range messages {
+		require.Contains(t, m, fmt.Sprintf(`"message %d"`, i))
+	}
 }
 
 // An update that waited for a run that then failed to start is answered
