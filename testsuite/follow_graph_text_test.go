@@ -61,3 +61,44 @@ agents:
 	require.Positive(t, settledAt)
 	require.Less(t, firstText, settledAt, "the text came before its node settled")
 }
+
+// `unstuck chat` with a graph conversation shows its llm node's reply as
+// it is written, part of it on the screen before the rest.
+func TestChatShowsAGraphNodesReplyAsWritten(t *testing.T) {
+	t.Parallel()
+	const greeting = "Hello Ana! Which part of Lisbon would you like to stay in this time?"
+	cfg := `
+model: { base_url: "{{MODEL}}", name: greeter }
+agents:
+  - name: greeter
+    instructions: Greet.
+    conversation: { idle_timeout: 1m }
+    graph:
+      start: G
+      nodes:
+        G: { llm: true }
+        E: { end: true }
+      edges:
+        - { from: G, to: E }
+`
+	s := newBinaryStack(t, cfg, map[string]scriptedmodel.Script{"greeter": func(openaiRequest) scriptedmodel.Turn {
+		return scriptedmodel.Turn{Content: greeting, ContentPieces: 8, ContentDelay: 300 * time.Millisecond}
+	}})
+	term := startTerminal(t, "unstuck", "chat", "greeter", "--id", s.queue+"-chat", "--task-queue", s.queue, "--address", serverAddress)
+	term.waitFor("Talking to greeter.")
+	term.typeLine("hello")
+	term.waitUntil(func(screen string) bool {
+		i := strings.LastIndex(screen, "agent> ")
+		if i < 0 {
+			return false
+		}
+		part := screen[i+len("agent> "):]
+		return part != "" && len(part) < len(greeting) && strings.HasPrefix(greeting, part)
+	}, "part of the reply shows while the rest is written")
+	term.waitFor("agent> " + greeting + "\n")
+	// The turn's output follows (the end node's, the graph's state), then
+	// the prompt for the next message.
+	term.waitUntil(func(screen string) bool { return strings.HasSuffix(screen, "\nyou> ") }, "the chat waits for the next message")
+	require.Equal(t, 1, strings.Count(term.screen(), greeting), "the reply shows once")
+	term.leave()
+}
