@@ -31,9 +31,7 @@ func startWithMessage(ctx context.Context, tc client.Client, s startSpec, in wor
 		},
 	})
 	if err != nil {
-		if _, started := op.Get(ctx); started == nil {
-			return nil, nil, fmt.Errorf("message to %s: %w", s.id, err)
-		}
+		// The start failed (the update's own answer comes from h.Get).
 		return nil, nil, explainStartError(s.id, err)
 	}
 	wr := tc.GetWorkflow(ctx, s.id, h.RunID())

@@ -64,6 +64,10 @@ func TestRunWithAFirstMessageIsOneCall(t *testing.T) {
 	require.Equal(t, enums.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, events[3])
 	require.Contains(t, events[4:], enums.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED)
 
+	out, err = unstuck("run", "--agent", "concierge", "--task", "again", "--message", "hello?", "--id", id)
+	require.Error(t, err)
+	require.Contains(t, out, "workflow id "+id+" is already running", "the conflict policy is fail: no run is joined")
+
 	clerk := s.queue + "-clerk"
 	out, err = unstuck("run", "--agent", "clerk", "--task", "file form 7", "--message", "hello?", "--id", clerk)
 	require.Error(t, err)
