@@ -45,7 +45,9 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if err := r.whenReady(ctx, signals.Message, func() error { return r.chat().Wanted() }); err != nil {
 				return signals.MessageResult{}, err
 			}
-			return r.chat().Accept(req)
+			res, err := r.chat().Accept(req)
+			r.answerApart(ctx)
+			return res, err
 		},
 		func(ctx workflow.Context, req signals.MessageRequest) error {
 			if err := validMessage(signals.Message, req, req.Validate); err != nil {
@@ -88,7 +90,9 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if err := r.whenReady(ctx, signals.Edit, func() error { return r.editWanted(req) }); err != nil {
 				return signals.EditResult{}, err
 			}
-			return r.edit().Accept(inRun(ctx), req, true)
+			res, err := r.edit().Accept(inRun(ctx), req, true)
+			r.answerApart(ctx)
+			return res, err
 		},
 		func(ctx workflow.Context, req signals.EditRequest) error {
 			if err := validMessage(signals.Edit, req, req.Validate); err != nil {
@@ -126,7 +130,9 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 			if err := r.whenReady(ctx, signals.Handoff, func() error { return r.handoffWanted(req) }); err != nil {
 				return signals.HandoffResult{}, err
 			}
-			return r.handoffs().Accept(inRun(ctx), req, true)
+			res, err := r.handoffs().Accept(inRun(ctx), req, true)
+			r.answerApart(ctx)
+			return res, err
 		},
 		func(ctx workflow.Context, req signals.HandoffRequest) error {
 			if err := validMessage(signals.Handoff, req, req.Validate); err != nil {

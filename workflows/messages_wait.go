@@ -97,6 +97,20 @@ func (r *runner) closeApart(ctx workflow.Context) error {
 	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 }
 
+// answerApart, as an update's handler answers, holds an answer given while
+// the run closes in the workflow task that took the update until the next
+// task, the one that closes the run (closeApart says why a close shares no
+// task with an update's first delivery). The answer then reaches its
+// caller with the close: a client told an edit's or a handoff's answer
+// finds the next generation running.
+func (r *runner) answerApart(ctx workflow.Context) {
+	if ctx.Err() != nil || r.run == nil || !r.life.Closing() || r.acceptedIn != taskOf(ctx) ||
+		versionOf(ctx, versionUpdatesWait, 1) < 1 {
+		return
+	}
+	_ = workflow.Sleep(ctx, time.Millisecond)
+}
+
 // taskOf names the workflow task under way: its history length, plus one
 // so that 0 names none.
 func taskOf(ctx workflow.Context) int {
