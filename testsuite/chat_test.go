@@ -76,6 +76,20 @@ func (term *terminal) waitUntil(ok func(screen string) bool, what string) {
 	}
 }
 
+// waitForPartOf waits until the last agent line shows part of reply, not
+// all of it: the reply shows as it is written.
+func (term *terminal) waitForPartOf(reply string) {
+	term.t.Helper()
+	term.waitUntil(func(s string) bool {
+		i := strings.LastIndex(s, "agent> ")
+		if i < 0 {
+			return false
+		}
+		part := s[i+len("agent> "):]
+		return part != "" && len(part) < len(reply) && strings.HasPrefix(reply, part)
+	}, "part of the reply shows while the rest is written")
+}
+
 // typeLine types a line and Enter.
 func (term *terminal) typeLine(s string) {
 	_, err := term.tty.Write([]byte(s + "\n"))
@@ -132,14 +146,7 @@ func TestChatInATerminal(t *testing.T) {
 	term.waitFor("Talking to concierge.")
 	term.typeLine("hello")
 	const greeting = "Hello! Where would you like to sit on this flight?"
-	term.waitUntil(func(s string) bool {
-		i := strings.LastIndex(s, "agent> ")
-		if i < 0 {
-			return false
-		}
-		part := s[i+len("agent> "):]
-		return part != "" && len(part) < len(greeting) && strings.HasPrefix(greeting, part)
-	}, "part of the reply shows while the rest is written")
+	term.waitForPartOf(greeting)
 	term.waitFor("agent> " + greeting + "\nyou> ")
 	require.Equal(t, 1, strings.Count(term.screen(), greeting), "the reply shows once")
 

@@ -20,23 +20,7 @@ import (
 func TestFollowerReadsAGraphLLMNodesReplyAsWritten(t *testing.T) {
 	t.Parallel()
 	const reply = "Dear Ana, your room by the river is booked for Friday; breakfast is at eight."
-	cfg := `
-model: { base_url: "{{MODEL}}", name: drafter }
-agents:
-  - name: drafter
-    instructions: Draft the letter.
-    stream_calls: true
-    graph:
-      start: D
-      nodes:
-        D: { llm: true }
-        E: { end: true }
-      edges:
-        - { from: D, to: E }
-`
-	s := newBinaryStack(t, cfg, map[string]scriptedmodel.Script{"drafter": func(openaiRequest) scriptedmodel.Turn {
-		return scriptedmodel.Turn{Content: reply, ContentPieces: 10, ContentDelay: 150 * time.Millisecond}
-	}})
+	s := writerGraphStack(t, "drafter", "D", "stream_calls: true", scriptedmodel.Turn{Content: reply, ContentPieces: 10, ContentDelay: 150 * time.Millisecond})
 	run := s.start(workflows.AgentInput{Agent: "drafter", Task: "write to Ana"})
 	events := startFollow(t, run.GetID()).events(t)
 
@@ -67,38 +51,36 @@ agents:
 func TestChatShowsAGraphNodesReplyAsWritten(t *testing.T) {
 	t.Parallel()
 	const greeting = "Hello Ana! Which part of Lisbon would you like to stay in this time?"
-	cfg := `
-model: { base_url: "{{MODEL}}", name: greeter }
-agents:
-  - name: greeter
-    instructions: Greet.
-    conversation: { idle_timeout: 1m }
-    graph:
-      start: G
-      nodes:
-        G: { llm: true }
-        E: { end: true }
-      edges:
-        - { from: G, to: E }
-`
-	s := newBinaryStack(t, cfg, map[string]scriptedmodel.Script{"greeter": func(openaiRequest) scriptedmodel.Turn {
-		return scriptedmodel.Turn{Content: greeting, ContentPieces: 8, ContentDelay: 300 * time.Millisecond}
-	}})
+	s := writerGraphStack(t, "greeter", "G", "conversation: { idle_timeout: 1m }", scriptedmodel.Turn{Content: greeting, ContentPieces: 8, ContentDelay: 300 * time.Millisecond})
 	term := startTerminal(t, "unstuck", "chat", "greeter", "--id", s.queue+"-chat", "--task-queue", s.queue, "--address", serverAddress)
 	term.waitFor("Talking to greeter.")
 	term.typeLine("hello")
-	term.waitUntil(func(screen string) bool {
-		i := strings.LastIndex(screen, "agent> ")
-		if i < 0 {
-			return false
-		}
-		part := screen[i+len("agent> "):]
-		return part != "" && len(part) < len(greeting) && strings.HasPrefix(greeting, part)
-	}, "part of the reply shows while the rest is written")
+	term.waitForPartOf(greeting)
 	term.waitFor("agent> " + greeting + "\n")
 	// The turn's output follows (the end node's, the graph's state), then
 	// the prompt for the next message.
 	term.waitUntil(func(screen string) bool { return strings.HasSuffix(screen, "\nyou> ") }, "the chat waits for the next message")
 	require.Equal(t, 1, strings.Count(term.screen(), greeting), "the reply shows once")
 	term.leave()
+}
+
+// writerGraphStack serves agent, a graph of one llm node (node) then its
+// end, with the agent's setting given (stream_calls or conversation), on
+// the worker binary; its model writes turn.
+func writerGraphStack(t *testing.T, agent, node, setting string, turn scriptedmodel.Turn) *stack {
+	cfg := `
+model: { base_url: "{{MODEL}}", name: ` + agent + ` }
+agents:
+  - name: ` + agent + `
+    instructions: Write.
+    ` + setting + `
+    graph:
+      start: ` + node + `
+      nodes:
+        ` + node + `: { llm: true }
+        E: { end: true }
+      edges:
+        - { from: ` + node + `, to: E }
+`
+	return newBinaryStack(t, cfg, map[string]scriptedmodel.Script{agent: func(openaiRequest) scriptedmodel.Turn { return turn }})
 }
