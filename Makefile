@@ -273,6 +273,8 @@ test-cluster-part: $(GOTESTSUM) $(TEMPORAL) $(BIN)/temporal $(RELEASED_WORKER) c
 CLUSTER_ENV   = UNSTUCK_CLUSTER=$(CLUSTER_DIR) $(SERVER_ENV)
 CLUSTER_PART  = TestLoadOnANewNamespaceRunsThrough|TestSearchAttributesOfANewNamespaceBecomeUsable|TestHandoffChainStaysSmall|TestWorkerKilledDuringWriteCompletesWithOneEffect|TestCluster.*
 CLUSTER_TESTS = $(CLUSTER_PART)|TestTemporalCLIDrivesARunOnTheWorkerBinary|TestUnstuckCLIRunStatusTrace|TestTravelAgentCompletesEndToEnd|TestWebUIMetadata|TestReadRegistryCountsAnAgentsRuns|TestHandoffRefusesAnAgentOverCapacity|TestCustomerServiceChainHandsOverToAPerson|TestPersonHandsARunToANamedAgent|TestLadderHandoffRungHandsALoopOver|TestConsoleApprovesARun|TestBrowserConsoleApprovesCalls|TestBrowserConsoleHumanInboxReply|TestBrowserConsoleEditsALoopingRun|TestUnstuckReplyCommand|TestHumanNodeWaitsForAReply|TestWorkerKilledMidHandoffCompletesOnce|TestReleasedRunUpgradedMidRun|TestWorkerVersioningPinsRuns|TestWorkerBootstrapsItsDeployment|TestRunOfThisReleaseAsksOneVersion|TestWorkerServesTheAgentCountersForPrometheus|TestLongRunContinuesAsNewWithTheWholeRun
+# Updates sent the moment after the start (a client, the Temporal CLI) and across continue-as-new (docs/messages.md).
+CLUSTER_TESTS := $(CLUSTER_TESTS)|TestEachUpdateSentRightAfterTheStartIsTaken|TestTemporalCLIUpdateRightAfterStartIsTaken|TestAConversationTakesEveryMessageThroughItsSwitches
 
 test-cluster: $(TEMPORAL) $(BIN)/temporal build $(RELEASED_WORKER) chromium $(BIN)/cluster-v$(CLUSTER_VERSION) postgres
 	@test "$$(cat $(POSTGRES_OK))" = yes || { echo "make test-cluster needs PostgreSQL (see above)" >&2; exit 1; }

@@ -19,7 +19,7 @@ import (
 )
 
 type chatOptions struct {
-	join, id, taskQueue, by string
+	join, id, taskQueue, by, task string
 }
 
 // chatInterval is how often a chat reads its run: a reply is read as it is
@@ -41,7 +41,9 @@ it, r REASON to reject it.
 In a terminal the line you type stays at the bottom and the conversation is
 written above it, a line at a time. A message typed while the agent works is
 handled by its double_text (see docs/conversations.md): the chat says when it
-is answered, and marks a reply it cut short [cut]. Ctrl-D leaves the chat, not the run: it waits for the
+is answered, and marks a reply it cut short [cut]. With --task, the run's task
+is that text and your first message goes with the start, in one call
+(Temporal's Update-With-Start). Ctrl-D leaves the chat, not the run: it waits for the
 next message until its idle_timeout; come back with --join WORKFLOW_ID, which
 shows the conversation so far and goes on.`,
 		Example: `  unstuck chat concierge
@@ -69,6 +71,7 @@ shows the conversation so far and goes on.`,
 	f.StringVar(&o.id, "id", "", "workflow id of the new run (default <agent>-<UTC timestamp>-<random hex>)")
 	f.StringVar(&o.taskQueue, "task-queue", workflows.TaskQueue, "task queue the worker polls")
 	f.StringVar(&o.by, "by", "", "who you are (kept in the trace with each message and decision)")
+	f.StringVar(&o.task, "task", "", "the run's task (default: your first message, which then starts the run)")
 	return cmd
 }
 
@@ -122,14 +125,33 @@ func chatWith(ctx context.Context, tc client.Client, in io.Reader, out, errOut i
 				return err
 			}
 		}
-		in := workflows.AgentInput{Agent: agent, Task: first, By: o.by}
-		if _, err := startRun(ctx, tc, startSpec{id: s.id, taskQueue: o.taskQueue, agent: agent}, in); err != nil {
+		if err := s.start(ctx, o, agent, first); err != nil {
 			return err
 		}
-		s.view.typed = append(s.view.typed, first)
 		fmt.Fprintf(errOut, "(run %s)\n", s.id)
 	}
 	return s.run(ctx)
+}
+
+// start starts the chat's run with the first message typed: its task, or,
+// with --task, its first message, sent with the start in one call.
+func (s *chatSession) start(ctx context.Context, o chatOptions, agent, first string) error {
+	spec := startSpec{id: s.id, taskQueue: o.taskQueue, agent: agent}
+	if o.task == "" {
+		if _, err := startRun(ctx, s.tc, spec, workflows.AgentInput{Agent: agent, Task: first, By: o.by}); err != nil {
+			return err
+		}
+		s.view.typed = append(s.view.typed, first)
+		return nil
+	}
+	in := workflows.AgentInput{Agent: agent, Task: o.task, By: o.by}
+	_, res, err := startWithMessage(ctx, s.tc, spec, in, signals.MessageRequest{Text: first, Audit: signals.Audit{By: o.by}})
+	if err != nil {
+		return err
+	}
+	s.view.typed = append(s.view.typed, first)
+	s.view.sent(*res)
+	return nil
 }
 
 // run shows the run's events and sends what the user types, until the

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
+	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
 
@@ -26,6 +27,7 @@ type runOptions struct {
 	outputSchema string
 	id           string
 	taskQueue    string
+	message      string
 	wait         bool
 	json         bool
 }
@@ -50,6 +52,11 @@ its report (exit 3); any other failure exits 1. Ctrl-C stops waiting, not
 the run. With --json, stdout holds only JSON (the start info goes to stderr
 when waiting).
 
+--message sends a conversation's first message with the start, in one call
+(Temporal's Update-With-Start): the run answers its task, then the message
+(double_text enqueue). The message's answer is printed, or why the run
+refused it or failed to start (exit 1; a run that started goes on).
+
 Equivalent temporal command (use "workflow execute" instead of "workflow
 start" to wait):
   temporal workflow start --type AgentWorkflow --task-queue agents \
@@ -57,7 +64,8 @@ start" to wait):
     --input '{"agent":"travel","task":"Book NYC to LAX on 2024-01-15","input":{}}'`,
 		Example: `  unstuck run --agent travel --task "Book NYC to LAX on 2024-01-15"
   unstuck run --agent travel --task "Book a flight" --input '{"from":"NYC","to":"LAX"}' --wait
-  unstuck run --agent travel --task "Book a flight" --output-schema @schema.json --id trip-42 --wait --json`,
+  unstuck run --agent travel --task "Book a flight" --output-schema @schema.json --id trip-42 --wait --json
+  unstuck run --agent concierge --task "Ana's stay in Lisbon" --message "A hotel near the river?"`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Everything the user typed is checked before dialing.
@@ -75,6 +83,7 @@ start" to wait):
 	f.StringVar(&o.input, "input", "", "JSON object the agent gets as input")
 	f.StringVar(&o.outputSchema, "output-schema", "", "JSON Schema object the output must match, or @file.json")
 	f.StringVar(&o.id, "id", "", "workflow id (default <agent>-<UTC timestamp>-<random hex>)")
+	f.StringVar(&o.message, "message", "", "a conversation's first message, sent with the start in one call (Update-With-Start)")
 	f.StringVar(&o.taskQueue, "task-queue", workflows.TaskQueue, "task queue the worker polls")
 	f.BoolVar(&o.wait, "wait", false, "wait for the run to finish and print its result")
 	f.BoolVar(&o.json, "json", false, "print JSON only on stdout")
@@ -90,7 +99,11 @@ func (c *cli) run(cmd *cobra.Command, o *runOptions, in workflows.AgentInput) er
 			return err
 		}
 	}
-	return c.start(cmd, startSpec{id: id, taskQueue: o.taskQueue, agent: o.agent, wait: o.wait, json: o.json}, in)
+	spec := startSpec{id: id, taskQueue: o.taskQueue, agent: o.agent, wait: o.wait, json: o.json}
+	if o.message != "" {
+		spec.message = &signals.MessageRequest{Text: o.message, Audit: signals.Audit{By: o.by}}
+	}
+	return c.start(cmd, spec, in)
 }
 
 // startSpec is how start starts an AgentWorkflow run: run and fork differ
@@ -105,6 +118,9 @@ type startSpec struct {
 	check func(ctx context.Context, tc client.Client) error
 	// intro is a line printed before the start block (not with --json).
 	intro string
+	// message, when set, is the run's first message, sent with the start
+	// (startWithMessage).
+	message *signals.MessageRequest
 }
 
 // start starts the workflow with input in, prints where it is and, with
@@ -122,20 +138,32 @@ func (c *cli) start(cmd *cobra.Command, s startSpec, in workflows.AgentInput) er
 		}
 	}
 
-	wr, err := startRun(ctx, tc, s, in)
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	var wr client.WorkflowRun
+	var taken *signals.MessageResult
+	if s.message != nil {
+		wr, taken, err = startWithMessage(ctx, tc, s, in, *s.message)
+	} else {
+		wr, err = startRun(ctx, tc, s, in)
+	}
 	if err != nil {
 		return err
 	}
 
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	switch {
 	case s.json && !s.wait:
+		if taken != nil {
+			printTaken(stdout, stderr, s, wr.GetID(), *taken)
+		}
 		return printJSON(stdout, startedRun{WorkflowID: wr.GetID(), RunID: wr.GetRunID()})
 	case s.json:
 		// stdout is reserved for the result; the ids still reach the user.
 		printStarted(stderr, s.intro, wr.GetID(), wr.GetRunID())
 	default:
 		printStarted(stdout, s.intro, wr.GetID(), wr.GetRunID())
+	}
+	if taken != nil {
+		printTaken(stdout, stderr, s, wr.GetID(), *taken)
 	}
 	if !s.wait {
 		return nil
@@ -145,6 +173,15 @@ func (c *cli) start(cmd *cobra.Command, s startSpec, in workflows.AgentInput) er
 
 // startRun starts the AgentWorkflow run s says, with input in.
 func startRun(ctx context.Context, tc client.Client, s startSpec, in workflows.AgentInput) (client.WorkflowRun, error) {
+	wr, err := tc.ExecuteWorkflow(ctx, startOptions(s, in), workflows.WorkflowName, in)
+	if err != nil {
+		return nil, explainStartError(s.id, err)
+	}
+	return wr, nil
+}
+
+// startOptions are the options a run s says starts with.
+func startOptions(s startSpec, in workflows.AgentInput) client.StartWorkflowOptions {
 	opts := client.StartWorkflowOptions{
 		ID:        s.id,
 		TaskQueue: s.taskQueue,
@@ -155,11 +192,7 @@ func startRun(ctx context.Context, tc client.Client, s startSpec, in workflows.A
 	if s.agent != "" {
 		opts.TypedSearchAttributes = workflows.StartAttributes(s.agent)
 	}
-	wr, err := tc.ExecuteWorkflow(ctx, withRunMetadata(opts, in), workflows.WorkflowName, in)
-	if err != nil {
-		return nil, explainStartError(s.id, err)
-	}
-	return wr, nil
+	return withRunMetadata(opts, in)
 }
 
 // startedRun is the --json answer of run without --wait.

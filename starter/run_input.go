@@ -31,6 +31,11 @@ func (o *runOptions) agentInput() (workflows.AgentInput, error) {
 		return in, usageErrorf("--task-queue is empty (the worker's default is %q)", workflows.TaskQueue)
 	}
 	in.Agent, in.Task, in.By = o.agent, o.task, o.by
+	if o.message != "" {
+		if err := (signals.MessageRequest{Text: o.message, Audit: signals.Audit{By: o.by}}).Validate(); err != nil {
+			return in, usageErrorf("--message: %v", err)
+		}
+	}
 	if o.input != "" {
 		raw, err := parseJSONObject("--input", []byte(o.input))
 		if err != nil {

@@ -26,8 +26,8 @@ import (
 // A run between two generations (after an edit, or a continue-as-new that
 // Temporal suggested) answers its queries "the run is starting: ask again
 // in a moment" until the new generation has verified the state it
-// carries. A fork read in that window must wait and read again, not fail
-// for good. The window is held open here: the source's queue has a
+// carries; an update sent then waits for it. A fork read in that window
+// must wait and read again, not fail for good. The window is held open here: the source's queue has a
 // worker that cannot read histories while the edit continues it as new,
 // so the new generation cannot verify its carried state (VerifyCarried
 // fails and is retried) until a full worker comes back.
@@ -82,16 +82,35 @@ func TestForkOfASourceBetweenGenerationsReadsItOnceItAnswers(t *testing.T) {
 		_, err := s.client.QueryWorkflow(context.Background(), id, "", signals.QueryStatus)
 		return err != nil && strings.Contains(err.Error(), "the run is starting")
 	}, 20*time.Second, 100*time.Millisecond, "generation 1 waits to verify its carried state")
-	// An edit in the window is refused, and changes nothing.
-	_, err = s.edit(id, signals.EditRequest{NodeID: lookup.ID, Output: json.RawMessage(`{"item":"book","price":13}`)})
-	require.ErrorContains(t, err, "the run is starting")
+	// An edit in the window waits for generation 1 to start, then applies
+	// (docs/messages.md): the run goes on in generation 2 at price 13.
+	type answer struct {
+		res signals.EditResult
+		err error
+	}
+	windowEdit := make(chan answer, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		h, err := s.client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: signals.Edit,
+			Args:         []any{signals.EditRequest{NodeID: lookup.ID, Output: json.RawMessage(`{"item":"book","price":13}`)}},
+			WaitForStage: client.WorkflowUpdateStageCompleted})
+		var a answer
+		if a.err = err; err == nil {
+			a.err = h.Get(ctx, &a.res)
+		}
+		windowEdit <- a
+	}()
 
 	fork := s.startAny(t, map[string]any{"from": map[string]any{"workflow_id": id, "node_id": lookup.ID,
 		"edit": map[string]any{"output": map[string]any{"item": "book", "price": 20}}}})
 	time.Sleep(1500 * time.Millisecond) // the fork reads the source in the window (at least once)
 	stopNoActivities()
 	startWorker(false)
-	c := s.awaitApproval(id, 1, "confirm")
+	edited := <-windowEdit
+	require.NoError(t, edited.err, "the edit sent in the window is taken once the generation has started")
+	require.Equal(t, 2, edited.res.Generation)
+	c := s.awaitApproval(id, 2, "confirm")
 
 	// The fork goes on to its confirm, unless it failed.
 	require.Eventually(t, func() bool {
@@ -115,7 +134,7 @@ func TestForkOfASourceBetweenGenerationsReadsItOnceItAnswers(t *testing.T) {
 	s.approveCall(id, c.CallID)
 	out, err := s.result(run)
 	require.NoError(t, err)
-	require.JSONEq(t, `{"price": 12, "order": "O-1"}`, string(out.Output))
+	require.JSONEq(t, `{"price": 13, "order": "O-1"}`, string(out.Output))
 }
 
 // blindHistory is a Temporal client whose history reads fail, as during an

@@ -238,16 +238,16 @@ func (s *stack) updateInto(run client.WorkflowRun, name string, arg, into any) e
 }
 
 // updateStarted is update to a run that may be between generations, as
-// one flooded with signals or just edited: a generation still starting
-// refuses messages ("ask again in a moment"), and this asks again, as a
-// client does. The update's result goes into into, unless it is nil.
+// one flooded with signals or just edited: the update is sent once, with
+// no retry, as any client sends it (a generation that is starting takes it
+// once it has started, docs/messages.md). The update's result goes into
+// into, unless it is nil.
 func (s *stack) updateStarted(run client.WorkflowRun, name string, arg, into any) error {
-	return askAgainWhileStarting(func() error { return s.updateInto(run, name, arg, into) })
+	return s.updateInto(run, name, arg, into)
 }
 
 // askAgainWhileStarting calls ask until the run it asks is past starting
-// (at most 20 s): signals.RunStarting, and the updates' "(the run is
-// starting)".
+// (at most 20 s): a query's signals.RunStarting.
 func askAgainWhileStarting(ask func() error) error {
 	deadline := time.Now().Add(20 * time.Second)
 	for {

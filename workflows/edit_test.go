@@ -62,8 +62,14 @@ func (h *harness) edit(after time.Duration, req signals.EditRequest, got *update
 // continuedInput is the input a run continued as new with.
 func continuedInput(t *testing.T, h *harness) AgentInput {
 	t.Helper()
+	return continuedFrom(t, h.env)
+}
+
+// continuedFrom is the input a run of env continued as new with.
+func continuedFrom(t *testing.T, env *testsuite.TestWorkflowEnvironment) AgentInput {
+	t.Helper()
 	var can *workflow.ContinueAsNewError
-	require.ErrorAs(t, h.env.GetWorkflowError(), &can)
+	require.ErrorAs(t, env.GetWorkflowError(), &can)
 	var next AgentInput
 	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
 	if len(next.ContinuedGzip) > 0 {

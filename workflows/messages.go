@@ -18,9 +18,13 @@ import (
 // the run). An update whose payload cannot be decoded is rejected by the
 // SDK; one too large is rejected by its validator.
 func (r *runner) registerUpdates(ctx workflow.Context) error {
+	h := handlers{r}
 	inRun := sameRelease(ctx)
 	err := setGuardedUpdate(ctx, &r.guard, signals.Reply,
 		func(ctx workflow.Context, req signals.ReplyRequest) (signals.ReplyResult, error) {
+			if err := h.whenReady(ctx, signals.Reply, func() error { return r.person().ReplyWanted(ctx, req) }); err != nil {
+				return signals.ReplyResult{}, err
+			}
 			return r.person().AcceptReply(ctx, req)
 		},
 		func(ctx workflow.Context, req signals.ReplyRequest) error {
@@ -28,7 +32,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				return err
 			}
 			if r.run == nil {
-				return errStarting(signals.Reply, "nothing waits for a reply")
+				return h.startError(signals.Reply) // the handler waits for the run, then checks
 			}
 			return r.person().ReplyWanted(ctx, req)
 		})
@@ -39,25 +43,24 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 		func(ctx workflow.Context, req signals.MessageRequest) (signals.MessageResult, error) {
 			// A generation that is starting takes the message once it
 			// has its run (a chat's next message often comes just then).
-			if err := workflow.Await(ctx, func() bool { return r.run != nil || r.life.Ended() }); err != nil {
+			if err := h.whenReady(ctx, signals.Message, func() error { return r.chat().Wanted() }); err != nil {
 				return signals.MessageResult{}, err
 			}
-			if r.run == nil {
-				return signals.MessageResult{}, errStarting(signals.Message, "the run could not start: no conversation takes a message")
-			}
-			return r.chat().Accept(req)
+			res, err := r.chat().Accept(req)
+			h.answerApart(ctx)
+			return res, err
 		},
 		func(ctx workflow.Context, req signals.MessageRequest) error {
 			if err := validMessage(signals.Message, req, req.Validate); err != nil {
 				return err
 			}
 			if r.run == nil {
-				return nil // the handler waits for the run, then says
+				return h.startError(signals.Message) // the handler waits for the run, then checks
 			}
-			if r.life.Closing() && r.run.Spec.Agent.Conversation != nil {
-				// An update answers once the run has it; the next
-				// generation has not started to.
-				return fmt.Errorf("message: the run is closing (it finishes, or continues as new into generation %d): %s", r.run.Generation+1, signals.RunClosing)
+			if r.carried && r.run.Spec.Agent.Conversation != nil {
+				// The inbox went with the state carried into the next
+				// generation; that generation takes the message.
+				return fmt.Errorf("message: the run is closing (it continues as new into generation %d): %s", r.run.Generation+1, signals.RunClosing)
 			}
 			return r.chat().Wanted()
 		})
@@ -66,6 +69,9 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	}
 	err = setGuardedUpdate(ctx, &r.guard, signals.Approve,
 		func(ctx workflow.Context, req signals.ApproveRequest) (signals.ApproveResult, error) {
+			if err := h.whenReady(ctx, signals.Approve, func() error { return r.person().ApproveWanted(ctx, req) }); err != nil {
+				return signals.ApproveResult{}, err
+			}
 			return r.person().AcceptApproval(ctx, req)
 		},
 		func(ctx workflow.Context, req signals.ApproveRequest) error {
@@ -73,7 +79,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				return err
 			}
 			if r.run == nil {
-				return errStarting(signals.Approve, "no call waits for approval")
+				return h.startError(signals.Approve) // the handler waits for the run, then checks
 			}
 			return r.person().ApproveWanted(ctx, req)
 		})
@@ -82,25 +88,30 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	}
 	err = setGuardedUpdate(ctx, &r.guard, signals.Edit,
 		func(ctx workflow.Context, req signals.EditRequest) (signals.EditResult, error) {
-			return r.edit().Accept(inRun(ctx), req, true)
+			if err := h.whenReady(ctx, signals.Edit, func() error { return h.editWanted(req) }); err != nil {
+				return signals.EditResult{}, err
+			}
+			res, err := r.edit().Accept(inRun(ctx), req, true)
+			h.answerApart(ctx)
+			return res, err
 		},
 		func(ctx workflow.Context, req signals.EditRequest) error {
 			if err := validMessage(signals.Edit, req, req.Validate); err != nil {
 				return err
 			}
 			if r.run == nil {
-				return errStarting(signals.Edit, "no node can be edited")
+				return h.startError(signals.Edit) // the handler waits for the run, then checks
 			}
-			if err := r.edit().Wanted(req); err != nil {
-				return err
-			}
-			return r.handoffs().WhileHandingOver(signals.Edit)
+			return h.editWanted(req)
 		})
 	if err != nil {
 		return err
 	}
 	err = setGuardedUpdate(ctx, &r.guard, signals.Budget,
 		func(ctx workflow.Context, req signals.BudgetRequest) (signals.BudgetResult, error) {
+			if err := h.whenReady(ctx, signals.Budget, func() error { return r.budget().Wanted(req) }); err != nil {
+				return signals.BudgetResult{}, err
+			}
 			return r.budget().Accept(req)
 		},
 		func(ctx workflow.Context, req signals.BudgetRequest) error {
@@ -108,7 +119,7 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 				return err
 			}
 			if r.run == nil {
-				return errStarting(signals.Budget, "no budget rung waits")
+				return h.startError(signals.Budget) // the handler waits for the run, then checks
 			}
 			return r.budget().Wanted(req)
 		})
@@ -117,26 +128,40 @@ func (r *runner) registerUpdates(ctx workflow.Context) error {
 	}
 	return setGuardedUpdate(ctx, &r.guard, signals.Handoff,
 		func(ctx workflow.Context, req signals.HandoffRequest) (signals.HandoffResult, error) {
-			return r.handoffs().Accept(inRun(ctx), req, true)
+			if err := h.whenReady(ctx, signals.Handoff, func() error { return h.handoffWanted(req) }); err != nil {
+				return signals.HandoffResult{}, err
+			}
+			res, err := r.handoffs().Accept(inRun(ctx), req, true)
+			h.answerApart(ctx)
+			return res, err
 		},
 		func(ctx workflow.Context, req signals.HandoffRequest) error {
 			if err := validMessage(signals.Handoff, req, req.Validate); err != nil {
 				return err
 			}
 			if r.run == nil {
-				return errStarting(signals.Handoff, "the run cannot be handed over")
+				return h.startError(signals.Handoff) // the handler waits for the run, then checks
 			}
-			if err := r.handoffs().Wanted(req); err != nil {
-				return err
-			}
-			return r.handoffs().WhileHandingOver(signals.Handoff)
+			return h.handoffWanted(req)
 		})
 }
 
-// errStarting answers a message that arrives while the run resolves its
-// agent: nothing can wait for it yet.
-func errStarting(name, what string) error {
-	return fmt.Errorf("%s: %s yet (the run is starting)", name, what)
+// editWanted is what an edit needs of the run's state to be taken.
+func (h handlers) editWanted(req signals.EditRequest) error {
+	r := h.r
+	if err := r.edit().Wanted(req); err != nil {
+		return err
+	}
+	return r.handoffs().WhileHandingOver(signals.Edit)
+}
+
+// handoffWanted is what a person's handoff needs of the run's state.
+func (h handlers) handoffWanted(req signals.HandoffRequest) error {
+	r := h.r
+	if err := r.handoffs().Wanted(req); err != nil {
+		return err
+	}
+	return r.handoffs().WhileHandingOver(signals.Handoff)
 }
 
 // validMessage checks a message's size, its audit's bounds, then its own

@@ -6,13 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/testsuite"
 
-	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -95,27 +92,4 @@ func TestAnOversizedUpdateIsRejected(t *testing.T) {
 	require.ErrorContains(t, big.rejected, "over the 256 KiB a message may carry")
 	require.NoError(t, ok.rejected)
 	require.JSONEq(t, `2`, string(res.Output))
-}
-
-// While the run resolves its agent, updates and queries are answered (the
-// run is starting), never refused as unknown.
-func TestMessagesWhileTheRunStarts(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	env.RegisterWorkflow(AgentWorkflow)
-	env.RegisterActivity(&activities.Activities{})
-	env.OnActivity(acts.ResolveAgent, mock.Anything, mock.Anything).After(time.Minute).Return(echoSpec(), nil)
-	env.OnActivity(acts.CallModel, mock.Anything, mock.Anything).Return(&activities.ModelReply{ReplyID: "r1", Content: "done"}, nil)
-	var rejected error
-	var queryErr error
-	env.RegisterDelayedCallback(func() {
-		_, queryErr = env.QueryWorkflow(signals.QueryStatus)
-		env.UpdateWorkflow(signals.Reply, "early", &testsuite.TestUpdateCallback{
-			OnReject: func(err error) { rejected = err }, OnAccept: func() {}, OnComplete: func(any, error) {},
-		}, signals.ReplyRequest{Text: "too soon"})
-	}, time.Second)
-	env.ExecuteWorkflow(AgentWorkflow, AgentInput{Agent: "agent", Task: "t"})
-	require.NoError(t, env.GetWorkflowError())
-	require.ErrorContains(t, rejected, "reply: nothing waits for a reply yet (the run is starting)")
-	require.ErrorContains(t, queryErr, "the run is starting")
 }

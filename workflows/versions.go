@@ -471,6 +471,15 @@ const (
 	// (person/approval.go); before, they were dropped unrecorded. Asked
 	// only then.
 	versionInterruptedApprovals = "interrupted-approvals"
+	// versionUpdatesWait: an update that comes while the run starts
+	// (reply, approve, edit, handoff, budget, message) waits in its
+	// handler until the run has its state, for at most startWait, then
+	// is checked and taken; one whose run then fails to start answers
+	// that failure, and the run closes once such updates have answered
+	// (messages_wait.go). Before, all but message were refused at once,
+	// and a message waited without bound. Asked only by an update that
+	// waits, and by a start that failed while one did.
+	versionUpdatesWait = "updates-wait"
 	// versionRelease is asked once, when a run starts (withRelease): a
 	// run that answers a release takes every change releaseChanges lists
 	// for it and the releases before as made, at the version listed, and

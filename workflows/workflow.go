@@ -81,6 +81,12 @@ type runner struct {
 	// startFailed is why the run failed at its start, for the queries
 	// asked of it afterwards ("": it did not).
 	startFailed string
+	// carried: the state is carried into the next generation already; a
+	// message taken now would be left behind.
+	carried bool
+	// acceptedIn is the workflow task (taskOf) that took an update last
+	// (closeApart); 0: none did.
+	acceptedIn int
 }
 
 // toolSchema compiles a tool's parameters once per runner.
@@ -122,11 +128,13 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 	if err != nil {
 		markRefused(ctx, in.Agent)
 		r.startFailed = errorText(err)
+		handlers{r}.answerWaiting(ctx)
+		_ = handlers{r}.closeApart(ctx)
 		return nil, err
 	}
-	guard := r.guard // an update may have panicked meanwhile
+	guard, accepted := r.guard, r.acceptedIn // an update may have panicked, or come, meanwhile
 	*r = *built
-	r.guard = guard
+	r.guard, r.acceptedIn = guard, accepted
 	r.shape = shapeOf(r) // the copy's own: a shape holds its runner
 	mainCtx, guarded := r.guardMain(ctx)
 	r.waiting().ExpectCarried()
@@ -151,6 +159,9 @@ func AgentWorkflow(ctx workflow.Context, in AgentInput) (res *AgentResult, err e
 		r.person().AnswerClosed(ctx, err)
 		_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 		r.awaitNotices(ctx, errors.As(err, &can))
+		if !errors.As(err, &can) {
+			_ = handlers{r}.closeApart(ctx)
+		}
 	}
 	guarded(&res, &err) // a handler that panicked meanwhile
 	return res, err
@@ -346,12 +357,16 @@ func (r *runner) continueAsNew(ctx workflow.Context) error {
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}
+	if err := (handlers{r}).closeApart(ctx); err != nil {
+		return err
+	}
 	r.drainSignals(ctx)
 	drainStreamed(ctx)
 	in := r.run.Input
 	if err := carryRun(&in, r.forCarry(ctx)); err != nil {
 		return r.stop(ctx, err.Error())
 	}
+	r.carried = true
 	return workflow.NewContinueAsNewError(ctx, WorkflowName, in)
 }
 
