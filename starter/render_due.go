@@ -13,14 +13,21 @@ import (
 // say). The flag is the run's, or now's: a run wakes at the half only
 // for an approval with its own timeout or webhooks to tell.
 func approvalDue(p signals.PendingApproval, now time.Time) string {
-	if p.WaitingSince.IsZero() || p.Deadline.IsZero() {
+	return waitDue(p.WaitingSince, p.Deadline, p.Escalations, p.Overdue, now)
+}
+
+// waitDue is how long a wait for a person (an approval, a reply) has
+// waited since since and when it is due, as of now; "" when either is
+// not known.
+func waitDue(since, deadline time.Time, escalations int, overdue bool, now time.Time) string {
+	if since.IsZero() || deadline.IsZero() {
 		return ""
 	}
-	s := fmt.Sprintf("\twaiting %s, due in %s", roundDue(now.Sub(p.WaitingSince)), roundDue(p.Deadline.Sub(now)))
-	if p.Escalations > 0 {
-		s += fmt.Sprintf(", escalated %d", p.Escalations)
+	s := fmt.Sprintf("\twaiting %s, due in %s", roundDue(now.Sub(since)), roundDue(deadline.Sub(now)))
+	if escalations > 0 {
+		s += fmt.Sprintf(", escalated %d", escalations)
 	}
-	if p.Overdue || policies.PastHalf(p.WaitingSince, p.Deadline, now) {
+	if overdue || policies.PastHalf(since, deadline, now) {
 		s += ", OVERDUE (past half its timeout)"
 	}
 	return s

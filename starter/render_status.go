@@ -48,6 +48,9 @@ func renderStatus(w io.Writer, st signals.Status, now time.Time) error {
 			fmt.Fprintf(tw, "  %s\t%s\t%s%s\n", cell(p.CallID), cell(p.Tool), args, approvalDue(p, now))
 		}
 	})
+	if r := st.PendingReply; r != nil {
+		renderReplyWait(w, r, now)
+	}
 	// Map order is random; sorted tools keep the output stable.
 	tools := make([]string, 0, len(st.Breakers))
 	for t := range st.Breakers {
@@ -69,6 +72,24 @@ func renderStatus(w io.Writer, st signals.Status, now time.Time) error {
 	}
 	renderSpend(w, st.Spend)
 	return nil
+}
+
+// renderReplyWait writes the human node waiting for a person's reply:
+// which, who may answer (anyone, or the groups asked so far), how long it
+// waited and why it asks.
+func renderReplyWait(w io.Writer, r *signals.PendingReply, now time.Time) {
+	at := r.NodeID
+	if r.GraphNode != "" {
+		at += " (graph node " + r.GraphNode + ")"
+	}
+	from := "anyone"
+	if len(r.Answering) > 0 {
+		from = strings.Join(r.Answering, ", ") + " (a signed reply: unstuck reply --as NAME --key FILE)"
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "waiting for a reply:\t%s, from %s%s\n", cell(at), oneLine(from), waitDue(r.WaitingSince, r.Deadline, r.Escalations, r.Overdue, now))
+	fmt.Fprintf(tw, "  why:\t%s\n", cell(policies.ClipText(oneLine(r.Why), summaryWidth)))
+	tw.Flush()
 }
 
 // renderSpend writes what the run spent, each kind against its budget's
