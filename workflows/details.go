@@ -54,8 +54,14 @@ func (r *runner) currentDetails(id string) string {
 			approveCommand(id, pending[0].CallID))
 	}
 	if r.person().ReplyNode() != "" && run.Phase == signals.PhaseAwaitingHuman {
-		fmt.Fprintf(&b, "\n**waiting for a person's reply** (`%s`). Answer:\n```\ntemporal workflow update execute --workflow-id %s --name %s --input '{\"text\":\"...\"}'\n```\n",
-			r.person().ReplyNode(), id, signals.Reply)
+		if p := r.person().PendingReply(r.seenAt); p != nil && len(p.Answering) > 0 {
+			// Its approval names who may answer: a plain update is refused.
+			fmt.Fprintf(&b, "\n**waiting for a signed reply** (`%s`) from a member of %s. Answer:\n```\nunstuck reply %s --text \"...\" --as NAME --key FILE\n```\n",
+				p.NodeID, strings.Join(p.Answering, ", "), id)
+		} else {
+			fmt.Fprintf(&b, "\n**waiting for a person's reply** (`%s`). Answer:\n```\ntemporal workflow update execute --workflow-id %s --name %s --input '{\"text\":\"...\"}'\n```\n",
+				r.person().ReplyNode(), id, signals.Reply)
+		}
 	}
 	if node := r.budget().Waiting(); node != "" {
 		why := ""

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/unstuck-dev/unstuck/activities"
@@ -58,7 +59,15 @@ func TestHumanNodeTakesOnlySignedRepliesOfItsGroup(t *testing.T) {
 	other.Output = json.RawMessage(`{"go":true}`)
 	h.replyWith(3*time.Minute, other, &forged)
 	var pending *signals.PendingReply
-	h.env.RegisterDelayedCallback(func() { pending = h.status().PendingReply }, 4*time.Minute)
+	var details string
+	h.env.RegisterDelayedCallback(func() {
+		pending = h.status().PendingReply
+		v, err := h.env.QueryWorkflow("__temporal_workflow_metadata")
+		require.NoError(t, err)
+		var meta sdkpb.WorkflowMetadata
+		require.NoError(t, v.Get(&meta))
+		details = meta.GetCurrentDetails()
+	}, 4*time.Minute)
 	h.replyWith(5*time.Minute, signedReply(t, carol, "carol", humanNodeID, "ok", `{"go":true}`), &carolSays)
 	res, err := h.run(AgentInput{Agent: "agent", Task: "ask"})
 	require.NoError(t, err)
@@ -72,6 +81,8 @@ func TestHumanNodeTakesOnlySignedRepliesOfItsGroup(t *testing.T) {
 	require.NotNil(t, pending)
 	require.Equal(t, []string{"ops"}, pending.Answering, "status names who may answer now")
 	require.Equal(t, "H", pending.GraphNode)
+	require.Contains(t, details, "**waiting for a signed reply** (`n2`) from a member of ops", "the Web UI says a plain update will not do")
+	require.Contains(t, details, "unstuck reply default-test-workflow-id --text \"...\" --as NAME --key FILE")
 }
 
 func TestHumanNodeEscalatesToItsNextGroup(t *testing.T) {
