@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -211,7 +212,7 @@ func stoppedWaiting(ctx context.Context, tc client.Client, c Call) string {
 	if s := desc.GetWorkflowExecutionInfo().GetStatus(); s != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return "the run ended (" + strings.ToLower(strings.TrimPrefix(s.String(), "WORKFLOW_EXECUTION_STATUS_")) + ")"
 	}
-	st, err := Status(ctx, tc, c.WorkflowID, "")
+	st, err := runmsg.Status(ctx, tc, c.WorkflowID, "")
 	if err != nil {
 		return ""
 	}

@@ -83,8 +83,12 @@ func (c Call) Known() runmsg.Known { return runmsg.Known{Chain: c.Chain, Tool: c
 
 // Overdue: the call has waited past half its wait's timeout (as the
 // run's status and unstuck_approvals_past_half count it).
-func (c Call) Overdue(now time.Time) bool {
-	return !c.Deadline.IsZero() && policies.PastHalf(c.Since, c.Deadline, now)
+func (c Call) Overdue(now time.Time) bool { return overdue(c.Since, c.Deadline, now) }
+
+// overdue: a wait that began at since and times out at deadline (zero:
+// not known) has passed half its timeout at now.
+func overdue(since, deadline, now time.Time) bool {
+	return !deadline.IsZero() && policies.PastHalf(since, deadline, now)
 }
 
 // Ref names the call across runs: "<workflow id>/<call id>" (a call id
@@ -165,31 +169,15 @@ func List(ctx context.Context, tc client.Client, namespace string, f Filter) (In
 		return Inbox{}, err
 	}
 	calls := make([][]Call, len(runs))
-	errs := make([]error, len(runs))
-	var g errgroup.Group
-	g.SetLimit(ReadsInFlight)
 	for i, r := range runs {
 		if r.memo != nil {
 			calls[i] = r.memoCalls(f)
-			continue
-		}
-		g.Go(func() error {
-			calls[i], errs[i] = r.waitingCalls(ctx, tc, f)
-			return nil
-		})
-	}
-	_ = g.Wait()
-	// A run not read in time (its worker busy) is asked once more, once
-	// the others have answered.
-	for i, r := range runs {
-		if errs[i] != nil && ctx.Err() == nil {
-			g.Go(func() error {
-				calls[i], errs[i] = r.waitingCalls(ctx, tc, f)
-				return nil
-			})
 		}
 	}
-	_ = g.Wait()
+	errs := readEach(ctx, runs, func(r waitingRun) bool { return r.memo == nil }, func(i int, r waitingRun) (err error) {
+		calls[i], err = r.waitingCalls(ctx, tc, f)
+		return err
+	})
 	var in Inbox
 	var all []Call
 	for i, r := range runs {
@@ -201,6 +189,28 @@ func List(ctx context.Context, tc client.Client, namespace string, f Filter) (In
 	}
 	in.Groups = GroupCalls(all)
 	return in, nil
+}
+
+// readEach reads each run of runs that need keeps with read, ReadsInFlight
+// at a time; a run not read in time (its worker busy) is asked once
+// more, once the others have answered. It answers each run's error (nil:
+// read, or not needed).
+func readEach(ctx context.Context, runs []waitingRun, need func(waitingRun) bool, read func(i int, r waitingRun) error) []error {
+	errs := make([]error, len(runs))
+	var g errgroup.Group
+	g.SetLimit(ReadsInFlight)
+	for pass := range 2 {
+		for i, r := range runs {
+			if (pass == 0 && need(r)) || (pass == 1 && errs[i] != nil && ctx.Err() == nil) {
+				g.Go(func() error {
+					errs[i] = read(i, r)
+					return nil
+				})
+			}
+		}
+		_ = g.Wait()
+	}
+	return errs
 }
 
 // waitingRun is a run the visibility store lists as waiting for approval.
@@ -224,7 +234,7 @@ func waitingRuns(ctx context.Context, tc client.Client, namespace, q string) ([]
 		for _, e := range resp.GetExecutions() {
 			runs = append(runs, waitingRun{
 				workflowID: e.GetExecution().GetWorkflowId(), runID: e.GetExecution().GetRunId(), chain: e.GetFirstRunId(),
-				agent:   Keyword(e.GetSearchAttributes().GetIndexedFields()[signals.AttrAgentName]),
+				agent:   runmsg.Keyword(e.GetSearchAttributes().GetIndexedFields()[signals.AttrAgentName]),
 				started: e.GetStartTime().AsTime(),
 				memo:    waitingMemo(e.GetMemo().GetFields()[signals.MemoWaiting]),
 			})
@@ -264,7 +274,7 @@ func (r waitingRun) memoCalls(f Filter) []Call {
 // waitingCalls asks the run's status for its calls waiting that f keeps.
 // A run that stopped waiting meanwhile answers none.
 func (r waitingRun) waitingCalls(ctx context.Context, tc client.Client, f Filter) ([]Call, error) {
-	st, err := Status(ctx, tc, r.workflowID, "") // the latest run: it may have continued as new since the listing
+	st, err := runmsg.Status(ctx, tc, r.workflowID, "") // the latest run: it may have continued as new since the listing
 	if err != nil {
 		return nil, err
 	}
@@ -284,11 +294,6 @@ func (r waitingRun) waitingCalls(ctx context.Context, tc client.Client, f Filter
 		out = append(out, c)
 	}
 	return out, nil
-}
-
-// Status reads a run's status (runmsg.Status).
-func Status(ctx context.Context, tc client.Client, workflowID, runID string) (signals.Status, error) {
-	return runmsg.Status(ctx, tc, workflowID, runID)
 }
 
 // GroupCalls groups calls by tool and shape: in each group the longest
@@ -334,16 +339,4 @@ func olderCall(a, b Call) bool {
 		return a.Since.Before(b.Since)
 	}
 	return a.Ref() < b.Ref()
-}
-
-// Keyword decodes a Keyword search attribute; a missing one is "".
-func Keyword(p *commonpb.Payload) string {
-	if p == nil {
-		return ""
-	}
-	var s string
-	if converter.GetDefaultDataConverter().FromPayload(p, &s) != nil {
-		return ""
-	}
-	return s
 }

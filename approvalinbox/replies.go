@@ -1,15 +1,15 @@
 package approvalinbox
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sort"
 	"time"
 
 	"go.temporal.io/sdk/client"
-	"golang.org/x/sync/errgroup"
 
-	"github.com/unstuck-dev/unstuck/policies"
+	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -25,9 +25,7 @@ type Reply struct {
 }
 
 // Overdue: the wait passed half its timeout.
-func (r Reply) Overdue(now time.Time) bool {
-	return !r.Deadline.IsZero() && policies.PastHalf(r.WaitingSince, r.Deadline, now)
-}
+func (r Reply) Overdue(now time.Time) bool { return overdue(r.WaitingSince, r.Deadline, now) }
 
 // keepsReply says whether f lists a wait for a reply answered by groups:
 // a tool filter lists none (a reply answers no tool call).
@@ -52,23 +50,14 @@ func (in *Inbox) ListReplies(ctx context.Context, tc client.Client, namespace st
 		return err
 	}
 	got := make([]*Reply, len(runs))
-	errs := make([]error, len(runs))
-	var g errgroup.Group
-	g.SetLimit(ReadsInFlight)
-	for i, r := range runs {
-		g.Go(func() error {
-			st, err := Status(ctx, tc, r.workflowID, "")
-			if errs[i] = err; err != nil || st.PendingReply == nil || !f.keepsReply(st.PendingReply.Answering) {
-				return nil
-			}
-			got[i] = &Reply{WorkflowID: r.workflowID, RunID: r.runID, Agent: r.agent, PendingReply: *st.PendingReply}
-			if st.Agent != "" {
-				got[i].Agent = st.Agent
-			}
-			return nil
-		})
-	}
-	_ = g.Wait()
+	errs := readEach(ctx, runs, func(waitingRun) bool { return true }, func(i int, r waitingRun) error {
+		st, err := runmsg.Status(ctx, tc, r.workflowID, "")
+		if err != nil || st.PendingReply == nil || !f.keepsReply(st.PendingReply.Answering) {
+			return err
+		}
+		got[i] = &Reply{WorkflowID: r.workflowID, RunID: r.runID, Agent: cmp.Or(st.Agent, r.agent), PendingReply: *st.PendingReply}
+		return nil
+	})
 	for i, r := range runs {
 		switch {
 		case errs[i] != nil:

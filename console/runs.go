@@ -13,7 +13,7 @@ import (
 
 	"go.temporal.io/api/workflowservice/v1"
 
-	"github.com/unstuck-dev/unstuck/approvalinbox"
+	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -83,7 +83,7 @@ func (c *Console) listRuns(ctx context.Context, f filters) ([]runRow, error) {
 		fields := e.GetSearchAttributes().GetIndexedFields()
 		row := runRow{
 			ID: e.GetExecution().GetWorkflowId(), RunID: e.GetExecution().GetRunId(),
-			Agent: approvalinbox.Keyword(fields[signals.AttrAgentName]), Phase: approvalinbox.Keyword(fields[signals.AttrAgentPhase]),
+			Agent: runmsg.Keyword(fields[signals.AttrAgentName]), Phase: runmsg.Keyword(fields[signals.AttrAgentPhase]),
 			Status: strings.ToLower(strings.TrimPrefix(e.GetStatus().String(), "WORKFLOW_EXECUTION_STATUS_")),
 		}
 		if st := e.GetStartTime(); st != nil {

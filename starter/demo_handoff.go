@@ -14,10 +14,10 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 
 	"github.com/unstuck-dev/unstuck/app"
 	"github.com/unstuck-dev/unstuck/internal/child"
+	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows"
 )
@@ -266,9 +266,7 @@ func listedAgent(ctx context.Context, c client.Client, id, want string) (string,
 			if e.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW {
 				continue // a run the chain has left
 			}
-			if p := e.GetSearchAttributes().GetIndexedFields()[signals.AttrAgentName]; p != nil {
-				_ = converter.GetDefaultDataConverter().FromPayload(p, &got)
-			}
+			got = runmsg.Keyword(e.GetSearchAttributes().GetIndexedFields()[signals.AttrAgentName])
 			break
 		}
 		if got == want || time.Now().After(deadline) {

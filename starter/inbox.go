@@ -134,15 +134,11 @@ func renderReplies(w io.Writer, replies []approvalinbox.Reply, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN/NODE\tAGENT\tWAIT\tANSWERING\tWHY")
 	for _, r := range replies {
-		waited := now.Sub(r.WaitingSince).Round(time.Second).String()
-		if r.Overdue(now) {
-			waited += " OVERDUE"
-		}
 		answering := strings.Join(r.Answering, ", ")
 		if answering == "" {
 			answering = "anyone"
 		}
-		fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\n", termtext.Visible(r.WorkflowID), r.NodeID, termtext.Visible(r.Agent), waited,
+		fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\n", termtext.Visible(r.WorkflowID), r.NodeID, termtext.Visible(r.Agent), waitedFor(now, r.WaitingSince, r.Overdue(now)),
 			termtext.Visible(answering), termtext.Visible(clipText(r.Why, 80)))
 	}
 	_ = tw.Flush()
@@ -151,12 +147,16 @@ func renderReplies(w io.Writer, replies []approvalinbox.Reply, now time.Time) {
 
 // wait is how long c has waited, to the second, and OVERDUE past half
 // its wait's timeout.
-func wait(now time.Time, c approvalinbox.Call) string {
-	waited := now.Sub(c.Since).Round(time.Second).String()
-	if c.Overdue(now) {
-		waited += " OVERDUE"
+func wait(now time.Time, c approvalinbox.Call) string { return waitedFor(now, c.Since, c.Overdue(now)) }
+
+// waitedFor is how long a wait since since has lasted, to the second, and
+// OVERDUE past half its timeout.
+func waitedFor(now, since time.Time, overdue bool) string {
+	s := now.Sub(since).Round(time.Second).String()
+	if overdue {
+		s += " OVERDUE"
 	}
-	return waited
+	return s
 }
 
 // count says "1 call", "2 calls".
