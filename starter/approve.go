@@ -128,7 +128,7 @@ func (c *cli) approve(ctx context.Context, cmd *cobra.Command, workflowID string
 		if err := signer.sign(ctx, tc, workflowID, o.runID, runmsg.Known{}, &req); err != nil {
 			return err
 		}
-		return c.send(ctx, cmd, workflowID, o.runID, signals.Approve, true, req, nil)
+		return sendWith(ctx, tc, cmd, workflowID, o.runID, signals.Approve, true, req, nil)
 	}
 	res, err := c.approveCall(ctx, tc, workflowID, o.runID, runmsg.Known{}, req, signer)
 	if err != nil {

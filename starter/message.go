@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/internal/runmsg"
 )
@@ -18,6 +19,12 @@ func (c *cli) send(ctx context.Context, cmd *cobra.Command, workflowID, runID, n
 		return err
 	}
 	defer tc.Close()
+	return sendWith(ctx, tc, cmd, workflowID, runID, name, signal, req, result)
+}
+
+// sendWith is send over a client the caller dialled already (it read the
+// run to sign the message).
+func sendWith(ctx context.Context, tc client.Client, cmd *cobra.Command, workflowID, runID, name string, signal bool, req, result any) error {
 	if signal {
 		ctx, cancel := context.WithTimeout(ctx, runmsg.UpdateTimeout)
 		defer cancel()

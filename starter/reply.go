@@ -90,11 +90,23 @@ func (o replyOptions) request() (signals.ReplyRequest, error) {
 }
 
 func (c *cli) reply(ctx context.Context, cmd *cobra.Command, workflowID string, o replyOptions, req signals.ReplyRequest) error {
-	if err := c.signReply(ctx, workflowID, o, &req); err != nil {
+	signer, err := o.signer()
+	if err != nil {
 		return err
 	}
+	tc, err := c.client(ctx)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	if signer != nil {
+		// --as signs it for the human node the run waits at (runmsg.SignReply).
+		if err := runmsg.SignReply(ctx, tc, workflowID, o.runID, signer.key, signer.as, &req); err != nil {
+			return err
+		}
+	}
 	var res signals.ReplyResult
-	if err := c.send(ctx, cmd, workflowID, o.runID, signals.Reply, o.signal, req, &res); err != nil {
+	if err := sendWith(ctx, tc, cmd, workflowID, o.runID, signals.Reply, o.signal, req, &res); err != nil {
 		if o.signal {
 			return err
 		}
@@ -104,19 +116,4 @@ func (c *cli) reply(ctx context.Context, cmd *cobra.Command, workflowID string, 
 		fmt.Fprintf(cmd.OutOrStdout(), "reply accepted by %s: it settles node %s\n", workflowID, res.NodeID)
 	}
 	return nil
-}
-
-// signReply signs req as --as (runmsg.SignReply); without --as it stays
-// as it is.
-func (c *cli) signReply(ctx context.Context, workflowID string, o replyOptions, req *signals.ReplyRequest) error {
-	signer, err := o.signer()
-	if err != nil || signer == nil {
-		return err
-	}
-	tc, err := c.client(ctx)
-	if err != nil {
-		return err
-	}
-	defer tc.Close()
-	return runmsg.SignReply(ctx, tc, workflowID, o.runID, signer.key, signer.as, req)
 }
