@@ -101,7 +101,7 @@ func (c *Console) approvals(w http.ResponseWriter, r *http.Request) {
 // waited says how long since t, coarsely: "42s", "5m", "3h" (to two
 // days), "2d".
 func waited(now, t time.Time) string {
-	d := now.Sub(t)
+	d := now.Sub(t).Round(time.Second)
 	switch {
 	case d < time.Minute:
 		return fmt.Sprintf("%ds", int(d.Seconds()))

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/internal/runmsg"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/model"
 )
 
 // A node's details open beside the graph: GET /runs/{id}/nodes/{node}
@@ -97,7 +99,7 @@ func nodeViewOf(runID, nodeID string, tr signals.Trace) (nodeView, bool) {
 		}
 	}
 	for _, m := range tr.Nodes {
-		if !contains(m.Parents, nodeID) {
+		if !slices.Contains(m.Parents, nodeID) {
 			continue
 		}
 		switch m.Kind {
@@ -119,15 +121,6 @@ func nodeViewOf(runID, nodeID string, tr signals.Trace) (nodeView, bool) {
 		v.Check = &ck
 	}
 	return v, true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Who is who gave the node: a task's by (the person who started the run
@@ -248,12 +241,7 @@ type replyView struct {
 // Reply reads a request's output; nil when it is not a reply (it is then
 // shown as it is).
 func (v nodeView) Reply() *replyView {
-	var r struct {
-		Content      string                `json:"content"`
-		Refusal      string                `json:"refusal"`
-		FinishReason string                `json:"finish_reason"`
-		ToolCalls    []activities.ToolCall `json:"tool_calls"`
-	}
+	var r model.Record
 	if v.Node.Kind != signals.KindRequest || json.Unmarshal(v.Node.Output, &r) != nil {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -33,10 +34,6 @@ type spentFacts struct {
 	ToolCalls     int64 `json:"tool_calls"`
 }
 
-// maxRunJSON bounds the run query's answer once uncompressed (a run a
-// fork can read is well under it).
-const maxRunJSON = 256 << 20
-
 // nodeFacts reads node nodeID's facts from run id's latest generation.
 func (c *Console) nodeFacts(ctx context.Context, id, nodeID string) (nodeFacts, error) {
 	var packed []byte
@@ -50,7 +47,7 @@ func (c *Console) nodeFacts(ctx context.Context, id, nodeID string) (nodeFacts, 
 	var run struct {
 		Nodes []nodeFacts `json:"nodes"`
 	}
-	if err := json.NewDecoder(io.LimitReader(zr, maxRunJSON)).Decode(&run); err != nil {
+	if err := json.NewDecoder(io.LimitReader(zr, config.MaxCarriedJSONBytes)).Decode(&run); err != nil {
 		return nodeFacts{}, fmt.Errorf("the run query of %s: %w", id, err)
 	}
 	for _, f := range run.Nodes {

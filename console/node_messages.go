@@ -6,6 +6,7 @@ import (
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/signals"
+	"github.com/unstuck-dev/unstuck/workflows/model"
 )
 
 // A model request's messages are what the run sent the model: the
@@ -78,11 +79,7 @@ func replyIndex(conv []activities.Message, req signals.Node, tr signals.Trace) i
 // replyKey is a request's reply (its node's output) as a comparable
 // string: its content and calls.
 func replyKey(output json.RawMessage) string {
-	var r struct {
-		Content   string                `json:"content"`
-		Refusal   string                `json:"refusal"`
-		ToolCalls []activities.ToolCall `json:"tool_calls"`
-	}
+	var r model.Record
 	if json.Unmarshal(output, &r) != nil {
 		return ""
 	}

@@ -99,7 +99,7 @@ func (c *cli) chat(cmd *cobra.Command, o chatOptions, agent string) error {
 // on in, the conversation on out (`unstuck chat`, `unstuck demo chat`).
 func chatWith(ctx context.Context, tc client.Client, in io.Reader, out, errOut io.Writer, o chatOptions, agent string) error {
 	s := &chatSession{tc: tc, out: out, by: o.by, id: o.join, view: newChatView(out)}
-	prompt := "you> "
+	prompt := chatPrompt
 	if ct, ok := openChatTerminal(in, out); ok {
 		defer ct.close()
 		s.out, errOut, prompt = ct.t, ct.t, "" // the terminal shows the prompt

@@ -67,7 +67,7 @@ func (v *chatView) show(e feed.Event) {
 		switch {
 		case e.Phase == signals.PhaseAwaitingUser && v.waiting == nil && !v.live:
 			v.endLine()
-			fmt.Fprint(v.w, "you> ")
+			fmt.Fprint(v.w, chatPrompt)
 			v.prompted = true
 		case e.Phase == signals.PhaseWaitingOutage:
 			// The chat would go quiet for minutes: say why.
@@ -264,7 +264,7 @@ func (v *chatView) typedLine() {
 func (v *chatView) echo(line string) {
 	if !v.prompted {
 		v.endLine()
-		fmt.Fprint(v.w, "you> ")
+		fmt.Fprint(v.w, chatPrompt)
 	}
 	fmt.Fprintln(v.w, termtext.Visible(line))
 	v.prompted = false

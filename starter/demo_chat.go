@@ -123,11 +123,9 @@ func scriptedChat(ctx context.Context, out io.Writer, o demoOptions, c client.Cl
 
 	first := demoChatLines[0]
 	s.view.echo(first)
-	in := workflows.AgentInput{Agent: demoChatAgent, Task: first, By: o.by}
-	if _, err := startRun(ctx, c, startSpec{id: id, taskQueue: workflows.TaskQueue, agent: demoChatAgent}, in); err != nil {
+	if err := s.start(ctx, chatOptions{taskQueue: workflows.TaskQueue, by: o.by}, demoChatAgent, first); err != nil {
 		return failed("the first message", err)
 	}
-	s.view.typed = append(s.view.typed, first)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	x := exchange{s: s}
