@@ -20,129 +20,98 @@ import (
 func (r *runner) registerUpdates(ctx workflow.Context) error {
 	h := handlers{r}
 	inRun := sameRelease(ctx)
-	err := setGuardedUpdate(ctx, &r.guard, signals.Reply,
-		func(ctx workflow.Context, req signals.ReplyRequest) (signals.ReplyResult, error) {
-			if err := h.whenReady(ctx, signals.Reply, func() error { return r.person().ReplyWanted(ctx, req) }); err != nil {
-				return signals.ReplyResult{}, err
+	err := errors.Join(
+		setRunUpdate(ctx, h, runUpdate[signals.ReplyRequest, signals.ReplyResult]{
+			name: signals.Reply, validate: signals.ReplyRequest.Validate,
+			wanted: func(ctx workflow.Context, req signals.ReplyRequest) error { return r.person().ReplyWanted(ctx, req) },
+			accept: func(ctx workflow.Context, req signals.ReplyRequest) (signals.ReplyResult, error) {
+				return r.person().AcceptReply(ctx, req)
+			},
+		}),
+		setRunUpdate(ctx, h, runUpdate[signals.MessageRequest, signals.MessageResult]{
+			name: signals.Message, validate: signals.MessageRequest.Validate,
+			wanted: func(workflow.Context, signals.MessageRequest) error {
+				if r.carried && r.run.Spec.Agent.Conversation != nil {
+					// The inbox went with the state carried into the next
+					// generation; that generation takes the message.
+					return fmt.Errorf("message: the run is closing (it continues as new into generation %d): %s", r.run.Generation+1, signals.RunClosing)
+				}
+				return r.chat().Wanted()
+			},
+			accept: func(ctx workflow.Context, req signals.MessageRequest) (signals.MessageResult, error) {
+				res, err := r.chat().Accept(req)
+				h.answerApart(ctx)
+				return res, err
+			},
+		}),
+		setRunUpdate(ctx, h, runUpdate[signals.ApproveRequest, signals.ApproveResult]{
+			name: signals.Approve, validate: signals.ApproveRequest.Validate,
+			wanted: func(ctx workflow.Context, req signals.ApproveRequest) error {
+				return r.person().ApproveWanted(ctx, req)
+			},
+			accept: func(ctx workflow.Context, req signals.ApproveRequest) (signals.ApproveResult, error) {
+				return r.person().AcceptApproval(ctx, req)
+			},
+		}),
+		setRunUpdate(ctx, h, runUpdate[signals.EditRequest, signals.EditResult]{
+			name: signals.Edit, validate: signals.EditRequest.Validate,
+			wanted: func(_ workflow.Context, req signals.EditRequest) error { return h.editWanted(req) },
+			accept: func(ctx workflow.Context, req signals.EditRequest) (signals.EditResult, error) {
+				res, err := r.edit().Accept(inRun(ctx), req, true)
+				h.answerApart(ctx)
+				return res, err
+			},
+		}),
+		setRunUpdate(ctx, h, runUpdate[signals.BudgetRequest, signals.BudgetResult]{
+			name: signals.Budget, validate: signals.BudgetRequest.Validate,
+			wanted: func(_ workflow.Context, req signals.BudgetRequest) error { return r.budget().Wanted(req) },
+			accept: func(_ workflow.Context, req signals.BudgetRequest) (signals.BudgetResult, error) {
+				return r.budget().Accept(req)
+			},
+		}),
+		setRunUpdate(ctx, h, runUpdate[signals.HandoffRequest, signals.HandoffResult]{
+			name: signals.Handoff, validate: signals.HandoffRequest.Validate,
+			wanted: func(_ workflow.Context, req signals.HandoffRequest) error { return h.handoffWanted(req) },
+			accept: func(ctx workflow.Context, req signals.HandoffRequest) (signals.HandoffResult, error) {
+				res, err := r.handoffs().Accept(inRun(ctx), req, true)
+				h.answerApart(ctx)
+				return res, err
+			},
+		}),
+	)
+	return err
+}
+
+// runUpdate is an update that needs the run's state: validate checks its
+// payload alone, wanted what it needs of the state, accept carries it out.
+type runUpdate[Q, A any] struct {
+	name     string
+	validate func(Q) error
+	wanted   func(workflow.Context, Q) error
+	accept   func(workflow.Context, Q) (A, error)
+}
+
+// setRunUpdate installs u, taken from the run's first moment: its
+// validator checks the payload, and the state once the run has it; while
+// the run starts, its handler waits for it (whenReady) and checks the
+// state then.
+func setRunUpdate[Q, A any](ctx workflow.Context, h handlers, u runUpdate[Q, A]) error {
+	return setGuardedUpdate(ctx, &h.r.guard, u.name,
+		func(ctx workflow.Context, req Q) (A, error) {
+			if err := h.whenReady(ctx, u.name, func() error { return u.wanted(ctx, req) }); err != nil {
+				var none A
+				return none, err
 			}
-			return r.person().AcceptReply(ctx, req)
+			return u.accept(ctx, req)
 		},
-		func(ctx workflow.Context, req signals.ReplyRequest) error {
-			if err := validMessage(signals.Reply, req, req.Validate); err != nil {
+		func(ctx workflow.Context, req Q) error {
+			if err := validMessage(u.name, req, func() error { return u.validate(req) }); err != nil {
 				return err
 			}
-			if r.run == nil {
-				return h.startError(signals.Reply) // the handler waits for the run, then checks
+			if h.r.run == nil {
+				return h.startError(u.name) // the handler waits for the run, then checks
 			}
-			return r.person().ReplyWanted(ctx, req)
-		})
-	if err != nil {
-		return err
-	}
-	err = setGuardedUpdate(ctx, &r.guard, signals.Message,
-		func(ctx workflow.Context, req signals.MessageRequest) (signals.MessageResult, error) {
-			// A generation that is starting takes the message once it
-			// has its run (a chat's next message often comes just then).
-			if err := h.whenReady(ctx, signals.Message, func() error { return r.chat().Wanted() }); err != nil {
-				return signals.MessageResult{}, err
-			}
-			res, err := r.chat().Accept(req)
-			h.answerApart(ctx)
-			return res, err
-		},
-		func(ctx workflow.Context, req signals.MessageRequest) error {
-			if err := validMessage(signals.Message, req, req.Validate); err != nil {
-				return err
-			}
-			if r.run == nil {
-				return h.startError(signals.Message) // the handler waits for the run, then checks
-			}
-			if r.carried && r.run.Spec.Agent.Conversation != nil {
-				// The inbox went with the state carried into the next
-				// generation; that generation takes the message.
-				return fmt.Errorf("message: the run is closing (it continues as new into generation %d): %s", r.run.Generation+1, signals.RunClosing)
-			}
-			return r.chat().Wanted()
-		})
-	if err != nil {
-		return err
-	}
-	err = setGuardedUpdate(ctx, &r.guard, signals.Approve,
-		func(ctx workflow.Context, req signals.ApproveRequest) (signals.ApproveResult, error) {
-			if err := h.whenReady(ctx, signals.Approve, func() error { return r.person().ApproveWanted(ctx, req) }); err != nil {
-				return signals.ApproveResult{}, err
-			}
-			return r.person().AcceptApproval(ctx, req)
-		},
-		func(ctx workflow.Context, req signals.ApproveRequest) error {
-			if err := validMessage(signals.Approve, req, req.Validate); err != nil {
-				return err
-			}
-			if r.run == nil {
-				return h.startError(signals.Approve) // the handler waits for the run, then checks
-			}
-			return r.person().ApproveWanted(ctx, req)
-		})
-	if err != nil {
-		return err
-	}
-	err = setGuardedUpdate(ctx, &r.guard, signals.Edit,
-		func(ctx workflow.Context, req signals.EditRequest) (signals.EditResult, error) {
-			if err := h.whenReady(ctx, signals.Edit, func() error { return h.editWanted(req) }); err != nil {
-				return signals.EditResult{}, err
-			}
-			res, err := r.edit().Accept(inRun(ctx), req, true)
-			h.answerApart(ctx)
-			return res, err
-		},
-		func(ctx workflow.Context, req signals.EditRequest) error {
-			if err := validMessage(signals.Edit, req, req.Validate); err != nil {
-				return err
-			}
-			if r.run == nil {
-				return h.startError(signals.Edit) // the handler waits for the run, then checks
-			}
-			return h.editWanted(req)
-		})
-	if err != nil {
-		return err
-	}
-	err = setGuardedUpdate(ctx, &r.guard, signals.Budget,
-		func(ctx workflow.Context, req signals.BudgetRequest) (signals.BudgetResult, error) {
-			if err := h.whenReady(ctx, signals.Budget, func() error { return r.budget().Wanted(req) }); err != nil {
-				return signals.BudgetResult{}, err
-			}
-			return r.budget().Accept(req)
-		},
-		func(ctx workflow.Context, req signals.BudgetRequest) error {
-			if err := validMessage(signals.Budget, req, req.Validate); err != nil {
-				return err
-			}
-			if r.run == nil {
-				return h.startError(signals.Budget) // the handler waits for the run, then checks
-			}
-			return r.budget().Wanted(req)
-		})
-	if err != nil {
-		return err
-	}
-	return setGuardedUpdate(ctx, &r.guard, signals.Handoff,
-		func(ctx workflow.Context, req signals.HandoffRequest) (signals.HandoffResult, error) {
-			if err := h.whenReady(ctx, signals.Handoff, func() error { return h.handoffWanted(req) }); err != nil {
-				return signals.HandoffResult{}, err
-			}
-			res, err := r.handoffs().Accept(inRun(ctx), req, true)
-			h.answerApart(ctx)
-			return res, err
-		},
-		func(ctx workflow.Context, req signals.HandoffRequest) error {
-			if err := validMessage(signals.Handoff, req, req.Validate); err != nil {
-				return err
-			}
-			if r.run == nil {
-				return h.startError(signals.Handoff) // the handler waits for the run, then checks
-			}
-			return h.handoffWanted(req)
+			return u.wanted(ctx, req)
 		})
 }
 

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/workflow"
-
-	"github.com/unstuck-dev/unstuck/signals"
 )
 
 // startWait bounds how long an update that came while the run starts
@@ -76,7 +74,7 @@ func (h handlers) startError(name string) error {
 	if r.startFailed == "" {
 		return nil
 	}
-	return fmt.Errorf("%s: %s: %s", name, signals.RunFailedToStart, r.startFailed)
+	return fmt.Errorf("%s: %w", name, notStarted(r.startFailed))
 }
 
 // answerWaiting, when the run failed to start, lets the updates that
