@@ -15,6 +15,10 @@ func LoadConfig(path string) (*config.File, error) {
 	return config.Load(path, ConfigOptions())
 }
 
+// WorkflowTypes are the workflow types RegisterWorkflow registers (what
+// a replay of this build can replay).
+func WorkflowTypes() []string { return []string{workflows.WorkflowName} }
+
 // RegisterWorkflow adds AgentWorkflow under its contract name to a worker
 // or a replayer.
 func RegisterWorkflow(r worker.WorkflowRegistry) {

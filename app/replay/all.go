@@ -26,7 +26,8 @@ type Outcome struct {
 
 // All replays every source, parallel at once (loading and replaying), and
 // hands report each outcome in the sources' order as soon as it and all
-// before it are known. A run that fails is replayed once more, alone,
+// before it are known. A run that fails is replayed once more, alone (its
+// history as loaded),
 // before it is reported: starved of CPU on a busy CI machine, a replay can
 // trip the SDK's deadlock detector (a workflow task that did not yield
 // for 1 s), which a non-determinism never escapes by a second try.
@@ -43,12 +44,17 @@ func All(ctx context.Context, sources []Source, parallel int, logger tlog.Logger
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				hist, o := load(ctx, sources[i])
+				if hist == nil {
+					outcomes[i] <- o
+					continue
+				}
 				alone.RLock()
-				o := one(ctx, sources[i], logger)
+				o = replayed(o, hist, logger)
 				alone.RUnlock()
-				if _, bad := Bad(o.Err); o.Err != nil && !bad {
+				if o.Err != nil {
 					alone.Lock()
-					o = one(ctx, sources[i], logger)
+					o = replayed(Outcome{Name: o.Name}, hist, logger)
 					alone.Unlock()
 				}
 				outcomes[i] <- o
@@ -67,8 +73,9 @@ func All(ctx context.Context, sources []Source, parallel int, logger tlog.Logger
 	wg.Wait()
 }
 
-// one loads and replays one source.
-func one(ctx context.Context, s Source, logger tlog.Logger) Outcome {
+// load reads and checks one source's history (nil, and the outcome,
+// when it could not be read or is no history this build replays).
+func load(ctx context.Context, s Source) (*historypb.History, Outcome) {
 	out := Outcome{Name: s.Name}
 	hist, err := s.Load(ctx)
 	if err == nil {
@@ -76,8 +83,13 @@ func one(ctx context.Context, s Source, logger tlog.Logger) Outcome {
 	}
 	if err != nil {
 		out.Err, out.Why = err, err.Error()
-		return out
+		return nil, out
 	}
+	return hist, out
+}
+
+// replayed is out with how hist replayed.
+func replayed(out Outcome, hist *historypb.History, logger tlog.Logger) Outcome {
 	if err := History(hist, logger); err != nil {
 		out.Err, out.Why = err, Explain(err, hist)
 	}

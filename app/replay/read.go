@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/unstuck-dev/unstuck/app"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
@@ -69,7 +70,7 @@ func Check(hist *historypb.History) error {
 			evs[0].GetEventType(), evs[0].GetEventId())
 	}
 	typ := evs[0].GetWorkflowExecutionStartedEventAttributes().GetWorkflowType().GetName()
-	if known := WorkflowTypes(); !slices.Contains(known, typ) {
+	if known := app.WorkflowTypes(); !slices.Contains(known, typ) {
 		return badInput("a history of workflow type %q; this build replays %s", typ, strings.Join(known, ", "))
 	}
 	return nil

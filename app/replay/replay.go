@@ -5,6 +5,7 @@ import (
 	"go.temporal.io/sdk/interceptor"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/unstuck-dev/unstuck/app"
 	"github.com/unstuck-dev/unstuck/internal/telemetry"
@@ -14,8 +15,11 @@ import (
 // workflow id it was recorded with: a run that forks (edit with fork:
 // true) names its child after its own id, which the replayer's default id
 // ("ReplayId") would change. Histories from before the started event
-// carried the id replay under the default.
+// carried the id replay under the default. It replays a copy: the SDK
+// merges a run's search-attribute upserts into the started event of the
+// history it replays, so hist stays as given, and can be replayed again.
 func History(hist *historypb.History, logger tlog.Logger) error {
+	hist = proto.Clone(hist).(*historypb.History)
 	r, err := newReplayer()
 	if err != nil {
 		return err
