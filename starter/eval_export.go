@@ -94,7 +94,7 @@ func (c *cli) evalExport(cmd *cobra.Command, o *evalExportOptions) error {
 	if o.taskQueue != "" {
 		query = fmt.Sprintf("(%s) AND TaskQueue = '%s'", o.query, strings.ReplaceAll(o.taskQueue, "'", "\\'"))
 	}
-	runs, err := c.listRuns(ctx, tc, query)
+	runs, _, err := c.listRuns(ctx, tc, query, 0)
 	if err != nil {
 		return err
 	}
@@ -108,20 +108,25 @@ func (c *cli) evalExport(cmd *cobra.Command, o *evalExportOptions) error {
 	return x.summary()
 }
 
-// listRuns lists every run matching query, page by page.
-func (c *cli) listRuns(ctx context.Context, tc client.Client, query string) ([]*workflowpb.WorkflowExecutionInfo, error) {
-	var runs []*workflowpb.WorkflowExecutionInfo
+// listRuns lists the runs matching query, page by page, at most limit
+// of them (0: every one); more says that more match than listed.
+func (c *cli) listRuns(ctx context.Context, tc client.Client, query string, limit int) (runs []*workflowpb.WorkflowExecutionInfo, more bool, err error) {
 	var token []byte
 	for {
-		resp, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Namespace: c.namespace, Query: query, NextPageToken: token,
-		})
+		req := &workflowservice.ListWorkflowExecutionsRequest{Namespace: c.namespace, Query: query, NextPageToken: token}
+		if limit > 0 {
+			req.PageSize = int32(min(limit-len(runs)+1, 1000)) // one more tells that more match
+		}
+		resp, err := tc.ListWorkflow(ctx, req)
 		if err != nil {
-			return nil, fmt.Errorf("list the runs of --query %q in namespace %q: %w", query, c.namespace, err)
+			return nil, false, fmt.Errorf("list the runs of --query %q in namespace %q: %w", query, c.namespace, err)
 		}
 		runs = append(runs, resp.GetExecutions()...)
+		if limit > 0 && len(runs) > limit {
+			return runs[:limit], true, nil
+		}
 		if token = resp.GetNextPageToken(); len(token) == 0 {
-			return runs, nil
+			return runs, false, nil
 		}
 	}
 }

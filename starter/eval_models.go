@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -22,7 +21,7 @@ const modelDialTimeout = 3 * time.Second
 // would otherwise wait the model's outage out until --timeout and be
 // scored as a regression, when the eval could not run.
 func checkEvalModels(cases []*eval.Case, cfg *config.File, configPath string) error {
-	seen := map[string]bool{}
+	seen, dialed := map[string]bool{}, map[string]error{}
 	for _, c := range cases {
 		agents := []string{c.Agent}
 		if c.Expect != nil {
@@ -37,7 +36,7 @@ func checkEvalModels(cases []*eval.Case, cfg *config.File, configPath string) er
 			if err != nil || !callsModel(r.Agent) {
 				continue // refused elsewhere, or never asks a model
 			}
-			if err := oneAnswers(r.Model); err != nil {
+			if err := oneAnswers(r.Model, dialed); err != nil {
 				return fmt.Errorf("eval: the model of agent %s (%s in %s) %v, and nothing is scored: start it, or point --config at one that answers", agent, r.Model.Name, configPath, err)
 			}
 		}
@@ -63,15 +62,18 @@ func callsModel(a config.Agent) bool {
 }
 
 // oneAnswers says why none of m's endpoints (its own, then its
-// fallbacks') takes a connection; nil when one does.
-func oneAnswers(m config.Model) error {
-	urls := []string{m.BaseURL}
-	for _, f := range m.Fallbacks {
-		urls = append(urls, cmp.Or(f.BaseURL, m.BaseURL))
-	}
+// fallbacks', config.Model.At) takes a connection; nil when one does.
+// dialed keeps each endpoint's answer, so agents that share one dial it
+// once.
+func oneAnswers(m config.Model, dialed map[string]error) error {
 	var why []string
-	for _, u := range urls {
-		err := dialEndpoint(u)
+	for i := 0; i <= len(m.Fallbacks); i++ {
+		u := m.At(i).BaseURL
+		err, ok := dialed[u]
+		if !ok {
+			err = dialEndpoint(u)
+			dialed[u] = err
+		}
 		if err == nil {
 			return nil
 		}

@@ -79,7 +79,7 @@ and replay them with worker.NewWorkflowReplayer, registering AgentWorkflow.`,
 					return err
 				}
 				defer tc.Close()
-				if sources, err = queriedRuns(cmd.Context(), tc, query, limit, cmd.ErrOrStderr()); err != nil {
+				if sources, err = c.queriedRuns(cmd.Context(), tc, query, limit, cmd.ErrOrStderr()); err != nil {
 					return err
 				}
 			} else {

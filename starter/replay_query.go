@@ -9,7 +9,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/unstuck-dev/unstuck/app/replay"
@@ -18,33 +17,22 @@ import (
 // queriedRuns are the runs query matches, at most limit, as sources that
 // read each run's whole history from Temporal. A query the server refuses
 // or that matches nothing is bad input (exit 2): nothing is replayed.
-func queriedRuns(ctx context.Context, tc client.Client, query string, limit int, stderr io.Writer) ([]replay.Source, error) {
-	var sources []replay.Source
-	var page []byte
-	for {
-		resp, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Query: query, NextPageToken: page, PageSize: int32(min(limit-len(sources), 1000)),
-		})
-		if err != nil {
-			var invalid *serviceerror.InvalidArgument
-			if errors.As(err, &invalid) {
-				return nil, notRun(fmt.Errorf("--query %q refused by the server: %s", query, invalid.Message))
-			}
-			return nil, fmt.Errorf("list the runs of --query %q: %w", query, err)
-		}
-		for _, ex := range resp.GetExecutions() {
-			if len(sources) == limit {
-				fmt.Fprintf(stderr, "unstuck: --limit %d reached: more runs match, replaying the first %d\n", limit, limit)
-				return sources, nil
-			}
-			sources = append(sources, runSource(tc, ex.GetExecution().GetWorkflowId(), ex.GetExecution().GetRunId()))
-		}
-		if page = resp.GetNextPageToken(); len(page) == 0 {
-			break
-		}
-	}
-	if len(sources) == 0 {
+func (c *cli) queriedRuns(ctx context.Context, tc client.Client, query string, limit int, stderr io.Writer) ([]replay.Source, error) {
+	runs, more, err := c.listRuns(ctx, tc, query, limit)
+	var invalid *serviceerror.InvalidArgument
+	switch {
+	case errors.As(err, &invalid):
+		return nil, notRun(fmt.Errorf("--query %q refused by the server: %s", query, invalid.Message))
+	case err != nil:
+		return nil, err
+	case len(runs) == 0:
 		return nil, notRun(fmt.Errorf("no run matches --query %q", query))
+	case more:
+		fmt.Fprintf(stderr, "unstuck: --limit %d reached: more runs match, replaying the first %d\n", limit, limit)
+	}
+	sources := make([]replay.Source, len(runs))
+	for i, ex := range runs {
+		sources[i] = runSource(tc, ex.GetExecution().GetWorkflowId(), ex.GetExecution().GetRunId())
 	}
 	return sources, nil
 }

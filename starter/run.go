@@ -99,11 +99,16 @@ func (c *cli) run(cmd *cobra.Command, o *runOptions, in workflows.AgentInput) er
 			return err
 		}
 	}
-	spec := startSpec{id: id, taskQueue: o.taskQueue, agent: o.agent, wait: o.wait, json: o.json}
-	if o.message != "" {
-		spec.message = &signals.MessageRequest{Text: o.message, Audit: signals.Audit{By: o.by}}
-	}
+	spec := startSpec{id: id, taskQueue: o.taskQueue, agent: o.agent, wait: o.wait, json: o.json, message: o.firstMessage()}
 	return c.start(cmd, spec, in)
+}
+
+// firstMessage is --message as the run's first message (nil: none).
+func (o runOptions) firstMessage() *signals.MessageRequest {
+	if o.message == "" {
+		return nil
+	}
+	return &signals.MessageRequest{Text: o.message, Audit: signals.Audit{By: o.by}}
 }
 
 // startSpec is how start starts an AgentWorkflow run: run and fork differ

@@ -31,8 +31,8 @@ func (o *runOptions) agentInput() (workflows.AgentInput, error) {
 		return in, usageErrorf("--task-queue is empty (the worker's default is %q)", workflows.TaskQueue)
 	}
 	in.Agent, in.Task, in.By = o.agent, o.task, o.by
-	if o.message != "" {
-		if err := (signals.MessageRequest{Text: o.message, Audit: signals.Audit{By: o.by}}).Validate(); err != nil {
+	if m := o.firstMessage(); m != nil {
+		if err := m.Validate(); err != nil {
 			return in, usageErrorf("--message: %v", err)
 		}
 	}
