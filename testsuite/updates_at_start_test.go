@@ -24,6 +24,16 @@ agents:
   - { name: concierge, instructions: Help., model: { name: at-once-chat }, conversation: { idle_timeout: 1m } }
   - { name: clerk, instructions: You file paperwork., model: { name: at-once-clerk }, tools: [hold_order], handoffs: [desk] }
   - { name: desk, kind: human }
+  - name: filer
+    instructions: File it.
+    tools: [hold_order]
+    handoffs: [desk]
+    graph:
+      start: H
+      nodes: { H: { tool: hold_order, args: { order: "77" } }, S: { human: true }, E: { end: true } }
+      edges: [ { from: H, to: S }, { from: S, to: E } ]
+  - name: signer
+    graph: { start: S, nodes: { S: { human: true }, E: { end: true, output: "†state.human" } }, edges: [ { from: S, to: E } ] }
 `
 
 func atOnceStack(t *testing.T) *stack {
@@ -61,14 +71,7 @@ func TestEachUpdateSentRightAfterTheStartIsTaken(t *testing.T) {
 
 	edited := s.start(workflows.AgentInput{Agent: "clerk", Task: "file form 7"})
 	var edit signals.EditResult
-	if err := s.updateInto(edited, signals.Edit, signals.EditRequest{NodeID: "n1", Output: json.RawMessage(`"file form 8"`)}, &edit); err != nil {
-		it := s.client.GetWorkflowHistory(t.Context(), edited.GetID(), "", false, 0)
-		for it.HasNext() {
-			e, _ := it.Next()
-			t.Logf("DEBUGHIST %v %v", e.EventType, e.GetWorkflowTaskFailedEventAttributes())
-		}
-		t.Fatal(err)
-	}
+	require.NoError(t, s.updateInto(edited, signals.Edit, signals.EditRequest{NodeID: "n1", Output: json.RawMessage(`"file form 8"`)}, &edit))
 	require.Equal(t, "n1", edit.Edited)
 
 	// Nothing waits for an approval or a budget decision a moment after
@@ -85,6 +88,38 @@ func TestEachUpdateSentRightAfterTheStartIsTaken(t *testing.T) {
 	// the model is asked; the handoff reached the desk.
 	require.Eventually(t, func() bool { return len(messagesOf(s.trace(chat))) == 2 }, 20*time.Second, 100*time.Millisecond)
 	require.Contains(t, messagesOf(s.trace(chat))[1], "and a hotel?")
+	require.Eventually(t, func() bool { return s.status(handed).Agent == "desk" }, 20*time.Second, 100*time.Millisecond)
+}
+
+// The same in a graph: each update sent the moment after the start is
+// taken by a graph run, or answered on its merits by the graph's state.
+func TestEachUpdateSentRightAfterTheStartIsTakenInAGraph(t *testing.T) {
+	t.Parallel()
+	s := atOnceStack(t)
+
+	signer := s.start(workflows.AgentInput{Agent: "signer", Task: "sign the form"})
+	var replied signals.ReplyResult
+	require.NoError(t, s.updateInto(signer, signals.Reply, signals.ReplyRequest{Text: "signed", Output: json.RawMessage(`{"signed":true}`)}, &replied))
+	res, err := s.result(signer)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"signed":true}`, string(res.Output))
+
+	handed := s.start(workflows.AgentInput{Agent: "filer", Task: "file form 7"})
+	var handoff signals.HandoffResult
+	require.NoError(t, s.updateInto(handed, signals.Handoff, signals.HandoffRequest{To: "desk"}, &handoff))
+	require.Equal(t, "desk", handoff.To)
+
+	edited := s.start(workflows.AgentInput{Agent: "filer", Task: "file form 7"})
+	var edit signals.EditResult
+	require.NoError(t, s.updateInto(edited, signals.Edit, signals.EditRequest{NodeID: "n1", Output: json.RawMessage(`"file form 8"`)}, &edit))
+	require.Equal(t, "n1", edit.Edited)
+
+	filer := s.start(workflows.AgentInput{Agent: "filer", Task: "file form 9"})
+	err = s.update(filer, signals.Approve, signals.ApproveRequest{CallID: "n9", Decision: signals.DecisionApprove})
+	require.ErrorContains(t, err, `approve: "n9" is not a call of this run`)
+	err = s.update(filer, signals.Budget, signals.BudgetRequest{Stop: true})
+	require.ErrorContains(t, err, "budget: ")
+	require.NotContains(t, err.Error(), "starting")
 	require.Eventually(t, func() bool { return s.status(handed).Agent == "desk" }, 20*time.Second, 100*time.Millisecond)
 }
 
