@@ -31,6 +31,16 @@ type finalCall struct {
 	output json.RawMessage
 }
 
+// keepClasses notes on each failed call's node how it failed, so an edit
+// that keeps the call, and a person reading the trace, see it.
+func keepClasses(run *Run, calls []*stepCall) {
+	for _, c := range calls {
+		if n := run.node(c.nodeID); n != nil && c.class != "" {
+			n.Class = c.class
+		}
+	}
+}
+
 // runCalls runs the calls of one reply: every call whose references are
 // met runs at once, the others as the calls they wait for finish; errors
 // found before running (unknown tool, bad JSON, schema, references) and
@@ -78,11 +88,7 @@ func (p *pipeline) runCalls(ctx workflow.Context, reqID string, calls []activiti
 	}
 	p.planCalls(ctx, step)
 	final, stopErr := p.drive(ctx, step)
-	for _, c := range step {
-		if n := r.run.node(c.nodeID); n != nil && c.class != "" {
-			n.Class = c.class // so an edit that keeps the call sees how it failed
-		}
-	}
+	keepClasses(r.run, step)
 	r.run.Called(ids)
 	if stopErr != nil {
 		return nil, step, stopErr
