@@ -137,3 +137,71 @@ func (b *browser) openNode(id string) string {
 		chromedp.WaitVisible(chromedp.CSS(panel)))
 	return panel
 }
+
+// The same page for a graph run: a click on a tool node of the graph opens
+// what it holds (its arguments, resolved from the input, its result and
+// check), a tool node the tool refused shows its error and class, and the
+// task shows who gave it.
+func TestBrowserRunPageShowsAGraphNodesDetails(t *testing.T) {
+	t.Parallel()
+	b := newBrowser(t)
+	tools := newToolServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		switch r.URL.Path {
+		case "/book":
+			writeJSON(w, 200, map[string]any{"confirmation": "CONF-43", "seats": 2})
+		case "/lookup":
+			writeJSON(w, 404, map[string]string{"error": "no such flight ZZ9"})
+		}
+	})
+	cfg := `
+model: { base_url: "{{MODEL}}", name: unused }
+tools:
+  - name: book
+    description: Book a flight.
+    http: { url: "` + tools.URL + `/book" }
+    effect: write
+    verify: "result.seats == args.passengers"
+` + bookParameters + `  - name: lookup
+    description: Look a flight up.
+    http: { url: "` + tools.URL + `/lookup" }
+    parameters: { type: object, properties: { flight: { type: string } } }
+agents:
+  - name: graph-details
+    instructions: Book flights.
+    tools: [book, lookup]
+    graph:
+      start: B
+      nodes:
+        B: { tool: book, args: { flight_id: "UA1", date: "2024-10-26", cabin: business, passengers: "†input.seats" }, output_path: "†state.booking" }
+        L: { tool: lookup, args: { flight: "ZZ9" } }
+        E: { end: true, output: "†state.booking" }
+      edges: [ { from: B, to: L }, { from: L, to: E } ]
+`
+	s := newStack(t, cfg, nil)
+	run := s.start(workflows.AgentInput{Agent: "graph-details", Task: "Book UA1 for two", Input: []byte(`{"seats": 2}`), By: "ana"})
+	_, err := s.result(run)
+	require.NoError(t, err)
+	tr := s.trace(run)
+	task, book, lookup := nodesOf(tr, signals.KindTask), callsOf(tr, "book"), callsOf(tr, "lookup")
+	require.Len(t, task, 1)
+	require.Len(t, book, 1)
+	require.Len(t, lookup, 1)
+	require.Equal(t, "B", book[0].GraphNode)
+
+	base := consoleServer(t)
+	b.signIn(base)
+	b.do("open the run's page",
+		chromedp.Navigate(base+"/runs/"+run.GetID()),
+		chromedp.WaitVisible(chromedp.CSS(`section#run-status[data-phase="completed"]`)))
+	panel := b.openNode(task[0].ID)
+	require.Equal(t, "ana", b.text(panel+` dd.by`), "who gave the task")
+
+	panel = b.openNode(book[0].ID)
+	require.Contains(t, b.text(panel+` div.args`), `"passengers": 2`, "the argument resolved from the input, a number as a number")
+	require.Contains(t, b.text(panel+` div.output`), `"confirmation": "CONF-43"`)
+	require.Equal(t, "verified verify: result.seats == args.passengers", b.text(panel+` div.check`))
+
+	panel = b.openNode(lookup[0].ID)
+	require.Equal(t, "persistent", b.text(panel+` .failure span.class`), "the failure's class (a 404)")
+	require.Contains(t, b.text(panel+` .failure pre.error-text`), "404")
+}
