@@ -7,7 +7,6 @@ import (
 
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
-	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/handoff"
 	"github.com/unstuck-dev/unstuck/workflows/trace"
@@ -117,16 +116,6 @@ func (h handoffHost) Decoded(ctx workflow.Context, read func()) error {
 func (h handoffHost) Cancelled(ctx workflow.Context, id string) error { return h.r.cancelled(ctx, id) }
 func (h handoffHost) Stop(ctx workflow.Context, reason string) error  { return h.r.stop(ctx, reason) }
 func (h handoffHost) ContinueAsNew(ctx workflow.Context) error        { return h.r.continueAsNew(ctx) }
-
-// settleHandoffCall takes a step's handoff call once the step's other
-// calls have finished (handoff.Handoffs.SettleCall): a second of one
-// reply fails as a structural error.
-func settleHandoffCall(ctx workflow.Context, h *handoff.Handoffs, c *stepCall) {
-	c.done = true
-	if why := h.SettleCall(ctx, c.nodeID, *c.handoff); why != "" {
-		c.errText, c.class = why, policies.Structural
-	}
-}
 
 // handoffPath is every agent the run has been with, in order, its agent
 // now last.

@@ -103,17 +103,6 @@ func queueBoundToolOptions(o workflow.ActivityOptions, t config.Tool) workflow.A
 	return o
 }
 
-// limitedToolOptions sends a limited tool's call to the tool's own task
-// queue, where the worker's per-tool worker applies max_concurrent and
-// rate. A call may wait there as long as the limits make it: that is not
-// a failure, so its attempts have no schedule-to-close bound (which
-// counts the wait); each attempt keeps its start-to-close timeout and the
-// retry policy its attempts.
-func limitedToolOptions(o workflow.ActivityOptions, runQueue, tool string) workflow.ActivityOptions {
-	o.TaskQueue = config.ToolTaskQueue(runQueue, tool)
-	return o
-}
-
 // humanTimeout is how long a run waits for a person (a reply, an approval).
 func humanTimeout(spec *config.Resolved) time.Duration {
 	if t := spec.Agent.Policies.HumanTimeout.D(); t > 0 {

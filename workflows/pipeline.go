@@ -1,34 +1,46 @@
 package workflows
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
+	"github.com/unstuck-dev/unstuck/signals"
 	"github.com/unstuck-dev/unstuck/workflows/budget"
+	"github.com/unstuck-dev/unstuck/workflows/edit"
 	"github.com/unstuck-dev/unstuck/workflows/handoff"
 	"github.com/unstuck-dev/unstuck/workflows/ledger"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 )
 
 // The life of a call. Every tool call, whether the model asked for it or a
-// graph tool node makes it, walks the same stages, one file each; a rule a
-// stage applies is a pure function of policies/ or policies/repair:
+// graph tool node makes it, walks the same stages, each a method of the
+// pipeline; a rule a stage applies is a pure function of policies/ or
+// policies/repair. This file takes a reply's calls, orders them by their
+// references and drives them; the stages follow in the order a call meets
+// them, so its life reads top to bottom in two files:
 //
-//	resolve   stage_resolve.go   references (†state.x) replaced by their values
-//	validate  stage_validate.go  the arguments against the tool's schema
-//	repair    stage_repair.go    rule repair, then one focused model request
-//	block     stage_block.go     exact calls the loop ladder blocked
-//	approval  stage_approval.go  a person approves, changes, replaces or rejects
-//	route     stage_route.go     breakers: the tool, its fallback, or no call
-//	outage    stage_outage.go    a tool that is down: the call waits it out, then is routed again
-//	ledger    stage_ledger.go    the effect ledger: an identical write after an edit is not run twice
-//	run       stage_run.go       the tool activity, with the tool's retry policy
-//	refusal   stage_refusal.go   arguments the tool refused, repaired and re-issued
-//	settle    stage_settle.go    the trace node, State write, breaker and last error
+//	call_arguments.go
+//	  resolve   references (†state.x) replaced by their values
+//	  validate  the arguments against the tool's schema
+//	  repair    rule repair, then one focused model request
+//	  block     exact calls the loop ladder blocked
+//	call_stages.go
+//	  approval  a person approves, changes, replaces or rejects (asks: whether to ask)
+//	  route     breakers: the tool, its fallback, or no call
+//	  outage    a tool that is down: the call waits it out, then is routed again
+//	  ledger    the effect ledger: an identical write after an edit is not run twice
+//	  run       the tool activity, with the tool's retry policy (or a local one)
+//	  refusal   arguments the tool refused, repaired and re-issued
+//	  settle    the trace node, State write, breaker and last error
+//	  check     the tool's verify: a condition or a read-back; unknown outcomes, no-op writes
 //
 // Every wait (a repair request, a person's decision, the tool itself) is a
 // future on the pipeline's selector, so no call holds up another; the loop
@@ -55,21 +67,21 @@ type stepCall struct {
 	// with it (package waiting); its node stays awaiting_approval.
 	held bool
 	// keyOf is the earlier call whose idempotency key this one takes: the
-	// same write, tried before an edit invalidated it (stage_ledger.go).
+	// same write, tried before an edit invalidated it (ledger, call_stages.go).
 	keyOf string
 	// fallback is the tool routing sent the call to while the breaker of
 	// the tool it names is open ("" when none): fallback.go.
 	fallback string
 	// routed is the tool the call was routed from (the one it names, or
 	// a person's replacement): a call that waited out an outage is routed
-	// from it again (stage_outage.go); waited: it did, at least once.
+	// from it again (outage, call_stages.go); waited: it did, at least once.
 	routed config.Tool
 	waited bool
 	// What happened: the arguments it ran with, and how it ended.
 	resolved json.RawMessage
 	errText  string
 	class    policies.Class
-	// noOp: a write that answered as its previous try did (noop.go).
+	// noOp: a write that answered as its previous try did (call_stages.go).
 	noOp bool
 }
 
@@ -82,7 +94,7 @@ type pipeline struct {
 	// counts once it does.
 	budget *budget.Budget
 	// effects is the run's effect ledger, which a write asks before it
-	// runs (stage_ledger.go).
+	// runs (ledger, call_stages.go).
 	effects *ledger.Ledger
 	sel     workflow.Selector
 	running int
@@ -192,4 +204,295 @@ func depsDone(c *stepCall, calls []*stepCall) bool {
 		}
 	}
 	return true
+}
+
+// Reserved tool names the engine adds to every agent.
+const (
+	FinalOutputTool = signals.FinalOutputTool
+	HandoffTool     = signals.HandoffTool
+)
+
+// OutputPathArg is the optional argument every tool gains: where in the
+// run's State its result is written.
+const OutputPathArg = refs.OutputPathArg
+
+// finalCall is a final_output call whose arguments passed the output schema.
+type finalCall struct {
+	callID string
+	output json.RawMessage
+}
+
+// keepClasses notes on each failed call's node how it failed, so an edit
+// that keeps the call, and a person reading the trace, see it.
+func keepClasses(run *Run, calls []*stepCall) {
+	for _, c := range calls {
+		if n := run.node(c.nodeID); n != nil && c.class != "" {
+			n.Class = c.class
+		}
+	}
+}
+
+// runCalls runs the calls of one reply: every call whose references are
+// met runs at once, the others as the calls they wait for finish; errors
+// found before running (unknown tool, bad JSON, schema, references) and
+// after (the tool's) settle the call's node, and the model reads them in
+// the next request. A valid final_output is the step's output. After an
+// edit (resume), the calls the edit kept are not run again and a call a
+// person gave new arguments runs with them.
+func (p *pipeline) runCalls(ctx workflow.Context, reqID string, calls []activities.ToolCall, resume *editResume) (*finalCall, []*stepCall, error) {
+	r := p.r
+	step := make([]*stepCall, len(calls))
+	ids := make([]string, len(calls))
+	limit := len(calls)
+	if max := r.run.Spec.Agent.Policies.Limits.PerReply(); len(calls) > max {
+		limit = max
+	}
+	for i, tc := range calls {
+		if c := resume.keptCall(r.run, reqID, tc); c != nil {
+			step[i], ids[i] = c, c.nodeID
+			continue
+		}
+		if c := r.heldCall(ctx, reqID, tc, resume); c != nil {
+			step[i], ids[i] = c, c.nodeID
+			continue
+		}
+		if c := p.stream.streamedFor(i, tc); c != nil {
+			// Taken while the reply streamed (and started, if it waited on
+			// nothing): the same call, never run twice.
+			step[i], ids[i] = c, c.nodeID
+			continue
+		}
+		if i >= limit {
+			// Answered, since the model expects an answer to each call,
+			// but not run (and its arguments not kept a second time).
+			step[i] = p.refuseCall(ctx, reqID, tc, overCallsPerReply(len(calls), limit))
+			ids[i] = step[i].nodeID
+			continue
+		}
+		tc, ranAs := resume.editedCall(tc)
+		node := r.addNode(ctx, Node{Node: signals.Node{
+			Kind: signals.KindCall, Status: signals.StatusPending, Parents: []string{reqID},
+			Tool: tc.Name, Args: rawOrString(tc.Args),
+		}, ModelCallID: tc.ID, Step: r.run.Step, RanAs: ranAs})
+		ids[i] = node.ID
+		step[i] = p.prepareCall(ctx, node.ID, tc)
+	}
+	p.planCalls(ctx, step)
+	final, stopErr := p.drive(ctx, step)
+	keepClasses(r.run, step)
+	r.run.Called(ids)
+	if stopErr != nil {
+		return nil, step, stopErr
+	}
+	return final, step, nil
+}
+
+// refuseCall answers a call of a reply that will not run, without its
+// arguments.
+func (p *pipeline) refuseCall(ctx workflow.Context, reqID string, tc activities.ToolCall, why string) *stepCall {
+	r := p.r
+	node := r.addNode(ctx, Node{Node: signals.Node{
+		Kind: signals.KindCall, Status: signals.StatusFailed, Parents: []string{reqID}, Tool: tc.Name, Error: why,
+	}, ModelCallID: tc.ID, Step: r.run.Step})
+	return &stepCall{nodeID: node.ID, name: tc.Name, started: true, done: true, errText: why, class: policies.Structural}
+}
+
+// prepareCall checks what can be checked before any call runs: the tool
+// exists, the arguments are a JSON object, the _outputPath and references
+// are well formed. A call failing here is settled at once.
+func (p *pipeline) prepareCall(ctx workflow.Context, id string, tc activities.ToolCall) *stepCall {
+	r := p.r
+	c := &stepCall{nodeID: id, name: tc.Name}
+	fail := func(msg string) *stepCall {
+		r.finishNode(ctx, id, nil, msg)
+		c.started, c.done = true, true
+		c.errText, c.class = msg, policies.Structural
+		return c
+	}
+	args, problem := parseArgs(tc.Args)
+	if problem != "" {
+		fixed, ok := r.mend().Text(ctx, id, tc)
+		if !ok {
+			return fail(problem)
+		}
+		args = fixed
+	}
+	if tc.Name == HandoffTool && r.run.offerHandoff {
+		ask, problem := r.handoffs().CallAsk(args)
+		if problem != "" {
+			return fail(problem)
+		}
+		c.handoff = ask
+		return c
+	}
+	if tc.Name == FinalOutputTool {
+		c.final = true
+	} else {
+		tool, ok := r.run.Spec.AgentTool(tc.Name)
+		if !ok {
+			return fail(unknownTool(tc.Name, toolNames(r.run.Spec)))
+		}
+		c.tool = tool
+	}
+	doc, err := decodeJSON(args)
+	if err != nil {
+		return fail("arguments are not valid JSON: " + err.Error())
+	}
+	obj := doc.(map[string]any)
+	if raw, ok := obj[OutputPathArg]; ok {
+		delete(obj, OutputPathArg)
+		if c.final {
+			return fail(OutputPathArg + " does not apply to " + FinalOutputTool + ": its arguments are the output")
+		}
+		s, isString := raw.(string)
+		if !isString {
+			return fail(OutputPathArg + " must be a string †state.<path>")
+		}
+		path, err := refs.ParseOutputPath(s)
+		if err != nil {
+			return fail(err.Error())
+		}
+		c.write = &path
+	}
+	found := refs.Find(obj)
+	for _, f := range found {
+		if f.Err != nil {
+			return fail(fmt.Sprintf("argument %s: %v", f.At, f.Err))
+		}
+	}
+	c.args = obj
+	c.reads = refs.Reads(found)
+	return c
+}
+
+// planCalls works out which calls wait for which, and fails the calls that
+// wait on themselves. final_output waits for every other call.
+func (p *pipeline) planCalls(ctx workflow.Context, step []*stepCall) {
+	io := make([]refs.CallIO, len(step))
+	for i, c := range step {
+		if !c.done {
+			io[i] = refs.CallIO{Reads: c.reads, Write: c.write}
+		}
+	}
+	deps, cyclic := refs.Plan(io)
+	for i, c := range step {
+		c.deps = deps[i]
+		if c.final || c.handoff != nil {
+			c.deps = nil
+			for j := range step {
+				if j != i && !step[j].final && step[j].handoff == nil {
+					c.deps = append(c.deps, j)
+				}
+			}
+		}
+		if cyclic[i] && !c.done {
+			c.errText = fmt.Sprintf("cyclic reference: %s waits, through the calls of this step, on its own %s", c.name, describeWaits(c, step))
+			p.r.finishNode(ctx, c.nodeID, nil, c.errText)
+			c.started, c.done, c.class = true, true, policies.Structural
+		}
+	}
+}
+
+func describeWaits(c *stepCall, step []*stepCall) string {
+	if c.write == nil {
+		return "output"
+	}
+	var on []string
+	for _, d := range c.deps {
+		on = append(on, step[d].nodeID)
+	}
+	if len(on) == 0 {
+		return "output " + c.write.String() + " (it reads the path it writes)"
+	}
+	return fmt.Sprintf("output %s (it waits on %s)", c.write, strings.Join(on, ", "))
+}
+
+// settleFinal resolves and checks a final_output once the step's other
+// calls have finished.
+func (p *pipeline) settleFinal(ctx workflow.Context, c *stepCall) (*finalCall, error) {
+	r := p.r
+	args, problem := r.run.resolveArgs(c.args)
+	if problem == "" {
+		var errText string
+		args, errText = r.outputs().checkOutput(ctx, args)
+		problem = errText
+	}
+	if problem != "" {
+		return nil, r.outputs().failOutput(ctx, c.nodeID, problem)
+	}
+	if n := r.run.node(c.nodeID); n != nil {
+		n.Args = args
+	}
+	r.finishNode(ctx, c.nodeID, args, "")
+	return &finalCall{callID: c.nodeID, output: args}, nil
+}
+
+// parseArgs checks that a call's arguments are a JSON object.
+func parseArgs(text string) (json.RawMessage, string) {
+	if strings.TrimSpace(text) == "" {
+		return json.RawMessage(`{}`), ""
+	}
+	if !json.Valid([]byte(text)) {
+		return nil, fmt.Sprintf("arguments are not valid JSON: %s", shortText(text, 200))
+	}
+	if !isJSONObject([]byte(text)) {
+		return nil, "arguments must be a JSON object"
+	}
+	return json.RawMessage(text), ""
+}
+
+func isJSONObject(b []byte) bool {
+	t := bytes.TrimSpace(b)
+	return len(t) > 0 && t[0] == '{' && json.Valid(t)
+}
+
+func shortText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// toolNames lists what the model may call.
+func toolNames(spec *config.Resolved) []string {
+	return append(append([]string{}, spec.Agent.Tools...), FinalOutputTool)
+}
+
+// heldCall is a call of a resumed step that was held for approval, or
+// waited on such a call, when the run continued as new: it walks the
+// pipeline again under its own node (so its call id stays the one people
+// were shown). A call held for approval goes with the arguments it waited
+// with (references resolved, repaired), keeping the State path it writes.
+func (r *runner) heldCall(ctx workflow.Context, reqID string, tc activities.ToolCall, resume *editResume) *stepCall {
+	if resume == nil || resume.Waiting == nil {
+		return nil
+	}
+	n := edit.ValidCall(&r.run.Trace, reqID, tc.ID)
+	if n == nil || (n.Status != signals.StatusAwaitingApproval && n.Status != signals.StatusPending) {
+		return nil
+	}
+	if n.Status == signals.StatusAwaitingApproval && len(n.Args) > 0 {
+		tc.Args = argsKeepingOutputPath(n.Args, tc.Args)
+	}
+	return newPipeline(ctx, r).prepareCall(ctx, n.ID, tc)
+}
+
+// heldCalls says whether a step has calls held for the next generation.
+func heldCalls(calls []*stepCall) bool {
+	for _, c := range calls {
+		if c.held || !c.done {
+			return true
+		}
+	}
+	return false
+}
+
+// settleHandoffCall takes a step's handoff call once the step's other
+// calls have finished (handoff.Handoffs.SettleCall): a second of one
+// reply fails as a structural error.
+func settleHandoffCall(ctx workflow.Context, h *handoff.Handoffs, c *stepCall) {
+	c.done = true
+	if why := h.SettleCall(ctx, c.nodeID, *c.handoff); why != "" {
+		c.errText, c.class = why, policies.Structural
+	}
 }

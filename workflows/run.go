@@ -11,10 +11,12 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows/budget"
 	"github.com/unstuck-dev/unstuck/workflows/chat"
 	"github.com/unstuck-dev/unstuck/workflows/ladder"
+	"github.com/unstuck-dev/unstuck/workflows/life"
 	"github.com/unstuck-dev/unstuck/workflows/model"
 	"github.com/unstuck-dev/unstuck/workflows/outage"
 	"github.com/unstuck-dev/unstuck/workflows/trace"
 	"github.com/unstuck-dev/unstuck/workflows/walk"
+	"go.temporal.io/sdk/workflow"
 )
 
 // Run is the whole memory of a run and the continue-as-new input: queries
@@ -31,7 +33,7 @@ type Run struct {
 	GraphWalk
 	budget.Spending
 	// Outages: when the run began to wait out each tool that is down
-	// (package outage; stage_outage.go).
+	// (package outage; call_stages.go).
 	Outages outage.Since `json:"outages,omitzero"`
 	// IgnoredSignals counts signals the run could not act on, in all and
 	// by kind (the trace records at most a bounded number of each kind).
@@ -87,7 +89,7 @@ type Progress struct {
 	// unchanged).
 	ModelChoice
 	// Unverified counts the calls that failed their check
-	// (stage_check.go), in every generation.
+	// (call_stages.go), in every generation.
 	Unverified int `json:"unverified,omitempty"`
 	// offerHandoff: the model is offered the handoff tool (the agent has
 	// handoffs, in a version that hands over); set each generation.
@@ -161,3 +163,33 @@ func rawOrString(text string) json.RawMessage {
 	}
 	return mustJSON(text)
 }
+
+// addNode appends a node to the trace (trace.Trace.Add), by the agent
+// now with the run unless it names another, at the workflow's time.
+func (r *runner) addNode(ctx workflow.Context, n Node) *Node {
+	return r.run.Trace.Add(n, r.run.Spec.Agent.Name, workflow.Now(ctx))
+}
+
+// skipNode settles a node as skipped, saying why.
+func (r *runner) skipNode(ctx workflow.Context, id, why string) {
+	r.run.Skip(id, why, workflow.Now(ctx))
+}
+
+// finishNode settles a node as completed (output) or failed (error text).
+func (r *runner) finishNode(ctx workflow.Context, id string, output []byte, errText string) {
+	r.run.Finish(id, output, errText, workflow.Now(ctx))
+}
+
+// notRunNode settles a node that did not run because of the run's life:
+// failed, in the trace's words for why (notRunText, or text when given),
+// and with why itself.
+func (r *runner) notRunNode(ctx workflow.Context, id string, why life.NotRun, text string) {
+	if text == "" {
+		text = notRunText(why)
+	}
+	r.finishNode(ctx, id, nil, text)
+	r.run.NotRun(id, why)
+}
+
+// noteNotRun records why a node just settled did not run.
+func (run *Run) noteNotRun(id string, why life.NotRun) { run.Trace.NotRun(id, why) }

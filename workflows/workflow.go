@@ -68,13 +68,13 @@ type runner struct {
 	// waits: when each wait for people began (package waiting).
 	waits waiting.Starts
 	// waitingShown is the memo of calls waiting this generation upserted
-	// last, as JSON (waiting_memo.go).
+	// last, as JSON (phase.go).
 	waitingShown string
 	// guard turns a panic into a stop of the run (guard.go).
 	guard runGuard
 	// shape is the run's shape, free-form or graph (shape.go).
 	shape stepShape
-	// parked are the calls waiting out an outage now (stage_outage.go).
+	// parked are the calls waiting out an outage now (call_stages.go).
 	parked outage.Parked
 	// notices are the webhooks' notices this generation sent (notify.go).
 	notices []workflow.Future

@@ -3,8 +3,6 @@ package budget
 import (
 	"time"
 
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
@@ -119,18 +117,4 @@ func (b *Budget) Waiting() string {
 		return w.nodeID
 	}
 	return ""
-}
-
-// Born starts the run's wall time, if it has not started: at the start of
-// its first generation.
-func (b *Budget) Born(ctx workflow.Context) {
-	if b.spent.BornAt.IsZero() {
-		b.spent.BornAt = workflow.GetInfo(ctx).WorkflowStartTime
-	}
-}
-
-// elapsed is the run's wall time so far.
-func (b *Budget) elapsed(ctx workflow.Context) time.Duration {
-	b.Born(ctx)
-	return workflow.Now(ctx).Sub(b.spent.BornAt)
 }

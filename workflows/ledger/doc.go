@@ -20,5 +20,5 @@
 // conversation's turn cut short) it asks through Host, which the run
 // implements; which stage asks it, and what is done with its answer (run,
 // reuse, ask a person), stays with the call pipeline (workflows/
-// stage_ledger.go).
+// call_stages.go).
 package ledger

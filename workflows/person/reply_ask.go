@@ -1,14 +1,10 @@
 package person
 
 import (
-	"cmp"
-	"time"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/unstuck-dev/unstuck/approvals/sign"
 	"github.com/unstuck-dev/unstuck/config"
-	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/signals"
 )
 
@@ -47,27 +43,4 @@ func (p *Waits) checkSignedReply(ctx workflow.Context, req signals.ReplyRequest)
 	ask := sign.Ask{People: p.host.Spec().People, Groups: sign.Answering(r.ask.Groups(), r.level), Needed: 1}
 	_, err := ask.CheckReply(sign.ForReply(info.FirstRunID, info.WorkflowExecution.ID, r.node, req), req.Signature)
 	return err
-}
-
-// PendingReply is the human node waiting for a reply, for status, as of
-// now (nil: none waits).
-func (p *Waits) PendingReply(now time.Time) *signals.PendingReply {
-	r := &p.state.reply
-	if !r.waiting() {
-		return nil
-	}
-	out := &signals.PendingReply{NodeID: r.node, Why: r.why, Escalations: r.level, WaitingSince: r.due.since, Deadline: r.due.deadline}
-	if n := p.host.Trace().Node(r.node); n != nil {
-		out.GraphNode = cmp.Or(r.graphNode, n.GraphNode)
-		if out.WaitingSince.IsZero() {
-			out.WaitingSince = n.At
-		}
-	}
-	if !r.due.deadline.IsZero() {
-		out.Overdue = policies.PastHalf(r.due.since, r.due.deadline, now)
-	}
-	if r.ask.Named() {
-		out.Answering = sign.Answering(r.ask.Groups(), r.level)
-	}
-	return out
 }

@@ -123,3 +123,21 @@ func (t *Trace) Cancelled(id string, at time.Time) {
 		n.Status = signals.StatusSkipped
 	}
 }
+
+// Node finds a node by id (nil when the trace has none).
+func (t *Trace) Node(id string) *Node {
+	if i := t.Index(id); i >= 0 {
+		return &t.Nodes[i]
+	}
+	return nil
+}
+
+// Index is a node's place in the trace (-1 when it is not there).
+func (t *Trace) Index(id string) int {
+	for i := len(t.Nodes) - 1; i >= 0; i-- {
+		if t.Nodes[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}

@@ -54,24 +54,6 @@ type NodeSpend struct {
 	Spent policies.Spend `json:"spent"`
 }
 
-// Node finds a node by id (nil when the trace has none).
-func (t *Trace) Node(id string) *Node {
-	if i := t.Index(id); i >= 0 {
-		return &t.Nodes[i]
-	}
-	return nil
-}
-
-// Index is a node's place in the trace (-1 when it is not there).
-func (t *Trace) Index(id string) int {
-	for i := len(t.Nodes) - 1; i >= 0; i-- {
-		if t.Nodes[i].ID == id {
-			return i
-		}
-	}
-	return -1
-}
-
 // newID hands out ids that stay unique across continue-as-new because
 // the counter is part of the run.
 func (t *Trace) newID() string {
