@@ -427,16 +427,28 @@ func (p *pipeline) toolFuture(ctx workflow.Context, nodeID, keyOf string, attemp
 		n.Args = args
 		ledger.Ran(n, callID)
 	}
-	opts := toolOptions(tool)
+	opts, info := toolOptions(tool), workflow.GetInfo(ctx)
 	if tool.Limited() && versionOf(ctx, versionToolQueues, 1) >= 1 {
-		opts = limitedToolOptions(opts, workflow.GetInfo(ctx).TaskQueueName, tool.Name)
+		// A limited tool's call goes to the tool's own task queue, where the
+		// worker's per-tool worker applies max_concurrent and rate. A call
+		// may wait there as long as the limits make it: that is not a
+		// failure, so its attempts have no schedule-to-close bound (which
+		// counts the wait); each attempt keeps its start-to-close timeout
+		// and the retry policy its attempts.
+		opts.TaskQueue = config.ToolTaskQueue(info.TaskQueueName, tool.Name)
 	} else if versionOf(ctx, versionQueueWait, 1) == workflow.DefaultVersion {
 		opts = queueBoundToolOptions(opts, tool)
 	}
 	opts = withSummary(opts, toolSummary(tool.Name, args))
 	// The chain's first run id keeps the idempotency keys of a new run that
 	// reuses the workflow id (node ids start again at n1) apart from the
-	// earlier run's; it is the same across continue-as-new.
+	// earlier run's; it is the same across continue-as-new. Chains started
+	// before it existed keep the keys they began with (the flag is
+	// carried), so an identical call of one chain keeps its key.
+	chain := ""
+	if r.run.ChainKeys {
+		chain = info.FirstRunID
+	}
 	ref := activities.ToolRef{Name: tool.Name}
 	if tool.MCP != nil {
 		// Only runs with MCP tools name them (none was recorded before
@@ -444,23 +456,12 @@ func (p *pipeline) toolFuture(ctx workflow.Context, nodeID, keyOf string, attemp
 		ref.MCP, ref.Effect = tool.MCP, tool.Effect
 	}
 	req := activities.ToolRequest{
-		CallID: callID, Tool: ref, Args: args, Chain: p.keyChain(ctx), Agent: r.run.Spec.Agent.Name,
+		CallID: callID, Tool: ref, Args: args, Chain: chain, Agent: r.run.Spec.Agent.Name,
 	}
 	if tool.RunsLocal() && versionOf(ctx, versionLocalTools, 1) >= 1 {
 		return localToolFuture(ctx, &r.guard, tool, opts, req)
 	}
 	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), acts.RunTool, req)
-}
-
-// keyChain is what makes the calls' idempotency keys differ between two
-// runs that reuse a workflow id: the first run id of the continue-as-new
-// chain. Chains started before it existed keep the keys they began with
-// (the flag is carried), so an identical call of one chain keeps its key.
-func (p *pipeline) keyChain(ctx workflow.Context) string {
-	if !p.r.run.ChainKeys {
-		return ""
-	}
-	return workflow.GetInfo(ctx).FirstRunID
 }
 
 // Local tools (config.Tool.RunsLocal) run as local activities: in this
@@ -1020,14 +1021,3 @@ func changedNothing(calls []*stepCall) bool {
 }
 
 func toolVolatile(run *Run, tool string) []string { return ladder.Volatile(run.Spec, tool) }
-
-// limitedToolOptions sends a limited tool's call to the tool's own task
-// queue, where the worker's per-tool worker applies max_concurrent and
-// rate. A call may wait there as long as the limits make it: that is not
-// a failure, so its attempts have no schedule-to-close bound (which
-// counts the wait); each attempt keeps its start-to-close timeout and the
-// retry policy its attempts.
-func limitedToolOptions(o workflow.ActivityOptions, runQueue, tool string) workflow.ActivityOptions {
-	o.TaskQueue = config.ToolTaskQueue(runQueue, tool)
-	return o
-}

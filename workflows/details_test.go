@@ -25,7 +25,7 @@ func TestCurrentDetails(t *testing.T) {
 	run.Escalations = []Escalation{{At: "n10", Action: "retry", Why: "cycle loop of period 2 repeated 3 times"}}
 	run.Unverified = 2
 	r := &runner{run: run}
-	got := r.currentDetails("trip-42")
+	got := r.currentDetails("trip-42", r.person().PendingApprovals(r.seenAt), r.person().PendingReply(r.seenAt))
 	for _, want := range []string{
 		"**phase:** `awaiting_approval` · **step:** 3 · **agent:** `travel`",
 		"**waiting for approval** (12):",

@@ -89,17 +89,15 @@ const maxDetailsApprovals = 8
 // in history, so it may be set as often as the run changes.
 func (r *runner) showDetails(ctx workflow.Context) {
 	r.seenAt = workflow.Now(ctx)
-	if r.run != nil {
-		r.budget().Born(ctx)
-	}
-	workflow.SetCurrentDetails(ctx, r.currentDetails(workflow.GetInfo(ctx).WorkflowExecution.ID))
-	if r.run != nil {
-		r.showWaiting(ctx)
-	}
+	r.budget().Born(ctx)
+	approvals, reply := r.person().PendingApprovals(r.seenAt), r.person().PendingReply(r.seenAt)
+	workflow.SetCurrentDetails(ctx, r.currentDetails(workflow.GetInfo(ctx).WorkflowExecution.ID, approvals, reply))
+	r.showWaiting(ctx, approvals)
 }
 
-// currentDetails is the markdown of showDetails for the run of workflow id.
-func (r *runner) currentDetails(id string) string {
+// currentDetails is the markdown of showDetails for the run of workflow id,
+// waiting for the approvals and the reply given (as of r.seenAt).
+func (r *runner) currentDetails(id string, approvals []signals.PendingApproval, reply *signals.PendingReply) string {
 	var b strings.Builder
 	run := r.run
 	agent := ""
@@ -107,7 +105,7 @@ func (r *runner) currentDetails(id string) string {
 		agent = run.Spec.Agent.Name
 	}
 	fmt.Fprintf(&b, "**phase:** `%s` · **step:** %d · **agent:** `%s`\n", run.Phase, run.Step, agent)
-	if pending := r.person().PendingApprovals(r.seenAt); len(pending) > 0 {
+	if pending := approvals; len(pending) > 0 {
 		fmt.Fprintf(&b, "\n**waiting for approval** (%d):\n", len(pending))
 		for i, p := range pending {
 			if i == maxDetailsApprovals {
@@ -120,7 +118,7 @@ func (r *runner) currentDetails(id string) string {
 			approveCommand(id, pending[0].CallID))
 	}
 	if r.person().ReplyNode() != "" && run.Phase == signals.PhaseAwaitingHuman {
-		if p := r.person().PendingReply(r.seenAt); p != nil && len(p.Answering) > 0 {
+		if p := reply; p != nil && len(p.Answering) > 0 {
 			// Its approval names who may answer: a plain update is refused.
 			fmt.Fprintf(&b, "\n**waiting for a signed reply** (`%s`) from a member of %s. Answer:\n```\nunstuck reply %s --text \"...\" --as NAME --key FILE\n```\n",
 				p.NodeID, strings.Join(p.Answering, ", "), id)
@@ -203,8 +201,7 @@ func waitingMemo(pending []signals.PendingApproval) signals.WaitingMemo {
 // whose last wait ended keeps its last list: the inbox lists only runs in
 // phase awaiting_approval, and the next wait writes a new list, so the
 // end of a wait costs no event.
-func (r *runner) showWaiting(ctx workflow.Context) {
-	pending := r.person().PendingApprovals(workflow.Now(ctx))
+func (r *runner) showWaiting(ctx workflow.Context, pending []signals.PendingApproval) {
 	if len(pending) == 0 {
 		return
 	}
