@@ -638,26 +638,15 @@ func (p *pipeline) fail(ctx workflow.Context, c *stepCall, why string, class pol
 	}
 }
 
-// event is a settled call as the loop detector sees it. Free-form calls
-// have always been keyed by their node's arguments (the model's own text
-// when the call never ran) and graph calls by their resolved arguments;
-// recorded histories depend on both, so each keeps its own.
-func (c *stepCall) event(run *Run) policies.CallEvent {
-	outcome := "ok"
+// outcome is how a settled call ended, as the loop detector reads it.
+func (c *stepCall) outcome() string {
 	switch {
 	case c.errText != "":
-		outcome = string(c.class)
+		return string(c.class)
 	case c.noOp:
-		outcome = string(policies.NoOp)
+		return string(policies.NoOp)
 	}
-	if c.where != "" {
-		return policies.CallEvent{Where: c.where, Tool: c.tool.Name, Args: c.resolved, Outcome: outcome, Volatile: toolVolatile(run, c.tool.Name)}
-	}
-	var args json.RawMessage
-	if n := run.node(c.nodeID); n != nil {
-		args = n.Args
-	}
-	return policies.CallEvent{Tool: c.name, Args: args, Outcome: outcome, Volatile: toolVolatile(run, c.name)}
+	return "ok"
 }
 
 // failureClass is the class of a tool activity's failure (its application

@@ -239,7 +239,14 @@ func (g *graphShape) runToolNode(ctx workflow.Context, c *stepCall) visitResult 
 	r := g.r
 	_, _ = newPipeline(ctx, r).drive(ctx, []*stepCall{c}) // a tool node is never final_output
 	keepClasses(r.run, []*stepCall{c})
-	return visitResult{ok: c.errText == "", errText: c.errText, event: c.event(r.run).LoopEvent(), waits: stepWaits{calls: []*stepCall{c}}}
+	return visitResult{ok: c.errText == "", errText: c.errText, event: g.callEvent(c).LoopEvent(), waits: stepWaits{calls: []*stepCall{c}}}
+}
+
+// callEvent is a tool node's settled call as the loop detector sees it:
+// keyed by the node and its resolved arguments, as graph calls always
+// were; recorded histories depend on it.
+func (g *graphShape) callEvent(c *stepCall) policies.CallEvent {
+	return policies.CallEvent{Where: c.where, Tool: c.tool.Name, Args: c.resolved, Outcome: c.outcome(), Volatile: g.r.volatile(c.tool.Name)}
 }
 
 // heldToolCall is the call of tool node at that was held for approval,

@@ -40,7 +40,10 @@ var personGates = map[person.Gate]string{
 	person.GateInterruptedApprovals: versionInterruptedApprovals,
 }
 
-func (h personHost) Spec() *config.Resolved           { return h.r.run.Spec }
+func (h personHost) Spec() *config.Resolved { return h.r.run.Spec }
+func (h personHost) HumanApproval(node string) config.Approval {
+	return h.r.shape.humanApproval(node)
+}
 func (h personHost) Trace() *trace.Trace              { return &h.r.run.Trace }
 func (h personHost) HandoffPath() []string            { return h.r.run.HandoffPath }
 func (h personHost) Phase() signals.Phase             { return h.r.run.Phase }

@@ -56,6 +56,9 @@ type stepShape interface {
 	// nodeWrite is the State path graph node writes (a tool node's
 	// output_path), nil for none and in a free-form run.
 	nodeWrite(node string) *refs.Path
+	// humanApproval is graph human node's approval block: who may reply
+	// and by when (none in a free-form run).
+	humanApproval(node string) config.Approval
 	// interruptOutranksCancel: an edit waiting when the run is cancelled
 	// ends the step for the edit instead of the cancellation.
 	interruptOutranksCancel(ctx workflow.Context) bool
@@ -156,6 +159,12 @@ func (g *graphShape) nodeWrite(node string) *refs.Path {
 		}
 	}
 	return nil
+}
+
+func (freeForm) humanApproval(string) config.Approval { return config.Approval{} }
+
+func (g *graphShape) humanApproval(node string) config.Approval {
+	return g.r.run.Spec.Agent.Graph.Nodes[node].Approval
 }
 
 func (freeForm) loopScope() *config.Graph      { return nil }

@@ -92,14 +92,13 @@ func (f freeForm) afterCalls(ctx workflow.Context, reqID string, final *finalCal
 // one after another, so each distinct call of a step is one event: eight
 // equal calls in one reply are not a loop.
 func (f freeForm) callEvents(calls []*stepCall) []stepEvent {
-	r := f.r
 	var events []stepEvent
 	seen := map[string]bool{}
 	for _, c := range calls {
 		if c.final {
 			continue
 		}
-		ev := c.event(r.run).LoopEvent()
+		ev := f.callEvent(c).LoopEvent()
 		if seen[ev.Signature] {
 			continue
 		}
@@ -107,6 +106,17 @@ func (f freeForm) callEvents(calls []*stepCall) []stepEvent {
 		events = append(events, stepEvent{nodeID: c.nodeID, event: ev})
 	}
 	return events
+}
+
+// callEvent is a settled call as the loop detector sees it: keyed by its
+// node's arguments (the model's own text when the call never ran), as
+// free-form calls always were; recorded histories depend on it.
+func (f freeForm) callEvent(c *stepCall) policies.CallEvent {
+	var args json.RawMessage
+	if n := f.r.run.node(c.nodeID); n != nil {
+		args = n.Args
+	}
+	return policies.CallEvent{Tool: c.name, Args: args, Outcome: c.outcome(), Volatile: f.r.volatile(c.name)}
 }
 
 // describeCall is the "call" of an error message to the model. Large

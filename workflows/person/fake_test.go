@@ -105,6 +105,14 @@ func (f *fakeRun) Checkpoint(string)                {}
 func (f *fakeRun) RanAs(id string, v any)           { f.trace.Node(id).RanAs, _ = json.Marshal(v) }
 func (f *fakeRun) UnknownTool(n string) string      { return fmt.Sprintf("unknown tool %q", n) }
 func (f *fakeRun) OutputSchema() *jsonschema.Schema { return f.schema }
+
+// HumanApproval answers as the graph shape does, from the spec's graph.
+func (f *fakeRun) HumanApproval(node string) config.Approval {
+	if f.spec.Agent.Graph == nil {
+		return config.Approval{}
+	}
+	return f.spec.Agent.Graph.Nodes[node].Approval
+}
 func (f *fakeRun) CheckArgs(_ config.Tool, args json.RawMessage) string {
 	if !json.Valid(args) {
 		return "the arguments are not JSON"

@@ -54,6 +54,9 @@ type Run interface {
 	UnknownTool(name string) string
 	// OutputSchema is the run's output schema (nil: none).
 	OutputSchema() *jsonschema.Schema
+	// HumanApproval is graph human node's approval block: who may reply
+	// and by when (none in a free-form run).
+	HumanApproval(node string) config.Approval
 }
 
 // Clock is what a wait reads of the run's life and of when its waits

@@ -27,10 +27,10 @@ func (p *Waits) askOf(id string, rung bool) config.Approval {
 		return spec.Agent.Policies.HumanApproval
 	}
 	n := p.host.Trace().Node(id)
-	if n == nil || n.GraphNode == "" || spec.Agent.Graph == nil {
+	if n == nil || n.GraphNode == "" {
 		return config.Approval{}
 	}
-	return spec.Agent.Graph.Nodes[n.GraphNode].Approval
+	return p.host.HumanApproval(n.GraphNode)
 }
 
 // checkSignedReply says why req cannot answer the wait, whose ask names
