@@ -97,7 +97,7 @@ func (r *runner) showDetails(ctx workflow.Context) {
 
 // currentDetails is the markdown of showDetails for the run of workflow id,
 // waiting for the approvals and the reply given (as of r.seenAt).
-func (r *runner) currentDetails(id string, approvals []signals.PendingApproval, reply *signals.PendingReply) string {
+func (r *runner) currentDetails(id string, pending []signals.PendingApproval, reply *signals.PendingReply) string {
 	var b strings.Builder
 	run := r.run
 	agent := ""
@@ -105,7 +105,7 @@ func (r *runner) currentDetails(id string, approvals []signals.PendingApproval, 
 		agent = run.Spec.Agent.Name
 	}
 	fmt.Fprintf(&b, "**phase:** `%s` · **step:** %d · **agent:** `%s`\n", run.Phase, run.Step, agent)
-	if pending := approvals; len(pending) > 0 {
+	if len(pending) > 0 {
 		fmt.Fprintf(&b, "\n**waiting for approval** (%d):\n", len(pending))
 		for i, p := range pending {
 			if i == maxDetailsApprovals {
@@ -118,10 +118,10 @@ func (r *runner) currentDetails(id string, approvals []signals.PendingApproval, 
 			approveCommand(id, pending[0].CallID))
 	}
 	if r.person().ReplyNode() != "" && run.Phase == signals.PhaseAwaitingHuman {
-		if p := reply; p != nil && len(p.Answering) > 0 {
+		if reply != nil && len(reply.Answering) > 0 {
 			// Its approval names who may answer: a plain update is refused.
 			fmt.Fprintf(&b, "\n**waiting for a signed reply** (`%s`) from a member of %s. Answer:\n```\nunstuck reply %s --text \"...\" --as NAME --key FILE\n```\n",
-				p.NodeID, strings.Join(p.Answering, ", "), id)
+				reply.NodeID, strings.Join(reply.Answering, ", "), id)
 		} else {
 			fmt.Fprintf(&b, "\n**waiting for a person's reply** (`%s`). Answer:\n```\ntemporal workflow update execute --workflow-id %s --name %s --input '{\"text\":\"...\"}'\n```\n",
 				r.person().ReplyNode(), id, signals.Reply)
