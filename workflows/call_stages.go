@@ -15,7 +15,6 @@ import (
 	"github.com/unstuck-dev/unstuck/policies"
 	"github.com/unstuck-dev/unstuck/refs"
 	"github.com/unstuck-dev/unstuck/signals"
-	"github.com/unstuck-dev/unstuck/workflows/ladder"
 	"github.com/unstuck-dev/unstuck/workflows/ledger"
 	"github.com/unstuck-dev/unstuck/workflows/life"
 	"github.com/unstuck-dev/unstuck/workflows/person"
@@ -995,18 +994,3 @@ func (r *runner) repeatsItself(ctx workflow.Context, c *stepCall, tool config.To
 	}
 	return versionOf(ctx, versionNoOpWrites, 1) >= 1
 }
-
-// changedNothing: every call of an llm node's visit was a write that
-// answered as its previous try did (repeatsItself), so the visit made no
-// progress, as those calls in a free-form step make none. Only writes
-// past the no-op-writes gate are ever so.
-func changedNothing(calls []*stepCall) bool {
-	for _, c := range calls {
-		if !c.final && !c.noOp {
-			return false
-		}
-	}
-	return len(calls) > 0
-}
-
-func toolVolatile(run *Run, tool string) []string { return ladder.Volatile(run.Spec, tool) }

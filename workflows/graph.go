@@ -435,3 +435,16 @@ func boolText(b bool) string {
 	}
 	return "failed"
 }
+
+// changedNothing: every call of an llm node's visit was a write that
+// answered as its previous try did (repeatsItself), so the visit made no
+// progress, as those calls in a free-form step make none. Only writes
+// past the no-op-writes gate are ever so.
+func changedNothing(calls []*stepCall) bool {
+	for _, c := range calls {
+		if !c.final && !c.noOp {
+			return false
+		}
+	}
+	return len(calls) > 0
+}

@@ -60,3 +60,5 @@ func (l loopRun) Visits() map[string]int { return l.run.Visits }
 // volatile is the tool's own volatile fields, left out of its calls'
 // signatures (and blocklist keys) besides policies.DefaultVolatile.
 func (r *runner) volatile(tool string) []string { return toolVolatile(r.run, tool) }
+
+func toolVolatile(run *Run, tool string) []string { return ladder.Volatile(run.Spec, tool) }
