@@ -59,6 +59,12 @@ agents:
 	row := fmt.Sprintf(`tr.run[data-workflow-id=%q]`, id)
 	b.do("see the run waiting for approval on the runs list",
 		chromedp.WaitVisible(chromedp.CSS(row+`[data-phase="awaiting_approval"][data-agent="console-booker"]`)))
+	// Every cell of the row is a table cell: a phase badge styled on the
+	// cell itself (inline-block) pulls it out of the row's line.
+	require.Zero(t, get(b, "read how the row's cells lay out", chromedp.Evaluate[int](
+		"[...document.querySelectorAll("+jsString(row+" td")+")].filter(td => getComputedStyle(td).display !== 'table-cell').length")),
+		"every cell of the row lays out as a table cell")
+	require.Equal(t, "awaiting_approval", b.text(row+" td span.phase"), "the phase shows as a badge inside its cell")
 	b.screenshot("runs-list")
 
 	b.do("open the run's page from its row",
