@@ -240,7 +240,9 @@ func (p *pipeline) park(ctx workflow.Context, c *stepCall, status signals.Outage
 // not run twice: the recorded result answers it (the tool's reexecute: reuse, the default),
 // or a person decides (reexecute: ask). Reads run again; an idempotent
 // tool runs again with the same Idempotency-Key (its key is made of the
-// tool and its canonical arguments), so the tool itself answers.
+// tool and its canonical arguments), so the tool itself answers. A
+// write whose latest try failed its check is asked for again through
+// again, with the check's stage below.
 func (p *pipeline) ledger(ctx workflow.Context, c *stepCall, tool config.Tool, args json.RawMessage) {
 	if !writes(c, tool) {
 		p.run(ctx, c, tool, args, 0)

@@ -70,7 +70,7 @@ func (c chatRun) Record(ctx workflow.Context, node string, m signals.MessageRequ
 // (node i: its message, or the run's task in the first turn), and goes on
 // from there (a graph from its start node). What a write did is not done
 // twice: the effect ledger answers the same write again with its recorded
-// result (call_stages.go).
+// result (pipeline.ledger, call_stages.go).
 func (c chatRun) RollBack(ctx workflow.Context, i int) {
 	run := c.r.run
 	run.RestartedTurn(i, workflow.Now(ctx))

@@ -18,7 +18,7 @@ type editResume struct {
 	// id): the call runs again with them.
 	Args map[string]edit.Args `json:"args,omitempty"`
 	// Waiting: the run continued as new while waiting for people, and
-	// waits for the same things (waiting_continue.go).
+	// waits for the same things (waiting.go).
 	Waiting *waitingResume `json:"waiting,omitempty"`
 }
 

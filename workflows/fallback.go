@@ -9,7 +9,7 @@ import "github.com/unstuck-dev/unstuck/signals"
 // Node.AskedTool, whichever tool served it.
 
 // servedBy records on a call's node that the fallback `tool` runs it, as
-// the tool activity starts. A call routed to a fallback (call_stages.go)
+// the tool activity starts. A call routed to a fallback (pipeline.route)
 // and then replaced by a person with another tool is not marked: the
 // person's replacement shows in the approval.
 func (r *runner) servedBy(c *stepCall, tool string) {

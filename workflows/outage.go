@@ -11,7 +11,7 @@ import (
 )
 
 // An outage is not a loop. A node whose service is down waits it out: a
-// tool's call (call_stages.go) or a model request whose model and every
+// tool's call (pipeline.park, call_stages.go) or a model request whose model and every
 // fallback are down (model_outage.go). Both wait the same way: on a
 // durable timer until the next probe (policies.NextProbe), in phase
 // waiting_outage, shown on the node and in the run's status, for at most

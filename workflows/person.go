@@ -40,10 +40,7 @@ var personGates = map[person.Gate]string{
 	person.GateInterruptedApprovals: versionInterruptedApprovals,
 }
 
-func (h personHost) Spec() *config.Resolved { return h.r.run.Spec }
-func (h personHost) HumanApproval(node string) config.Approval {
-	return h.r.shape.humanApproval(node)
-}
+func (h personHost) Spec() *config.Resolved           { return h.r.run.Spec }
 func (h personHost) Trace() *trace.Trace              { return &h.r.run.Trace }
 func (h personHost) HandoffPath() []string            { return h.r.run.HandoffPath }
 func (h personHost) Phase() signals.Phase             { return h.r.run.Phase }
@@ -52,6 +49,11 @@ func (h personHost) Checkpoint(id string)             { h.r.edit().Checkpoint(id
 func (h personHost) OutputSchema() *jsonschema.Schema { return h.r.outputSchema }
 func (h personHost) UnknownTool(name string) string {
 	return unknownTool(name, toolNames(h.r.run.Spec))
+}
+
+// HumanApproval is the shape's answer: only a graph has human nodes.
+func (h personHost) HumanApproval(node string) config.Approval {
+	return h.r.shape.humanApproval(node)
 }
 
 func (h personHost) SetPhase(ctx workflow.Context, phase signals.Phase) error {

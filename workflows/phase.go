@@ -86,7 +86,8 @@ const maxDetailsApprovals = 8
 // Web UI shows (and the __temporal_workflow_metadata query answers): the
 // phase, the step, the calls waiting for approval and how to answer them,
 // the last loop and the rung taken. It is kept in the worker's memory, not
-// in history, so it may be set as often as the run changes.
+// in history, so it may be set as often as the run changes; the memo of
+// the calls waiting (showWaiting) is upserted only when they change.
 func (r *runner) showDetails(ctx workflow.Context) {
 	r.seenAt = workflow.Now(ctx)
 	r.budget().Born(ctx)

@@ -39,8 +39,9 @@ import (
 //	  ledger    the effect ledger: an identical write after an edit is not run twice
 //	  run       the tool activity, with the tool's retry policy (or a local one)
 //	  refusal   arguments the tool refused, repaired and re-issued
-//	  settle    the trace node, State write, breaker and last error
-//	  check     the tool's verify: a condition or a read-back; unknown outcomes, no-op writes
+//	  settle    the trace node, State write, breaker and last error: every stage ends in it
+//	  check     the tool's verify, which a result meets before it settles: a condition or
+//	            a read-back; unknown outcomes, a write asked for again, no-op writes
 //
 // Every wait (a repair request, a person's decision, the tool itself) is a
 // future on the pipeline's selector, so no call holds up another; the loop
@@ -67,21 +68,21 @@ type stepCall struct {
 	// with it (package waiting); its node stays awaiting_approval.
 	held bool
 	// keyOf is the earlier call whose idempotency key this one takes: the
-	// same write, tried before an edit invalidated it (ledger, call_stages.go).
+	// same write, tried before an edit invalidated it (pipeline.ledger).
 	keyOf string
 	// fallback is the tool routing sent the call to while the breaker of
 	// the tool it names is open ("" when none): fallback.go.
 	fallback string
 	// routed is the tool the call was routed from (the one it names, or
 	// a person's replacement): a call that waited out an outage is routed
-	// from it again (outage, call_stages.go); waited: it did, at least once.
+	// from it again (pipeline.park); waited: it did, at least once.
 	routed config.Tool
 	waited bool
 	// What happened: the arguments it ran with, and how it ended.
 	resolved json.RawMessage
 	errText  string
 	class    policies.Class
-	// noOp: a write that answered as its previous try did (call_stages.go).
+	// noOp: a write that answered as its previous try did (repeatsItself).
 	noOp bool
 }
 
@@ -94,7 +95,7 @@ type pipeline struct {
 	// counts once it does.
 	budget *budget.Budget
 	// effects is the run's effect ledger, which a write asks before it
-	// runs (ledger, call_stages.go).
+	// runs (pipeline.ledger).
 	effects *ledger.Ledger
 	sel     workflow.Selector
 	running int

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"go.temporal.io/sdk/workflow"
+
 	"github.com/unstuck-dev/unstuck/activities"
 	"github.com/unstuck-dev/unstuck/config"
 	"github.com/unstuck-dev/unstuck/refs"
@@ -16,7 +18,6 @@ import (
 	"github.com/unstuck-dev/unstuck/workflows/outage"
 	"github.com/unstuck-dev/unstuck/workflows/trace"
 	"github.com/unstuck-dev/unstuck/workflows/walk"
-	"go.temporal.io/sdk/workflow"
 )
 
 // Run is the whole memory of a run and the continue-as-new input: queries
@@ -33,7 +34,7 @@ type Run struct {
 	GraphWalk
 	budget.Spending
 	// Outages: when the run began to wait out each tool that is down
-	// (package outage; call_stages.go).
+	// (package outage; pipeline.park).
 	Outages outage.Since `json:"outages,omitzero"`
 	// IgnoredSignals counts signals the run could not act on, in all and
 	// by kind (the trace records at most a bounded number of each kind).
@@ -89,7 +90,7 @@ type Progress struct {
 	// unchanged).
 	ModelChoice
 	// Unverified counts the calls that failed their check
-	// (call_stages.go), in every generation.
+	// (pipeline.unverified), in every generation.
 	Unverified int `json:"unverified,omitempty"`
 	// offerHandoff: the model is offered the handoff tool (the agent has
 	// handoffs, in a version that hands over); set each generation.

@@ -56,7 +56,7 @@ type stepShape interface {
 	// nodeWrite is the State path graph node writes (a tool node's
 	// output_path), nil for none and in a free-form run.
 	nodeWrite(node string) *refs.Path
-	// humanApproval is graph human node's approval block: who may reply
+	// humanApproval is a graph human node's approval block: who may reply
 	// and by when (none in a free-form run).
 	humanApproval(node string) config.Approval
 	// interruptOutranksCancel: an edit waiting when the run is cancelled
@@ -164,6 +164,9 @@ func (g *graphShape) nodeWrite(node string) *refs.Path {
 func (freeForm) humanApproval(string) config.Approval { return config.Approval{} }
 
 func (g *graphShape) humanApproval(node string) config.Approval {
+	if g.r.run.Spec.Agent.Graph == nil {
+		return config.Approval{} // the spec was swapped for a handoff's; the run continues as new
+	}
 	return g.r.run.Spec.Agent.Graph.Nodes[node].Approval
 }
 

@@ -220,7 +220,7 @@ const (
 	// versionLocalTools: a call of a tool that runs local
 	// (config.Tool.RunsLocal: built-ins that read, tools marked local) is
 	// a local activity, which goes on as a normal activity past
-	// config.LocalToolBound (call_stages.go). Release 2 takes it as made (release.go); for a run of release 1 it is asked
+	// config.LocalToolBound (localToolFuture). Release 2 takes it as made (release.go); for a run of release 1 it is asked
 	// only for such a call.
 	versionLocalTools = "local-tools"
 	// versionRepairSpend: the focused repair request is a model request
@@ -308,13 +308,13 @@ const (
 	// Asked only when the two differ.
 	versionTurnEdit = "turn-edit"
 	// versionCheckedCalls: a call of a tool with result_schema or verify
-	// that succeeded is checked (call_stages.go) and, failing, settles
+	// that succeeded is checked (pipeline.check) and, failing, settles
 	// unverified; before, it settled as the tool answered. Asked only for
 	// such a call.
 	versionCheckedCalls = "checked-calls"
 	// versionNoOpWrites: a write that answers a repeat of itself exactly
 	// as its previous try did is no progress to the loop detector
-	// (outcome no_op, call_stages.go); before, it was a success like any other.
+	// (outcome no_op, repeatsItself); before, it was a success like any other.
 	// Asked only for such a write.
 	versionNoOpWrites = "no-op-writes"
 	// versionTurnLoops: a conversation's turn (a new message taken) starts
@@ -337,7 +337,7 @@ const (
 	// failed once its retries were spent, or its breaker is open) holds
 	// the checked call as outcome_unknown, charging the read tool's
 	// breaker and not the call's tool's, and a write held so is not run
-	// again while a read-back cannot tell (call_stages.go); a read-back
+	// again while a read-back cannot tell (pipeline.unknown); a read-back
 	// that reads counts as a success of its tool. Before: the call was
 	// unverified, its tool's breaker charged, and the write ran again.
 	// Asked only when a read-back fails to read, its tool's breaker is
@@ -387,7 +387,7 @@ const (
 	// that leaves the breaker open) waits the outage out on a durable
 	// timer, in phase waiting_outage, and is routed again when the
 	// breaker lets a trial through, for at most outage.max_wait
-	// (call_stages.go); before, it failed as circuit_open (or as its
+	// (pipeline.park); before, it failed as circuit_open (or as its
 	// failure) at once and fed the loop detector. Asked only when a call
 	// would wait.
 	versionOutageWait = "outage-wait"
@@ -425,7 +425,7 @@ const (
 	versionOneSettle = "one-settle"
 	// versionApprovalWhen: a call of a tool with approval: {when} waits
 	// for a person only when its condition holds over the call's args and
-	// the run's state and input, or cannot be evaluated (call_stages.go);
+	// the run's state and input, or cannot be evaluated (pipeline.asks);
 	// before, such a tool's calls ran at once, as any tool's whose
 	// approval was not always. Asked only for calls of a tool with when.
 	versionApprovalWhen = "approval-when"

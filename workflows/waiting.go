@@ -131,7 +131,7 @@ func (h waitingRun) ReleaseCalls(ctx workflow.Context, s stepWaits) {
 }
 
 // waitingPeople are the run's waits for a person's decision and reply
-// (approval.go, human.go), as the waits carry them.
+// (person/approval.go, person/reply.go), as the waits carry them.
 type waitingPeople struct{ r *runner }
 
 var _ waiting.People = waitingPeople{}

@@ -74,7 +74,7 @@ type runner struct {
 	guard runGuard
 	// shape is the run's shape, free-form or graph (shape.go).
 	shape stepShape
-	// parked are the calls waiting out an outage now (call_stages.go).
+	// parked are the calls waiting out an outage now (pipeline.park).
 	parked outage.Parked
 	// notices are the webhooks' notices this generation sent (notify.go).
 	notices []workflow.Future

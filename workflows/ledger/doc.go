@@ -19,6 +19,6 @@
 // What it reads of the run (the trace's nodes, the ledger-latest gate, a
 // conversation's turn cut short) it asks through Host, which the run
 // implements; which stage asks it, and what is done with its answer (run,
-// reuse, ask a person), stays with the call pipeline (workflows/
-// call_stages.go).
+// reuse, ask a person), stays with the call pipeline (its ledger stage,
+// workflows/call_stages.go).
 package ledger

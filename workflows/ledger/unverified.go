@@ -7,7 +7,7 @@ import (
 )
 
 // UnverifiedWrite is the latest try of this exact write, if it failed its
-// check (workflows/call_stages.go): the tool answered, but whether it
+// check (the pipeline's check stage, workflows/call_stages.go): the tool answered, but whether it
 // acted is not known. Only the latest try counts: after one that passed,
 // the same write again is a new write.
 func (l *Ledger) UnverifiedWrite(tool string, args json.RawMessage) *trace.Node {

@@ -4,7 +4,7 @@ import "github.com/unstuck-dev/unstuck/signals"
 
 // A run that waits only for people continues as new when Temporal
 // suggests it, and the next generation waits for the same things (the
-// run's switch, workflows/waiting_continue.go). These are what the switch
+// run's switch: package workflows/waiting, wired by workflows/waiting.go). These are what the switch
 // reads of the waits to carry them, and how the next generation puts
 // them back before its first message is taken, so an approval or a reply
 // that reaches the run between generations lands as it would have in the

@@ -54,7 +54,7 @@ type Run interface {
 	UnknownTool(name string) string
 	// OutputSchema is the run's output schema (nil: none).
 	OutputSchema() *jsonschema.Schema
-	// HumanApproval is graph human node's approval block: who may reply
+	// HumanApproval is a graph human node's approval block: who may reply
 	// and by when (none in a free-form run).
 	HumanApproval(node string) config.Approval
 }

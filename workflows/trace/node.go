@@ -29,7 +29,7 @@ type Node struct {
 	Executed bool `json:"executed,omitempty"`
 	// Ran: the tool activity was started (whatever came of it); CallKey is
 	// the call id its Idempotency-Key was made of (the node's own, or an
-	// earlier try's: workflows/call_stages.go).
+	// earlier try's: the pipeline's ledger stage, workflows/call_stages.go).
 	Ran     bool   `json:"ran,omitempty"`
 	CallKey string `json:"call_key,omitempty"`
 	// Answered: an invalidated write that a standing call has answered
