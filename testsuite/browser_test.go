@@ -107,6 +107,11 @@ agents:
 	b.do("see the next call offered and the settled one gone",
 		chromedp.WaitVisible(chromedp.CSS(form)),
 		chromedp.WaitNotPresent(chromedp.CSS(settled)))
+	// The live part above the forms grows as the graph takes the call's
+	// node; once it shows the node waiting, the page holds still, so the
+	// click lands on the button it aims at.
+	b.do("see the call's node waiting in the graph",
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`g#node-%s[data-status="awaiting_approval"]`, confirm.CallID))))
 	b.do("modify the next call",
 		chromedp.SetValue(chromedp.CSS(form+` textarea[name="args"]`), `{"booking": "B-2"}`),
 		chromedp.SetValue(chromedp.CSS(form+` input[name="by"]`), "alice"),

@@ -16,21 +16,30 @@ import (
 // A graph run's llm node streams its reply to a follower as a free-form
 // request does: `unstuck follow` prints the node's text as the model
 // writes it, before the request settles, and the settled node (of graph
-// node D) carries the whole reply.
+// node D) carries the whole reply. The model writes the first line and
+// holds the rest until the follower printed it, so the text is seen
+// while the reply is still being written, however late the follower came.
 func TestFollowerReadsAGraphLLMNodesReplyAsWritten(t *testing.T) {
 	t.Parallel()
-	const reply = "Dear Ana, your room by the river is booked for Friday; breakfast is at eight."
-	s := writerGraphStack(t, "drafter", "D", "stream_calls: true", scriptedmodel.Turn{Content: reply, ContentPieces: 10, ContentDelay: 150 * time.Millisecond})
+	const reply = "Dear Ana,\nyour room by the river is booked for Friday; breakfast is at eight."
+	first, rest, _ := strings.Cut(reply, "\n")
+	held := make(chan struct{})
+	s := writerGraphStack(t, "drafter", "D", "stream_calls: true", scriptedmodel.Turn{Content: reply, ContentHold: held})
 	run := s.start(workflows.AgentInput{Agent: "drafter", Task: "write to Ana"})
-	events := startFollow(t, run.GetID()).events(t)
+	f := startFollow(t, run.GetID())
+	require.Eventually(t, func() bool { return strings.Contains(followedText(f.seen(t)), first) },
+		time.Minute, 50*time.Millisecond, "the follower prints the first line while the model holds the rest")
+	require.NotContains(t, followedText(f.seen(t)), rest, "the rest is not written yet")
+	close(held)
+	events := f.events(t)
 
 	texts := textEvents(events)
-	require.GreaterOrEqual(t, len(texts), 2, "the reply came in pieces")
+	require.NotEmpty(t, texts)
 	node := texts[0].Node
 	req := nodeOf(t, s.trace(run), node)
 	require.Equal(t, signals.KindRequest, req.Kind)
 	require.Equal(t, "D", req.GraphNode, "the request of graph node D")
-	require.Contains(t, string(req.Output), reply, "the settled node carries the whole reply")
+	require.Contains(t, string(req.Output), strings.ReplaceAll(reply, "\n", `\n`), "the settled node carries the whole reply")
 	require.True(t, strings.HasPrefix(reply, replyText(t, events, node)))
 
 	settledAt, firstText := -1, -1
@@ -44,6 +53,15 @@ func TestFollowerReadsAGraphLLMNodesReplyAsWritten(t *testing.T) {
 	}
 	require.Positive(t, settledAt)
 	require.Less(t, firstText, settledAt, "the text came before its node settled")
+}
+
+// followedText is every text a follower printed, in order.
+func followedText(events []feed.Event) string {
+	var b strings.Builder
+	for _, t := range textEvents(events) {
+		b.WriteString(t.Delta)
+	}
+	return b.String()
 }
 
 // `unstuck chat` with a graph conversation shows its llm node's reply as
