@@ -45,6 +45,9 @@ type nodeView struct {
 	Messages     []activities.Message
 	MessagesNote string
 	Timing       timing
+	// task is a task node's args, decoded once (taskDecoded: they did).
+	task        taskArgs
+	taskDecoded bool
 }
 
 // nodePanel is GET /runs/{id}/nodes/{node}.
@@ -111,6 +114,9 @@ func nodeViewOf(runID, nodeID string, tr signals.Trace) (nodeView, bool) {
 			}
 		}
 		v.Children = append(v.Children, m)
+	}
+	if n.Kind == signals.KindTask {
+		v.taskDecoded = json.Unmarshal(n.Args, &v.task) == nil
 	}
 	if n.Kind == signals.KindRepair {
 		r := repairOf(n)
@@ -203,9 +209,9 @@ type taskArgs struct {
 // TaskText is a task node's text: the run's task or the message; args of
 // another shape are shown as they are.
 func (v nodeView) TaskText() string {
-	var a taskArgs
+	a := v.task
 	switch {
-	case json.Unmarshal(v.Node.Args, &a) != nil:
+	case !v.taskDecoded:
 	case a.Task != nil:
 		return *a.Task
 	case a.Message != nil:
@@ -216,8 +222,8 @@ func (v nodeView) TaskText() string {
 
 // TaskInput is a task's structured input, nil when it has none.
 func (v nodeView) TaskInput() json.RawMessage {
-	var a taskArgs
-	if json.Unmarshal(v.Node.Args, &a) != nil || len(a.Input) == 0 {
+	a := v.task
+	if !v.taskDecoded || len(a.Input) == 0 {
 		return nil
 	}
 	switch string(a.Input) {
