@@ -130,12 +130,8 @@ func (t *replayTally) add(out io.Writer, o replay.Outcome) {
 
 func (t *replayTally) total(out io.Writer, took time.Duration) {
 	runs := t.ok + t.failed + t.bad
-	noun := "runs"
-	if runs == 1 {
-		noun = "run"
-	}
-	fmt.Fprintf(out, "%d %s in %.2fs (%.1f runs/s): %d ok, %d would not replay, %d bad input\n",
-		runs, noun, took.Seconds(), float64(runs)/max(took.Seconds(), 1e-9), t.ok, t.failed, t.bad)
+	fmt.Fprintf(out, "%s in %.2fs (%.1f runs/s): %d ok, %d would not replay, %d bad input\n",
+		count(runs, "run"), took.Seconds(), float64(runs)/max(took.Seconds(), 1e-9), t.ok, t.failed, t.bad)
 }
 
 // exit is the command's outcome: a run that would not replay outranks a

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -66,7 +67,7 @@ func short(desc string) string {
 		return desc
 	}
 	if n := namedAs.FindStringSubmatch(m[2]); n != nil {
-		return m[1] + " " + firstNonEmpty(n[1:]...)
+		return m[1] + " " + cmp.Or(n[1:]...)
 	}
 	return m[1]
 }
@@ -166,13 +167,4 @@ func attribute(e *historypb.HistoryEvent, field protoreflect.Name) (protoreflect
 		return protoreflect.Value{}, false
 	}
 	return attrs.Get(fd), true
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -27,7 +27,7 @@ type Ask struct {
 // signature before who signed, so a forged approval is refused as forged
 // whatever it claims.
 func (k Ask) Check(a Approval, signature string) (Signature, error) {
-	s, err := k.verify(answer{verb: "approve", noun: "approval", of: a.Tool, by: a.By,
+	s, err := k.verify(answer{verb: "approve", noun: "approval", of: a.Tool, by: a.By, binds: "call, tool, decision, arguments",
 		message: func(signer string, at int64) ([]byte, error) { return Message(a, signer, at) }}, signature)
 	if err != nil {
 		return Signature{}, err
@@ -46,7 +46,7 @@ func (k Ask) Check(a Approval, signature string) (Signature, error) {
 // CheckReply is Check for reply r to a human node whose approval names
 // who may answer.
 func (k Ask) CheckReply(r Reply, signature string) (Signature, error) {
-	return k.verify(answer{verb: "reply", noun: "reply", of: "human node " + r.Node, by: r.By,
+	return k.verify(answer{verb: "reply", noun: "reply", of: "human node " + r.Node, by: r.By, binds: "human node, text, output",
 		message: func(signer string, at int64) ([]byte, error) { return ReplyMessage(r, signer, at) }}, signature)
 }
 
@@ -54,8 +54,9 @@ func (k Ask) CheckReply(r Reply, signature string) (Signature, error) {
 // and noun (for what it says), what it answers, who it says answers, and
 // the message a signer signed.
 type answer struct {
-	verb, noun, of, by string
-	message            func(signer string, at int64) ([]byte, error)
+	// binds lists what its signature binds besides the run and the person.
+	verb, noun, of, by, binds string
+	message                   func(signer string, at int64) ([]byte, error)
 }
 
 // verify checks an answer's signature, then that its person may answer.
@@ -86,20 +87,12 @@ func (k Ask) verify(a answer, signature string) (Signature, error) {
 		return Signature{}, fmt.Errorf("%s: %v", a.verb, err)
 	}
 	if !ed25519.Verify(key, msg, s.Sig) {
-		return Signature{}, fmt.Errorf("%s: the signature does not match this %s: it was made for another run, %s or person, or not with %s's key", a.verb, a.noun, a.what(), s.Signer)
+		return Signature{}, fmt.Errorf("%s: the signature does not match this %s: it was made for another run, %s or person, or not with %s's key", a.verb, a.noun, a.binds, s.Signer)
 	}
 	if !slices.Contains(k.People.Members(k.Groups), a.by) {
 		return Signature{}, fmt.Errorf("%s: %s is not in %s, who answer for %s", a.verb, a.by, groups, a.of)
 	}
 	return s, nil
-}
-
-// what lists what a signature binds besides the run and the person.
-func (a answer) what() string {
-	if a.verb == "reply" {
-		return "human node, text, output"
-	}
-	return "call, tool, decision, arguments"
 }
 
 // Answering are the groups whose members may answer a call of a tool

@@ -15,7 +15,8 @@ import (
 // Sign signs approval req of run workflowID (runID "": its latest) as
 // signer with key: the signature binds the run's chain (its first run
 // id, from describe) and the tool the call waits for (from the status
-// query), so it settles this call of this run and no other. The CLI's
+// query), so it settles this call of this run and no other. What known
+// already holds (a listing's tool, chain) is not asked again. The CLI's
 // approve --as and the console (as config.ConsoleSigner) sign with it.
 func Sign(ctx context.Context, tc client.Client, workflowID, runID string, known Known, key ed25519.PrivateKey, signer string, req *signals.ApproveRequest) error {
 	ctx, cancel := context.WithTimeout(ctx, UpdateTimeout)
