@@ -238,7 +238,6 @@ func toolNodeCall(id, at string, tool config.Tool, n config.GraphNode, args any)
 func (g *graphShape) runToolNode(ctx workflow.Context, c *stepCall) visitResult {
 	r := g.r
 	_, _ = newPipeline(ctx, r).drive(ctx, []*stepCall{c}) // a tool node is never final_output
-	keepClasses(r.run, []*stepCall{c})
 	return visitResult{ok: c.errText == "", errText: c.errText, event: g.callEvent(c).LoopEvent(), waits: stepWaits{calls: []*stepCall{c}}}
 }
 

@@ -129,9 +129,10 @@ func replyPipeline(ctx workflow.Context, r *runner, reqID string) *pipeline {
 // calls under way on it already: stream.go), and the selector takes
 // whichever wait ends first. A final_output call settles once every other
 // call is done; its output, when valid, is the answer. It returns once
-// every one of calls is done.
+// every one of calls is done, each failed call's node noting its class.
 func (p *pipeline) drive(ctx workflow.Context, calls []*stepCall) (final *finalCall, stopErr error) {
 	r := p.r
+	defer keepClasses(r.run, calls)
 	for {
 		for _, c := range calls {
 			if c.started || c.done || !depsDone(c, calls) {
@@ -280,7 +281,6 @@ func (p *pipeline) runCalls(ctx workflow.Context, reqID string, calls []activiti
 	}
 	p.planCalls(ctx, step)
 	final, stopErr := p.drive(ctx, step)
-	keepClasses(r.run, step)
 	r.run.Called(ids)
 	if stopErr != nil {
 		return nil, step, stopErr
