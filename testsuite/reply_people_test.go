@@ -109,21 +109,10 @@ func replyFromTheGroup(t *testing.T, agent string, script scriptedmodel.Script, 
 	if agent == "graph-asked" {
 		require.JSONEq(t, wantOutput, string(res.Output))
 	}
-	replied := nodeByID(s.trace(run), pending.NodeID)
-	require.NotNil(t, replied)
+	replied := nodeOf(t, s.trace(run), pending.NodeID)
 	var reply signals.ReplyRequest
 	require.NoError(t, json.Unmarshal(replied.Output, &reply))
 	require.Equal(t, "carol", reply.By, "the human node keeps who replied")
 	require.NotEmpty(t, reply.Signature, "and the proof")
 	recordAndReplay(t, run, history)
-}
-
-// nodeByID is the trace node id (nil: none).
-func nodeByID(tr signals.Trace, id string) *signals.Node {
-	for i := range tr.Nodes {
-		if tr.Nodes[i].ID == id {
-			return &tr.Nodes[i]
-		}
-	}
-	return nil
 }
